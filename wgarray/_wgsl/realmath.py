@@ -1,0 +1,801 @@
+"""Pure-WGSL real floating-point math for f32 and f64 (``LIBRARY``).
+
+Every function ``{T}_{name}`` (T in f32, f64) implements the Array API (2025.12)
+semantics of the elementwise function ``name`` for real floating-point inputs,
+special cases (NaN, +-inf, +-0) included.  Both variants come from one template per
+algorithm; only constants, polynomial degrees and the bit-level primitives differ.
+
+Design rules
+------------
+* NaN / inf are never detected with ``x != x`` or ordered comparisons (a shader
+  compiler may fold those assuming finite math).  Classification is bit-level:
+
+  - f32: ``bitcast<u32>(x)``.
+  - f64: naga parses ``bitcast<vec2<u32>>(f64)`` as a u64 bitcast (bug) and
+    ``bitcast<u64>`` needs ``shader-int64``, which a device with ``shader-f64`` may
+    lack.  So f64 is classified through an f32 conversion, which IEEE 754 defines
+    for every input and which needs no int64: ``f32(x)`` keeps the sign bit of
+    every value (zeros and NaN included) and maps NaN to NaN, so its bits give
+    ``isnan`` and ``signbit``; ``f32(x * 0x1p-1000)`` is finite for every finite
+    f64 (|x| * 2^-1000 < 2^24) and +-inf / NaN for +-inf / NaN, so its bits give
+    ``isinf`` / ``isfinite``.  The f64 exponent and mantissa come from
+    ``frexp`` / ``ldexp``, which SPIR-V accepts for 64-bit floats (only called on
+    finite nonzero values, where they are well defined).  f64 NaN and inf
+    constants are made by converting the f32 ones.
+* Ordered comparisons are used only once NaN has been excluded.
+* f64 transcendentals never call WGSL builtins (SPIR-V GLSL.std.450 exp/log/sin/...
+  reject 64-bit floats; lavapipe silently returns 0).  Only + - * /, sqrt, floor,
+  ceil, trunc, round, abs, frexp and ldexp (the latter with a normal result only)
+  are used.  The f32 variants use the same code in f32 arithmetic, so they do not
+  depend on the (often approximate) GPU f32 builtins either.
+* No fused multiply-add is relied upon (lavapipe's ``fma`` is not fused).
+  Error-free products (for ``pow``) use a split that contraction into an FMA by
+  the shader compiler cannot break: f32 masks the low 12 mantissa bits; f64 uses
+  ``f64(f32(a))`` (a 24-bit head) so that every partial product is exact.
+* Polynomials are Chebyshev fits (mpmath) on the reduced ranges; constants are
+  written as abstract-float literals, which WGSL converts to f32 or f64 exactly
+  (to nearest for f32).
+
+Accuracy (measured against NumPy on lavapipe, see tests/test_wgsl_realmath.py):
+a few ulp for every function on typical inputs, exact (bitwise) on special values.
+Known limits: sin/cos/tan use a multi-part Cody-Waite reduction, accurate for
+|x| < 2^52 * pi/2 (f64) and |x| < 2^24 * pi/2 (f32); beyond that (no Payne-Hanek)
+the result is a finite value in [-1, 1] (tan: any finite value) of low accuracy.
+Subnormal handling follows the device (lavapipe keeps subnormals; GPUs flushing
+them to zero will flush here too).
+"""
+from __future__ import annotations
+
+import re
+from string import Template
+
+from .snippets import Snippet
+
+# --------------------------------------------------------------------------
+# polynomial coefficients (lowest degree first) and per-type constants
+# --------------------------------------------------------------------------
+
+# (e^r - 1 - r) / r^2 on [-ln2/2, ln2/2]
+_EXP_P = {
+    "f64": [0.5, 0.16666666666666666, 0.04166666666666668, 0.008333333333333333,
+            0.0013888888888879082, 0.00019841269841263304, 2.480158733642132e-05,
+            2.755731924720479e-06, 2.755726330147475e-07, 2.5052071109214447e-08,
+            2.0918129454967065e-09, 1.6086622436215554e-10],
+    "f32": [0.5000000013457727, 0.16666666681614256, 0.04166646500604005,
+            0.008333310934448869, 0.0013933641031986701, 0.00019890980869750327],
+}
+# (log((1+s)/(1-s)) - 2s) / s^3 as a polynomial in z = s^2, s <= 3 - 2*sqrt(2)
+_LOG_P = {
+    "f64": [0.6666666666666666, 0.4000000000000088, 0.28571428570803614,
+            0.22222222391713917, 0.18181795640132906, 0.15386239702814658,
+            0.13268773138656886, 0.13086626147840102],
+    "f32": [0.6666666655449709, 0.40000121839806124, 0.28550820815960665,
+            0.23330467216303835],
+}
+# (sin r - r) / r^3 and (cos r - 1 + r^2/2) / r^4 in z = r^2, |r| <= pi/4
+_SIN_P = {
+    "f64": [-0.16666666666666666, 0.008333333333333331, -0.00019841269841265065,
+            2.7557319219339167e-06, -2.5052106232447578e-08, 1.6058531618986147e-10,
+            -7.586697117706918e-13],
+    "f32": [-0.1666666666385529, 0.008333331874710208, -0.00019840086735384846,
+            2.724992580305979e-06],
+}
+_COS_P = {
+    "f64": [0.041666666666666664, -0.0013888888888888887, 2.4801587301584645e-05,
+            -2.7557319221402824e-07, 2.087675579108042e-09, -1.1470460887609959e-11,
+            4.7458719020432915e-14],
+    "f32": [0.0416666666643212, -0.001388888767201679, 2.480060037715673e-05,
+            -2.730095920390147e-07],
+}
+# (atan t - t) / t^3 in z = t^2, |t| <= 7/16
+_ATAN_P = {
+    "f64": [-0.3333333333333333, 0.1999999999999941, -0.14285714285566806,
+            0.11111111096645038, -0.09090908355602592, 0.07692285554889286,
+            -0.06666241923359964, 0.05876946456755061, -0.05216679739313656,
+            0.04492259293193656, -0.033128134256069586, 0.014773184616983806],
+    "f32": [-0.33333333233831486, 0.19999962483847505, -0.14283400018636427,
+            0.11058227545536063, -0.08532127449401608, 0.04822303116353981],
+}
+# pi/2 in chunks short enough that (k split in two halves) * chunk is exact.
+_PIO2 = {
+    "f64": ["0x1.921fb54p+0", "0x1.10b461p-30", "0x1.a626330p-58", "0x1.45c06e0p-86",
+            "0x1.cd12900p-115", "0x1.2704450p-142", "0x1.9f31d00p-169"],
+    "f32": ["0x1.92p+0", "0x1.fb4p-12", "0x1.444p-24", "0x1.68cp-39", "0x1.1a6p-54",
+            "0x1.318p-69", "0x1.8a2p-81"],
+}
+
+_K = {
+    "f64": dict(
+        UT="u32", EMAX="1023", EMIN="-1022", MANT="52", MANT1="53", SUBMIN="-1074",
+        SCALE_LO="-970",  # EMIN + MANT
+        MAXF="1.7976931348623157e308",
+        EXP_HI="709.79", EXP_LO="-745.2", EM1_LO="-40.0", TINY="0x1p-28", BIG="0x1p28",
+        LN2_HI="0.6931471805598903", LN2_LO="5.497923018708371e-14",
+        L10_2HI="0.30102999566395283", L10_2LO="2.8363394551044964e-14",
+        IVLN2_HI="1.4426950408889634", IVLN2_LO="2.0355273740931033e-17",
+        ATAN_HUGE="0x1p66",
+        ATAN05_HI="0.4636476090008061", ATAN05_LO="2.2698777452961687e-17",
+        PI4_HI="0.7853981633974483", PI4_LO="3.061616997868383e-17",
+        ATAN15_HI="0.982793723247329", ATAN15_LO="1.3903311031230998e-17",
+        PI2_HI="1.5707963267948966", PI2_LO="6.123233995736766e-17",
+        PI_HI="3.141592653589793", PI_LO="1.2246467991473532e-16",
+        TRIG_KSPLIT="0x1p26", TRIG_KMAX="0x1p52",
+        POW_YBIG="0x1p64", POW_YTINY="0x1p-64", POW_HI="710.0", POW_LO="-746.0",
+    ),
+    "f32": dict(
+        UT="u32", EMAX="127", EMIN="-126", MANT="23", MANT1="24", SUBMIN="-149",
+        SCALE_LO="-103",
+        MAXF="3.4028234663852886e38",
+        EXP_HI="88.73", EXP_LO="-104.0", EM1_LO="-17.0", TINY="0x1p-12", BIG="0x1p12",
+        LN2_HI="0.693145751953125", LN2_LO="1.4286068203094173e-06",
+        L10_2HI="0.301025390625", L10_2LO="4.605038981195214e-06",
+        IVLN2_HI="1.4426950216293335", IVLN2_LO="1.925963033500011e-08",
+        ATAN_HUGE="0x1p26",
+        ATAN05_HI="0.46364760398864746", ATAN05_LO="5.01215868808913e-09",
+        PI4_HI="0.7853981852531433", PI4_LO="-2.1855694143368964e-08",
+        ATAN15_HI="0.9827937483787537", ATAN15_LO="-2.5131424052915463e-08",
+        PI2_HI="1.5707963705062866", PI2_LO="-4.371138828673793e-08",
+        PI_HI="3.1415927410125732", PI_LO="-8.742277657347586e-08",
+        TRIG_KSPLIT="0x1p12", TRIG_KMAX="0x1p24",
+        POW_YBIG="0x1p30", POW_YTINY="0x1p-30", POW_HI="89.0", POW_LO="-104.0",
+    ),
+}
+
+
+def _horner(var: str, coeffs) -> str:
+    text = repr(float(coeffs[-1]))
+    for c in reversed(coeffs[:-1]):
+        text = f"({repr(float(c))} + {var} * {text})"
+    return text
+
+
+# --------------------------------------------------------------------------
+# bit-level primitives: different text per type
+# --------------------------------------------------------------------------
+
+_PRIM_F32 = {
+    "isnan": "fn f32_isnan(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }",
+    "isinf": "fn f32_isinf(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }",
+    "isfinite": "fn f32_isfinite(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) < 0x7f800000u; }",
+    "signbit": "fn f32_signbit(x: f32) -> bool { return (bitcast<u32>(x) & 0x80000000u) != 0u; }",
+    "iszero": "fn f32_iszero(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0u; }",
+    "nan": "fn f32_nan() -> f32 { return bitcast<f32>(0x7fc00000u); }",
+    "inf": "fn f32_inf() -> f32 { return bitcast<f32>(0x7f800000u); }",
+    "abs": "fn f32_abs(x: f32) -> f32 { return bitcast<f32>(bitcast<u32>(x) & 0x7fffffffu); }",
+    "copysign": """
+fn f32_copysign(x: f32, y: f32) -> f32 {
+    return bitcast<f32>((bitcast<u32>(x) & 0x7fffffffu) | (bitcast<u32>(y) & 0x80000000u));
+}""",
+    "from_bits": "fn f32_from_bits(b: u32) -> f32 { return bitcast<f32>(b); }",
+    "to_bits": "fn f32_to_bits(x: f32) -> u32 { return bitcast<u32>(x); }",
+    # head of x with at most 12 significant bits, so head * head is exact
+    "split": """
+fn f32_split(a: f32) -> vec2<f32> {
+    let h = bitcast<f32>(bitcast<u32>(a) & 0xfffff000u);
+    return vec2<f32>(h, a - h);
+}""",
+    "nextafter": """
+fn f32_nextafter(x: f32, y: f32) -> f32 {
+    if (f32_isnan(x) || f32_isnan(y)) { return f32_nan(); }
+    let bx = bitcast<u32>(x);
+    let by = bitcast<u32>(y);
+    if (bx == by || (f32_iszero(x) && f32_iszero(y))) { return y; }
+    if (f32_iszero(x)) { return bitcast<f32>((by & 0x80000000u) | 1u); }
+    // moving away from zero iff y > x has the sign of x (both ordered here)
+    if ((y > x) == ((bx & 0x80000000u) == 0u)) { return bitcast<f32>(bx + 1u); }
+    return bitcast<f32>(bx - 1u);
+}""",
+}
+
+_PRIM_F64 = {
+    "isnan": "fn f64_isnan(x: f64) -> bool { return (bitcast<u32>(f32(x)) & 0x7fffffffu) > 0x7f800000u; }",
+    "isinf": "fn f64_isinf(x: f64) -> bool { return (bitcast<u32>(f32(x * 0x1p-1000)) & 0x7fffffffu) == 0x7f800000u; }",
+    "isfinite": "fn f64_isfinite(x: f64) -> bool { return (bitcast<u32>(f32(x * 0x1p-1000)) & 0x7fffffffu) < 0x7f800000u; }",
+    "signbit": "fn f64_signbit(x: f64) -> bool { return (bitcast<u32>(f32(x)) & 0x80000000u) != 0u; }",
+    # zero test of a value already known not to be NaN (no bits needed: == is exact)
+    "iszero": "fn f64_iszero(x: f64) -> bool { return x == 0.0; }",
+    "nan": "fn f64_nan() -> f64 { return f64(bitcast<f32>(0x7fc00000u)); }",
+    "inf": "fn f64_inf() -> f64 { return f64(bitcast<f32>(0x7f800000u)); }",
+    "abs": "fn f64_abs(x: f64) -> f64 { return abs(x); }",
+    "copysign": """
+fn f64_copysign(x: f64, y: f64) -> f64 {
+    let a = abs(x);
+    return select(a, -a, f64_signbit(y));
+}""",
+    # head with 24 significant bits (f32 rounding), exact tail; 24x24 and 24x29-bit
+    # partial products are exact.  Only for |a| in f32 range (callers ensure it).
+    "split": """
+fn f64_split(a: f64) -> vec2<f64> {
+    let h = f64(f32(a));
+    return vec2<f64>(h, a - h);
+}""",
+    "nextafter": """
+fn f64_nextafter(x: f64, y: f64) -> f64 {
+    if (f64_isnan(x) || f64_isnan(y)) { return f64_nan(); }
+    if (x == y) { return y; }
+    if (x == 0.0) { return f64_copysign(4.9406564584124654e-324, y); }
+    let up = (y > x) == !f64_signbit(x);   // moving away from zero
+    if (f64_isinf(x)) { return f64_copysign(1.7976931348623157e308, x); }
+    let fr = frexp(x);                     // |fract| in [0.5, 1)
+    var e: i32 = max(i32(fr.exp) - 53, -1074);
+    if (!up && abs(fr.fract) == 0.5 && i32(fr.exp) - 54 >= -1074) { e = i32(fr.exp) - 54; }
+    let u = f64_scalbn(f64(1.0), e);
+    let r = select(x - u, x + u, y > x);
+    if (r == 0.0) { return f64_copysign(0.0, x); }
+    return r;
+}""",
+}
+
+# --------------------------------------------------------------------------
+# generic templates ($T = type; other $NAMES from _K and the polynomials)
+# --------------------------------------------------------------------------
+
+_GENERIC = {
+    "isnan_any": None,  # placeholder removed below (keeps the table readable)
+    # 2^k for k in [EMIN, EMAX] (normal result, so ldexp is well defined)
+    "pow2i": """
+fn ${T}_pow2i(k: i32) -> $T { return ldexp($T(1.0), k); }""",
+    # x * 2^n for any n, correctly rounded on the last multiply
+    "scalbn": """
+fn ${T}_scalbn(x: $T, n: i32) -> $T {
+    var y = x;
+    var k = n;
+    if (k > $EMAX) {
+        y = y * ${T}_pow2i($EMAX);
+        k = k - $EMAX;
+        if (k > $EMAX) { y = y * ${T}_pow2i($EMAX); k = min(k - $EMAX, $EMAX); }
+    } else if (k < $EMIN) {
+        y = y * ${T}_pow2i($SCALE_LO);
+        k = k - ($SCALE_LO);
+        if (k < $EMIN) { y = y * ${T}_pow2i($SCALE_LO); k = max(k - ($SCALE_LO), $EMIN); }
+    }
+    return y * ${T}_pow2i(k);
+}""",
+    "divide": """
+fn ${T}_divide(x: $T, y: $T) -> $T {
+    if (${T}_isnan(x) || ${T}_isnan(y)) { return ${T}_nan(); }
+    let neg = ${T}_signbit(x) != ${T}_signbit(y);
+    let xinf = ${T}_isinf(x);
+    let yinf = ${T}_isinf(y);
+    let xz = ${T}_iszero(x);
+    let yz = ${T}_iszero(y);
+    if ((xinf && yinf) || (xz && yz)) { return ${T}_nan(); }
+    if (xinf || yz) { return select(${T}_inf(), -${T}_inf(), neg); }
+    if (yinf || xz) { return select($T(0.0), -$T(0.0), neg); }
+    return x / y;
+}""",
+    "reciprocal": """
+fn ${T}_reciprocal(x: $T) -> $T { return ${T}_divide($T(1.0), x); }""",
+    "square": """
+fn ${T}_square(x: $T) -> $T { return x * x; }""",
+    "ceil": """
+fn ${T}_ceil(x: $T) -> $T { return ceil(x); }""",
+    "floor": """
+fn ${T}_floor(x: $T) -> $T { return floor(x); }""",
+    "trunc": """
+fn ${T}_trunc(x: $T) -> $T { return trunc(x); }""",
+    "round": """
+fn ${T}_round(x: $T) -> $T { return round(x); }""",
+    "sign": """
+fn ${T}_sign(x: $T) -> $T {
+    if (${T}_isnan(x) || ${T}_iszero(x)) { return x; }
+    return ${T}_copysign($T(1.0), x);
+}""",
+    "sqrt": """
+fn ${T}_sqrt(x: $T) -> $T {
+    if (${T}_isnan(x) || ${T}_iszero(x)) { return x; }
+    if (${T}_signbit(x)) { return ${T}_nan(); }
+    if (${T}_isinf(x)) { return x; }
+    return sqrt(x);
+}""",
+    "maximum": """
+fn ${T}_maximum(x: $T, y: $T) -> $T {
+    if (${T}_isnan(x) || ${T}_isnan(y)) { return ${T}_nan(); }
+    if (x == y) { return select(x, y, ${T}_signbit(x)); }   // max(-0, +0) = +0
+    return select(y, x, x > y);
+}""",
+    "minimum": """
+fn ${T}_minimum(x: $T, y: $T) -> $T {
+    if (${T}_isnan(x) || ${T}_isnan(y)) { return ${T}_nan(); }
+    if (x == y) { return select(y, x, ${T}_signbit(x)); }   // min(-0, +0) = -0
+    return select(y, x, x < y);
+}""",
+    # ---------------------------------------------------------------- exp
+    # e^r for |r| <= ln2/2 (plus a tail rl added to r)
+    "exp_kernel": """
+fn ${T}_exp_kernel(r: $T) -> $T { return 1.0 + (r + r * r * $EXP_P); }""",
+    "expm1_kernel": """
+fn ${T}_expm1_kernel(r: $T) -> $T { return r + r * r * $EXP_P; }""",
+    "exp": """
+fn ${T}_exp(x: $T) -> $T {
+    if (${T}_isnan(x)) { return x; }
+    if (x > $EXP_HI) { return ${T}_inf(); }
+    if (x < $EXP_LO) { return $T(0.0); }
+    let k = round(x * $IVLN2_HI);
+    let r = (x - k * $LN2_HI) - k * $LN2_LO;
+    return ${T}_scalbn(${T}_exp_kernel(r), i32(k));
+}""",
+    "expm1": """
+fn ${T}_expm1(x: $T) -> $T {
+    if (${T}_isnan(x)) { return x; }
+    if (x > $EXP_HI) { return ${T}_inf(); }
+    if (x < $EM1_LO) { return $T(-1.0); }
+    if (abs(x) < 0.34657359027997264) { return ${T}_expm1_kernel(x); }
+    let k = round(x * $IVLN2_HI);
+    let r = (x - k * $LN2_HI) - k * $LN2_LO;
+    let em = ${T}_expm1_kernel(r);
+    let ik = i32(k);
+    if (ik > $MANT1 + 2) { return ${T}_scalbn(1.0 + em, ik); }
+    if (ik < -2) { return ${T}_scalbn(1.0 + em, ik) - 1.0; }
+    let t = ${T}_pow2i(ik);
+    return (t - 1.0) + t * em;
+}""",
+    # ---------------------------------------------------------------- log
+    # for finite x > 0: (e, log(m)) with x = m * 2^e, m in [sqrt(1/2), sqrt(2))
+    "log_core": """
+fn ${T}_log_core(x: $T) -> vec2<$T> {
+    let fr = frexp(x);
+    var m = fr.fract;
+    var e = i32(fr.exp);
+    if (m < 0.7071067811865476) { m = m + m; e = e - 1; }
+    let f = m - 1.0;
+    let s = f / (2.0 + f);
+    let z = s * s;
+    let R = z * $LOG_P;
+    let hfsq = 0.5 * f * f;
+    return vec2<$T>($T(e), f - (hfsq - s * (hfsq + R)));
+}""",
+    # log of a nonnegative non-finite-or-special x, or -1 sentinel when x is regular
+    "log_special": """
+fn ${T}_log_special(x: $T) -> vec2<$T> {
+    if (${T}_isnan(x)) { return vec2<$T>(1.0, x); }
+    if (${T}_iszero(x)) { return vec2<$T>(1.0, -${T}_inf()); }
+    if (${T}_signbit(x)) { return vec2<$T>(1.0, ${T}_nan()); }
+    if (${T}_isinf(x)) { return vec2<$T>(1.0, x); }
+    return vec2<$T>(0.0, 0.0);
+}""",
+    "log": """
+fn ${T}_log(x: $T) -> $T {
+    let sp = ${T}_log_special(x);
+    if (sp.x != 0.0) { return sp.y; }
+    let c = ${T}_log_core(x);
+    return c.x * $LN2_HI + (c.y + c.x * $LN2_LO);
+}""",
+    "log2": """
+fn ${T}_log2(x: $T) -> $T {
+    let sp = ${T}_log_special(x);
+    if (sp.x != 0.0) { return sp.y; }
+    let c = ${T}_log_core(x);
+    return c.x + (c.y * $IVLN2_HI + c.y * $IVLN2_LO);
+}""",
+    "log10": """
+fn ${T}_log10(x: $T) -> $T {
+    let sp = ${T}_log_special(x);
+    if (sp.x != 0.0) { return sp.y; }
+    let c = ${T}_log_core(x);
+    return c.x * $L10_2HI + (c.x * $L10_2LO + c.y * 0.4342944819032518);
+}""",
+    "log1p": """
+fn ${T}_log1p(x: $T) -> $T {
+    if (${T}_isnan(x)) { return x; }
+    if (x == -1.0) { return -${T}_inf(); }
+    if (x < -1.0) { return ${T}_nan(); }
+    if (${T}_isinf(x)) { return x; }
+    let u = 1.0 + x;
+    if (u == 1.0) { return x; }
+    // log(u) * x / (u - 1): the rounding of 1 + x cancels out (Goldberg)
+    return ${T}_log(u) * (x / (u - 1.0));
+}""",
+    "logaddexp": """
+fn ${T}_logaddexp(x: $T, y: $T) -> $T {
+    if (${T}_isnan(x) || ${T}_isnan(y)) { return ${T}_nan(); }
+    if (x == y) {
+        if (${T}_isinf(x)) { return x; }
+        return x + 0.6931471805599453;
+    }
+    let m = max(x, y);
+    if (${T}_isinf(m)) { return m; }
+    let d = -abs(x - y);
+    return m + ${T}_log1p(${T}_exp(d));
+}""",
+    # ---------------------------------------------------------------- pow
+    # exact product a*b as (hi, lo), a, b finite with |a|, |b| in split range
+    "two_prod": """
+fn ${T}_two_prod(a: $T, b: $T) -> vec2<$T> {
+    let p = a * b;
+    let sa = ${T}_split(a);
+    let sb = ${T}_split(b);
+    let e = ((sa.x * sb.x - p) + sa.x * sb.y + sa.y * sb.x) + sa.y * sb.y;
+    return vec2<$T>(p, e);
+}""",
+    "two_sum": """
+fn ${T}_two_sum(a: $T, b: $T) -> vec2<$T> {
+    let s = a + b;
+    let bb = s - a;
+    return vec2<$T>(s, (a - (s - bb)) + (b - bb));
+}""",
+    # log(x) as hi + lo for finite x > 0, ~2^-(p+8) relative
+    "log_dd": """
+fn ${T}_log_dd(x: $T) -> vec2<$T> {
+    let fr = frexp(x);
+    var m = fr.fract;
+    var e = i32(fr.exp);
+    if (m < 0.7071067811865476) { m = m + m; e = e - 1; }
+    let f = m - 1.0;
+    let d = 2.0 + f;
+    let s = f / d;
+    // s_lo = (f - s*d) / d with d = 2 + f: f - 2s is exact, s*f via two_prod
+    let sf = ${T}_two_prod(s, f);
+    let slo = (((f - 2.0 * s) - sf.x) - sf.y) / d;
+    let z = s * s;
+    let R = z * $LOG_P;
+    let ef = $T(e);
+    let hi = ${T}_two_sum(ef * $LN2_HI, 2.0 * s);
+    let lo = hi.y + (ef * $LN2_LO + (2.0 * slo + s * R));
+    let h = hi.x + lo;
+    return vec2<$T>(h, lo - (h - hi.x));
+}""",
+    # x^y for finite x > 0, finite nonzero y
+    "pow_pos": """
+fn ${T}_pow_pos(x: $T, y: $T) -> $T {
+    let l = ${T}_log_dd(x);
+    var th: $T;
+    var tl: $T;
+    let ay = abs(y);
+    if (ay > $POW_YBIG || ay < $POW_YTINY) {
+        th = y * l.x;
+        tl = y * l.y;
+    } else {
+        let p = ${T}_two_prod(y, l.x);
+        th = p.x;
+        tl = p.y + y * l.y;
+    }
+    if (th > $POW_HI) { return ${T}_inf(); }
+    if (th < $POW_LO) { return $T(0.0); }
+    let k = round(th * $IVLN2_HI);
+    let r = ((th - k * $LN2_HI) - k * $LN2_LO) + tl;
+    return ${T}_scalbn(${T}_exp_kernel(r), i32(k));
+}""",
+    "pow": """
+fn ${T}_pow(x: $T, y: $T) -> $T {
+    if (${T}_iszero(y) && !${T}_isnan(y)) { return $T(1.0); }
+    if (${T}_isnan(x)) { return x; }
+    if (x == 1.0) { return $T(1.0); }
+    if (${T}_isnan(y)) { return y; }
+    let ax = abs(x);
+    if (${T}_isinf(y)) {
+        if (ax == 1.0) { return $T(1.0); }
+        if ((ax > 1.0) == (y > 0.0)) { return ${T}_inf(); }
+        return $T(0.0);
+    }
+    let yint = floor(y) == y;
+    let hy = 0.5 * y;
+    let yodd = yint && floor(hy) != hy;
+    let xneg = ${T}_signbit(x);
+    if (${T}_iszero(x) || ${T}_isinf(x)) {
+        // |x|^y is 0 or inf; the sign is x's when y is an odd integer
+        let big = (y > 0.0) == ${T}_isinf(x);
+        let r = select($T(0.0), ${T}_inf(), big);
+        return select(r, -r, xneg && yodd);
+    }
+    if (xneg && !yint) { return ${T}_nan(); }
+    let r = ${T}_pow_pos(ax, y);
+    return select(r, -r, xneg && yodd);
+}""",
+    # ---------------------------------------------------------------- hyperbolic
+    "sinh": """
+fn ${T}_sinh(x: $T) -> $T {
+    if (${T}_isnan(x) || ${T}_isinf(x)) { return x; }
+    let ax = abs(x);
+    if (ax < $TINY) { return x; }
+    let h = ${T}_copysign(0.5, x);
+    if (ax < 1.0) {
+        let t = ${T}_expm1(ax);
+        return h * (2.0 * t - t * t / (t + 1.0));
+    }
+    if (ax < 22.0) {
+        let t = ${T}_expm1(ax);
+        return h * (t + t / (t + 1.0));
+    }
+    if (ax < $EXP_HI) { return h * ${T}_exp(ax); }
+    let w = ${T}_exp(0.5 * ax);
+    return (h * w) * w;
+}""",
+    "cosh": """
+fn ${T}_cosh(x: $T) -> $T {
+    if (${T}_isnan(x)) { return x; }
+    if (${T}_isinf(x)) { return ${T}_inf(); }
+    let ax = abs(x);
+    if (ax < 0.34657359027997264) {
+        let t = ${T}_expm1(ax);
+        let w = 1.0 + t;
+        return 1.0 + (t * t) / (w + w);
+    }
+    if (ax < 22.0) {
+        let t = ${T}_exp(ax);
+        return 0.5 * t + 0.5 / t;
+    }
+    if (ax < $EXP_HI) { return 0.5 * ${T}_exp(ax); }
+    let w = ${T}_exp(0.5 * ax);
+    return (0.5 * w) * w;
+}""",
+    "tanh": """
+fn ${T}_tanh(x: $T) -> $T {
+    if (${T}_isnan(x)) { return x; }
+    if (${T}_isinf(x)) { return ${T}_copysign(1.0, x); }
+    let ax = abs(x);
+    if (ax < $TINY) { return x; }
+    var z: $T;
+    if (ax < 1.0) {
+        let t = ${T}_expm1(-2.0 * ax);
+        z = -t / (t + 2.0);
+    } else if (ax < 22.0) {
+        let t = ${T}_expm1(2.0 * ax);
+        z = 1.0 - 2.0 / (t + 2.0);
+    } else {
+        z = 1.0;
+    }
+    return ${T}_copysign(z, x);
+}""",
+    "asinh": """
+fn ${T}_asinh(x: $T) -> $T {
+    if (${T}_isnan(x) || ${T}_isinf(x)) { return x; }
+    let ax = abs(x);
+    if (ax < $TINY) { return x; }
+    var w: $T;
+    if (ax > $BIG) {
+        w = ${T}_log(ax) + 0.6931471805599453;
+    } else if (ax > 2.0) {
+        w = ${T}_log(2.0 * ax + 1.0 / (sqrt(ax * ax + 1.0) + ax));
+    } else {
+        let t = ax * ax;
+        w = ${T}_log1p(ax + t / (1.0 + sqrt(1.0 + t)));
+    }
+    return ${T}_copysign(w, x);
+}""",
+    "acosh": """
+fn ${T}_acosh(x: $T) -> $T {
+    if (${T}_isnan(x)) { return x; }
+    if (x < 1.0) { return ${T}_nan(); }
+    if (${T}_isinf(x)) { return x; }
+    if (x > $BIG) { return ${T}_log(x) + 0.6931471805599453; }
+    if (x > 2.0) { return ${T}_log(2.0 * x - 1.0 / (x + sqrt(x * x - 1.0))); }
+    let t = x - 1.0;
+    return ${T}_log1p(t + sqrt(2.0 * t + t * t));
+}""",
+    "atanh": """
+fn ${T}_atanh(x: $T) -> $T {
+    if (${T}_isnan(x)) { return x; }
+    let ax = abs(x);
+    if (ax > 1.0) { return ${T}_nan(); }
+    if (ax == 1.0) { return ${T}_copysign(${T}_inf(), x); }
+    if (ax < $TINY) { return x; }
+    var w: $T;
+    if (ax < 0.5) {
+        let t = ax + ax;
+        w = 0.5 * ${T}_log1p(t + t * ax / (1.0 - ax));
+    } else {
+        w = 0.5 * ${T}_log1p((ax + ax) / (1.0 - ax));
+    }
+    return ${T}_copysign(w, x);
+}""",
+    # ---------------------------------------------------------------- trig
+    # x = k * pi/2 + r, |r| <= ~pi/4; returns (r, k mod 4) for finite x
+    "rem_pio2": """
+fn ${T}_rem_pio2(x: $T) -> vec2<$T> {
+    let k = round(x * 0.6366197723675814);
+    let kh = floor(k * (1.0 / $TRIG_KSPLIT)) * $TRIG_KSPLIT;
+    let kl = k - kh;
+    var r = x;
+$TRIG_STEPS
+    let q = k - 4.0 * floor(k * 0.25);
+    return vec2<$T>(r, q);
+}""",
+    "sin_kernel": """
+fn ${T}_sin_kernel(r: $T) -> $T { let z = r * r; return r + r * z * $SIN_P; }""",
+    "cos_kernel": """
+fn ${T}_cos_kernel(r: $T) -> $T {
+    let z = r * r;
+    let hz = 0.5 * z;
+    let w = 1.0 - hz;
+    return w + (((1.0 - w) - hz) + z * z * $COS_P);
+}""",
+    "sin": """
+fn ${T}_sin(x: $T) -> $T {
+    if (${T}_isnan(x) || ${T}_isinf(x)) { return ${T}_nan(); }
+    if (abs(x) < $TINY) { return x; }
+    let rq = ${T}_rem_pio2(x);
+    let q = i32(rq.y);
+    var v: $T;
+    if ((q & 1) == 0) { v = ${T}_sin_kernel(rq.x); } else { v = ${T}_cos_kernel(rq.x); }
+    return select(v, -v, q >= 2);
+}""",
+    "cos": """
+fn ${T}_cos(x: $T) -> $T {
+    if (${T}_isnan(x) || ${T}_isinf(x)) { return ${T}_nan(); }
+    let rq = ${T}_rem_pio2(x);
+    let q = i32(rq.y);
+    var v: $T;
+    if ((q & 1) == 0) { v = ${T}_cos_kernel(rq.x); } else { v = ${T}_sin_kernel(rq.x); }
+    return select(v, -v, q == 1 || q == 2);
+}""",
+    "tan": """
+fn ${T}_tan(x: $T) -> $T {
+    if (${T}_isnan(x) || ${T}_isinf(x)) { return ${T}_nan(); }
+    if (abs(x) < $TINY) { return x; }
+    let rq = ${T}_rem_pio2(x);
+    let s = ${T}_sin_kernel(rq.x);
+    let c = ${T}_cos_kernel(rq.x);
+    if ((i32(rq.y) & 1) == 0) { return s / c; }
+    return -c / s;
+}""",
+    "atan": """
+fn ${T}_atan(x: $T) -> $T {
+    if (${T}_isnan(x)) { return x; }
+    let ax = abs(x);
+    if (ax > $ATAN_HUGE) { return ${T}_copysign($PI2_HI, x); }
+    if (ax < $TINY) { return x; }
+    var t: $T;
+    var hi: $T;
+    var lo: $T;
+    var id = 0;
+    if (ax < 0.4375) {
+        t = ax; id = -1; hi = 0.0; lo = 0.0;
+    } else if (ax < 0.6875) {
+        t = (2.0 * ax - 1.0) / (2.0 + ax); hi = $ATAN05_HI; lo = $ATAN05_LO;
+    } else if (ax < 1.1875) {
+        t = (ax - 1.0) / (ax + 1.0); hi = $PI4_HI; lo = $PI4_LO;
+    } else if (ax < 2.4375) {
+        t = (ax - 1.5) / (1.0 + 1.5 * ax); hi = $ATAN15_HI; lo = $ATAN15_LO;
+    } else {
+        t = -1.0 / ax; hi = $PI2_HI; lo = $PI2_LO;
+    }
+    let z = t * t;
+    let p = t * z * $ATAN_P;
+    var r: $T;
+    if (id < 0) { r = t + p; } else { r = hi - ((p - lo) - t); }
+    return ${T}_copysign(r, x);
+}""",
+    "atan2": """
+fn ${T}_atan2(y: $T, x: $T) -> $T {
+    if (${T}_isnan(x) || ${T}_isnan(y)) { return ${T}_nan(); }
+    let xneg = ${T}_signbit(x);
+    if (${T}_isinf(x)) {
+        if (${T}_isinf(y)) {
+            return ${T}_copysign(select($T($PI4_HI), $T(2.356194490192345), xneg), y);
+        }
+        return ${T}_copysign(select($T(0.0), $T($PI_HI), xneg), y);
+    }
+    if (${T}_isinf(y)) { return ${T}_copysign($PI2_HI, y); }
+    if (${T}_iszero(y)) {
+        if (xneg) { return ${T}_copysign($PI_HI, y); }
+        return y;
+    }
+    if (${T}_iszero(x)) { return ${T}_copysign($PI2_HI, y); }
+    let a = ${T}_atan(abs(y / x));
+    if (!xneg) { return ${T}_copysign(a, y); }
+    return ${T}_copysign($PI_HI - (a - $PI_LO), y);
+}""",
+    "asin": """
+fn ${T}_asin(x: $T) -> $T {
+    if (${T}_isnan(x)) { return x; }
+    if (abs(x) > 1.0) { return ${T}_nan(); }
+    if (abs(x) < $TINY) { return x; }
+    return ${T}_atan2(x, sqrt((1.0 - x) * (1.0 + x)));
+}""",
+    "acos": """
+fn ${T}_acos(x: $T) -> $T {
+    if (${T}_isnan(x)) { return x; }
+    if (abs(x) > 1.0) { return ${T}_nan(); }
+    return 2.0 * ${T}_atan2(sqrt(1.0 - x), sqrt(1.0 + x));
+}""",
+    # ---------------------------------------------------------------- misc
+    "hypot": """
+fn ${T}_hypot(x: $T, y: $T) -> $T {
+    if (${T}_isinf(x) || ${T}_isinf(y)) { return ${T}_inf(); }
+    if (${T}_isnan(x) || ${T}_isnan(y)) { return ${T}_nan(); }
+    let a = max(abs(x), abs(y));
+    let b = min(abs(x), abs(y));
+    if (${T}_iszero(a)) { return $T(0.0); }
+    let e = i32(frexp(a).exp);
+    let sa = ${T}_scalbn(a, -e);
+    let bs = ${T}_scalbn(b, -e);
+    return ${T}_scalbn(sqrt(sa * sa + bs * bs), e);
+}""",
+    # exact fmod for finite x, finite nonzero y (sign of x)
+    "fmod": """
+fn ${T}_fmod(x: $T, y: $T) -> $T {
+    let ax = abs(x);
+    let ay = abs(y);
+    if (ax < ay) { return x; }
+    let fx = frexp(ax);
+    let fy = frexp(ay);
+    var r = ax;
+    var t = ${T}_scalbn(fy.fract, i32(fx.exp));
+    for (var i = i32(fx.exp) - i32(fy.exp); i >= 0; i--) {
+        if (r >= t) { r = r - t; }
+        t = t * 0.5;
+    }
+    return ${T}_copysign(r, x);
+}""",
+    "remainder": """
+fn ${T}_remainder(x: $T, y: $T) -> $T {
+    if (${T}_isnan(x) || ${T}_isnan(y) || ${T}_isinf(x) || ${T}_iszero(y)) { return ${T}_nan(); }
+    if (${T}_isinf(y)) {
+        if (${T}_iszero(x)) { return ${T}_copysign(0.0, y); }
+        if (${T}_signbit(x) == ${T}_signbit(y)) { return x; }
+        return y;
+    }
+    var m = ${T}_fmod(x, y);
+    if (${T}_iszero(m)) { return ${T}_copysign(0.0, y); }
+    if (${T}_signbit(m) != ${T}_signbit(y)) { m = m + y; }
+    return m;
+}""",
+    "floor_divide": """
+fn ${T}_floor_divide(x: $T, y: $T) -> $T {
+    if (${T}_isnan(x) || ${T}_isnan(y)) { return ${T}_nan(); }
+    let neg = ${T}_signbit(x) != ${T}_signbit(y);
+    let xinf = ${T}_isinf(x);
+    let yinf = ${T}_isinf(y);
+    let xz = ${T}_iszero(x);
+    let yz = ${T}_iszero(y);
+    if ((xinf && yinf) || (xz && yz)) { return ${T}_nan(); }
+    if (xinf || yz) { return select(${T}_inf(), -${T}_inf(), neg); }
+    if (xz || yinf) { return select($T(0.0), -$T(0.0), neg); }
+    // NumPy's npy_divmod: quotient from the exact remainder, then fix-ups
+    let m = ${T}_fmod(x, y);
+    var div = (x - m) / y;
+    if (!${T}_iszero(m) && ${T}_signbit(m) != ${T}_signbit(y)) { div = div - 1.0; }
+    if (${T}_iszero(div)) { return select($T(0.0), -$T(0.0), neg); }
+    var fd = floor(div);
+    if (div - fd > 0.5) { fd = fd + 1.0; }
+    return fd;
+}""",
+}
+del _GENERIC["isnan_any"]
+
+_BOOL_RESULT = {"isnan", "isinf", "isfinite", "signbit", "iszero"}
+
+NAMES = sorted(set(_GENERIC) | set(_PRIM_F32))
+
+
+def _trig_steps(T: str) -> str:
+    lines = []
+    for c in _PIO2[T]:
+        lines.append(f"    r = r - kh * {c};")
+        lines.append(f"    r = r - kl * {c};")
+    return "\n".join(lines)
+
+
+def _build(T: str) -> dict[str, str]:
+    subs = dict(_K[T])
+    subs.update(
+        T=T,
+        EXP_P=_horner("r", _EXP_P[T]),
+        LOG_P=_horner("z", _LOG_P[T]),
+        SIN_P=_horner("z", _SIN_P[T]),
+        COS_P=_horner("z", _COS_P[T]),
+        ATAN_P=_horner("z", _ATAN_P[T]),
+        TRIG_STEPS=_trig_steps(T),
+    )
+    out = {}
+    for name, text in (_PRIM_F32 if T == "f32" else _PRIM_F64).items():
+        out[name] = text.strip() + "\n"
+    for name, text in _GENERIC.items():
+        out[name] = Template(text).substitute(subs).strip() + "\n"
+    return out
+
+
+def _make_library() -> dict[str, Snippet]:
+    lib: dict[str, Snippet] = {}
+    for T in ("f32", "f64"):
+        texts = _build(T)
+        full = {f"{T}_{n}": s for n, s in texts.items()}
+        for fname, src in full.items():
+            called = re.findall(r"\b(f32_\w+|f64_\w+)\s*\(", src)
+            deps = tuple(dict.fromkeys(c for c in called if c != fname and c in full))
+            lib[fname] = Snippet(src, deps)
+    return lib
+
+
+LIBRARY: dict[str, Snippet] = _make_library()
