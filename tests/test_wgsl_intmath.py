@@ -328,3 +328,34 @@ def test_short_and_long_division_paths_agree():
     b = rng.integers(2**16 - 40, 2**16 + 40, 4000).astype(np.uint64)
     got = call("eu64_divmod", a, b, out_dtype=_divmod_ref(np.uint64)(a, b).dtype)
     assert_same(got, _divmod_ref(np.uint64)(a, b), (a, b), "eu64_divmod")
+
+
+SMALL_OPS = {"floor_divide": np.floor_divide, "remainder": np.remainder, "pow": np.power,
+             "bitwise_left_shift": np.left_shift, "bitwise_right_shift": np.right_shift,
+             "abs": lambda a, b: np.abs(a), "sign": lambda a, b: np.sign(a),
+             "minimum": np.minimum, "maximum": np.maximum}
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16])
+@pytest.mark.parametrize("op", list(SMALL_OPS))
+def test_small_ints_computed_in_32_bits_then_wrapped(dtype, op):
+    """The caller's recipe for 8/16-bit dtypes: widen, the i32/u32 function, wrap."""
+    info = np.iinfo(dtype)
+    signed = info.kind == "i"
+    rng = np.random.default_rng(info.bits)
+    if info.bits == 8:  # every pair
+        a, b = (x.ravel() for x in np.meshgrid(np.arange(info.min, info.max + 1), np.arange(info.min, info.max + 1)))
+    else:
+        a, b = rng.integers(info.min, info.max + 1, (2, 40000))
+        b[::3] = rng.integers(-2 if signed else 0, 20, len(b[::3]))
+    if op == "pow":
+        b = np.abs(b) % 20  # NumPy refuses negative exponents
+    a, b = a.astype(dtype), b.astype(dtype)
+    t, wide = ("i32", np.int32) if signed else ("u32", np.uint32)
+    call_ = f"{t}_{op}(in0[i], in1[i])" if op not in ("abs", "sign") else f"{t}_{op}(in0[i]) + in1[i] * {t}(0)"
+    expr = f"wrap_{'i' if signed else 'u'}{info.bits}({call_})"
+    prelude = resolve(LIBRARY, [f"{t}_{op}", f"wrap_{'i' if signed else 'u'}{info.bits}"])
+    got = run_wgsl(expr, [(t, a.astype(wide)), (t, b.astype(wide))], t, wide, prelude)
+    with np.errstate(all="ignore"):
+        want = SMALL_OPS[op](a, b).astype(wide)
+    assert_same(got, want, (a, b), f"{op} on {np.dtype(dtype).name}")
