@@ -381,10 +381,17 @@ fn ${T}_log1p(x: $T) -> $T {
     if (x == -1.0) { return -${T}_inf(); }
     if (x < -1.0) { return ${T}_nan(); }
     if (${T}_isinf(x)) { return x; }
-    let u = 1.0 + x;
-    if (u == 1.0) { return x; }
-    // log(u) * x / (u - 1): the rounding of 1 + x cancels out (Goldberg)
-    return ${T}_log(u) * (x / (u - 1.0));
+    if (abs(x) < $TINY) { return x; }
+    if (x > -0.2928932188134524 && x < 0.41421356237309503) {
+        // 1 + x in [sqrt(1/2), sqrt(2)): the log kernel on f = x, no rounding of 1 + x
+        let s = x / (2.0 + x);
+        let z = s * s;
+        let R = z * $LOG_P;
+        let hfsq = 0.5 * x * x;
+        return x - (hfsq - s * (hfsq + R));
+    }
+    // |log1p(x)| > 0.34 here, so the rounding of 1 + x costs < 1 ulp
+    return ${T}_log(1.0 + x);
 }""",
     "logaddexp": """
 fn ${T}_logaddexp(x: $T, y: $T) -> $T {
@@ -584,7 +591,7 @@ fn ${T}_atanh(x: $T) -> $T {
     "rem_pio2": """
 fn ${T}_rem_pio2(x: $T) -> vec2<$T> {
     let k = round(x * 0.6366197723675814);
-    let kh = floor(k * (1.0 / $TRIG_KSPLIT)) * $TRIG_KSPLIT;
+    let kh = trunc(k * (1.0 / $TRIG_KSPLIT)) * $TRIG_KSPLIT;
     let kl = k - kh;
     var r = x;
 $TRIG_STEPS
@@ -653,7 +660,7 @@ fn ${T}_atan(x: $T) -> $T {
     let z = t * t;
     let p = t * z * $ATAN_P;
     var r: $T;
-    if (id < 0) { r = t + p; } else { r = hi - ((p - lo) - t); }
+    if (id < 0) { r = t + p; } else { r = hi + (t + (p + lo)); }
     return ${T}_copysign(r, x);
 }""",
     "atan2": """

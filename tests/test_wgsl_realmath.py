@@ -1,0 +1,298 @@
+"""Tests of wgarray/_wgsl/realmath.py against NumPy (and the Array API special cases).
+
+Each (function, type) is one kernel over a batch of values: every pair (or single)
+of special values, checked bitwise (NaN == NaN), plus random values checked in ulp.
+f32 results are compared with the float64 NumPy result rounded to float32 (a nearly
+correctly rounded reference), except for the functions NumPy computes exactly.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from wgsl_kernel import device, run_wgsl  # noqa: E402
+
+from wgarray._wgsl.realmath import LIBRARY  # noqa: E402
+from wgarray._wgsl.snippets import resolve  # noqa: E402
+
+TYPES = {"f32": np.float32, "f64": np.float64}
+RNG_SEED = 12345
+
+
+def _has_f64():
+    return "shader-f64" in device().features
+
+
+def _dtype_or_skip(T):
+    if T == "f64" and not _has_f64():
+        pytest.skip("device lacks shader-f64")
+    return TYPES[T]
+
+
+def specials(dt):
+    fi = np.finfo(dt)
+    v = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0,
+         3.0, -3.0, 2.5, -2.5, 1.5, 0.1, -0.7, 10.0, np.pi, -np.pi,
+         fi.smallest_subnormal, -fi.smallest_subnormal, fi.tiny, -fi.tiny,
+         fi.max, -fi.max, 1e-30, -1e-30, 1e30, 1e-5, 700.0, -745.5, 89.0, -104.0]
+    return np.array(v, dtype=np.float64).astype(dt)
+
+
+def ordered(a):
+    """Map floats to integers whose difference counts ulps."""
+    if a.dtype == np.float32:
+        i = a.view(np.int32).astype(np.int64)
+        return np.where(i < 0, -(i & 0x7FFFFFFF), i).astype(np.float64)
+    i = a.view(np.int64)
+    return np.where(i < 0, -(i & 0x7FFFFFFFFFFFFFFF), i).astype(np.float64)
+
+
+def ulps(got, want):
+    return np.abs(ordered(got) - ordered(want))
+
+
+def same(got, want):
+    """Bitwise equal, any NaN equal to any NaN."""
+    bits = got.view(np.uint32 if got.dtype == np.float32 else np.uint64) == \
+        want.view(np.uint32 if want.dtype == np.float32 else np.uint64)
+    return bits | (np.isnan(got) & np.isnan(want))
+
+
+def gpu(name, T, args):
+    dt = TYPES[T]
+    call = f"{T}_{name}(" + ", ".join(f"in{k}[i]" for k in range(len(args))) + ")"
+    prelude = resolve(LIBRARY, [f"{T}_{name}"])
+    return run_wgsl(call, [(T, np.asarray(a, dt)) for a in args], T, dt, prelude)
+
+
+def gpu_bool(name, T, args):
+    call = f"select(0u, 1u, {T}_{name}(in0[i]))"
+    prelude = resolve(LIBRARY, [f"{T}_{name}"])
+    return run_wgsl(call, [(T, np.asarray(a, TYPES[T])) for a in args], "u32", np.uint32, prelude) == 1
+
+
+# --------------------------------------------------------------------------
+# random inputs
+# --------------------------------------------------------------------------
+
+def logu(rng, n, lo, hi, signed=True):
+    v = 10.0 ** rng.uniform(lo, hi, n)
+    if signed:
+        v *= rng.choice([-1.0, 1.0], n)
+    return v
+
+
+def rand_unary(name, dt, rng, n=1500):
+    big = 300 if dt == np.float64 else 37
+    if name in ("exp", "expm1", "sinh", "cosh", "tanh"):
+        hi = 750 if dt == np.float64 else 105
+        parts = [rng.uniform(-hi, hi, n), rng.uniform(-2, 2, n), logu(rng, n, -20, 1)]
+    elif name in ("log", "log2", "log10"):
+        parts = [logu(rng, n, -big, big, False), 1 + rng.uniform(-0.3, 0.3, n),
+                 rng.uniform(0, 4, n)]
+    elif name == "log1p":
+        parts = [logu(rng, n, -big, big, False), rng.uniform(-1, 1, n), logu(rng, n, -20, 0)]
+    elif name in ("sin", "cos", "tan"):
+        top = 15 if dt == np.float64 else 7
+        parts = [rng.uniform(-10, 10, n), rng.uniform(-1e4, 1e4, n), logu(rng, n, -10, top)]
+    elif name in ("asin", "acos", "atanh"):
+        parts = [rng.uniform(-1, 1, n), 1 - logu(rng, n, -15, -1, False),
+                 -1 + logu(rng, n, -15, -1, False), logu(rng, n, -20, -1)]
+    elif name == "acosh":
+        parts = [1 + logu(rng, n, -15, 1, False), logu(rng, n, 0, big, False)]
+    elif name in ("sqrt", "reciprocal", "square"):
+        parts = [logu(rng, n, -big, big, False), logu(rng, n, -big, big)]
+    else:
+        parts = [logu(rng, n, -big, big), rng.uniform(-20, 20, n), logu(rng, n, -20, 1)]
+    return np.concatenate(parts).astype(dt)
+
+
+def rand_binary(name, dt, rng, n=1500):
+    big = 300 if dt == np.float64 else 37
+    if name == "pow":
+        x = np.concatenate([logu(rng, n, -5, 5, False), rng.uniform(0, 3, n),
+                            -logu(rng, n, -3, 3, False), logu(rng, n, -big, big, False)])
+        y = np.concatenate([rng.uniform(-50, 50, n), rng.uniform(-300, 300, n),
+                            rng.integers(-40, 40, n).astype(float), rng.uniform(-1.5, 1.5, n)])
+    elif name == "logaddexp":
+        x = np.concatenate([rng.uniform(-800, 800, n), rng.uniform(-5, 5, n)])
+        y = np.concatenate([rng.uniform(-800, 800, n), rng.uniform(-5, 5, n)])
+    elif name in ("remainder", "floor_divide"):
+        x = np.concatenate([rng.uniform(-100, 100, n), logu(rng, n, -big, big),
+                            rng.integers(-50, 50, n).astype(float)])
+        y = np.concatenate([rng.uniform(-10, 10, n), logu(rng, n, -big, big),
+                            rng.integers(1, 9, n) * rng.choice([-1.0, 1.0], n)])
+    else:
+        x = np.concatenate([logu(rng, n, -big, big), rng.uniform(-5, 5, n)])
+        y = np.concatenate([logu(rng, n, -big, big), rng.uniform(-5, 5, n)])
+    return x.astype(dt), y.astype(dt)
+
+
+# --------------------------------------------------------------------------
+# references
+# --------------------------------------------------------------------------
+
+def _floor_divide_ref(x, y):
+    r = np.floor_divide(x, y)
+    # the spec prefers floor(x / y) where one operand is infinite
+    fin = np.isfinite(y) & np.isinf(x)
+    r = np.where(fin, x / y, r)
+    fin = np.isinf(y) & np.isfinite(x) & (x != 0)
+    r = np.where(fin, np.copysign(np.zeros_like(x), x) * np.sign(y), r)
+    return r.astype(x.dtype)
+
+
+def _maximum_ref(x, y):
+    r = np.maximum(x, y)
+    z = (x == 0) & (y == 0)
+    return np.where(z, np.where(np.signbit(x) & np.signbit(y), x, np.abs(x)), r).astype(x.dtype)
+
+
+def _minimum_ref(x, y):
+    r = np.minimum(x, y)
+    z = (x == 0) & (y == 0)
+    return np.where(z, np.where(np.signbit(x) | np.signbit(y), -np.abs(x), x), r).astype(x.dtype)
+
+
+UNARY = {
+    "abs": np.abs, "acos": np.arccos, "acosh": np.arccosh, "asin": np.arcsin,
+    "asinh": np.arcsinh, "atan": np.arctan, "atanh": np.arctanh, "ceil": np.ceil,
+    "cos": np.cos, "cosh": np.cosh, "exp": np.exp, "expm1": np.expm1, "floor": np.floor,
+    "log": np.log, "log1p": np.log1p, "log2": np.log2, "log10": np.log10,
+    "reciprocal": np.reciprocal, "round": np.round, "sign": np.sign, "sin": np.sin,
+    "sinh": np.sinh, "sqrt": np.sqrt, "square": np.square, "tan": np.tan, "tanh": np.tanh,
+    "trunc": np.trunc,
+}
+BINARY = {
+    "atan2": np.arctan2, "copysign": np.copysign, "divide": np.divide,
+    "floor_divide": _floor_divide_ref, "hypot": np.hypot, "logaddexp": np.logaddexp,
+    "maximum": _maximum_ref, "minimum": _minimum_ref, "nextafter": np.nextafter,
+    "pow": np.power, "remainder": np.remainder,
+}
+# computed exactly in the argument type by NumPy (no f64 detour for the f32 reference)
+EXACT = {"abs", "ceil", "floor", "round", "sign", "trunc", "copysign", "floor_divide",
+         "maximum", "minimum", "nextafter", "remainder", "divide", "reciprocal", "square",
+         "sqrt"}
+
+# max ulp error allowed on random (non-special) inputs
+TOL = {"f32": 2, "f64": 4}
+TOL_FN = {("pow", "f64"): 8, ("pow", "f32"): 4}
+
+
+def reference(name, fn, args, dt):
+    with np.errstate(all="ignore"):
+        if name in EXACT or dt == np.float64:
+            return np.asarray(fn(*[np.asarray(a, dt) for a in args])).astype(dt)
+        return np.asarray(fn(*[np.asarray(a, np.float64) for a in args])).astype(dt)
+
+
+def check(name, T, fn, special_args, random_args):
+    dt = TYPES[T]
+    n_sp = len(special_args[0])
+    args = [np.concatenate([s, r]).astype(dt) for s, r in zip(special_args, random_args)]
+    got = gpu(name, T, args)
+    want = reference(name, fn, args, dt)
+    # special part: exact where an input or the result is NaN, +-inf or +-0
+    sp_got, sp_want = got[:n_sp], want[:n_sp]
+    sp_in = [a[:n_sp] for a in args]
+    exact = ~np.isfinite(sp_want) | (sp_want == 0)
+    for a in sp_in:
+        exact |= ~np.isfinite(a) | (a == 0)
+    bad = exact & ~same(sp_got, sp_want)
+    tol = TOL_FN.get((name, T), TOL[T])
+    if name in EXACT:
+        tol = 0
+    fin = ~exact
+    with np.errstate(all="ignore"):
+        bad |= fin & ~(same(sp_got, sp_want) | (np.isfinite(sp_got) & (ulps(sp_got, sp_want) <= tol)))
+    msgs = [f"{name}{tuple(float(a[i]) for a in sp_in)}: got {sp_got[i]!r} want {sp_want[i]!r}"
+            for i in np.flatnonzero(bad)[:10]]
+    # random part
+    r_got, r_want = got[n_sp:], want[n_sp:]
+    r_in = [a[n_sp:] for a in args]
+    with np.errstate(all="ignore"):
+        ok = same(r_got, r_want) | (np.isfinite(r_got) & np.isfinite(r_want) & (ulps(r_got, r_want) <= tol))
+    msgs += [f"{name}{tuple(float(a[i]) for a in r_in)}: got {r_got[i]!r} want {r_want[i]!r} "
+             f"({ulps(r_got[i:i+1], r_want[i:i+1])[0]:.0f} ulp)"
+             for i in np.flatnonzero(~ok)[:10]]
+    assert not msgs, f"{T}_{name}: {int(bad.sum())} special + {int((~ok).sum())} random failures\n" + "\n".join(msgs)
+
+
+@pytest.mark.parametrize("T", ["f32", "f64"])
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary(name, T):
+    dt = _dtype_or_skip(T)
+    rng = np.random.default_rng(RNG_SEED)
+    check(name, T, UNARY[name], [specials(dt)], [rand_unary(name, dt, rng)])
+
+
+@pytest.mark.parametrize("T", ["f32", "f64"])
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary(name, T):
+    dt = _dtype_or_skip(T)
+    rng = np.random.default_rng(RNG_SEED)
+    sp = specials(dt)
+    sx, sy = np.meshgrid(sp, sp, indexing="ij")
+    check(name, T, BINARY[name], [sx.ravel(), sy.ravel()], list(rand_binary(name, dt, rng)))
+
+
+@pytest.mark.parametrize("T", ["f32", "f64"])
+def test_classification(T):
+    dt = _dtype_or_skip(T)
+    rng = np.random.default_rng(RNG_SEED)
+    x = np.concatenate([specials(dt), logu(rng, 200, -30, 30).astype(dt)])
+    for name, fn in (("isnan", np.isnan), ("isinf", np.isinf), ("isfinite", np.isfinite),
+                     ("signbit", np.signbit)):
+        got = gpu_bool(name, T, [x])
+        assert np.array_equal(got, fn(x)), (name, x[got != fn(x)])
+
+
+@pytest.mark.parametrize("T", ["f32", "f64"])
+def test_round_half_even_and_signs(T):
+    dt = _dtype_or_skip(T)
+    x = np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, -0.4, 0.4, 3.5, 4.5, 2.0**52 + 1,
+                  -(2.0**23) - 0.5], dtype=dt)
+    assert same(gpu("round", T, [x]), np.round(x)).all()
+    x = np.array([-0.0, 0.0, -3.0, 7.0, np.nan, -np.inf], dtype=dt)
+    got = gpu("sign", T, [x])
+    assert np.array_equal(got[:2], [0, 0]) and np.array_equal(got[2:4], [-1, 1])
+    assert np.isnan(got[4]) and got[5] == -1
+
+
+@pytest.mark.parametrize("T", ["f32", "f64"])
+def test_hypot_extremes(T):
+    dt = _dtype_or_skip(T)
+    fi = np.finfo(dt)
+    x = np.array([fi.max, fi.max / 2, fi.smallest_subnormal * 3, 3e-300 if T == "f64" else 3e-40,
+                  1e200 if T == "f64" else 1e30], dtype=dt)
+    y = np.array([fi.max / 4, fi.max / 3, fi.smallest_subnormal * 4, 4e-300 if T == "f64" else 4e-40,
+                  1e200 if T == "f64" else 1e30], dtype=dt)
+    got = gpu("hypot", T, [x, y])
+    with np.errstate(all="ignore"):
+        want = np.hypot(x, y)
+    assert (same(got, want) | (ulps(got, want) <= 1)).all(), (got, want)
+
+
+@pytest.mark.parametrize("T", ["f32", "f64"])
+def test_pow_exact_cases(T):
+    dt = _dtype_or_skip(T)
+    x = np.array([2, 2, 3, 10, -2, -2, 0.5, 7, 1.0000001, 4], dtype=dt)
+    y = np.array([10, -3, 5, 6, 3, 4, 20, 2, 1e9, 0.5], dtype=dt)
+    got = gpu("pow", T, [x, y])
+    want = np.power(x, y)
+    assert (same(got, want)[:9]).all() and ulps(got, want).max() <= 2, (got, want)
+
+
+@pytest.mark.parametrize("T", ["f32", "f64"])
+def test_trig_large_arguments(T):
+    dt = _dtype_or_skip(T)
+    x = np.array([1e5, 1e6 + 0.5, 123456.789, 3e7 if T == "f64" else 2e6, 1e12 if T == "f64" else 1e7,
+                  355.0, 103993.0], dtype=dt)
+    for name, fn in (("sin", np.sin), ("cos", np.cos), ("tan", np.tan)):
+        got = gpu(name, T, [x])
+        want = fn(x.astype(np.float64)).astype(dt)
+        assert (ulps(got, want) <= 4).all(), (name, got, want)
