@@ -85,7 +85,8 @@ _NATIVE_OPS = {
         "a: ${T}, b: ${T}",
         """
     if (b == ${T}(0) || b == ${T}(-1)) { return ${T}(0); }
-    let r = a % b;
+    // not WGSL's signed %, which gave wrong values on NVIDIA's Vulkan driver (580)
+    let r = a - (a / b) * b;
     if (r != ${T}(0) && ((r < ${T}(0)) != (b < ${T}(0)))) { return r + b; }
     return r;""",
         """
