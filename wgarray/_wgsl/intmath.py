@@ -26,7 +26,9 @@ its WGSL ``(argument types, return type)``.
 
 WGSL pitfalls handled here: ``x / 0`` is ``x`` and ``x % 0`` is 0 in WGSL, ``MIN /
 -1`` is MIN; shift counts are taken modulo the bit width; 64-bit literals need the
-``li``/``lu`` suffix (we write ``i64(1)`` instead).
+``li``/``lu`` suffix (we write ``i64(1)`` instead). Signed ``%`` is avoided: with
+wgpu 0.32 on NVIDIA's Vulkan driver (580) it gave wrong values for negative operands
+(``-7 % 2 == 1``); ``a - (a / b) * b`` is right there.
 
 ``LIBRARY`` holds one snippet per function; combine with
 :func:`wgarray._wgsl.snippets.resolve`. The ``*_from_f64`` / ``*_to_f64`` snippets
