@@ -381,7 +381,7 @@ fn $C_tanh(z: vec2<$T>) -> vec2<$T> {
     }
     if (!$R_isfinite(b)) {
         if (_$C_iszero(a)) { return vec2<$T>(a, $NAN); }
-        if ($R_isinf(a)) { return vec2<$T>($R_copysign($T(1.0), a), $T(0.0)); }
+        if ($R_isinf(a)) { return vec2<$T>($R_copysign($T(1.0), a), $R_copysign($T(0.0), b)); }
         return _$C_nan2();
     }
     if ($R_isinf(a)) {
@@ -471,7 +471,7 @@ fn $C_sqrt(z: vec2<$T>) -> vec2<$T> {
     if ($R_isinf(a)) {
         if ($R_isnan(b)) {
             if (a > $T(0.0)) { return vec2<$T>(a, b); }
-            return vec2<$T>($NAN, $INF);
+            return vec2<$T>($NAN, $R_copysign($INF, b));
         }
         if (a > $T(0.0)) { return vec2<$T>(a, $R_copysign($T(0.0), b)); }
         return vec2<$T>($T(0.0), $R_copysign($INF, b));
