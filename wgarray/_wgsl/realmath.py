@@ -39,7 +39,8 @@ Design rules
 Accuracy (measured against NumPy on lavapipe, see tests/test_wgsl_realmath.py):
 a few ulp for every function on typical inputs, exact (bitwise) on special values.
 Known limits: sin/cos/tan use a multi-part Cody-Waite reduction, accurate for
-|x| < 2^52 * pi/2 (f64) and |x| < 2^24 * pi/2 (f32); beyond that (no Payne-Hanek)
+|x| < 2^52 (f64) and |x| < 2^24 (f32; a few ulp up to 2^20, up to ~16 ulp (tan ~32) for
+2^20 <= |x| < 2^24); beyond that (no Payne-Hanek)
 the result is a finite value in [-1, 1] (tan: any finite value) of low accuracy.
 Subnormal handling follows the device (lavapipe keeps subnormals; GPUs flushing
 them to zero will flush here too).
@@ -108,6 +109,7 @@ _K = {
     "f64": dict(
         UT="u32", EMAX="1023", EMIN="-1022", MANT="52", MANT1="53", SUBMIN="-1074",
         SCALE_LO="-970",  # EMIN + MANT
+        MINNORM="0x1p-1022", TRIG_XMAX="0x1p52",
         MAXF="1.7976931348623157e308",
         EXP_HI="709.79", EXP_LO="-745.2", EM1_LO="-40.0", TINY="0x1p-28", BIG="0x1p28",
         LN2_HI="0.6931471805598903", LN2_LO="5.497923018708371e-14",
@@ -125,6 +127,7 @@ _K = {
     "f32": dict(
         UT="u32", EMAX="127", EMIN="-126", MANT="23", MANT1="24", SUBMIN="-149",
         SCALE_LO="-103",
+        MINNORM="0x1p-126", TRIG_XMAX="0x1p24",
         MAXF="3.4028234663852886e38",
         EXP_HI="88.73", EXP_LO="-104.0", EM1_LO="-17.0", TINY="0x1p-12", BIG="0x1p12",
         LN2_HI="0.693145751953125", LN2_LO="1.4286068203094173e-06",
@@ -166,6 +169,10 @@ _PRIM_F32 = {
 fn f32_copysign(x: f32, y: f32) -> f32 {
     return bitcast<f32>((bitcast<u32>(x) & 0x7fffffffu) | (bitcast<u32>(y) & 0x80000000u));
 }""",
+    # s + 0 with a zero the compiler cannot prove: stops algebraic folds such as
+    # (a + b) - a -> b (Mesa's NIR applies them to SPIR-V without NoContraction).
+    # Arithmetic never yields the signalling NaN tested for, so this is s.
+    "launder": "fn f32_launder(s: f32) -> f32 { return s + select(0.0, 1.0, bitcast<u32>(s) == 0x7fa00001u); }",
     "from_bits": "fn f32_from_bits(b: u32) -> f32 { return bitcast<f32>(b); }",
     "to_bits": "fn f32_to_bits(x: f32) -> u32 { return bitcast<u32>(x); }",
     # head of x with at most 12 significant bits, so head * head is exact
@@ -193,6 +200,8 @@ _PRIM_F64 = {
     "isfinite": "fn f64_isfinite(x: f64) -> bool { return (bitcast<u32>(f32(x * 0x1p-1000)) & 0x7fffffffu) < 0x7f800000u; }",
     "signbit": "fn f64_signbit(x: f64) -> bool { return (bitcast<u32>(f32(x)) & 0x80000000u) != 0u; }",
     # zero test of a value already known not to be NaN (no bits needed: == is exact)
+    # see f32_launder; f32(s) is a quiet NaN for any NaN s, never 0x7fa00001
+    "launder": "fn f64_launder(s: f64) -> f64 { return s + select(f64(0.0), f64(1.0), bitcast<u32>(f32(s)) == 0x7fa00001u); }",
     "iszero": "fn f64_iszero(x: f64) -> bool { return x == 0.0; }",
     "nan": "fn f64_nan() -> f64 { return f64(bitcast<f32>(0x7fc00000u)); }",
     "inf": "fn f64_inf() -> f64 { return f64(bitcast<f32>(0x7f800000u)); }",
@@ -216,9 +225,10 @@ fn f64_nextafter(x: f64, y: f64) -> f64 {
     if (x == 0.0) { return f64_copysign(4.9406564584124654e-324, y); }
     let up = (y > x) == !f64_signbit(x);   // moving away from zero
     if (f64_isinf(x)) { return f64_copysign(1.7976931348623157e308, x); }
-    let fr = frexp(x);                     // |fract| in [0.5, 1)
-    var e: i32 = max(i32(fr.exp) - 53, -1074);
-    if (!up && abs(fr.fract) == 0.5 && i32(fr.exp) - 54 >= -1074) { e = i32(fr.exp) - 54; }
+    let fr = f64_frexp(x);                 // |fract| in [0.5, 1)
+    let fe = i32(fr.y);
+    var e: i32 = max(fe - 53, -1074);
+    if (!up && abs(fr.x) == 0.5 && fe - 54 >= -1074) { e = fe - 54; }
     let u = f64_scalbn(f64(1.0), e);
     let r = select(x - u, x + u, y > x);
     if (r == 0.0) { return f64_copysign(0.0, x); }
@@ -232,6 +242,16 @@ fn f64_nextafter(x: f64, y: f64) -> f64 {
 
 _GENERIC = {
     "isnan_any": None,  # placeholder removed below (keeps the table readable)
+    # frexp of finite nonzero x as (fract, exp); subnormals are normalised first
+    # (lavapipe's frexp returns a wrong exponent for them)
+    "frexp": """
+fn ${T}_frexp(x: $T) -> vec2<$T> {
+    var y = x;
+    var s = 0;
+    if (abs(x) < $MINNORM) { y = x * 0x1p32 * 0x1p32; s = 64; }
+    let fr = frexp(y);
+    return vec2<$T>(fr.fract, $T(i32(fr.exp) - s));
+}""",
     # 2^k for k in [EMIN, EMAX] (normal result, so ldexp is well defined)
     "pow2i": """
 fn ${T}_pow2i(k: i32) -> $T { return ldexp($T(1.0), k); }""",
@@ -278,7 +298,8 @@ fn ${T}_trunc(x: $T) -> $T { return trunc(x); }""",
 fn ${T}_round(x: $T) -> $T { return round(x); }""",
     "sign": """
 fn ${T}_sign(x: $T) -> $T {
-    if (${T}_isnan(x) || ${T}_iszero(x)) { return x; }
+    if (${T}_isnan(x)) { return x; }
+    if (${T}_iszero(x)) { return $T(0.0); }
     return ${T}_copysign($T(1.0), x);
 }""",
     "sqrt": """
@@ -312,7 +333,7 @@ fn ${T}_exp(x: $T) -> $T {
     if (x > $EXP_HI) { return ${T}_inf(); }
     if (x < $EXP_LO) { return $T(0.0); }
     let k = round(x * $IVLN2_HI);
-    let r = (x - k * $LN2_HI) - k * $LN2_LO;
+    let r = (x - k * $LN2_HI) - ${T}_launder(k) * $LN2_LO;
     return ${T}_scalbn(${T}_exp_kernel(r), i32(k));
 }""",
     "expm1": """
@@ -320,9 +341,10 @@ fn ${T}_expm1(x: $T) -> $T {
     if (${T}_isnan(x)) { return x; }
     if (x > $EXP_HI) { return ${T}_inf(); }
     if (x < $EM1_LO) { return $T(-1.0); }
+    if (abs(x) < 0x1p-60) { return x; }
     if (abs(x) < 0.34657359027997264) { return ${T}_expm1_kernel(x); }
     let k = round(x * $IVLN2_HI);
-    let r = (x - k * $LN2_HI) - k * $LN2_LO;
+    let r = (x - k * $LN2_HI) - ${T}_launder(k) * $LN2_LO;
     let em = ${T}_expm1_kernel(r);
     let ik = i32(k);
     if (ik > $MANT1 + 2) { return ${T}_scalbn(1.0 + em, ik); }
@@ -334,9 +356,9 @@ fn ${T}_expm1(x: $T) -> $T {
     # for finite x > 0: (e, log(m)) with x = m * 2^e, m in [sqrt(1/2), sqrt(2))
     "log_core": """
 fn ${T}_log_core(x: $T) -> vec2<$T> {
-    let fr = frexp(x);
-    var m = fr.fract;
-    var e = i32(fr.exp);
+    let fr = ${T}_frexp(x);
+    var m = fr.x;
+    var e = i32(fr.y);
     if (m < 0.7071067811865476) { m = m + m; e = e - 1; }
     let f = m - 1.0;
     let s = f / (2.0 + f);
@@ -381,7 +403,6 @@ fn ${T}_log1p(x: $T) -> $T {
     if (x == -1.0) { return -${T}_inf(); }
     if (x < -1.0) { return ${T}_nan(); }
     if (${T}_isinf(x)) { return x; }
-    if (abs(x) < $TINY) { return x; }
     if (x > -0.2928932188134524 && x < 0.41421356237309503) {
         // 1 + x in [sqrt(1/2), sqrt(2)): the log kernel on f = x, no rounding of 1 + x
         let s = x / (2.0 + x);
@@ -417,16 +438,16 @@ fn ${T}_two_prod(a: $T, b: $T) -> vec2<$T> {
 }""",
     "two_sum": """
 fn ${T}_two_sum(a: $T, b: $T) -> vec2<$T> {
-    let s = a + b;
-    let bb = s - a;
+    let s = ${T}_launder(a + b);
+    let bb = ${T}_launder(s - a);
     return vec2<$T>(s, (a - (s - bb)) + (b - bb));
 }""",
     # log(x) as hi + lo for finite x > 0, ~2^-(p+8) relative
     "log_dd": """
 fn ${T}_log_dd(x: $T) -> vec2<$T> {
-    let fr = frexp(x);
-    var m = fr.fract;
-    var e = i32(fr.exp);
+    let fr = ${T}_frexp(x);
+    var m = fr.x;
+    var e = i32(fr.y);
     if (m < 0.7071067811865476) { m = m + m; e = e - 1; }
     let f = m - 1.0;
     let d = 2.0 + f;
@@ -439,7 +460,7 @@ fn ${T}_log_dd(x: $T) -> vec2<$T> {
     let ef = $T(e);
     let hi = ${T}_two_sum(ef * $LN2_HI, 2.0 * s);
     let lo = hi.y + (ef * $LN2_LO + (2.0 * slo + s * R));
-    let h = hi.x + lo;
+    let h = ${T}_launder(hi.x + lo);
     return vec2<$T>(h, lo - (h - hi.x));
 }""",
     # x^y for finite x > 0, finite nonzero y
@@ -460,7 +481,7 @@ fn ${T}_pow_pos(x: $T, y: $T) -> $T {
     if (th > $POW_HI) { return ${T}_inf(); }
     if (th < $POW_LO) { return $T(0.0); }
     let k = round(th * $IVLN2_HI);
-    let r = ((th - k * $LN2_HI) - k * $LN2_LO) + tl;
+    let r = ((th - k * $LN2_HI) - ${T}_launder(k) * $LN2_LO) + tl;
     return ${T}_scalbn(${T}_exp_kernel(r), i32(k));
 }""",
     "pow": """
@@ -589,7 +610,13 @@ fn ${T}_atanh(x: $T) -> $T {
     # ---------------------------------------------------------------- trig
     # x = k * pi/2 + r, |r| <= ~pi/4; returns (r, k mod 4) for finite x
     "rem_pio2": """
-fn ${T}_rem_pio2(x: $T) -> vec2<$T> {
+fn ${T}_rem_pio2(x0: $T) -> vec2<$T> {
+    var x = x0;
+    if (abs(x0) > $TRIG_XMAX) {
+        // beyond the reduction's range: fold into [0, 2*pi) with a rounded 2*pi
+        // (finite, in range, but not accurate: there is no Payne-Hanek reduction)
+        x = ${T}_fmod(x0, 6.283185307179586);
+    }
     let k = round(x * 0.6366197723675814);
     let kh = trunc(k * (1.0 / $TRIG_KSPLIT)) * $TRIG_KSPLIT;
     let kl = k - kh;
@@ -604,7 +631,7 @@ fn ${T}_sin_kernel(r: $T) -> $T { let z = r * r; return r + r * z * $SIN_P; }"""
 fn ${T}_cos_kernel(r: $T) -> $T {
     let z = r * r;
     let hz = 0.5 * z;
-    let w = 1.0 - hz;
+    let w = ${T}_launder(1.0 - hz);
     return w + (((1.0 - w) - hz) + z * z * $COS_P);
 }""",
     "sin": """
@@ -704,7 +731,7 @@ fn ${T}_hypot(x: $T, y: $T) -> $T {
     let a = max(abs(x), abs(y));
     let b = min(abs(x), abs(y));
     if (${T}_iszero(a)) { return $T(0.0); }
-    let e = i32(frexp(a).exp);
+    let e = i32(${T}_frexp(a).y);
     let sa = ${T}_scalbn(a, -e);
     let bs = ${T}_scalbn(b, -e);
     return ${T}_scalbn(sqrt(sa * sa + bs * bs), e);
@@ -715,11 +742,11 @@ fn ${T}_fmod(x: $T, y: $T) -> $T {
     let ax = abs(x);
     let ay = abs(y);
     if (ax < ay) { return x; }
-    let fx = frexp(ax);
-    let fy = frexp(ay);
+    let fx = ${T}_frexp(ax);
+    let fy = ${T}_frexp(ay);
     var r = ax;
-    var t = ${T}_scalbn(fy.fract, i32(fx.exp));
-    for (var i = i32(fx.exp) - i32(fy.exp); i >= 0; i--) {
+    var t = ${T}_scalbn(fy.x, i32(fx.y));
+    for (var i = i32(fx.y) - i32(fy.y); i >= 0; i--) {
         if (r >= t) { r = r - t; }
         t = t * 0.5;
     }
