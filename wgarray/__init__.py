@@ -1,0 +1,34 @@
+"""wgarray: the Python Array API standard (2025.12) on WebGPU.
+
+Every function runs on a wgpu device (Vulkan, Metal, DX12; Mesa's lavapipe when there
+is no GPU) through WGSL kernels generated at run time. Chains of elementwise operations
+are fused lazily into single kernels; ``evaluate`` forces pending work.
+"""
+from __future__ import annotations
+
+__array_api_version__ = "2025.12"
+
+from ._dtypes import (  # noqa: F401
+    bool, complex64, complex128, float32, float64, int8, int16, int32, int64,
+    uint8, uint16, uint32, uint64,
+)
+from ._array import Array
+from ._constants import e, inf, nan, newaxis, pi
+from ._creation_functions import *  # noqa: F401,F403
+from ._creation_functions import __all__ as _creation_all
+from ._data_type_functions import *  # noqa: F401,F403
+from ._data_type_functions import __all__ as _data_type_all
+from ._elementwise_functions import *  # noqa: F401,F403
+from ._elementwise_functions import __all__ as _elementwise_all
+from ._device import Device, devices
+from ._info import __array_namespace_info__
+from ._evaluate import evaluate
+from . import debug
+
+__all__ = (
+    ["__array_api_version__", "__array_namespace_info__", "Array", "Device", "devices", "evaluate", "debug",
+     "e", "inf", "nan", "newaxis", "pi",
+     "bool", "complex64", "complex128", "float32", "float64", "int8", "int16", "int32", "int64",
+     "uint8", "uint16", "uint32", "uint64"]
+    + _creation_all + _data_type_all + _elementwise_all
+)

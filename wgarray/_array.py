@@ -1,0 +1,278 @@
+"""The Array object: a handle on a lazy graph node, with a host mirror.
+
+An Array is immutable from the graph's point of view: ``x[i] = v`` and ``x += y``
+rebind the handle to a new node, so a view taken earlier keeps its values. Once data
+has been read to the host it is kept (``_host``) until the handle is rebound, so
+element-by-element reads cost no further GPU round trips.
+"""
+from __future__ import annotations
+
+import builtins
+import operator
+
+import numpy as np
+
+from . import _dtypes as dt
+from . import _graph as g
+from ._device import Device
+
+
+class Array:
+    __slots__ = ("_node", "_host", "__weakref__")
+    __array_priority__ = 100  # NumPy defers binary operators to us
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("Array: use wgarray.asarray() or another creation function to make an array")
+
+    @classmethod
+    def _new(cls, node: g.Node) -> Array:
+        self = object.__new__(cls)
+        self._node = node
+        self._host = None
+        return self
+
+    # ----------------------------------------------------------- attributes
+    @property
+    def dtype(self) -> dt.DType:
+        return self._node.dtype
+
+    @property
+    def device(self) -> Device:
+        return self._node.device
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._node.shape
+
+    @property
+    def ndim(self) -> int:
+        return len(self._node.shape)
+
+    @property
+    def size(self) -> int:
+        return g.prod(self._node.shape)
+
+    @property
+    def T(self) -> Array:
+        if self.ndim != 2:
+            raise ValueError(f"Array.T: expected a 2-D array, got {self.ndim}-D; use matrix_transpose or permute_dims")
+        return Array._new(g.permute_view(self._node, (1, 0)))
+
+    @property
+    def mT(self) -> Array:
+        from ._linear_algebra_functions import matrix_transpose
+
+        return matrix_transpose(self)
+
+    def __array_namespace__(self, *, api_version=None):
+        import wgarray
+
+        if api_version is not None and api_version not in ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12"):
+            raise ValueError(f"__array_namespace__: unsupported api_version {api_version!r}")
+        return wgarray
+
+    # ----------------------------------------------------------- host data
+    def _realize(self) -> g.Data:
+        data = g.realize(self._node)
+        self._node = data
+        return data
+
+    def _numpy(self) -> np.ndarray:
+        """The values on the host (cached; read-only)."""
+        if self._host is None:
+            from ._transfer import download
+
+            self._host = download(self._realize())
+            self._host.flags.writeable = False
+        return self._host
+
+    def __array__(self, dtype=None, copy=None):
+        if copy is False:
+            raise ValueError("Array.__array__: data lives on a GPU device; a host array is always a copy")
+        host = self._numpy()
+        return np.array(host, dtype=dtype, copy=True)
+
+    def to_device(self, device, /, *, stream=None) -> Array:
+        from ._device import resolve_device
+        from ._transfer import upload
+
+        if stream is not None:
+            raise ValueError("to_device: wgarray has no streams; expected stream=None")
+        target = resolve_device(device, "to_device")
+        if target is self.device:
+            return self
+        target.check_dtype(self.dtype, "to_device")
+        return Array._new(upload(self._numpy(), target))
+
+    def __dlpack_device__(self):
+        return (1, 0)  # kDLCPU: wgarray exports through a host copy
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        if dl_device is not None and tuple(dl_device) != (1, 0):
+            raise BufferError(f"__dlpack__: can only export to the CPU (dl_device=(1, 0)), got {dl_device}")
+        if copy is False:
+            raise BufferError("__dlpack__: data lives on a GPU device; export needs copy=True or None")
+        host = np.array(self._numpy(), copy=True)
+        if max_version is None:
+            return host.__dlpack__()
+        return host.__dlpack__(max_version=max_version, copy=None)
+
+    # ----------------------------------------------------------- conversions
+    def _scalar(self, func: str):
+        if self.size != 1:
+            raise TypeError(f"{func}: only an array of one element converts to a Python scalar, got shape {self.shape}")
+        return self._numpy().reshape(()).item()
+
+    def __bool__(self) -> builtins.bool:
+        return builtins.bool(self._scalar("__bool__"))
+
+    def __int__(self) -> int:
+        if self.dtype.kind == "c":
+            raise TypeError("__int__: cannot convert a complex array to int")
+        v = self._scalar("__int__")
+        if isinstance(v, float) and (v != v or v in (float("inf"), float("-inf"))):
+            raise (ValueError if v != v else OverflowError)(f"__int__: cannot convert {v} to int")
+        return int(v)
+
+    def __float__(self) -> float:
+        if self.dtype.kind == "c":
+            raise TypeError("__float__: cannot convert a complex array to float")
+        return float(self._scalar("__float__"))
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar("__complex__"))
+
+    def __index__(self) -> int:
+        if self.dtype.kind not in "iu":
+            raise TypeError(f"__index__: expected an integer array, got {self.dtype}")
+        return int(self._scalar("__index__"))
+
+    # ----------------------------------------------------------- display
+    def __repr__(self) -> str:
+        body = np.array2string(self._numpy(), separator=", ", prefix="Array(")
+        extra = "" if self.device is _default() else f", device={self.device.name!r}"
+        return f"Array({body}, dtype={self.dtype}{extra})"
+
+    def __str__(self) -> str:
+        return str(self._numpy())
+
+    def __len__(self) -> int:
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d array")
+        return self.shape[0]
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d array")
+        for i in range(self.shape[0]):
+            yield self[i]
+
+    # ----------------------------------------------------------- indexing
+    def __getitem__(self, key) -> Array:
+        from ._indexing import getitem
+
+        return getitem(self, key)
+
+    def __setitem__(self, key, value) -> None:
+        from ._indexing import setitem
+
+        self._node = setitem(self, key, value)._node
+        self._host = None
+
+    # ----------------------------------------------------------- operators
+    def __matmul__(self, other):
+        from ._linear_algebra_functions import matmul
+
+        return matmul(self, other) if _operand_ok(other) else NotImplemented
+
+    def __rmatmul__(self, other):
+        from ._linear_algebra_functions import matmul
+
+        return matmul(other, self) if _operand_ok(other) else NotImplemented
+
+    def __imatmul__(self, other):
+        return self._rebind(self.__matmul__(other))
+
+    def _rebind(self, result):
+        if result is NotImplemented:
+            return result
+        if result.shape != self.shape:
+            raise ValueError(f"in-place operator: result shape {result.shape} differs from the array's {self.shape}")
+        if result.dtype != self.dtype:
+            raise TypeError(f"in-place operator: result dtype {result.dtype} differs from the array's {self.dtype}")
+        self._node = result._node
+        self._host = None
+        return self
+
+    def __neg__(self):
+        return _ew().negative(self)
+
+    def __pos__(self):
+        return _ew().positive(self)
+
+    def __abs__(self):
+        return _ew().abs(self)
+
+    def __invert__(self):
+        return _ew().bitwise_invert(self)
+
+
+def _default():
+    from ._device import default_device
+
+    return default_device()
+
+
+def _ew():
+    from . import _elementwise_functions
+
+    return _elementwise_functions
+
+
+def _operand_ok(other) -> builtins.bool:
+    return isinstance(other, (Array, builtins.bool, int, float, complex))
+
+
+def _install_operators():
+    """Binary operators, reflected and in-place forms, from the elementwise functions."""
+    binary = {
+        "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
+        "floordiv": "floor_divide", "mod": "remainder", "pow": "pow", "and": "bitwise_and",
+        "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "bitwise_left_shift",
+        "rshift": "bitwise_right_shift",
+    }
+    compare = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal",
+               "eq": "equal", "ne": "not_equal"}
+
+    def forward(fname):
+        def op(self, other):
+            if not _operand_ok(other):
+                return NotImplemented
+            return getattr(_ew(), fname)(self, other)
+        return op
+
+    def reflected(fname):
+        def op(self, other):
+            if not _operand_ok(other):
+                return NotImplemented
+            return getattr(_ew(), fname)(other, self)
+        return op
+
+    def inplace(fname):
+        def op(self, other):
+            if not _operand_ok(other):
+                return NotImplemented
+            return self._rebind(getattr(_ew(), fname)(self, other))
+        return op
+
+    for short, fname in binary.items():
+        setattr(Array, f"__{short}__", forward(fname))
+        setattr(Array, f"__r{short}__", reflected(fname))
+        setattr(Array, f"__i{short}__", inplace(fname))
+    for short, fname in compare.items():
+        setattr(Array, f"__{short}__", forward(fname))
+    Array.__hash__ = None
+
+
+_install_operators()
+del operator

@@ -1,0 +1,175 @@
+"""Shared machinery of the namespace: operand checks, promotion, broadcasting, and
+building elementwise nodes. Namespace functions validate here, eagerly; graph nodes
+below are strict (one dtype, one shape) and never promote.
+"""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from . import _dtypes as dt
+from . import _graph as g
+from ._device import Device, default_device
+
+_PY_SCALARS = (builtins.bool, int, float, complex)
+
+
+def is_array(x) -> builtins.bool:
+    from ._array import Array
+
+    return isinstance(x, Array)
+
+
+def check_array(x, func: str, name: str = "x"):
+    if not is_array(x):
+        raise TypeError(f"{func}: expected {name} to be a wgarray Array, got {type(x).__name__}")
+    return x
+
+
+def check_category(x_dtype: dt.DType, category: str, func: str, name: str = "x") -> None:
+    if x_dtype not in dt.CATEGORIES[category]:
+        raise TypeError(f"{func}: expected {name} to have a {category} dtype, got {x_dtype}")
+
+
+def broadcast_shapes(*shapes, func: str = "broadcast_shapes") -> tuple[int, ...]:
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for s in shapes:
+        pad = ndim - len(s)
+        for i, n in enumerate(s):
+            cur = out[pad + i]
+            if n == cur or n == 1:
+                continue
+            if cur == 1:
+                out[pad + i] = n
+            else:
+                raise ValueError(f"{func}: shapes {' and '.join(str(tuple(x)) for x in shapes)} cannot be broadcast together")
+    return tuple(out)
+
+
+def same_device(arrays, func: str) -> Device:
+    devices = {a.device for a in arrays}
+    if len(devices) > 1:
+        names = ", ".join(str(d) for d in devices)
+        raise ValueError(f"{func}: arrays are on different devices ({names}); move them with to_device first")
+    return next(iter(devices)) if devices else default_device()
+
+
+# ------------------------------------------------------------------- scalars
+
+def scalar_dtype(value, like: dt.DType, device: Device, func: str) -> dt.DType:
+    """The dtype a Python scalar takes beside an array of dtype ``like``."""
+    if isinstance(value, builtins.bool):
+        return like
+    if isinstance(value, int):
+        return like if like is not dt.bool else dt.int64
+    if isinstance(value, float):
+        return like if like.kind in "fc" else device.default_float
+    if isinstance(value, complex):
+        return like if like.kind == "c" else (dt.complex_of(like) if like.kind == "f" else device.default_complex)
+    raise TypeError(f"{func}: expected an Array or a Python scalar, got {type(value).__name__}")
+
+
+def check_scalar_fits(value, dtype: dt.DType, func: str):
+    """The scalar as a value of ``dtype``; integers must fit."""
+    if dtype is dt.bool:
+        if not isinstance(value, builtins.bool):
+            raise TypeError(f"{func}: expected a bool scalar for a bool array, got {type(value).__name__}")
+        return value
+    if dtype.kind in "iu":
+        if isinstance(value, (float, complex)):
+            raise TypeError(f"{func}: a {type(value).__name__} scalar cannot combine with an integer array")
+        info = np.iinfo(dtype.numpy)
+        v = int(value)
+        if not info.min <= v <= info.max:
+            raise OverflowError(f"{func}: Python int {v} is out of range for {dtype} [{info.min}, {info.max}]")
+        return v
+    if dtype.kind == "f":
+        if isinstance(value, complex):
+            raise TypeError(f"{func}: a complex scalar cannot combine with a real array here")
+        return float(value)
+    return complex(value)
+
+
+def const(value, dtype: dt.DType, device: Device, func: str) -> g.Const:
+    return g.Const(check_scalar_fits(value, dtype, func), dtype, device)
+
+
+# ---------------------------------------------------------------- operands
+
+def operands(args, func: str, names=("x1", "x2", "x3")):
+    """Check the operands of an elementwise function and find the result dtype.
+
+    Returns (device, dtype, nodes) with each operand as a node of that dtype (Python
+    scalars as Consts), not yet broadcast.
+    """
+    arrays = [a for a in args if is_array(a)]
+    if not arrays:
+        raise TypeError(f"{func}: expected at least one wgarray Array operand, got "
+                        + ", ".join(type(a).__name__ for a in args))
+    for a, nm in zip(args, names):
+        if not is_array(a) and not isinstance(a, _PY_SCALARS):
+            raise TypeError(f"{func}: expected {nm} to be a wgarray Array or a Python scalar, got {type(a).__name__}")
+    device = same_device(arrays, func)
+    common = arrays[0].dtype
+    for a in arrays[1:]:
+        common = dt.promote(common, a.dtype, func)
+    for a in args:
+        if not is_array(a):
+            common = dt.promote(common, scalar_dtype(a, common, device, func), func)
+    device.check_dtype(common, func)
+    nodes = []
+    for a in args:
+        if is_array(a):
+            node = a._node
+            nodes.append(cast_node(node, common))
+        else:
+            nodes.append(const(a, common, device, func))
+    return device, common, nodes
+
+
+def cast_node(node: g.Node, dtype: dt.DType) -> g.Node:
+    if node.dtype is dtype:
+        return node
+    if isinstance(node, g.Const):
+        return g.Const(_cast_scalar(node.value, dtype), dtype, node.device, node.shape)
+    return g.make_op("cast", [node], dtype)
+
+
+def _cast_scalar(value, dtype: dt.DType):
+    return np.array(value).astype(dtype.numpy).item()
+
+
+def broadcast_nodes(nodes, func: str):
+    shape = broadcast_shapes(*(n.shape for n in nodes), func=func)
+    return shape, [g.broadcast_view(n, shape) if not isinstance(n, g.Const) else n for n in nodes]
+
+
+_IDENTITY_ON_REAL = {"positive", "conj", "real", "floor", "ceil", "trunc", "round"}
+
+
+def elementwise_function(name: str, args, category: str, rule: str):
+    """What every generated elementwise wrapper calls (see codegen/elementwise_table.py)."""
+    from ._array import Array
+
+    names = ("x",) if len(args) == 1 else ("x1", "x2")
+    device, common, nodes = operands(args, name, names)
+    if rule == "float" and common.kind in "biu":
+        common = device.default_float
+        nodes = [cast_node(n, common) for n in nodes]
+    if common not in dt.CATEGORIES[category]:
+        which = ", ".join(f"{nm}: {a.dtype}" for nm, a in zip(names, args) if is_array(a))
+        raise TypeError(f"{name}: expected {category} input, got {which}")
+    if len(args) == 1:
+        node = nodes[0]
+        if name in _IDENTITY_ON_REAL and (common.kind != "c" or name == "positive") and not (
+                name in ("floor", "ceil", "trunc", "round") and common.kind in "fc"):
+            return Array._new(node)
+        if name == "imag" and common.kind != "c":
+            return Array._new(g.Const(0, common, device, node.shape))
+    shape, nodes = broadcast_nodes(nodes, name)
+    if all(isinstance(n, g.Const) for n in nodes):
+        nodes = [g.realize(nodes[0])] + nodes[1:]
+    out = {"same": common, "float": common, "bool": dt.bool, "real": dt.real_of(common)}[rule]
+    return Array._new(g.make_op(name, nodes, out))

@@ -1,0 +1,184 @@
+"""Devices: one per wgpu adapter, opened lazily with the adapter's full limits.
+
+``WGARRAY_DEVICE`` picks the default device by index or name substring;
+``WGARRAY_DISABLE_FEATURES`` (comma separated) hides adapter features, so that a test
+run on a full-featured driver sees what a Metal- or browser-class device offers.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import threading
+
+os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")  # silences a Mesa warning on headless hosts
+
+import wgpu  # noqa: E402
+
+from . import _dtypes as dt  # noqa: E402
+
+# Features wgarray uses when an adapter offers them.
+WANTED_FEATURES = ("shader-f64", "shader-int64", "shader-f16", "subgroup", "timestamp-query")
+
+_ADAPTER_RANK = {"DiscreteGPU": 0, "IntegratedGPU": 1, "VirtualGPU": 2, "CPU": 3, "Unknown": 4}
+_BACKEND_RANK = {"Vulkan": 0, "Metal": 0, "D3D12": 0, "OpenGL": 1, "BrowserWebGPU": 0}
+
+
+def _disabled_features() -> frozenset[str]:
+    raw = os.environ.get("WGARRAY_DISABLE_FEATURES", "")
+    return frozenset(f.strip() for f in raw.split(",") if f.strip())
+
+
+class Device:
+    """A wgpu adapter as an Array API device.
+
+    The wgpu device behind it is created on first use, with every feature in
+    ``WANTED_FEATURES`` that the adapter has (less the disabled ones) and the adapter's
+    own limits, so large buffers and many bindings are available.
+    """
+
+    def __init__(self, index: int, adapter):
+        info = adapter.info
+        self.index = index
+        self.adapter = adapter
+        self.name: str = info["device"] or info["description"] or f"adapter {index}"
+        self.backend: str = info["backend_type"]
+        self.adapter_type: str = info["adapter_type"]
+        disabled = _disabled_features()
+        self.features = frozenset(f for f in WANTED_FEATURES if f in adapter.features and f not in disabled)
+        self.limits = dict(adapter.limits)
+        self._wgpu_device = None
+        self._runtime = None
+        self._lock = threading.RLock()
+
+    # -- capabilities ------------------------------------------------------------
+    @property
+    def has_f64(self) -> bool:
+        return "shader-f64" in self.features
+
+    @property
+    def has_int64(self) -> bool:
+        return "shader-int64" in self.features
+
+    @property
+    def has_subgroups(self) -> bool:
+        return "subgroup" in self.features
+
+    def supports(self, dtype: dt.DType) -> bool:
+        return self.has_f64 or dtype not in dt.NEEDS_F64
+
+    @property
+    def dtypes(self) -> tuple[dt.DType, ...]:
+        return tuple(d for d in dt.ALL if self.supports(d))
+
+    @property
+    def default_float(self) -> dt.DType:
+        return dt.float64 if self.has_f64 else dt.float32
+
+    @property
+    def default_complex(self) -> dt.DType:
+        return dt.complex128 if self.has_f64 else dt.complex64
+
+    def check_dtype(self, dtype: dt.DType, func: str) -> None:
+        if not self.supports(dtype):
+            raise TypeError(
+                f"{func}: dtype {dtype} is not available on device {self.name!r} "
+                f"(it lacks the 'shader-f64' feature); use float32/complex64"
+            )
+
+    @property
+    def max_buffer_bytes(self) -> int:
+        return min(self.limits["max-buffer-size"], self.limits["max-storage-buffer-binding-size"])
+
+    # -- lazily opened GPU state ---------------------------------------------------
+    @property
+    def wgpu_device(self):
+        if self._wgpu_device is None:
+            with self._lock:
+                if self._wgpu_device is None:
+                    self._wgpu_device = self.adapter.request_device_sync(
+                        label=f"wgarray:{self.name}",
+                        required_features=sorted(self.features),
+                        required_limits=self.limits,
+                    )
+        return self._wgpu_device
+
+    @property
+    def runtime(self):
+        if self._runtime is None:
+            from ._runtime import Runtime
+
+            with self._lock:
+                if self._runtime is None:
+                    self._runtime = Runtime(self)
+        return self._runtime
+
+    # -- identity ------------------------------------------------------------------
+    def __repr__(self) -> str:
+        return f"Device({self.index}: {self.name!r}, {self.backend}, {self.adapter_type})"
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.backend})"
+
+    def __eq__(self, other) -> bool:
+        return self is other
+
+    def __hash__(self) -> int:
+        return hash(("wgarray.Device", self.index))
+
+    def __reduce__(self):
+        return (_device_by_index, (self.index,))
+
+
+def _device_by_index(index: int) -> Device:
+    return devices()[index]
+
+
+@functools.cache
+def devices() -> tuple[Device, ...]:
+    adapters = wgpu.gpu.enumerate_adapters_sync()
+    return tuple(Device(i, a) for i, a in enumerate(adapters))
+
+
+def _rank(d: Device):
+    return (_ADAPTER_RANK.get(d.adapter_type, 5), _BACKEND_RANK.get(d.backend, 2), d.index)
+
+
+def find_device(spec, func: str = "device") -> Device:
+    """A device from an index, a name substring, or a Device."""
+    if isinstance(spec, Device):
+        return spec
+    devs = devices()
+    listing = "; ".join(f"{d.index}: {d}" for d in devs) or "none"
+    if isinstance(spec, int) or (isinstance(spec, str) and spec.strip().isdigit()):
+        i = int(spec)
+        if 0 <= i < len(devs):
+            return devs[i]
+        raise ValueError(f"{func}: no device with index {i}; devices are: {listing}")
+    if isinstance(spec, str):
+        needle = spec.lower()
+        matches = sorted((d for d in devs if needle in str(d).lower()), key=_rank)
+        if matches:
+            return matches[0]
+        raise ValueError(f"{func}: no device matches {spec!r}; devices are: {listing}")
+    raise TypeError(f"{func}: expected a wgarray Device, a device name or an index, got {spec!r}")
+
+
+@functools.cache
+def default_device() -> Device:
+    devs = devices()
+    if not devs:
+        raise RuntimeError(
+            "wgarray: no WebGPU adapter found. Install a Vulkan driver (on Debian/Ubuntu: "
+            "apt-get install mesa-vulkan-drivers for the software driver lavapipe)."
+        )
+    choice = os.environ.get("WGARRAY_DEVICE", "").strip()
+    if choice:
+        return find_device(choice, "WGARRAY_DEVICE")
+    return min(devs, key=_rank)
+
+
+def resolve_device(device, func: str) -> Device:
+    """The device named by a ``device=`` argument (None means the default device)."""
+    if device is None:
+        return default_device()
+    return find_device(device, func)

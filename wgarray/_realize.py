@@ -1,0 +1,173 @@
+"""Realization: turn pending elementwise graphs into fused kernels and run them.
+
+``realize(node)`` makes one kernel for the whole elementwise DAG under ``node``;
+``realize_many(nodes)`` fuses every pending node of one shape and device into a single
+kernel with several outputs. The kernel's cache key is the spec (ops, dtypes, layout
+classes, rank), so sizes, offsets, strides and scalar values never cause a recompile.
+"""
+from __future__ import annotations
+
+from . import _graph as g
+from . import debug
+from ._wgsl import elementwise as ew
+from ._wgsl import types as ty
+
+
+def realize(node: g.Node) -> g.Data:
+    node = g.settle(node)
+    if isinstance(node, g.Data):
+        return node
+    if isinstance(node, (g.Const, g.Iota)):
+        node = g.Op("copy", [node], node.dtype)
+    realize_many([node])
+    return node.realized
+
+
+def realize_many(nodes) -> None:
+    """Realize pending ops, one fused kernel per (device, shape) group."""
+    groups: dict = {}
+    for node in nodes:
+        node = g.settle(node)
+        if isinstance(node, g.Op) and node.realized is None:
+            groups.setdefault((node.device, node.shape), {})[id(node)] = node
+    for group in groups.values():
+        _run(_plan(list(group.values())))
+
+
+class _Plan:
+    __slots__ = ("spec", "nodes", "shape", "buffers", "leaf_views", "const_blobs", "device")
+
+
+def _simplify(shape, leaf_strides):
+    """Drop unit dims and merge dims that every leaf walks contiguously."""
+    dims = [d for d, n in enumerate(shape) if n != 1]
+    new_shape = [shape[d] for d in dims]
+    strides = [[st[d] for d in dims] for st in leaf_strides]
+    d = len(new_shape) - 1
+    while d > 0:
+        if all(st[d - 1] == st[d] * new_shape[d] for st in strides):
+            new_shape[d - 1] *= new_shape[d]
+            del new_shape[d]
+            for st in strides:
+                st[d - 1] = st[d]
+                del st[d]
+        d -= 1
+    return tuple(new_shape), [tuple(st) for st in strides]
+
+
+def _plan(outputs) -> _Plan:
+    device = outputs[0].device
+    native = device.has_int64
+    order: list = []  # ops in post order
+    seen: dict[int, tuple] = {}
+    leaves: list[g.Data] = []
+    leaf_index: dict = {}
+    consts: list[g.Const] = []
+
+    def visit(root):
+        stack = [(root, False)]
+        while stack:
+            node, expanded = stack.pop()
+            node = g.settle(node)
+            if id(node) in seen:
+                continue
+            if isinstance(node, (g.Data, g.Iota)):
+                key = (node.buf.uid if isinstance(node, g.Data) else None, node.offset, node.strides)
+                if key not in leaf_index:
+                    leaf_index[key] = len(leaves)
+                    leaves.append(node)
+                seen[id(node)] = ("L", leaf_index[key])
+            elif isinstance(node, g.Const):
+                seen[id(node)] = ("K", len(consts))
+                consts.append(node)
+            elif expanded:
+                seen[id(node)] = ("I", len(order))
+                order.append(node)
+            else:
+                stack.append((node, True))
+                stack.extend((s, False) for s in reversed(node.srcs))
+
+    for out in outputs:
+        visit(out)
+
+    shape, leaf_strides = _simplify(outputs[0].shape, [leaf.strides for leaf in leaves])
+    contiguous = g.contiguous_strides(shape)
+    buffers: list = []
+    buffer_index: dict[int, int] = {}
+    classes = []
+    for leaf, strides in zip(leaves, leaf_strides):
+        if isinstance(leaf, g.Iota):
+            classes.append("ic" if strides == contiguous else "ig")
+            continue
+        if all(st == 0 for st in strides):
+            cls = "s"
+        elif strides == contiguous:
+            cls = "v" if ty.is_vec4able(leaf.dtype.name) and leaf.offset % 4 == 0 else "c"
+        else:
+            cls = "g"
+        if leaf.buf.uid not in buffer_index:
+            buffer_index[leaf.buf.uid] = len(buffers)
+            buffers.append(leaf.buf)
+        classes.append(cls)
+    binding_vec4 = [True] * len(buffers)
+    binding_dtype = {}
+    for leaf, cls in zip(leaves, classes):
+        if isinstance(leaf, g.Data):
+            binding_dtype[buffer_index[leaf.buf.uid]] = leaf.dtype.name
+            if cls != "v":
+                binding_vec4[buffer_index[leaf.buf.uid]] = False
+    spec_leaves = []
+    for leaf, cls in zip(leaves, classes):
+        b = buffer_index[leaf.buf.uid] if isinstance(leaf, g.Data) else -1
+        if cls == "v" and not binding_vec4[b]:
+            cls = "c"
+        spec_leaves.append((cls, b))
+
+    instrs = tuple((op.op, op.dtype.name, op.arg, tuple(seen[id(g.settle(s))] for s in op.srcs)) for op in order)
+    spec = ew.ElementwiseSpec(
+        ndim=len(shape),
+        int64_native=native,
+        bindings=tuple((binding_dtype[b], binding_vec4[b]) for b in range(len(buffers))),
+        leaves=tuple(spec_leaves),
+        consts=tuple(c.dtype.name for c in consts),
+        instrs=instrs,
+        outputs=tuple((seen[id(o)], o.dtype.name) for o in outputs),
+    )
+    plan = _Plan()
+    plan.spec = spec
+    plan.nodes = outputs
+    plan.shape = shape
+    plan.buffers = buffers
+    plan.leaf_views = [(leaf.offset, st) for leaf, st in zip(leaves, leaf_strides)]
+    plan.const_blobs = [ty.const_bytes(c.dtype, c.value) for c in consts]
+    plan.device = device
+    return plan
+
+
+def _run(plan: _Plan) -> None:
+    rt = plan.device.runtime
+    spec = plan.spec
+    n = g.prod(plan.shape)
+    debug.count("realizations")
+    out_bufs = []
+    for node in plan.nodes:
+        nbytes = -(-max(n, 1) // ew.PER_THREAD) * ew.PER_THREAD * node.dtype.itemsize
+        out_bufs.append(rt.alloc(nbytes))
+    if n > 0:
+        kernel = rt.kernel(spec, lambda: (spec.name, ew.render(spec), [False] * len(plan.buffers) + [True] * len(out_bufs),
+                                          spec.has_f64_params))
+        params = ew.param_words(spec, n, plan.shape, plan.const_blobs, plan.leaf_views)
+        threads = -(-n // ew.PER_THREAD)
+        rt.dispatch(kernel, plan.buffers + out_bufs, params, -(-threads // ew.WORKGROUP))
+    for node, buf in zip(plan.nodes, out_bufs):
+        node.realized = g.Data(buf, node.shape, node.dtype, node.device)
+        node.srcs = ()  # the graph below is no longer needed; let its buffers go
+
+
+def explain(x) -> str:
+    node = g.settle(x._node if hasattr(x, "_node") else x)
+    if not isinstance(node, g.Op):
+        return f"{node!r}: already realized, nothing to run"
+    plan = _plan([node])
+    spec = plan.spec
+    return f"1 kernel: {spec.name} over shape {plan.shape}\n{ew.render(spec)}"

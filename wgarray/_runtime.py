@@ -1,0 +1,319 @@
+"""GPU runtime of one device: buffers, pipelines, command batches, readback.
+
+Hot-path rules this module keeps:
+- buffers come from a pool by size class; a freed buffer returns to the pool only
+  after the batch that may still read it has been submitted;
+- pipelines, bind-group layouts and bind groups are created once and cached;
+- dispatches accumulate in one compute pass and are submitted together; a kernel's
+  parameters (sizes, strides, scalar values) go into one shared parameter buffer per
+  batch, bound with a dynamic offset, so a new scalar value never means a new pipeline;
+- readback goes through pooled, mapped staging buffers.
+"""
+from __future__ import annotations
+
+import collections
+import itertools
+import struct
+import threading
+
+import numpy as np
+import wgpu
+
+from . import debug
+
+_STORAGE_USAGE = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
+_STAGING_USAGE = wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST
+
+PARAM_WINDOW = 4096  # bytes of parameters one kernel may read
+PARAM_RING = 1 << 20  # bytes of parameters one batch may hold before it is flushed
+MAX_BATCH_DISPATCHES = 512
+POOL_CACHE_BYTES = 512 << 20
+
+_buffer_ids = itertools.count(1)
+
+
+def size_class(nbytes: int) -> int:
+    """Round a request up to a pooled size: powers of two up to 1 MiB, then steps of 1/8."""
+    n = max(int(nbytes), 16)
+    if n <= 1 << 20:
+        return 1 << (n - 1).bit_length()
+    step = 1 << ((n - 1).bit_length() - 3)
+    return -(-n // step) * step
+
+
+class DeviceBuffer:
+    """A pooled storage buffer. Returned to its pool when the last reference goes."""
+
+    __slots__ = ("runtime", "buffer", "size", "uid", "__weakref__")
+
+    def __init__(self, runtime: Runtime, buffer, size: int):
+        self.runtime = runtime
+        self.buffer = buffer
+        self.size = size
+        self.uid = next(_buffer_ids)
+
+    def __del__(self):
+        rt = self.runtime
+        if rt is not None and rt.pool is not None:
+            rt.pool.release(self.buffer, self.size, self.uid)
+
+    def __repr__(self) -> str:
+        return f"<DeviceBuffer #{self.uid} {self.size} bytes>"
+
+
+class BufferPool:
+    def __init__(self, runtime: Runtime):
+        self.runtime = runtime
+        self.free: dict[int, list] = collections.defaultdict(list)
+        self.pending: list = []  # released while a batch may still use them
+        self.cached_bytes = 0
+        self.order: collections.OrderedDict = collections.OrderedDict()  # (size, uid) -> buffer, oldest first
+
+    def acquire(self, nbytes: int) -> DeviceBuffer:
+        rt = self.runtime
+        limit = rt.device.max_buffer_bytes
+        if nbytes > limit:
+            raise MemoryError(
+                f"wgarray: cannot allocate {nbytes} bytes on {rt.device.name!r}: "
+                f"its largest storage buffer is {limit} bytes"
+            )
+        size = min(size_class(nbytes), max(limit - limit % 16, 16))
+        bucket = self.free.get(size)
+        if bucket:
+            uid, buf = bucket.pop()
+            del self.order[(size, uid)]
+            self.cached_bytes -= size
+            return DeviceBuffer(rt, buf, size)
+        try:
+            buf = rt.wgpu.create_buffer(size=size, usage=_STORAGE_USAGE)
+        except Exception as exc:  # out of device memory surfaces here
+            self.trim(0)
+            try:
+                buf = rt.wgpu.create_buffer(size=size, usage=_STORAGE_USAGE)
+            except Exception:
+                raise MemoryError(f"wgarray: allocating {size} bytes on {rt.device.name!r} failed: {exc}") from None
+        debug.count("buffers_created")
+        return DeviceBuffer(rt, buf, size)
+
+    def release(self, buf, size: int, uid: int) -> None:
+        self.pending.append((buf, size, uid))
+
+    def recycle_pending(self) -> None:
+        """Called after a submit: buffers released before it may be reused now."""
+        pending, self.pending = self.pending, []
+        for buf, size, uid in pending:
+            self.free[size].append((uid, buf))
+            self.order[(size, uid)] = buf
+            self.cached_bytes += size
+        if self.cached_bytes > POOL_CACHE_BYTES:
+            self.trim(POOL_CACHE_BYTES // 2)
+
+    def trim(self, target: int) -> None:
+        while self.cached_bytes > target and self.order:
+            (size, uid), buf = self.order.popitem(last=False)
+            self.free[size].remove((uid, buf))
+            self.cached_bytes -= size
+            buf.destroy()
+
+
+class Kernel:
+    """A compiled compute pipeline and how to bind it.
+
+    bindings: one entry per storage binding, True where the kernel writes it.
+    The parameter buffer follows them, bound read-only with a dynamic offset, once as
+    ``array<u32>`` and, when ``f64_params``, a second time as ``array<f64>``.
+    """
+
+    __slots__ = ("name", "pipeline", "layout", "layout_key", "writes", "n_params_bindings", "source")
+
+    def __init__(self, name, pipeline, layout, layout_key, writes, n_params_bindings, source):
+        self.name = name
+        self.pipeline = pipeline
+        self.layout = layout
+        self.layout_key = layout_key
+        self.writes = writes
+        self.n_params_bindings = n_params_bindings
+        self.source = source
+
+
+class Runtime:
+    def __init__(self, device):
+        self.device = device
+        self.wgpu = device.wgpu_device
+        self.pool = BufferPool(self)
+        self.lock = threading.RLock()
+        self.kernels: dict = {}
+        self._layouts: dict = {}
+        self._bind_groups: collections.OrderedDict = collections.OrderedDict()
+        align = device.limits.get("min-storage-buffer-offset-alignment", 256)
+        self.param_align = max(align, 16)
+        self.params_buffer = self.wgpu.create_buffer(size=PARAM_RING + PARAM_WINDOW, usage=_STORAGE_USAGE)
+        self._staging: dict[int, list] = collections.defaultdict(list)
+        self._reset_batch()
+
+    # ------------------------------------------------------------------ buffers
+    def alloc(self, nbytes: int) -> DeviceBuffer:
+        return self.pool.acquire(nbytes)
+
+    def upload(self, data) -> DeviceBuffer:
+        """A new buffer holding the bytes of ``data`` (a contiguous NumPy array or bytes)."""
+        mv = memoryview(data).cast("B")
+        n = mv.nbytes
+        buf = self.alloc(n)
+        aligned = n - n % 4
+        if aligned:
+            self.wgpu.queue.write_buffer(buf.buffer, 0, mv[:aligned])
+        if n % 4:
+            tail = bytes(mv[aligned:]) + b"\0" * (4 - n % 4)
+            self.wgpu.queue.write_buffer(buf.buffer, aligned, tail)
+        debug.count("bytes_uploaded", n)
+        debug.count("uploads")
+        return buf
+
+    def read(self, buf: DeviceBuffer, offset: int, nbytes: int) -> np.ndarray:
+        """Bytes [offset, offset + nbytes) of ``buf`` as a new uint8 array (flushes the batch)."""
+        if nbytes == 0:
+            return np.empty(0, np.uint8)
+        start = offset - offset % 4
+        end = offset + nbytes
+        end += -end % 4
+        size = end - start
+        with self.lock:
+            staging_size = size_class(size)
+            bucket = self._staging[staging_size]
+            staging = bucket.pop() if bucket else self.wgpu.create_buffer(size=staging_size, usage=_STAGING_USAGE)
+            self._end_pass()
+            self.encoder.copy_buffer_to_buffer(buf.buffer, start, staging, 0, size)
+            self.flush()
+            staging.map_sync(wgpu.MapMode.READ, 0, size)
+            try:
+                raw = staging.read_mapped(0, size, copy=False)
+                out = np.frombuffer(raw, np.uint8)[offset - start: offset - start + nbytes].copy()
+            finally:
+                staging.unmap()
+            bucket.append(staging)
+        debug.count("readbacks")
+        debug.count("bytes_downloaded", nbytes)
+        return out
+
+    def copy(self, src: DeviceBuffer, src_offset: int, dst: DeviceBuffer, dst_offset: int, nbytes: int) -> None:
+        with self.lock:
+            self._end_pass()
+            self.encoder.copy_buffer_to_buffer(src.buffer, src_offset, dst.buffer, dst_offset, nbytes)
+            self.keep.append(src)
+            self.keep.append(dst)
+
+    # ---------------------------------------------------------------- pipelines
+    def kernel(self, key, build):
+        """The cached Kernel for ``key``; ``build()`` returns (name, wgsl, writes, f64_params)."""
+        k = self.kernels.get(key)
+        if k is None:
+            name, source, writes, f64_params = build()
+            k = self._compile(name, source, tuple(writes), f64_params)
+            self.kernels[key] = k
+        return k
+
+    def _layout(self, writes: tuple[bool, ...], f64_params: bool):
+        key = (writes, f64_params)
+        found = self._layouts.get(key)
+        if found is not None:
+            return found
+        entries = []
+        for i, w in enumerate(writes):
+            kind = wgpu.BufferBindingType.storage if w else wgpu.BufferBindingType.read_only_storage
+            entries.append({"binding": i, "visibility": wgpu.ShaderStage.COMPUTE, "buffer": {"type": kind}})
+        for j in range(2 if f64_params else 1):
+            entries.append({
+                "binding": len(writes) + j,
+                "visibility": wgpu.ShaderStage.COMPUTE,
+                "buffer": {"type": wgpu.BufferBindingType.read_only_storage, "has_dynamic_offset": True},
+            })
+        bgl = self.wgpu.create_bind_group_layout(entries=entries)
+        pl = self.wgpu.create_pipeline_layout(bind_group_layouts=[bgl])
+        found = (bgl, pl, key)
+        self._layouts[key] = found
+        return found
+
+    def _compile(self, name, source, writes, f64_params) -> Kernel:
+        bgl, pl, layout_key = self._layout(writes, f64_params)
+        try:
+            module = self.wgpu.create_shader_module(label=name, code=source)
+            pipeline = self.wgpu.create_compute_pipeline(
+                label=name, layout=pl, compute={"module": module, "entry_point": "main"})
+        except Exception as exc:
+            raise RuntimeError(f"wgarray: internal error compiling kernel {name}:\n{exc}\n--- WGSL ---\n{source}") from None
+        debug.count("pipelines_compiled")
+        return Kernel(name, pipeline, bgl, layout_key, writes, 2 if f64_params else 1, source)
+
+    # ------------------------------------------------------------------ batches
+    def _reset_batch(self) -> None:
+        self.encoder = self.wgpu.create_command_encoder()
+        self.cpass = None
+        self.params = bytearray()
+        self.keep: list = []  # DeviceBuffers referenced by recorded commands
+        self.n_dispatches = 0
+
+    def _end_pass(self) -> None:
+        if self.cpass is not None:
+            self.cpass.end()
+            self.cpass = None
+
+    def _bind_group(self, kernel: Kernel, buffers):
+        key = (kernel.layout_key, tuple(b.uid for b in buffers))
+        bg = self._bind_groups.get(key)
+        if bg is not None:
+            self._bind_groups.move_to_end(key)
+            return bg
+        entries = [{"binding": i, "resource": {"buffer": b.buffer, "offset": 0, "size": b.size}}
+                   for i, b in enumerate(buffers)]
+        for j in range(kernel.n_params_bindings):
+            entries.append({"binding": len(buffers) + j,
+                            "resource": {"buffer": self.params_buffer, "offset": 0, "size": PARAM_WINDOW}})
+        bg = self.wgpu.create_bind_group(layout=kernel.layout, entries=entries)
+        self._bind_groups[key] = bg
+        if len(self._bind_groups) > 4096:
+            self._bind_groups.popitem(last=False)
+        return bg
+
+    def dispatch(self, kernel: Kernel, buffers, params: bytes, groups: int) -> None:
+        """Record one dispatch of ``groups`` workgroups (folded into 2-D past 65535)."""
+        if groups <= 0:
+            return
+        with self.lock:
+            if len(self.params) + len(params) + self.param_align > PARAM_RING or self.n_dispatches >= MAX_BATCH_DISPATCHES:
+                self.flush()
+            pad = -len(self.params) % self.param_align
+            self.params += b"\0" * pad
+            offset = len(self.params)
+            self.params += params
+            if self.cpass is None:
+                self.cpass = self.encoder.begin_compute_pass()
+            bg = self._bind_group(kernel, buffers)
+            self.cpass.set_pipeline(kernel.pipeline)
+            self.cpass.set_bind_group(0, bg, [offset] * kernel.n_params_bindings)
+            gx = min(groups, 65535)
+            gy = -(-groups // 65535)
+            self.cpass.dispatch_workgroups(gx, gy)
+            self.keep.extend(buffers)
+            self.n_dispatches += 1
+        debug.count("dispatches")
+
+    def flush(self) -> None:
+        """Submit everything recorded so far."""
+        with self.lock:
+            self._end_pass()
+            if self.params:
+                self.wgpu.queue.write_buffer(self.params_buffer, 0, self.params)
+            self.wgpu.queue.submit([self.encoder.finish()])
+            debug.count("submits")
+            self._reset_batch()
+            self.pool.recycle_pending()
+
+    def sync(self) -> None:
+        self.flush()
+        self.wgpu.queue.on_submitted_work_done_sync()
+
+
+def pack_params(words) -> bytes:
+    """Parameter words (ints as u32, or raw 4-byte chunks) to bytes."""
+    return struct.pack(f"<{len(words)}I", *words)
