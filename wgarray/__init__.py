@@ -20,6 +20,23 @@ from ._data_type_functions import *  # noqa: F401,F403
 from ._data_type_functions import __all__ as _data_type_all
 from ._elementwise_functions import *  # noqa: F401,F403
 from ._elementwise_functions import __all__ as _elementwise_all
+from ._indexing_functions import *  # noqa: F401,F403
+from ._indexing_functions import __all__ as _indexing_all
+from ._linear_algebra_functions import *  # noqa: F401,F403
+from ._linear_algebra_functions import __all__ as _linalg_main_all
+from ._manipulation_functions import *  # noqa: F401,F403
+from ._manipulation_functions import __all__ as _manipulation_all
+from ._searching_functions import *  # noqa: F401,F403
+from ._searching_functions import __all__ as _searching_all
+from ._set_functions import *  # noqa: F401,F403
+from ._set_functions import __all__ as _set_all
+from ._sorting_functions import *  # noqa: F401,F403
+from ._sorting_functions import __all__ as _sorting_all
+from ._statistical_functions import *  # noqa: F401,F403
+from ._statistical_functions import __all__ as _statistical_all
+from ._utility_functions import *  # noqa: F401,F403
+from ._utility_functions import __all__ as _utility_all
+from . import fft, linalg
 from ._device import Device, devices
 from ._info import __array_namespace_info__
 from ._evaluate import evaluate
@@ -30,5 +47,7 @@ __all__ = (
      "e", "inf", "nan", "newaxis", "pi",
      "bool", "complex64", "complex128", "float32", "float64", "int8", "int16", "int32", "int64",
      "uint8", "uint16", "uint32", "uint64"]
-    + _creation_all + _data_type_all + _elementwise_all
+    + ["fft", "linalg"]
+    + _creation_all + _data_type_all + _elementwise_all + _indexing_all + _linalg_main_all
+    + _manipulation_all + _searching_all + _set_all + _sorting_all + _statistical_all + _utility_all
 )

@@ -55,7 +55,7 @@ def _simplify(shape, leaf_strides):
     return tuple(new_shape), [tuple(st) for st in strides]
 
 
-def _plan(outputs) -> _Plan:
+def _plan(outputs, vec4: bool = True) -> _Plan:
     device = outputs[0].device
     native = device.has_int64
     order: list = []  # ops in post order
@@ -109,7 +109,7 @@ def _plan(outputs) -> _Plan:
             buffer_index[leaf.buf.uid] = len(buffers)
             buffers.append(leaf.buf)
         classes.append(cls)
-    binding_vec4 = [True] * len(buffers)
+    binding_vec4 = [vec4] * len(buffers)
     binding_dtype = {}
     for leaf, cls in zip(leaves, classes):
         if isinstance(leaf, g.Data):
@@ -162,6 +162,35 @@ def _run(plan: _Plan) -> None:
     for node, buf in zip(plan.nodes, out_bufs):
         node.realized = g.Data(buf, node.shape, node.dtype, node.device)
         node.srcs = ()  # the graph below is no longer needed; let its buffers go
+
+
+class FusedInput:
+    """An input of a non-elementwise kernel, with its elementwise producer fused in.
+
+    ``spec`` renders (``elementwise.render_input``) to ``fn {prefix}at(e: u32) -> T``,
+    the value at flat C-order index ``e`` of ``shape``; ``buffers`` are bound in order
+    from the binding base the kernel chose; ``params`` go at an even word of its P.
+    """
+
+    __slots__ = ("spec", "buffers", "params", "shape", "dtype")
+
+    def __init__(self, node: g.Node):
+        node = g.settle(node)
+        if isinstance(node, (g.Const, g.Iota)) or (isinstance(node, g.Data) and node.buf is None):
+            node = g.Op("copy", [node], node.dtype)
+        elif isinstance(node, g.Data):
+            node = g.Op("copy", [node], node.dtype)  # a plain load: 'copy' lowers to the value itself
+        plan = _plan([node], vec4=False)
+        self.spec = plan.spec
+        self.buffers = plan.buffers
+        self.shape = node.shape
+        self.dtype = node.dtype
+        self.params = ew.param_words(plan.spec, max(g.prod(node.shape), 1), plan.shape,
+                                     plan.const_blobs, plan.leaf_views)
+
+    @property
+    def n_words(self) -> int:
+        return len(self.params) // 4
 
 
 def explain(x) -> str:

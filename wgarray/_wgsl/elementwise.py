@@ -92,21 +92,17 @@ def _leaf_dtype(spec: ElementwiseSpec, i: int) -> str:
     return "uint32" if cls in ("ic", "ig") else spec.bindings[b][0]
 
 
-def render(spec: ElementwiseSpec) -> str:
+def _compute_fn(spec: ElementwiseSpec, prefix: str) -> str:
+    """``fn {prefix}compute(leaves..., consts...) -> outputs``: the op DAG as WGSL."""
     native = spec.int64_native
-    tags_of = {}  # ref -> compute tag
-
-    def tag_of_dtype(name):
-        return ty.tag(name, native)
-
-    # ---- the compute function: fn f(leaves..., consts...) -> outputs
+    tags_of = {}
     params = []
-    for i, (cls, b) in enumerate(spec.leaves):
+    for i in range(len(spec.leaves)):
         dname = _leaf_dtype(spec, i)
-        tags_of[("L", i)] = tag_of_dtype(dname)
+        tags_of[("L", i)] = ty.tag(dname, native)
         params.append(f"l{i}: {ty.wgsl_type(dname, native)}")
     for i, dname in enumerate(spec.consts):
-        tags_of[("K", i)] = tag_of_dtype(dname)
+        tags_of[("K", i)] = ty.tag(dname, native)
         params.append(f"k{i}: {ty.wgsl_type(dname, native)}")
 
     def ref(r):
@@ -114,45 +110,124 @@ def render(spec: ElementwiseSpec) -> str:
 
     body = []
     for i, (op, out_dtype, arg, srcs) in enumerate(spec.instrs):
-        out_tag = tag_of_dtype(out_dtype)
-        src_tags = tuple(tags_of[s] for s in srcs)
-        template = ops.lower(op, arg, src_tags, out_tag)
+        out_tag = ty.tag(out_dtype, native)
+        template = ops.lower(op, arg, tuple(tags_of[s] for s in srcs), out_tag)
         expr = template.format(**{k: ref(s) for k, s in zip("abc", srcs)})
-        if out_dtype in ty.NARROW and op not in ("where",):
+        if out_dtype in ty.NARROW and op != "where":
             expr = f"wrap_{out_dtype.replace('int', 'i').replace('ui', 'u')}({expr})"
         tags_of[("I", i)] = out_tag
         body.append(f"    let v{i} = {expr};")
-
     out_types = [ty.wgsl_type(d, native) for _, d in spec.outputs]
+    struct = ""
     if len(spec.outputs) == 1:
         ret_type = out_types[0]
         body.append(f"    return {ref(spec.outputs[0][0])};")
     else:
-        ret_type = "Outs"
-        fields = ", ".join(ref(r) for r, _ in spec.outputs)
-        body.append(f"    return Outs({fields});")
-    compute_fn = f"fn compute({', '.join(params)}) -> {ret_type} {{\n" + "\n".join(body) + "\n}\n"
-    struct = ""
-    if len(spec.outputs) > 1:
-        struct = "struct Outs {\n" + "".join(f"    o{j}: {t},\n" for j, t in enumerate(out_types)) + "}\n"
+        ret_type = f"{prefix}Outs"
+        body.append(f"    return {ret_type}({', '.join(ref(r) for r, _ in spec.outputs)});")
+        struct = f"struct {ret_type} {{\n" + "".join(f"    o{j}: {t},\n" for j, t in enumerate(out_types)) + "}\n"
+    return struct + f"fn {prefix}compute({', '.join(params)}) -> {ret_type} {{\n" + "\n".join(body) + "\n}\n"
 
-    # ---- bindings
+
+def _input_decls(spec: ElementwiseSpec, prefix: str, binding_base: int) -> list[str]:
     decls = []
     for b, (dname, vec4) in enumerate(spec.bindings):
-        st = ty.storage_type(dname, native)
-        decls.append(f"@group(0) @binding({b}) var<storage, read> B{b}: array<{f'vec4<{st}>' if vec4 else st}>;")
+        st = ty.storage_type(dname, spec.int64_native)
+        elem = f"vec4<{st}>" if vec4 else st
+        decls.append(f"@group(0) @binding({binding_base + b}) var<storage, read> {prefix}B{b}: array<{elem}>;")
+    return decls
+
+
+def _params_decls(binding: int, f64: bool) -> list[str]:
+    decls = [f"@group(0) @binding({binding}) var<storage, read> P: array<u32>;"]
+    if f64:
+        decls.append(f"@group(0) @binding({binding + 1}) var<storage, read> PD: array<f64>;")
+    return decls
+
+
+class _LeafReader:
+    """Emits the loads of one element's leaf values (shared by kernels and inputs)."""
+
+    def __init__(self, spec: ElementwiseSpec, prefix: str, pbase: int):
+        self.spec = spec
+        self.prefix = prefix
+        self.pbase = pbase
+        self.lwhere = [pbase + w for w in leaf_layout(spec)]
+        self.unravel = any(cls in ("g", "ig") for cls, _ in spec.leaves)
+
+    def const_lets(self) -> list[str]:
+        cwhere, _ = const_layout(self.spec)
+        return [f"let k{i} = {ty.const(d, self.pbase + cwhere[i], self.spec.int64_native)};"
+                for i, d in enumerate(self.spec.consts)]
+
+    def element(self, e: str, j: str, hoisted: dict) -> tuple[list[str], list[str]]:
+        """Statements and leaf arguments for flat element ``e`` (suffix ``j`` names locals).
+        ``hoisted`` maps leaf index -> an already loaded expression (scalar/vec4 leaves)."""
+        spec, native, pre = self.spec, self.spec.int64_native, self.prefix
+        lines, args, strided = [], [], []
+        for i, (cls, b) in enumerate(spec.leaves):
+            dname = _leaf_dtype(spec, i)
+            off = f"P[{self.lwhere[i]}]"
+            if i in hoisted:
+                args.append(hoisted[i])
+            elif cls == "s":
+                args.append(ty.load(dname, f"{pre}B{b}", off, native))
+            elif cls in ("c", "v"):
+                args.append(ty.load(dname, f"{pre}B{b}", f"({off} + {e})", native))
+            elif cls == "ic":
+                args.append(f"({off} + {e})")
+            else:
+                lines.append(f"var a{i}_{j} = {off};")
+                strided.append(i)
+                args.append(f"a{i}_{j}" if cls == "ig" else ty.load(dname, f"{pre}B{b}", f"a{i}_{j}", native))
+        if strided:
+            lines.append(f"var r{j} = {e};")
+            for d in reversed(range(spec.ndim)):
+                dim = f"P[{self.pbase + 1 + d}]"
+                lines.append(f"let i{d}_{j} = r{j} % {dim}; r{j} = r{j} / {dim};")
+                for i in strided:
+                    lines.append(f"a{i}_{j} += i{d}_{j} * P[{self.lwhere[i] + 1 + d}];")
+        args += [f"k{i}" for i in range(len(spec.consts))]
+        return lines, args
+
+
+def _library_for(code: str) -> str:
+    helpers = ops.helpers_used(code)
+    return snippets.resolve(ops.LIBRARY, helpers) if helpers else ""
+
+
+def render_input(spec: ElementwiseSpec, prefix: str, binding_base: int, pbase: int) -> tuple[list[str], str]:
+    """A fused input for another kernel: (binding declarations, WGSL functions).
+
+    Defines ``fn {prefix}at(e: u32) -> T``, the value of the spec's single output at flat
+    (C-order) index ``e`` of its shape. Its buffers are bound from ``binding_base`` on and
+    its parameters (``param_words``) sit at word ``pbase`` (even) of the kernel's ``P``.
+    The kernel must include ``library(...)`` of all its code once.
+    """
+    reader = _LeafReader(spec, prefix, pbase)
+    lines, args = reader.element("e", "0", {})
+    out_t = ty.wgsl_type(spec.outputs[0][1], spec.int64_native)
+    body = reader.const_lets() + lines + [f"return {prefix}compute({', '.join(args)});"]
+    fn = f"fn {prefix}at(e: u32) -> {out_t} {{\n" + "".join(f"    {x}\n" for x in body) + "}\n"
+    return _input_decls(spec, prefix, binding_base), _compute_fn(spec, prefix) + fn
+
+
+def library(code: str) -> str:
+    """The helper-library snippets that ``code`` calls, in dependency order."""
+    return _library_for(code)
+
+
+def render(spec: ElementwiseSpec) -> str:
+    native = spec.int64_native
+    decls = _input_decls(spec, "", 0)
     nb = len(spec.bindings)
     for j, (_, dname) in enumerate(spec.outputs):
         st = ty.storage_type(dname, native)
         elem = f"vec4<{st}>" if ty.is_vec4able(dname) else st
         decls.append(f"@group(0) @binding({nb + j}) var<storage, read_write> O{j}: array<{elem}>;")
-    decls.append(f"@group(0) @binding({nb + len(spec.outputs)}) var<storage, read> P: array<u32>;")
-    if spec.has_f64_params:
-        decls.append(f"@group(0) @binding({nb + len(spec.outputs) + 1}) var<storage, read> PD: array<f64>;")
+    decls += _params_decls(nb + len(spec.outputs), spec.has_f64_params)
 
-    # ---- main
-    cwhere, _ = const_layout(spec)
-    lwhere = leaf_layout(spec)
+    reader = _LeafReader(spec, "", 0)
     main = [
         "@compute @workgroup_size(256)",
         "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
@@ -161,54 +236,30 @@ def render(spec: ElementwiseSpec) -> str:
         "    let base = gid * 4u;",
         "    if (base >= n) { return; }",
     ]
-    for i, dname in enumerate(spec.consts):
-        main.append(f"    let k{i} = {ty.const(dname, cwhere[i], native)};")
-    needs_unravel = any(cls in ("g", "ig") for cls, _ in spec.leaves)
+    main += ["    " + x for x in reader.const_lets()]
+    hoisted_once = {}
     for i, (cls, b) in enumerate(spec.leaves):
-        off = f"P[{lwhere[i]}]"
+        off = f"P[{reader.lwhere[i]}]"
         if cls == "s":
             main.append(f"    let s{i} = {ty.load(_leaf_dtype(spec, i), f'B{b}', off, native)};")
+            hoisted_once[i] = f"s{i}"
         elif cls == "v":
             main.append(f"    let w{i} = B{b}[({off} >> 2u) + gid];")
-    args_common = [f"k{i}" for i in range(len(spec.consts))]
     results = []
     for j in range(PER_THREAD):
         main.append(f"    let e{j} = min(base + {j}u, n - 1u);")
-        if needs_unravel:
-            main.append(f"    var r{j} = e{j};")
-        leaf_args = []
-        addr_lines = []
-        for i, (cls, b) in enumerate(spec.leaves):
-            dname = _leaf_dtype(spec, i)
-            off = f"P[{lwhere[i]}]"
-            if cls == "s":
-                leaf_args.append(f"s{i}")
-            elif cls == "v":
-                leaf_args.append(f"w{i}[{j}]")
-            elif cls == "c":
-                leaf_args.append(ty.load(dname, f"B{b}", f"({off} + e{j})", native))
-            elif cls == "ic":
-                leaf_args.append(f"({off} + e{j})")
-            else:
-                main.append(f"    var a{i}_{j} = {off};")
-                addr_lines.append(i)
-                leaf_args.append(f"a{i}_{j}" if cls == "ig" else ty.load(dname, f"B{b}", f"a{i}_{j}", native))
-        if needs_unravel:
-            for d in reversed(range(spec.ndim)):
-                main.append(f"    let i{d}_{j} = r{j} % P[{1 + d}]; r{j} = r{j} / P[{1 + d}];")
-                for i in addr_lines:
-                    main.append(f"    a{i}_{j} += i{d}_{j} * P[{lwhere[i] + 1 + d}];")
-        main.append(f"    let y{j} = compute({', '.join(leaf_args + args_common)});")
+        hoisted = dict(hoisted_once)
+        hoisted.update({i: f"w{i}[{j}]" for i, (cls, _) in enumerate(spec.leaves) if cls == "v"})
+        lines, args = reader.element(f"e{j}", str(j), hoisted)
+        main += ["    " + x for x in lines]
+        main.append(f"    let y{j} = compute({', '.join(args)});")
         results.append(f"y{j}")
     for jo, (_, dname) in enumerate(spec.outputs):
         vals = [r if len(spec.outputs) == 1 else f"{r}.o{jo}" for r in results]
         main.extend("    " + line for line in _store(f"O{jo}", dname, vals, native))
     main.append("}")
-
-    code = struct + compute_fn
-    helpers = ops.helpers_used(code)
-    library = snippets.resolve(ops.LIBRARY, helpers) if helpers else ""
-    return "\n".join(decls) + "\n\n" + library + "\n" + code + "\n" + "\n".join(main) + "\n"
+    code = _compute_fn(spec, "")
+    return "\n".join(decls) + "\n\n" + _library_for(code) + "\n" + code + "\n" + "\n".join(main) + "\n"
 
 
 def _store(buf: str, dname: str, vals: list[str], native: bool) -> list[str]:

@@ -64,7 +64,7 @@ def load(dtype_name: str, buf: str, index: str, int64_native: bool) -> str:
     return f"{buf}[{index}]"
 
 
-def const(dtype_name: str, word: int, int64_native: bool) -> str:
+def const(dtype_name: str, word: int, int64_native: bool) -> str:  # noqa: C901
     """WGSL expression for a scalar parameter stored at u32 word ``word`` of ``P``
     (f64 parameters are also visible as ``PD``, the same bytes as array<f64>)."""
     p = f"P[{word}]"

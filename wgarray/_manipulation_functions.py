@@ -1,0 +1,4 @@
+"""_manipulation_functions (being written)."""
+from __future__ import annotations
+
+__all__: list[str] = []

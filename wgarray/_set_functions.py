@@ -1,0 +1,4 @@
+"""_set_functions (being written)."""
+from __future__ import annotations
+
+__all__: list[str] = []

@@ -1,0 +1,4 @@
+"""_utility_functions (being written)."""
+from __future__ import annotations
+
+__all__: list[str] = []

@@ -1,0 +1,4 @@
+"""The linalg extension (being written)."""
+from __future__ import annotations
+
+__all__: list[str] = []
