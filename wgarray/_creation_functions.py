@@ -295,6 +295,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
     from_python = isinstance(obj, (builtins.bool, int, float, complex, list, tuple))
     if isinstance(obj, (list, tuple)) and _contains_array(obj):
         obj = _nested_to_numpy(obj)
+        from_python = False  # the arrays' dtypes decide, as NumPy's do
     if isinstance(obj, int) and not isinstance(obj, builtins.bool) and target is None:
         if not -(2**63) <= obj < 2**63:
             raise OverflowError(f"asarray: Python int {obj} does not fit int64")

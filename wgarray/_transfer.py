@@ -14,9 +14,10 @@ from . import _graph as g
 def upload(host: np.ndarray, device) -> g.Data:
     dtype = dt.from_numpy(host.dtype)
     device.check_dtype(dtype, "asarray")
+    shape = host.shape  # np.ascontiguousarray makes 0-d arrays 1-d
     host = np.ascontiguousarray(host, dtype=host.dtype.newbyteorder("<"))
     buf = device.runtime.upload(host.reshape(-1).view(np.uint8) if host.size else b"")
-    return g.Data(buf, host.shape, dtype, device)
+    return g.Data(buf, shape, dtype, device)
 
 
 def download(data: g.Data) -> np.ndarray:

@@ -171,6 +171,9 @@ def cast(src: str, dst: str) -> str:
         return f"{dst}_from_{src}({{a}})"
     if src in ("i64", "u64") and dst in ("f32", "f64"):
         return f"{src}_to_{dst}({{a}})"
+    if src in ("i32", "u32") and dst in ("i64", "u64") and src[0] != dst[0]:
+        # naga extends a 32-bit int by the destination's signedness; widen by the source's
+        return f"{WGSL_TYPE[dst]}({'i64' if src == 'i32' else 'u64'}({{a}}))"
     return f"{WGSL_TYPE[dst]}({{a}})"
 
 

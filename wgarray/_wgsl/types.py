@@ -81,7 +81,7 @@ def const(dtype_name: str, word: int, int64_native: bool) -> str:  # noqa: C901
     if t == "f64":
         return f"PD[{word // 2}]"
     if t == "i64":
-        return f"((i64(bitcast<i32>({p1})) << 32u) | i64({p}))"
+        return f"i64((u64({p1}) << 32u) | u64({p}))"  # i64(u32) would sign-extend on naga
     if t == "u64":
         return f"((u64({p1}) << 32u) | u64({p}))"
     if t in ("ei64", "eu64"):

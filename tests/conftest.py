@@ -1,0 +1,144 @@
+"""Shared helpers for the namespace tests: the dtypes this device offers, NumPy
+references, exact (bitwise, NaN-aware) and ulp comparisons, and sample values.
+
+Every test reads the available dtypes from ``__array_namespace_info__().dtypes()``, so
+the suite runs unchanged with ``WGARRAY_DISABLE_FEATURES=shader-f64,shader-int64``
+(float64/complex128 absent, int64 emulated).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, settings
+
+import wgarray as xp
+
+settings.register_profile(
+    "wgarray", max_examples=25, deadline=None, derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.load_profile("wgarray")
+
+INFO = xp.__array_namespace_info__()
+DTYPES = list(INFO.dtypes().values())
+DTYPE_NAMES = [d.name for d in DTYPES]
+ALL_NAMES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+             "float32", "float64", "complex64", "complex128"]
+HAS_F64 = "float64" in DTYPE_NAMES
+DEFAULT_FLOAT = INFO.default_dtypes()["real floating"]
+DEFAULT_COMPLEX = INFO.default_dtypes()["complex floating"]
+
+INTEGER = [d for d in DTYPES if d.kind in "iu"]
+REAL_FLOAT = [d for d in DTYPES if d.kind == "f"]
+COMPLEX = [d for d in DTYPES if d.kind == "c"]
+NUMERIC = INTEGER + REAL_FLOAT + COMPLEX
+
+CATEGORY = {
+    "bool": [xp.bool],
+    "integer": INTEGER,
+    "integer or boolean": [xp.bool] + INTEGER,
+    "real floating-point": REAL_FLOAT,
+    "floating-point": REAL_FLOAT + COMPLEX,
+    "complex floating-point": COMPLEX,
+    "real-valued": INTEGER + REAL_FLOAT,
+    "numeric": NUMERIC,
+    "any": DTYPES,
+}
+
+
+def ids(dtypes):
+    return [d.name for d in dtypes]
+
+
+def npdt(d) -> np.dtype:
+    return np.dtype(d.name)
+
+
+def to_np(x) -> np.ndarray:
+    """The values of a wgarray array on the host, checking shape and dtype agree."""
+    assert isinstance(x, xp.Array), type(x)
+    h = np.asarray(x)
+    assert h.shape == x.shape, (h.shape, x.shape)
+    assert h.dtype == npdt(x.dtype), (h.dtype, x.dtype)
+    return h
+
+
+def same_values(got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    """Elementwise: equal bit patterns (the sign of zero counts), any NaN equal any NaN."""
+    got, want = np.asarray(got), np.asarray(want)
+    if got.dtype.kind == "c":
+        return same_values(got.real, want.real) & same_values(got.imag, want.imag)
+    if got.dtype.kind == "f":
+        return ((got == want) & (np.signbit(got) == np.signbit(want))) | (np.isnan(got) & np.isnan(want))
+    return got == want
+
+
+def assert_exact(x, want, *, dtype=None, msg=""):
+    """``x`` (a wgarray array) has exactly NumPy's values, shape and dtype."""
+    want = np.asarray(want)
+    if dtype is not None:
+        assert x.dtype == dtype, f"{msg} dtype {x.dtype}, expected {dtype}"
+        want = want.astype(npdt(dtype)) if want.dtype != npdt(dtype) else want
+    got = to_np(x)
+    assert got.dtype == want.dtype, f"{msg} dtype {got.dtype}, expected {want.dtype}"
+    assert got.shape == want.shape, f"{msg} shape {got.shape}, expected {want.shape}"
+    bad = ~same_values(got, want)
+    if bad.any():
+        idx = np.argwhere(bad)[:8]
+        detail = "; ".join(f"{tuple(i)}: got {got[tuple(i)]!r} want {want[tuple(i)]!r}" for i in idx)
+        raise AssertionError(f"{msg} {int(bad.sum())} of {bad.size} differ: {detail}")
+
+
+def ordered(a: np.ndarray) -> np.ndarray:
+    """Map floats to integers whose difference counts ulps."""
+    if a.dtype == np.float32:
+        i = a.view(np.int32).astype(np.int64)
+        return np.where(i < 0, -(i & 0x7FFFFFFF), i)
+    i = a.view(np.int64)
+    return np.where(i < 0, -(i & 0x7FFFFFFFFFFFFFFF), i)
+
+
+def ulp_distance(got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        return np.abs(ordered(got).astype(np.float64) - ordered(want).astype(np.float64))
+
+
+def sample(d, n=64, seed=0, specials=True) -> np.ndarray:
+    """Values of dtype ``d`` for elementwise tests: the type's edge values first, then
+    random ones (for floats: NaN, +-inf, +-0, tiny, huge, halves)."""
+    rng = np.random.default_rng(seed)
+    t = npdt(d)
+    if d.kind == "b":
+        return rng.integers(0, 2, n).astype(bool)
+    if d.kind in "iu":
+        info = np.iinfo(t)
+        edge = [0, 1, info.max, info.min, info.max - 1, info.min + 1, 2, 7, 100]
+        if d.kind == "i":
+            edge += [-1, -2, -7, -100]
+        rnd = rng.integers(info.min, info.max, n, dtype=t, endpoint=True)
+        small = rng.integers(max(info.min, -50), 50, n).astype(t)
+        return np.concatenate([np.array(edge, dtype=t) if specials else [], rnd, small]).astype(t)
+    if d.kind == "f":
+        fi = np.finfo(t)
+        edge = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, 2.5, -2.5, 3.0,
+                fi.max, -fi.max, fi.tiny, -fi.tiny, fi.smallest_subnormal, np.pi, -np.e]
+        body = np.concatenate([rng.standard_normal(n) * 3, rng.uniform(-1, 1, n),
+                               np.exp(rng.uniform(-20, 20, n)) * rng.choice([-1, 1], n)])
+        vals = np.concatenate([np.array(edge) if specials else [], body])
+        return vals.astype(t)
+    real = sample(xp.float32 if d.name == "complex64" else xp.float64, n, seed, specials=False)
+    rng2 = np.random.default_rng(seed + 1)
+    out = (real + 1j * rng2.permutation(real)).astype(t)
+    if specials:
+        sp = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -2.5])
+        re, im = np.meshgrid(sp, sp)
+        edge = np.empty(re.size, t)
+        edge.real, edge.imag = re.ravel(), im.ravel()
+        out = np.concatenate([edge, out])
+    return out
+
+
+@pytest.fixture(autouse=True)
+def _numpy_quiet():
+    with np.errstate(all="ignore"):
+        yield
