@@ -201,6 +201,9 @@ def try_view(node: Node, fn, new_shape) -> Node:
     try:
         return view(node, fn, new_shape)
     except _NotStrided:
+        node = settle(node)
+        if isinstance(node, Data):  # a non-contiguous Data: copy it to contiguous first
+            node = Op("copy", [node], node.dtype)
         data = realize(node)
         return view(data, fn, new_shape)
 
