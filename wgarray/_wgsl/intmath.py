@@ -154,6 +154,10 @@ for _tag, (_bits, _signed) in {"i32": (32, True), "u32": (32, False), "i64": (64
 # (lavapipe); kept as functions so callers can treat all tags alike.
 for _tag in ("i64", "u64"):
     _fn("${tag}_to_f32", "a: ${tag}", "f32", "    return f32(a);", tag=_tag)
+    _fn("${tag}_to_f64", "a: ${tag}", "f64", "    return f64(a);", tag=_tag)
+    # truncation toward zero; the standard leaves NaN and out-of-range values undefined
+    _fn("${tag}_from_f32", "x: f32", "${tag}", "    return ${tag}(x);", tag=_tag)
+    _fn("${tag}_from_f64", "x: f64", "${tag}", "    return ${tag}(x);", tag=_tag)
 
 
 # ---------------------------------------------------------------------------
