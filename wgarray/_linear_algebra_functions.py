@@ -1,11 +1,22 @@
-"""Linear algebra functions of the main namespace."""
+"""Linear algebra functions of the main namespace: matmul, matrix_transpose, tensordot,
+vecdot.
+
+matmul runs one kernel (``_wgsl/matmul.py``) over strided views of its operands:
+a transposed or batch-broadcast operand costs no copy; a pending elementwise operand
+(a cast, ``conj``, ``x * 2``) is realized once first, which is O(n^2) beside the
+O(n^3) product.
+"""
 from __future__ import annotations
 
+import operator
+
 from . import _core
+from . import _dtypes as dt
 from . import _graph as g
 from ._array import Array
+from ._wgsl import matmul as km
 
-__all__ = ["matrix_transpose"]
+__all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
 
 
 def matrix_transpose(x: Array, /) -> Array:
@@ -14,3 +25,187 @@ def matrix_transpose(x: Array, /) -> Array:
         raise ValueError(f"matrix_transpose: expected an array of at least 2 dimensions, got {x.ndim}-D")
     axes = tuple(range(x.ndim - 2)) + (x.ndim - 1, x.ndim - 2)
     return Array._new(g.permute_view(x._node, axes))
+
+
+# ------------------------------------------------------------------ matmul
+
+def _operands(x1, x2, func: str):
+    """Checked arrays, their device and promoted numeric dtype."""
+    _core.check_array(x1, func, "x1")
+    _core.check_array(x2, func, "x2")
+    device = _core.same_device([x1, x2], func)
+    dtype = dt.promote(x1.dtype, x2.dtype, func)
+    if dtype not in dt.NUMERIC:
+        raise TypeError(f"{func}: expected numeric dtypes, got x1: {x1.dtype}, x2: {x2.dtype}")
+    device.check_dtype(dtype, func)
+    return device, dtype
+
+
+def matmul(x1: Array, x2: Array, /) -> Array:
+    device, dtype = _operands(x1, x2, "matmul")
+    if x1.ndim == 0 or x2.ndim == 0:
+        raise ValueError(f"matmul: expected arrays of at least 1 dimension, got shapes {x1.shape} and {x2.shape}")
+    k1 = x1.shape[-1]
+    k2 = x2.shape[0] if x2.ndim == 1 else x2.shape[-2]
+    if k1 != k2:
+        raise ValueError(f"matmul: contracted dimensions differ: x1 shape {x1.shape} has {k1} columns, "
+                         f"x2 shape {x2.shape} has {k2} rows")
+    a = x1._node if x1.ndim > 1 else g.reshape_view(x1._node, (1, k1))
+    b = x2._node if x2.ndim > 1 else g.reshape_view(x2._node, (k2, 1))
+    batch = _core.broadcast_shapes(a.shape[:-2], b.shape[:-2], func="matmul")
+    out = matmul_nodes(_core.cast_node(a, dtype), _core.cast_node(b, dtype), batch)
+    shape = batch + (a.shape[-2],) * (x1.ndim > 1) + (b.shape[-1],) * (x2.ndim > 1)
+    return Array._new(g.reshape_view(out, shape))
+
+
+def _as_data(node: g.Node) -> g.Data:
+    node = g.realize(node)
+    if node.buf is None:  # a zero-size view
+        node = g.realize(g.Op("copy", [node], node.dtype))
+    return node
+
+
+def _load_class(data: g.Data, rows_stride: int, cols_stride: int, n_rows: int, n_cols: int,
+                batch_strides, kinds: tuple[str, str]) -> str:
+    """How the tiled kernel fetches an operand (see ``_wgsl/matmul.py``): vec4 along the
+    unit-stride dim when every offset is 4-aligned, else scalars along the smaller stride.
+    ``kinds`` names (rows, cols) as the kernel does, e.g. ('M', 'K') for A."""
+    aligned = data.offset % 4 == 0 and all(s % 4 == 0 for s in batch_strides)
+    if cols_stride == 1 and n_cols % 4 == 0 and (rows_stride % 4 == 0 or n_rows == 1) and aligned:
+        return kinds[1] + "v"
+    if rows_stride == 1 and n_rows % 4 == 0 and (cols_stride % 4 == 0 or n_cols == 1) and aligned:
+        return kinds[0] + "v"
+    return "s" + (kinds[1] if abs(cols_stride) <= abs(rows_stride) else kinds[0])
+
+
+def matmul_nodes(a: g.Node, b: g.Node, batch) -> g.Data:
+    """``a @ b`` for nodes of one dtype, shapes (..., M, K) and (..., K, N) whose batch
+    dims broadcast to ``batch``: a new contiguous (batch..., M, N) Data."""
+    dtype = a.dtype
+    device = a.device
+    M, K = a.shape[-2:]
+    N = b.shape[-1]
+    shape = tuple(batch) + (M, N)
+    nbatch = g.prod(batch)
+    if M * N * nbatch == 0 or K == 0:
+        zero = g.Const(0, dtype, device, shape)
+        return g.realize(g.Op("copy", [zero], dtype))
+    A = _as_data(g.broadcast_view(_as_data(a), tuple(batch) + (M, K)))
+    B = _as_data(g.broadcast_view(_as_data(b), tuple(batch) + (K, N)))
+    # Batch dims of extent 1 say nothing; drop them from the kernel's loop.
+    bdims = [d for d, n in enumerate(batch) if n != 1]
+    bshape = [batch[d] for d in bdims]
+    sa = [A.strides[d] for d in bdims]
+    sb = [B.strides[d] for d in bdims]
+    sAm, sAk = A.strides[-2:]
+    sBk, sBn = B.strides[-2:]
+    rt = device.runtime
+    native = device.has_int64
+    total = M * N * nbatch
+    if dtype is dt.float32 and M > 1 and N > 1:
+        a_cls = _load_class(A, sAm, sAk, M, K, sa, ("M", "K"))
+        b_cls = _load_class(B, sBk, sBn, K, N, sb, ("K", "N"))
+        c_vec = N % 4 == 0
+        big = M * N * nbatch >= 128 * 128 * 96
+        bm, bk = (128, 16) if big else (64, 16)
+        key = ("matmul_f32", a_cls, b_cls, c_vec, bm, bk, len(bshape))
+        kernel = rt.kernel(key, lambda: (km.tiled_name(key), km.render_tiled_f32(*key[1:]),
+                                         [False, False, True], False))
+        offA, offB = A.offset, B.offset
+        if a_cls.endswith("v"):
+            offA, sAm, sAk, sa = offA // 4, sAm // 4 if a_cls == "Kv" else sAm, sAk // 4 if a_cls == "Mv" else sAk, \
+                [s // 4 for s in sa]
+        if b_cls.endswith("v"):
+            offB, sBk, sBn, sb = offB // 4, sBk // 4 if b_cls == "Nv" else sBk, sBn // 4 if b_cls == "Kv" else sBn, \
+                [s // 4 for s in sb]
+        tiles_m = -(-M // bm)
+        tiles_n = -(-N // bm)
+        words = km.param_words(M, N, K, nbatch, offA, offB, sAm, sAk, sBk, sBn, tiles_m, tiles_n, bshape, sa, sb)
+        groups = tiles_m * tiles_n * nbatch
+        out = rt.alloc(-(-total // 4) * 4 * 4)
+    else:
+        key = ("matmul", dtype.name, native, len(bshape))
+        kernel = rt.kernel(key, lambda: (km.generic_name(key), km.render_generic(dtype.name, native, len(bshape)),
+                                         [False, False, True], False))
+        words = km.param_words(M, N, K, nbatch, A.offset, B.offset, sAm, sAk, sBk, sBn, 0, 0, bshape, sa, sb)
+        groups = -(-total // 256)
+        out = rt.alloc(-(-total // 4) * 4 * dtype.itemsize)
+    from ._runtime import pack_params
+
+    rt.dispatch(kernel, [A.buf, B.buf, out], pack_params(words), groups)
+    return g.Data(out, shape, dtype, device)
+
+
+# ------------------------------------------------------------------ tensordot, vecdot
+
+def tensordot(x1: Array, x2: Array, /, *, axes=2) -> Array:
+    device, dtype = _operands(x1, x2, "tensordot")
+    if isinstance(axes, int) or (hasattr(axes, "__index__") and not isinstance(axes, (tuple, list))):
+        n = operator.index(axes)
+        if n < 0 or n > x1.ndim or n > x2.ndim:
+            raise ValueError(f"tensordot: axes={n} is out of range for shapes {x1.shape} and {x2.shape}")
+        ax1 = list(range(x1.ndim - n, x1.ndim))
+        ax2 = list(range(n))
+    else:
+        try:
+            ax1, ax2 = axes
+            ax1 = [operator.index(a) for a in (ax1 if isinstance(ax1, (tuple, list)) else [ax1])]
+            ax2 = [operator.index(a) for a in (ax2 if isinstance(ax2, (tuple, list)) else [ax2])]
+        except (TypeError, ValueError):
+            raise TypeError(f"tensordot: expected axes to be an int or a pair of sequences of ints, got {axes!r}") from None
+        if len(ax1) != len(ax2):
+            raise ValueError(f"tensordot: axes {axes!r} name {len(ax1)} axes of x1 but {len(ax2)} of x2")
+        ax1 = [_norm_axis(a, x1.ndim, "tensordot") for a in ax1]
+        ax2 = [_norm_axis(a, x2.ndim, "tensordot") for a in ax2]
+        if len(set(ax1)) != len(ax1) or len(set(ax2)) != len(ax2):
+            raise ValueError(f"tensordot: repeated axes in {axes!r}")
+    for a1, a2 in zip(ax1, ax2):
+        if x1.shape[a1] != x2.shape[a2]:
+            raise ValueError(f"tensordot: contracted axis {a1} of x1 (shape {x1.shape}) has size {x1.shape[a1]}, "
+                             f"axis {a2} of x2 (shape {x2.shape}) has size {x2.shape[a2]}")
+    free1 = [d for d in range(x1.ndim) if d not in ax1]
+    free2 = [d for d in range(x2.ndim) if d not in ax2]
+    kk = g.prod([x1.shape[d] for d in ax1])
+    m = g.prod([x1.shape[d] for d in free1])
+    n = g.prod([x2.shape[d] for d in free2])
+    a = g.reshape_view(g.permute_view(_core.cast_node(x1._node, dtype), free1 + ax1), (m, kk))
+    b = g.reshape_view(g.permute_view(_core.cast_node(x2._node, dtype), ax2 + free2), (kk, n))
+    out = matmul_nodes(a, b, ())
+    shape = tuple(x1.shape[d] for d in free1) + tuple(x2.shape[d] for d in free2)
+    return Array._new(g.reshape_view(out, shape))
+
+
+def _norm_axis(axis: int, ndim: int, func: str) -> int:
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"{func}: axis {axis} is out of range for an array of {ndim} dimensions")
+    return axis % ndim
+
+
+def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
+    device, dtype = _operands(x1, x2, "vecdot")
+    if x1.ndim == 0 or x2.ndim == 0:
+        raise ValueError(f"vecdot: expected arrays of at least 1 dimension, got shapes {x1.shape} and {x2.shape}")
+    shape = _core.broadcast_shapes(x1.shape, x2.shape, func="vecdot")
+    axis = operator.index(axis)
+    ndim = len(shape)
+    if not -ndim <= axis < 0 and not 0 <= axis < ndim:
+        raise ValueError(f"vecdot: axis {axis} is out of range for the broadcast shape {shape}")
+    ax = axis % ndim
+    for x, nm in ((x1, "x1"), (x2, "x2")):
+        d = ax - (ndim - x.ndim)
+        if d < 0 or x.shape[d] != shape[ax]:
+            raise ValueError(f"vecdot: axis {axis} of x1 (shape {x1.shape}) and x2 (shape {x2.shape}) "
+                             f"must have the same size")
+    a = _core.cast_node(x1._node, dtype)
+    if dtype.kind == "c":
+        a = g.make_op("conj", [a], dtype)
+    b = _core.cast_node(x2._node, dtype)
+    perm = [d for d in range(ndim) if d != ax] + [ax]
+    a = g.permute_view(g.broadcast_view(a, shape) if a.shape != shape else a, perm)
+    b = g.permute_view(g.broadcast_view(b, shape) if b.shape != shape else b, perm)
+    batch = tuple(shape[d] for d in perm[:-1])
+    kk = shape[ax]
+    a = g.reshape_view(a, batch + (1, kk))
+    b = g.reshape_view(b, batch + (kk, 1))
+    out = matmul_nodes(a, b, batch)
+    return Array._new(g.reshape_view(out, batch))

@@ -1,0 +1,86 @@
+"""Square float32 matmul: wgarray vs torch (cuBLAS) and cupy when importable.
+
+    python benchmarks/bench_matmul.py [N ...]      # default 4096
+
+Each library gets warm-up runs, then timed runs bracketed by a device sync
+(wgarray: ``device.runtime.sync()`` after ``evaluate``); prints TFLOP/s = 2 N^3 / t.
+Also times the transposed-operand layouts of wgarray (no copies).
+"""
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+
+
+def _time(fn, sync, reps):
+    fn()
+    sync()
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            fn()
+        sync()
+        best = min(best, (time.perf_counter() - t0) / reps)
+    return best
+
+
+def bench_wgarray(n, a, b, reps):
+    import wgarray as xp
+
+    dev = xp.__array_namespace_info__().default_device()
+    rt = dev.runtime
+    A, B = xp.asarray(a), xp.asarray(b)
+    At, Bt = xp.asarray(np.ascontiguousarray(a.T)).T, xp.asarray(np.ascontiguousarray(b.T)).T
+    out = {}
+    for name, (x, y) in {"wgarray": (A, B), "wgarray A^T-layout": (At, B), "wgarray B^T-layout": (A, Bt)}.items():
+        def run():
+            c = x @ y
+            xp.evaluate(c)
+        t = _time(run, rt.sync, reps)
+        out[name] = t
+    c = np.asarray(A @ B)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    err = np.abs(c - ref).max() / np.abs(ref).max()
+    print(f"  wgarray on {dev}: max rel err vs float64 {err:.2e}")
+    return out
+
+
+def bench_torch(n, a, b, reps):
+    import torch
+
+    if not torch.cuda.is_available():
+        return {}
+    torch.backends.cuda.matmul.allow_tf32 = False
+    A, B = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
+    return {"torch (cuBLAS, no TF32)": _time(lambda: A @ B, torch.cuda.synchronize, reps)}
+
+
+def bench_cupy(n, a, b, reps):
+    import cupy as cp
+
+    A, B = cp.asarray(a), cp.asarray(b)
+    return {"cupy": _time(lambda: A @ B, cp.cuda.Device().synchronize, reps)}
+
+
+def main(sizes):
+    for n in sizes:
+        rng = np.random.default_rng(0)
+        a = rng.standard_normal((n, n), dtype=np.float32)
+        b = rng.standard_normal((n, n), dtype=np.float32)
+        reps = max(2, min(50, int(2e12 // (2 * n ** 3))))
+        print(f"float32 matmul {n}x{n} @ {n}x{n}  ({reps} reps per timing, best of 3)")
+        results = {}
+        for fn in (bench_wgarray, bench_torch, bench_cupy):
+            try:
+                results.update(fn(n, a, b, reps))
+            except ImportError as exc:
+                print(f"  skipped {fn.__name__[6:]}: {exc}")
+        for name, t in results.items():
+            print(f"  {name:28s} {t * 1e3:9.3f} ms  {2 * n ** 3 / t / 1e12:7.2f} TFLOP/s")
+
+
+if __name__ == "__main__":
+    main([int(s) for s in sys.argv[1:]] or [4096])
