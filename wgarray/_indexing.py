@@ -1,4 +1,36 @@
-"""Indexing: ``__getitem__`` and ``__setitem__``."""
+"""Indexing: ``__getitem__`` and ``__setitem__``, and the gather/scatter machinery that
+``take``, ``take_along_axis`` and the manipulation functions share.
+
+How each kind of key runs (all on the device):
+
+- basic (ints, slices, Ellipsis, None): a view (``g.index_view``), no kernel;
+- integer arrays (NumPy's rules: one index array per axis, broadcast together; ints
+  mixed with arrays count as arrays; the broadcast dims replace the indexed axes when
+  those are adjacent, else they come first): an elementwise graph turns the indices into
+  one flat uint32 index into ``x`` (negative indices normalized, invalid ones mapped to
+  ``INVALID``), and one gather kernel reads ``x`` through it. Both are fused inputs of
+  the gather, so ``x[i + 1]`` is one dispatch;
+- a boolean mask: device-side ``nonzero`` gives integer arrays, then as above.
+
+Assignment is functional (``setitem`` returns the new array):
+
+- ``x[mask] = v`` with ``v`` not depending on the position among the selected elements
+  is ``where(mask, v, x)``: elementwise, lazy, no readback;
+- basic keys: an elementwise membership test over index leaves (``g.Iota``) selects the
+  region; a scalar value is then a plain ``where``, an array value a gather from the
+  value (its region coordinates computed from the same leaves) with ``x`` elsewhere;
+- integer arrays (and masks with position-dependent values): a scatter in two kernels,
+  a *winner* pass (atomicMax of update number per target element: the last write wins,
+  deterministically, as in NumPy) and a gather that takes the winning update or ``x``.
+  Each invocation writes whole u32 words of the output, so 8/16-bit dtypes need no
+  atomics on the data.
+
+Bounds: ints are checked on the host. Integer index arrays whose values are already on
+the host (a NumPy array, or an Array with a host mirror) are checked there; otherwise
+the kernel flags invalid indices in one u32 word that is read back at the call, so an
+IndexError is raised by the call itself (this costs one small readback, only for
+device-resident indices).
+"""
 from __future__ import annotations
 
 import builtins
@@ -6,50 +38,590 @@ import operator
 
 import numpy as np
 
+from . import _core
+from . import _dtypes as dt
 from . import _graph as g
 from ._array import Array
+from ._realize import FusedInput
+from ._wgsl import gather as gk
+
+INVALID = gk.INVALID
 
 
-def _normalize_basic(shape, key, func="__getitem__"):
-    """Normalize a basic index (ints, slices, Ellipsis, None) to _graph.index_view items."""
+# =================================================================== kernels
+
+def _zeros(shape, dtype, device) -> g.Data:
+    return g.realize(g.Const(False if dtype is dt.bool else 0, dtype, device, shape))
+
+
+def _pack(head_words, inputs) -> tuple[bytes, list[int]]:
+    """Parameter bytes: ``head_words`` (u32) then each input's block at an even word."""
+    pbases = gk._param_bases(len(head_words), [fi.n_words for fi in inputs])
+    words = bytearray()
+    for w in head_words:
+        words += (w & 0xFFFFFFFF).to_bytes(4, "little")
+    for fi, base in zip(inputs, pbases):
+        words += b"\0" * (4 * base - len(words))
+        words += fi.params
+    return bytes(words), pbases
+
+
+def _out_buffer(rt, n: int, dtype):
+    per = 4  # invocations own 4 consecutive outputs
+    return rt.alloc(-(-max(n, 1) // per) * per * dtype.itemsize)
+
+
+class _Flag:
+    """One u32 word that a kernel sets when it meets an invalid index."""
+
+    def __init__(self, device):
+        self.device = device
+        self.buf = device.runtime.upload(np.zeros(4, np.uint32))
+
+    def raised(self) -> bool:
+        return bool(self.device.runtime.read(self.buf, 0, 4).view(np.uint32)[0])
+
+
+def gather(data: g.Node, index: g.Node, other: g.Node | None = None, flag: _Flag | None = None) -> g.Data:
+    """out[e] = data.flat[index[e]] (C order), or ``other[e]`` / zero where the index is
+    ``INVALID`` (or past the data). ``index`` is uint32 and has the output's shape."""
+    device = index.device
+    shape = index.shape
+    n = g.prod(shape)
+    if n == 0:
+        return _zeros(shape, data.dtype, device)
+    if data.size == 0 and other is None:  # nothing to read: every index is invalid
+        return _zeros(shape, data.dtype, device)
+    rt = device.runtime
+    native = device.has_int64
+    inputs = [FusedInput(data), FusedInput(index)] + ([FusedInput(other)] if other is not None else [])
+    params, pbases = _pack([n, data.size], inputs)
+    checked = flag is not None
+    specs = [fi.spec for fi in inputs]
+    key = ("gather", specs[0], specs[1], specs[2] if other is not None else None, data.dtype.name, native,
+           checked, tuple(pbases))
+
+    def build():
+        src, f64 = gk.render_gather(specs[0], specs[1], specs[2] if other is not None else None, data.dtype.name,
+                                    native, checked, pbases)
+        nb = sum(len(fi.buffers) for fi in inputs)
+        return "gather", src, [False] * nb + [True] + ([True] if checked else []), f64
+
+    kernel = rt.kernel(key, build)
+    out = _out_buffer(rt, n, data.dtype)
+    buffers = [b for fi in inputs for b in fi.buffers] + [out] + ([flag.buf] if checked else [])
+    threads = -(-n // 4)
+    rt.dispatch(kernel, buffers, params, -(-threads // 256))
+    return g.Data(out, shape, data.dtype, device)
+
+
+def scatter(x: g.Node, index: g.Node, value: g.Node, flag: _Flag | None = None) -> g.Node:
+    """A copy of ``x`` with x.flat[index[u]] = value[u] for every update u (``index`` and
+    ``value`` share a shape); among updates of one element the last one wins."""
+    device = x.device
+    if index.size == 0 or x.size == 0:
+        return x
+    rt = device.runtime
+    native = device.has_int64
+    winners = _zeros((x.size,), dt.uint32, device)
+    fi = FusedInput(index)
+    params, pbases = _pack([index.size, x.size], [fi])
+    checked = flag is not None
+    key = ("winner", fi.spec, native, checked, tuple(pbases))
+
+    def build():
+        src, f64 = gk.render_winner(fi.spec, checked, pbases)
+        return "scatter_winner", src, [False] * len(fi.buffers) + [True] + ([True] if checked else []), f64
+
+    kernel = rt.kernel(key, build)
+    rt.dispatch(kernel, fi.buffers + [winners.buf] + ([flag.buf] if checked else []), params,
+                -(-index.size // 256))
+    w = g.Data(winners.buf, x.shape, dt.uint32, device)
+    zero = g.Const(0, dt.uint32, device, x.shape)
+    picked = g.make_op("where", [g.make_op("equal", [w, zero], dt.bool), g.Const(INVALID, dt.uint32, device, x.shape),
+                                 g.make_op("subtract", [w, g.Const(1, dt.uint32, device, x.shape)], dt.uint32)],
+                       dt.uint32)
+    return gather(value, picked, x)
+
+
+def concat_nodes(nodes, axis: int, out_shape) -> g.Data:
+    """The nodes (one dtype, equal shapes but along ``axis``) joined along ``axis``."""
+    device = nodes[0].device
+    dtype = nodes[0].dtype
+    n = g.prod(out_shape)
+    nodes = [nd for nd in nodes if nd.size]
+    if n == 0 or not nodes:
+        return _zeros(out_shape, dtype, device)
+    group = 6  # inputs per kernel (their bindings add up); more are joined as a tree
+    if len(nodes) > group:
+        parts = []
+        for i in range(0, len(nodes), group):
+            chunk = nodes[i:i + group]
+            shp = list(out_shape)
+            shp[axis] = sum(c.shape[axis] for c in chunk)
+            parts.append(concat_nodes(chunk, axis, tuple(shp)))
+        return concat_nodes(parts, axis, out_shape)
+    if len(nodes) == 1:
+        return g.realize(g.Op("copy", [nodes[0]], dtype))
+    rt = device.runtime
+    native = device.has_int64
+    inner = g.prod(out_shape[axis + 1:])
+    inputs = [FusedInput(nd) for nd in nodes]
+    head = [n, inner, out_shape[axis]]
+    off = 0
+    for nd in nodes:
+        head += [off, nd.shape[axis]]
+        off += nd.shape[axis]
+    params, pbases = _pack(head, inputs)
+    specs = [fi.spec for fi in inputs]
+    key = ("concat", tuple(specs), dtype.name, native, tuple(pbases))
+
+    def build():
+        src, f64 = gk.render_concat(specs, dtype.name, native, pbases)
+        return "concat", src, [False] * sum(len(fi.buffers) for fi in inputs) + [True], f64
+
+    kernel = rt.kernel(key, build)
+    out = _out_buffer(rt, n, dtype)
+    rt.dispatch(kernel, [b for fi in inputs for b in fi.buffers] + [out], params, -(-(-(-n // 4)) // 256))
+    return g.Data(out, out_shape, dtype, device)
+
+
+# ============================================================= index nodes
+
+def u32(value, device, shape) -> g.Const:
+    return g.Const(value & 0xFFFFFFFF, dt.uint32, device, shape)
+
+
+def _op(op, a, b, dtype=dt.uint32):
+    return g.make_op(op, [a, b], dtype)
+
+
+def coordinate(shape, axis: int, device) -> g.Iota:
+    """The uint32 index of each element along ``axis``."""
+    strides = [0] * len(shape)
+    strides[axis] = 1
+    return g.Iota(shape, device, 0, strides)
+
+
+def normalized_index(idx: g.Node, n: int, need_check: bool):
+    """(uint32 index in [0, n) for valid entries, bool validity node or None)."""
+    d = idx.dtype
+    device = idx.device
+    shape = idx.shape
+    u = idx if d is dt.uint32 else g.make_op("cast", [idx], dt.uint32)
+    if d.kind == "i":
+        neg = g.make_op("less", [idx, g.Const(0, d, device, shape)], dt.bool)
+        u = g.make_op("where", [neg, _op("add", u, u32(n, device, shape)), u], dt.uint32)
+    if not need_check:
+        return u, None
+    info = np.iinfo(d.numpy)
+    ok = None
+    if n <= info.max:
+        ok = g.make_op("less", [idx, g.Const(n, d, device, shape)], dt.bool)
+    if d.kind == "i" and -n >= info.min:
+        lo = g.make_op("greater_equal", [idx, g.Const(-n, d, device, shape)], dt.bool)
+        ok = lo if ok is None else g.make_op("logical_and", [ok, lo], dt.bool)
+    if ok is None:
+        ok = g.Const(True, dt.bool, device, shape)
+    return u, ok
+
+
+def embed(node: g.Node, shape, at: int) -> g.Node:
+    """``node`` (of a shape broadcastable to shape[at:at + k]) seen over ``shape``."""
+    full = [1] * len(shape)
+    full[at:at + node.ndim] = node.shape
+    return g.broadcast_view(g.reshape_view(node, tuple(full)), tuple(shape))
+
+
+# ================================================================== parsing
+
+class _Adv:
+    """An advanced index of one axis (axis None: a new axis added by a 0-d mask)."""
+
+    __slots__ = ("node", "axis", "host", "trusted")
+
+    def __init__(self, node, axis, host=None, trusted=False):
+        self.node = node
+        self.axis = axis
+        self.host = host
+        self.trusted = trusted
+
+
+def _host_values(a: Array):
+    return a._host
+
+
+def _as_index_array(k, device, func):
+    """An index that is an array (wgarray or NumPy), as (Array, host values or None)."""
+    if isinstance(k, Array):
+        if k.device is not device:
+            raise ValueError(f"{func}: the index array is on {k.device}, the array on {device}")
+        return k, _host_values(k)
+    host = np.asarray(k)
+    if host.dtype.kind not in "biu":
+        raise IndexError(f"{func}: index arrays must have an integer or bool dtype, got {host.dtype}")
+    from ._transfer import upload
+
+    arr = Array._new(upload(host, device))
+    arr._host = host
+    return arr, host
+
+
+def _split_key(x_shape, key, device, func):
+    """Entries of ``key`` with the Ellipsis expanded and masks still whole:
+    ('new',), ('slice', k), ('int', i), ('arr', Array, host), ('mask', Array, host)."""
     if not isinstance(key, tuple):
         key = (key,)
-    n_ell = sum(1 for k in key if k is Ellipsis)
+    entries = []
+    for k in key:
+        if k is None or k is Ellipsis or isinstance(k, slice):
+            entries.append(k)
+        elif isinstance(k, builtins.bool) or isinstance(k, np.bool_):
+            entries.append(("mask0", builtins.bool(k)))
+        elif isinstance(k, (Array, np.ndarray)):
+            arr, host = _as_index_array(k, device, func)
+            if arr.dtype is dt.bool:
+                entries.append(("mask", arr, host) if arr.ndim else ("mask0", arr))
+            elif arr.dtype.kind in "iu":
+                entries.append(("arr", arr, host))
+            else:
+                raise IndexError(f"{func}: index arrays must have an integer or bool dtype, got {arr.dtype}")
+        elif isinstance(k, (list, tuple)):
+            raise TypeError(f"{func}: a {type(k).__name__} is not a valid index; "
+                            f"use an integer or boolean Array (wgarray.asarray({k!r}))")
+        else:
+            try:
+                entries.append(("int", operator.index(k)))
+            except TypeError:
+                raise IndexError(f"{func}: expected an int, slice, Ellipsis, None or integer/boolean array "
+                                 f"index, got {type(k).__name__}") from None
+    n_ell = sum(1 for e in entries if e is Ellipsis)
     if n_ell > 1:
         raise IndexError(f"{func}: an index can only have a single Ellipsis, got {key!r}")
-    n_axes = sum(1 for k in key if k is not None and k is not Ellipsis)
-    if n_axes > len(shape):
-        raise IndexError(f"{func}: too many indices for an array of {len(shape)} dimensions: {key!r}")
+    used = 0
+    for e in entries:
+        if isinstance(e, tuple):
+            if e[0] == "mask":
+                used += e[1].ndim
+            elif e[0] in ("int", "arr"):
+                used += 1
+        elif isinstance(e, slice):
+            used += 1
+    if used > len(x_shape):
+        raise IndexError(f"{func}: too many indices for an array of {len(x_shape)} dimensions: {key!r}")
+    out = []
+    for e in entries:
+        if e is Ellipsis:
+            out += [slice(None)] * (len(x_shape) - used)
+        else:
+            out.append(e)
+    if n_ell == 0:
+        out += [slice(None)] * (len(x_shape) - used)
+    return out
+
+
+def _is_basic(entries) -> bool:
+    return all(not isinstance(e, tuple) or e[0] == "int" for e in entries)
+
+
+def _basic_items(x_shape, entries, func):
     items = []
     d = 0
-    for k in key:
-        if k is Ellipsis:
-            for _ in range(len(shape) - n_axes):
-                items.append(("slice", 0, 1, shape[d]))
-                d += 1
-        elif k is None:
+    for e in entries:
+        if e is None:
             items.append(("new",))
-        elif isinstance(k, slice):
-            start, stop, step = k.indices(shape[d])
+        elif isinstance(e, slice):
+            start, stop, step = e.indices(x_shape[d])
             items.append(("slice", start, step, len(range(start, stop, step))))
             d += 1
         else:
-            i = operator.index(k)
-            n = shape[d]
+            i, n = e[1], x_shape[d]
             if not -n <= i < n:
                 raise IndexError(f"{func}: index {i} is out of bounds for axis {d} with size {n}")
             items.append(("int", i % n))
             d += 1
-    while d < len(shape):
-        items.append(("slice", 0, 1, shape[d]))
-        d += 1
     return items
 
 
+def _mask_to_indices(mask: Array, host):
+    """The integer index arrays (one per mask dim) of the True entries of ``mask``."""
+    import wgarray
+
+    nonzero = getattr(wgarray, "nonzero", None)
+    if nonzero is not None and host is None:
+        return [(a, None) for a in nonzero(mask)]
+    # TODO(indexing): until device-side nonzero lands, compact on the host (the result
+    # size depends on the data, so a readback happens either way).
+    if host is None:
+        host = mask._numpy()
+    out = []
+    for idx in np.nonzero(host):
+        arr, h = _as_index_array(idx.astype(np.int64), mask.device, "nonzero")
+        out.append((arr, h))
+    return out
+
+
+def _plan_advanced(x_shape, entries, device, func):
+    """The advanced-indexing plan: (out_shape, flat uint32 index node into x over
+    out_shape, flag or None). Entries hold at least one array or mask."""
+    cs = g.contiguous_strides(x_shape)
+    # Each V entry: ('new',) / ('slice', axis, start, step, length) / ('adv', _Adv) / ('int', axis, i)
+    ventries = []
+    d = 0
+    for e in entries:
+        if e is None:
+            ventries.append(("new",))
+        elif isinstance(e, slice):
+            start, stop, step = e.indices(x_shape[d])
+            ventries.append(("slice", d, start, step, len(range(start, stop, step))))
+            d += 1
+        elif e[0] == "int":
+            i, n = e[1], x_shape[d]
+            if not -n <= i < n:
+                raise IndexError(f"{func}: index {i} is out of bounds for axis {d} with size {n}")
+            ventries.append(("int", d, i % n))
+            d += 1
+        elif e[0] == "arr":
+            ventries.append(("adv", _Adv(e[1]._node, d, e[2])))
+            d += 1
+        elif e[0] == "mask":
+            mask, host = e[1], e[2]
+            want = x_shape[d:d + mask.ndim]
+            if mask.shape != want:
+                raise IndexError(f"{func}: boolean index of shape {mask.shape} does not match the indexed "
+                                 f"dimensions {want} (axes {d}..{d + mask.ndim - 1})")
+            for k, (arr, h) in enumerate(_mask_to_indices(mask, host)):
+                ventries.append(("adv", _Adv(arr._node, d + k, h, trusted=True)))
+            d += mask.ndim
+        else:  # 0-d mask: a new axis of length 1 (True) or 0 (False)
+            v = e[1] if isinstance(e[1], builtins.bool) else builtins.bool(e[1])
+            idx = np.zeros(1 if v else 0, np.int64)
+            arr, h = _as_index_array(idx, device, func)
+            ventries.append(("adv", _Adv(arr._node, None, h, trusted=True)))
+    adv_pos = [i for i, v in enumerate(ventries) if v[0] in ("adv", "int")]
+    advs = [v[1] for v in ventries if v[0] == "adv"]
+    bshape = _core.broadcast_shapes(*(a.node.shape for a in advs), func=func)
+    adjacent = adv_pos == list(range(adv_pos[0], adv_pos[-1] + 1))
+    # output dims: (source of dim) for non-adv entries
+    if adjacent:
+        before, rest = ventries[:adv_pos[0]], ventries[adv_pos[-1] + 1:]
+    else:
+        before, rest = [], ventries
+    rest = [v for v in rest if v[0] in ("new", "slice")]
+    out_shape = []
+    strides = []
+    offset = 0
+    for v in ventries:
+        if v[0] == "int":
+            offset += v[2] * cs[v[1]]
+        elif v[0] == "slice":
+            offset += v[2] * cs[v[1]] if v[4] else 0
+    for v in before:
+        out_shape.append(1 if v[0] == "new" else v[4])
+        strides.append(0 if v[0] == "new" else v[3] * cs[v[1]])
+    b_at = len(out_shape)
+    out_shape += list(bshape)
+    strides += [0] * len(bshape)
+    for v in rest:
+        out_shape.append(1 if v[0] == "new" else v[4])
+        strides.append(0 if v[0] == "new" else v[3] * cs[v[1]])
+    out_shape = tuple(out_shape)
+    n_out = g.prod(out_shape)
+    # bounds
+    flag = None
+    device_check = False
+    for a in advs:
+        if a.trusted or a.axis is None:
+            continue
+        n = x_shape[a.axis]
+        if a.host is not None:
+            h = np.asarray(a.host)
+            if h.size and (h.min() < -n or h.max() >= n):
+                bad = h[(h < -n) | (h >= n)].ravel()[0]
+                raise IndexError(f"{func}: index {bad} is out of bounds for axis {a.axis} with size {n}")
+        elif a.node.size and n_out:
+            device_check = True
+    flat = g.Iota(out_shape, device, offset & 0xFFFFFFFF, tuple(s & 0xFFFFFFFF for s in strides))
+    ok_all = None
+    for a in advs:
+        if a.axis is None:
+            continue
+        n = x_shape[a.axis]
+        check = device_check and not a.trusted and a.host is None
+        u, ok = normalized_index(a.node, n, check)
+        term = embed(u, out_shape, b_at + len(bshape) - u.ndim)
+        if cs[a.axis] != 1:
+            term = _op("multiply", term, u32(cs[a.axis], device, out_shape))
+        flat = _op("add", flat, term)
+        if ok is not None:
+            ok = embed(ok, out_shape, b_at + len(bshape) - ok.ndim)
+            ok_all = ok if ok_all is None else g.make_op("logical_and", [ok_all, ok], dt.bool)
+    if ok_all is not None:
+        flat = g.make_op("where", [ok_all, flat, u32(INVALID, device, out_shape)], dt.uint32)
+        flag = _Flag(device)
+    if x_shape and g.prod(x_shape) == 0 and n_out and any(a.axis is not None for a in advs):
+        raise IndexError(f"{func}: cannot take indices from an axis of size 0 (array shape {x_shape})")
+    return out_shape, flat, flag
+
+
+def _check_flag(flag, func, x_shape):
+    if flag is not None and flag.raised():
+        raise IndexError(f"{func}: an index is out of bounds for the array of shape {x_shape}")
+
+
+# ================================================================= getitem
+
 def getitem(x: Array, key) -> Array:
-    items = _normalize_basic(x.shape, key)
-    return Array._new(g.index_view(x._node, items))
+    func = "__getitem__"
+    entries = _split_key(x.shape, key, x.device, func)
+    if _is_basic(entries):
+        return Array._new(g.index_view(x._node, _basic_items(x.shape, entries, func)))
+    out_shape, flat, flag = _plan_advanced(x.shape, entries, x.device, func)
+    data = gather(x._node, flat, None, flag)
+    _check_flag(flag, func, x.shape)
+    return Array._new(data)
+
+
+# ================================================================= setitem
+
+def _value_node(x: Array, value, func) -> g.Node:
+    """``value`` as a node of x's dtype (not yet broadcast)."""
+    if isinstance(value, Array):
+        _core.same_device([x, value], func)
+        if value.dtype is not x.dtype:
+            if dt.PROMOTION.get((value.dtype, x.dtype)) is not x.dtype:
+                raise TypeError(f"{func}: cannot assign a {value.dtype} value to a {x.dtype} array "
+                                f"(it would change the array's dtype)")
+            return _core.cast_node(value._node, x.dtype)
+        return value._node
+    if isinstance(value, (builtins.bool, int, float, complex)):
+        return g.Const(_core.check_scalar_fits(value, x.dtype, func), x.dtype, x.device, ())
+    raise TypeError(f"{func}: expected the value to be an Array or a Python scalar, got {type(value).__name__}")
+
+
+def _broadcast_value(v: g.Node, shape, func) -> g.Node:
+    try:
+        bshape = _core.broadcast_shapes(v.shape, shape, func=func)
+    except ValueError:
+        bshape = None
+    if bshape != tuple(shape):
+        raise ValueError(f"{func}: a value of shape {v.shape} cannot be broadcast to the indexed shape {tuple(shape)}")
+    if isinstance(v, g.Const):
+        return g.Const(v.value, v.dtype, v.device, shape)
+    return g.broadcast_view(v, shape)
+
+
+def _where(cond, a, b, dtype):
+    return g.make_op("where", [cond, a, b], dtype)
+
+
+def _region(x_shape, items, device):
+    """(membership bool node or None for all, flat uint32 index into the region) over x."""
+    inside = None
+    flat = None
+    rshape = [it[3] if it[0] == "slice" else 1 for it in items if it[0] != "int"]
+    rstrides = g.contiguous_strides(rshape)
+    r = 0
+    d = 0
+    for it in items:
+        if it[0] == "new":
+            r += 1
+            continue
+        c = coordinate(x_shape, d, device)
+        n = x_shape[d]
+        cond = None
+        if it[0] == "int":
+            cond = _op("equal", c, u32(it[1], device, x_shape), dt.bool)
+            coord = None
+        else:
+            _, start, step, length = it
+            if step == 1 and start == 0 and length == n:
+                coord = c
+            else:
+                s = abs(step)
+                t = _op("subtract", c, u32(start, device, x_shape)) if step > 0 else \
+                    _op("subtract", u32(start, device, x_shape), c)
+                cond = _op("less", t, u32(s * length, device, x_shape), dt.bool)
+                if s != 1:
+                    mod = _op("remainder", t, u32(s, device, x_shape))
+                    cond = g.make_op("logical_and", [cond, _op("equal", mod, u32(0, device, x_shape), dt.bool)],
+                                     dt.bool)
+                    coord = _op("floor_divide", t, u32(s, device, x_shape))
+                else:
+                    coord = t
+            if rstrides[r] != 1:
+                coord = _op("multiply", coord, u32(rstrides[r], device, x_shape))
+            r += 1
+        if coord is not None and rshape[r - 1] > 1:
+            flat = coord if flat is None else _op("add", flat, coord)
+        if cond is not None:
+            inside = cond if inside is None else g.make_op("logical_and", [inside, cond], dt.bool)
+        d += 1
+    if flat is None:
+        flat = u32(0, device, x_shape)
+    return inside, flat, tuple(rshape)
+
+
+def _mask_where(x: Array, mask: Array, v: g.Node, func):
+    """``where(mask, v, x)`` when v does not depend on the position among the selected
+    elements; None otherwise."""
+    k = mask.ndim
+    if mask.shape != x.shape[:k]:
+        raise IndexError(f"{func}: boolean index of shape {mask.shape} does not match the indexed dimensions "
+                         f"{x.shape[:k]}")
+    rest = x.shape[k:]
+    vshape = v.shape
+    if len(vshape) == len(rest) + 1:
+        if vshape[0] != 1:
+            return None
+        v = g.reshape_view(v, vshape[1:]) if not isinstance(v, g.Const) else g.Const(v.value, v.dtype, v.device, ())
+    elif len(vshape) > len(rest) + 1:
+        raise ValueError(f"{func}: a value of shape {vshape} cannot be broadcast to the indexed shape "
+                         f"(n,) + {rest}")
+    try:
+        _core.broadcast_shapes(v.shape, rest, func=func)
+    except ValueError:
+        return None
+    if _core.broadcast_shapes(v.shape, rest) != rest:
+        raise ValueError(f"{func}: a value of shape {vshape} cannot be broadcast to the indexed shape (n,) + {rest}")
+    m = g.broadcast_view(g.reshape_view(mask._node, mask.shape + (1,) * len(rest)), x.shape)
+    vb = _broadcast_value(v, x.shape, func)
+    return _where(m, vb, x._node, x.dtype)
 
 
 def setitem(x: Array, key, value) -> Array:
-    raise NotImplementedError("__setitem__: not yet implemented")
+    func = "__setitem__"
+    v = _value_node(x, value, func)
+    entries = _split_key(x.shape, key, x.device, func)
+    if _is_basic(entries):
+        items = _basic_items(x.shape, entries, func)
+        rshape = tuple(it[3] if it[0] == "slice" else 1 for it in items if it[0] != "int")
+        vb = _broadcast_value(v, rshape, func)
+        if g.prod(rshape) == 0:
+            return x
+        inside, flat, _ = _region(x.shape, items, x.device)
+        if inside is None:  # the whole array
+            node = g.reshape_view(vb, x.shape) if not isinstance(vb, g.Const) else g.Const(vb.value, x.dtype,
+                                                                                             x.device, x.shape)
+            return Array._new(g.make_op("copy", [node], x.dtype))
+        if isinstance(v, g.Const) or v.size == 1:
+            scalar = g.Const(v.value, x.dtype, x.device, x.shape) if isinstance(v, g.Const) else \
+                g.broadcast_view(g.reshape_view(v, ()), x.shape)
+            return Array._new(_where(inside, scalar, x._node, x.dtype))
+        idx = _where(inside, flat, u32(INVALID, x.device, x.shape), dt.uint32)
+        return Array._new(gather(vb, idx, x._node))
+    masks = [e for e in entries if isinstance(e, tuple) and e[0] in ("mask", "mask0")]
+    plain = [e for e in entries if not (isinstance(e, slice) and e == slice(None))]
+    if len(masks) == 1 and len(plain) == 1 and entries[0] is masks[0]:
+        m = masks[0]
+        mask = m[1] if m[0] == "mask" else None
+        if m[0] == "mask0":
+            mask = m[1] if isinstance(m[1], Array) else Array._new(g.Const(m[1], dt.bool, x.device, ()))
+        node = _mask_where(x, mask, v, func)
+        if node is not None:
+            return Array._new(node)
+    out_shape, flat, flag = _plan_advanced(x.shape, entries, x.device, func)
+    vb = _broadcast_value(v, out_shape, func)
+    node = scatter(x._node, flat, vb, flag)
+    _check_flag(flag, func, x.shape)
+    return Array._new(node)
