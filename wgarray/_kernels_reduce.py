@@ -1,0 +1,221 @@
+"""Reduction, scan and stream-compaction kernels on the device (no host computation).
+
+Reusable API for other kernel families (every argument is a graph node; the node's
+elementwise producer is fused into the first kernel that reads it, never realized):
+
+``reduce_rows(node, rows, length, kind) -> (Data, Data | None)``
+    Reduce each of ``rows`` consecutive runs of ``length`` elements (flat C order of
+    ``node``) with ``kind`` in sum, prod, min, max, argmin, argmax. Returns a Data of
+    shape ``(rows,)`` in the accumulator's storage dtype (int32/uint32 for 8/16-bit
+    values) and, for arg kinds, a uint32 Data of positions within each run.
+``reduce_axes(node, axes, kind) -> (Data, Data | None)``
+    The same over arbitrary ``axes`` (permuted last as a view); result shape is the
+    kept axes' shape.
+``scan_rows(node, rows, length, kind="sum", include_initial=False) -> Data``
+    Inclusive prefix sum/product of each run, shape ``(rows, length + include_initial)``,
+    in the accumulator storage dtype (see ``reduce_rows``). With ``include_initial``
+    slot 0 of each row is the identity: entries ``[:length]`` are the *exclusive* scan
+    and entry ``[length]`` the row's total.
+``exclusive_scan(node) -> Data``
+    ``scan_rows(node, 1, node.size, "sum", include_initial=True)`` flattened: a Data of
+    ``size + 1`` elements (exclusive prefix sums, then the total). Cast the node to
+    uint32 first for u32 offsets (sort, unique, compaction).
+``nonzero_flat(node) -> (Data, int)``
+    Stream compaction: the flat C-order indices (int64, shape ``(count,)``) of the
+    nonzero elements of ``node``, and ``count``. One scan of the fused flags, one read
+    of 4 bytes (the count), one scatter; nothing else crosses to the host.
+
+All pipelines are keyed by structure (ops, dtypes, layout classes, group size), never
+by sizes, which travel as parameters.
+"""
+from __future__ import annotations
+
+from . import _dtypes as dt
+from . import _graph as g
+from . import debug  # noqa: F401  (counters are kept by the runtime)
+from ._realize import _plan
+from ._runtime import pack_params
+from ._wgsl import elementwise as ew
+from ._wgsl import reduce as rd
+from ._wgsl import scan as sc
+from ._wgsl import types as ty
+
+__all__ = ["reduce_rows", "reduce_axes", "scan_rows", "exclusive_scan", "nonzero_flat", "store_dtype"]
+
+PER_LANE = 64  # elements one lane reads per chunk: enough to hide latency, short float chains
+THREAD_ROWS_MIN = 2048  # rows at which one thread per row beats cooperating lanes (strided rows)
+
+
+class _Input:
+    """A fused input (like ``_realize.FusedInput``), optionally planned with vec4 leaves."""
+
+    __slots__ = ("spec", "buffers", "params", "has_vec4")
+
+    def __init__(self, node: g.Node, vec4: bool = False):
+        node = g.settle(node)
+        if not isinstance(node, g.Op):
+            node = g.Op("copy", [node], node.dtype)
+        plan = _plan([node], vec4=vec4)
+        self.spec = plan.spec
+        self.buffers = plan.buffers
+        self.params = ew.param_words(plan.spec, max(g.prod(node.shape), 1), plan.shape,
+                                     plan.const_blobs, plan.leaf_views)
+        self.has_vec4 = any(cls == "v" for cls, _ in plan.spec.leaves)
+
+
+def store_dtype(dtype: dt.DType, device) -> dt.DType:
+    """The dtype the kernels here store values of ``dtype`` in (8/16-bit -> 32-bit)."""
+    return dt.BY_NAME[rd.STORE_DTYPE[ty.tag(dtype.name, device.has_int64)]]
+
+
+def _pad_even(b: bytes) -> bytes:
+    return b + b"\0" * (-len(b) % 8)
+
+
+def _leaves(node: g.Node):
+    stack, seen = [node], set()
+    while stack:
+        n = g.settle(stack.pop())
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        if isinstance(n, g.Op):
+            stack.extend(n.srcs)
+        elif isinstance(n, (g.Data, g.Iota)):
+            yield n
+
+
+def _inner_strided(node: g.Node) -> bool:
+    """Whether some leaf walks the last axis with a stride (lanes of one row would not
+    read adjacent memory)."""
+    if not node.shape or node.shape[-1] == 1:
+        return False
+    return any(abs(leaf.strides[-1]) > 1 for leaf in _leaves(node) if isinstance(leaf, g.Data))
+
+
+def _pow2ceil(n: int) -> int:
+    return 1 << max(0, (n - 1).bit_length())
+
+
+def _choose(rows: int, length: int, strided: bool) -> tuple[int, int]:
+    """(lanes per row G, chunk length C)."""
+    if length <= 8 or (strided and rows >= THREAD_ROWS_MIN):
+        return 1, max(length, 1) if length <= 8 else PER_LANE
+    G = min(256, _pow2ceil(-(-length // 16)))
+    return G, G * PER_LANE
+
+
+def reduce_rows(node: g.Node, rows: int, length: int, kind: str, _idx: g.Node | None = None):
+    device = node.device
+    native = device.has_int64
+    tag = ty.tag(node.dtype.name, native)
+    if tag == "b":
+        raise TypeError(f"reduce_rows: cast bool values to uint32 first (kind {kind})")
+    out_dtype = dt.BY_NAME[rd.STORE_DTYPE[tag]]
+    is_arg = kind in rd.ARG_KINDS
+    rt = device.runtime
+    G, C = _choose(rows, length, _inner_strided(node))
+    NC = -(-length // C) if length else 1
+    quad = G > 1 and length % 4 == 0 and rows * length > 0
+    inp = _Input(node, vec4=quad)
+    quad = quad and inp.has_vec4
+    if not quad and any(cls == "v" for cls, _ in inp.spec.leaves):
+        inp = _Input(node)
+    idx = _Input(_idx) if _idx is not None else None
+    spec = rd.ReduceSpec(kind, tag, G, quad, inp.spec, idx.spec if idx else None, native)
+    in_words = rd.input_words(inp.spec, inp.params)
+    kernel = rt.kernel(("reduce", spec), lambda: (spec.name, rd.render(spec, in_words), spec.writes,
+                                                   spec.has_f64_params))
+    n_out = rows * NC
+    out = rt.alloc(max(n_out, 1) * out_dtype.itemsize)
+    bufs = inp.buffers + (idx.buffers if idx else []) + [out]
+    out_idx = None
+    if is_arg:
+        out_idx = rt.alloc(max(n_out, 1) * 4)
+        bufs.append(out_idx)
+    params = pack_params([rows, length, C, NC, 0, 0, 0, 0]) + _pad_even(inp.params) + (idx.params if idx else b"")
+    groups = -(-rows // (rd.WORKGROUP // G)) * NC
+    if rows > 0:
+        rt.dispatch(kernel, bufs, params, groups)
+    vals = g.Data(out, (n_out,), out_dtype, device)
+    ids = g.Data(out_idx, (n_out,), dt.uint32, device) if is_arg else None
+    if NC > 1:
+        return reduce_rows(vals, rows, NC, kind, ids)
+    return vals, ids
+
+
+def reduce_axes(node: g.Node, axes, kind: str):
+    axes = tuple(sorted(axes))
+    keep = tuple(d for d in range(node.ndim) if d not in axes)
+    rows = g.prod(node.shape[d] for d in keep)
+    length = g.prod(node.shape[d] for d in axes)
+    vals, ids = reduce_rows(g.permute_view(node, keep + axes), rows, length, kind)
+    shape = tuple(node.shape[d] for d in keep)
+    vals = g.reshape_view(vals, shape)
+    return vals, (g.reshape_view(ids, shape) if ids is not None else None)
+
+
+# ------------------------------------------------------------------------ scans
+
+def scan_rows(node: g.Node, rows: int, length: int, kind: str = "sum", include_initial: bool = False) -> g.Data:
+    device = node.device
+    native = device.has_int64
+    tag = ty.tag(node.dtype.name, native)
+    if tag == "b":
+        raise TypeError("scan_rows: cast bool values to uint32 first")
+    out_dtype = dt.BY_NAME[rd.STORE_DTYPE[tag]]
+    rt = device.runtime
+    inc = 1 if include_initial else 0
+    R = length + inc
+    NB = max(1, -(-length // sc.BLOCK))
+    out = rt.alloc(max(rows * R, 1) * out_dtype.itemsize)
+    result = g.Data(out, (rows, R), out_dtype, device)
+    if rows == 0:
+        return result
+    inp = _Input(node)
+    spec = sc.ScanSpec(kind, tag, inp.spec, native)
+    kernel = rt.kernel(("scan", spec), lambda: (spec.name, sc.render_local(spec),
+                                                 [False] * len(inp.buffers) + [True, True], inp.spec.has_f64_params))
+    totals = rt.alloc(rows * NB * out_dtype.itemsize)
+    head = pack_params([rows, length, NB, R, inc, 0, 0, 0])
+    rt.dispatch(kernel, inp.buffers + [out, totals], head + inp.params, rows * NB)
+    if NB > 1:
+        prefix = scan_rows(g.Data(totals, (rows, NB), out_dtype, device), rows, NB, kind, include_initial=True)
+        add = rt.kernel(("scan_add", kind, tag, native),
+                        lambda: (f"scan_add_{kind}_{tag}", sc.render_add(kind, tag, native), [True, False], False))
+        rt.dispatch(add, [out, prefix.buf], head, rows * NB)
+    return result
+
+
+def exclusive_scan(node: g.Node) -> g.Data:
+    n = node.size
+    return g.reshape_view(scan_rows(node, 1, n, "sum", include_initial=True), (n + 1,))
+
+
+# ----------------------------------------------------------- stream compaction
+
+def nonzero_flags(node: g.Node) -> g.Node:
+    """uint32 1/0 flags of the nonzero elements (lazy, fused into the next kernel)."""
+    flags = node if node.dtype is dt.bool else g.make_op("cast", [node], dt.bool)
+    return g.make_op("cast", [flags], dt.uint32)
+
+
+def nonzero_flat(node: g.Node) -> tuple[g.Data, int]:
+    device = node.device
+    rt = device.runtime
+    n = node.size
+    if n == 0:
+        return g.Data(rt.alloc(8), (0,), dt.int64, device), 0
+    flags = nonzero_flags(node)
+    pos = scan_rows(flags, 1, n, "sum", include_initial=True)
+    count = int(rt.read(pos.buf, 4 * n, 4).view("<u4")[0])
+    out = rt.alloc(max(count, 1) * 8)
+    if count:
+        inp = _Input(flags)
+        spec = inp.spec
+        kernel = rt.kernel(("compact", spec), lambda: ("compact", sc.render_scatter(spec),
+                                                        [False] * len(inp.buffers) + [False, True],
+                                                        spec.has_f64_params))
+        head = pack_params([n, 0, 0, 0, 0, 0, 0, 0])
+        rt.dispatch(kernel, inp.buffers + [pos.buf, out], head + inp.params, -(-n // 256))
+    return g.Data(out, (count,), dt.int64, device), count

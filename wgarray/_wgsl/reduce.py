@@ -1,0 +1,285 @@
+"""Render reduction kernels: pure functions from a ``ReduceSpec`` to WGSL text.
+
+A reduction is four parts (as in CuPy): a *map* on each input element, a *combine* of
+two partials, a *post-map* on the result and an *identity*. The map is the fused
+elementwise producer of the input (``FusedInput``: casts, ``x != 0``, ``(x - m) ** 2``
+... are computed inside this kernel); the post-map is a lazy elementwise op on the
+(small) result built by the namespace; this module renders the combine and the
+identity for each kind and accumulator tag.
+
+The input is seen as ``M`` rows of ``L`` elements (flat C-order index ``m * L + l`` of
+the fused input, whose reduced axes were permuted last). A workgroup of 256 threads
+holds ``256 / G`` groups of ``G`` lanes; each group reduces one row's chunk
+``[c * C, min(L, (c + 1) * C))`` and writes one partial at ``m * NC + c``:
+
+* each lane accumulates every ``G``-th element of the chunk in four interleaved
+  accumulators (memory-level parallelism, and shorter serial chains for float sums);
+* the four are combined pairwise, then the group's lanes by a shared-memory tree.
+
+``G = 1`` (one thread per row) keeps reads coalesced when the reduced axis is strided
+and the rows are adjacent in memory. With ``quad`` the input is read four consecutive
+elements at a time (one ``vec4`` load per contiguous 32-bit leaf): the bandwidth path
+for a big contiguous reduction. ``NC > 1`` chunks give a partial pass; the driver
+reduces the partials again (``_kernels_reduce``).
+
+Arg kinds (argmin/argmax) carry ``(value, index)`` pairs; the index of an element is
+its position ``l`` in its row in the first pass, and is read from a second input
+(the previous pass's indices) after that. ``NONE`` marks the identity.
+
+Parameters (u32 words of ``P``): M, L, C, NC, then the input's parameters at word 8 and
+the index input's (arg kinds, later passes) after them, at an even word.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import elementwise as ew
+from . import ops
+from . import types as ty
+
+WORKGROUP = 256
+HEADER_WORDS = 8
+NONE = "0xffffffffu"
+
+# The dtype whose bytes a partial of each accumulator tag is stored as.
+STORE_DTYPE = {"i32": "int32", "u32": "uint32", "i64": "int64", "u64": "uint64", "ei64": "int64",
+               "eu64": "uint64", "f32": "float32", "f64": "float64", "c64": "complex64", "c128": "complex128"}
+
+ARG_KINDS = ("argmin", "argmax")
+
+_COMBINE = {
+    "sum": {"num": "({a} + {b})", "cplx": "({a} + {b})", "eint": "{T}_add({a}, {b})"},
+    "prod": {"num": "({a} * {b})", "cplx": "{T}_multiply({a}, {b})", "eint": "{T}_mul({a}, {b})"},
+    "max": {"float": "{T}_maximum({a}, {b})", "int": "max({a}, {b})", "eint": "{T}_maximum({a}, {b})"},
+    "min": {"float": "{T}_minimum({a}, {b})", "int": "min({a}, {b})", "eint": "{T}_minimum({a}, {b})"},
+}
+
+
+def _family_lookup(table: dict, t: str) -> str:
+    for key in (t,) + ops.FAMILIES[t]:
+        if key in table:
+            return table[key]
+    raise ops.LoweringError(f"no reduction combine for accumulator {t}")
+
+
+def combine_expr(kind: str, t: str, a: str, b: str) -> str:
+    """WGSL expression combining partials ``a`` and ``b`` (non-arg kinds)."""
+    return _family_lookup(_COMBINE[kind], t).replace("{T}", t).format(a=a, b=b)
+
+
+_NEG_ZERO = {"f32": "bitcast<f32>(0x80000000u)", "f64": "f64(bitcast<f32>(0x80000000u))"}
+_LOWEST = {"i32": "bitcast<i32>(0x80000000u)", "u32": "0u", "i64": "(i64(1) << 63u)", "u64": "u64(0)",
+           "ei64": "vec2<u32>(0u, 0x80000000u)", "eu64": "vec2<u32>(0u)", "f32": "(-f32_inf())",
+           "f64": "(-f64_inf())"}
+_HIGHEST = {"i32": "2147483647i", "u32": "0xffffffffu", "i64": "(~(i64(1) << 63u))", "u64": "(~u64(0))",
+            "ei64": "vec2<u32>(0xffffffffu, 0x7fffffffu)", "eu64": "vec2<u32>(0xffffffffu)", "f32": "f32_inf()",
+            "f64": "f64_inf()"}
+
+
+def identity(kind: str, t: str) -> str:
+    """The identity of a combine: ``-0.0`` for float sums (so a sum of ``[-0.0]`` is -0.0)."""
+    if kind == "sum":
+        if t in _NEG_ZERO:
+            return _NEG_ZERO[t]
+        if t in ("c64", "c128"):
+            r = "f32" if t == "c64" else "f64"
+            return f"{ty.WGSL_TYPE[t]}({_NEG_ZERO[r]}, {_NEG_ZERO[r]})"
+        return ops.ZERO[t]
+    if kind == "prod":
+        return ops.ONE[t]
+    if kind == "max":
+        return _LOWEST[t]
+    if kind == "min":
+        return _HIGHEST[t]
+    raise AssertionError(kind)
+
+
+def _arg_better(kind: str, t: str) -> str:
+    """``fn better(va, ia, vb, ib) -> bool``: does candidate b replace a? (first
+    occurrence wins ties; NaN counts as the extreme for both kinds, like NumPy)."""
+    wt = ty.WGSL_TYPE[t]
+    cmp = ">" if kind == "argmax" else "<"
+    if t in ("f32", "f64"):
+        body = f"""
+    if ({t}_isnan(va)) {{ return {t}_isnan(vb) && ib < ia; }}
+    if ({t}_isnan(vb)) {{ return true; }}
+    if (vb == va) {{ return ib < ia; }}
+    return vb {cmp} va;"""
+    elif t in ("ei64", "eu64"):
+        rel = "gt" if kind == "argmax" else "lt"
+        body = f"""
+    if ({t}_eq(vb, va)) {{ return ib < ia; }}
+    return {t}_{rel}(vb, va);"""
+    else:
+        body = f"""
+    if (vb == va) {{ return ib < ia; }}
+    return vb {cmp} va;"""
+    return f"""fn better(va: {wt}, ia: u32, vb: {wt}, ib: u32) -> bool {{
+    if (ib == {NONE}) {{ return false; }}
+    if (ia == {NONE}) {{ return true; }}{body}
+}}
+"""
+
+
+@dataclass(frozen=True)
+class ReduceSpec:
+    kind: str  # sum, prod, min, max, argmin, argmax
+    tag: str  # compute tag of the values (and of the accumulator)
+    group: int  # G: lanes per row
+    quad: bool  # read 4 consecutive elements per step (vec4 leaves)
+    inp: ew.ElementwiseSpec  # fused input: the values
+    idx: ew.ElementwiseSpec | None  # fused input: indices of a previous pass (arg kinds)
+    int64_native: bool
+
+    @property
+    def name(self) -> str:
+        return f"reduce_{self.kind}_{self.tag}_g{self.group}{'_q' if self.quad else ''}"
+
+    @property
+    def is_arg(self) -> bool:
+        return self.kind in ARG_KINDS
+
+    @property
+    def has_f64_params(self) -> bool:
+        return self.inp.has_f64_params or (self.idx is not None and self.idx.has_f64_params)
+
+    @property
+    def writes(self) -> list[bool]:
+        n_in = len(self.inp.bindings) + (len(self.idx.bindings) if self.idx is not None else 0)
+        return [False] * n_in + [True] * (2 if self.is_arg else 1)
+
+
+def render_input_quad(spec: ew.ElementwiseSpec, prefix: str, pbase: int) -> str:
+    """``fn {prefix}at4(q: u32) -> {prefix}Quad``: elements ``4q .. 4q + 3`` of a fused
+    input planned with vec4 leaves (each 'v' leaf is one vec4 load)."""
+    native = spec.int64_native
+    reader = ew._LeafReader(spec, prefix, pbase)
+    lines = reader.const_lets()
+    hoisted = {}
+    for i, (cls, b) in enumerate(spec.leaves):
+        off = f"P[{reader.lwhere[i]}]"
+        if cls == "s":
+            lines.append(f"let s{i} = {ty.load(ew._leaf_dtype(spec, i), f'{prefix}B{b}', off, native)};")
+            hoisted[i] = f"s{i}"
+        elif cls == "v":
+            lines.append(f"let w{i} = {prefix}B{b}[({off} >> 2u) + q];")
+    out_t = ty.wgsl_type(spec.outputs[0][1], native)
+    for j in range(4):
+        h = dict(hoisted)
+        h.update({i: f"w{i}[{j}]" for i, (cls, _) in enumerate(spec.leaves) if cls == "v"})
+        ls, args = reader.element(f"(q * 4u + {j}u)", str(j), h)
+        lines += ls
+        lines.append(f"let y{j} = {prefix}compute({', '.join(args)});")
+    struct = f"struct {prefix}Quad {{ v0: {out_t}, v1: {out_t}, v2: {out_t}, v3: {out_t} }}\n"
+    fn = (f"fn {prefix}at4(q: u32) -> {prefix}Quad {{\n" + "".join(f"    {x}\n" for x in lines)
+          + f"    return {prefix}Quad(y0, y1, y2, y3);\n}}\n")
+    return struct + fn
+
+
+def input_words(spec: ew.ElementwiseSpec, params: bytes) -> int:
+    """Words the input's parameters take in ``P``, rounded up to even."""
+    n = len(params) // 4
+    return n + n % 2
+
+
+def render(spec: ReduceSpec, in_words: int) -> str:
+    """The WGSL of one reduction pass. ``in_words``: words of the value input's params."""
+    native = spec.int64_native
+    t = spec.tag
+    wt = ty.WGSL_TYPE[t]
+    G = spec.group
+    decls = ew._input_decls(spec.inp, "in0_", 0)
+    nb = len(spec.inp.bindings)
+    fns = []
+    if spec.quad:
+        fns.append(ew._compute_fn(spec.inp, "in0_") + render_input_quad(spec.inp, "in0_", HEADER_WORDS))
+    else:
+        _, f = ew.render_input(spec.inp, "in0_", 0, HEADER_WORDS)
+        fns.append(f)
+    if spec.idx is not None:
+        d, f = ew.render_input(spec.idx, "ix_", nb, HEADER_WORDS + in_words)
+        decls += d
+        fns.append(f)
+        nb += len(spec.idx.bindings)
+    store_t = ty.storage_type(STORE_DTYPE[t], native)
+    decls.append(f"@group(0) @binding({nb}) var<storage, read_write> O: array<{store_t}>;")
+    if spec.is_arg:
+        decls.append(f"@group(0) @binding({nb + 1}) var<storage, read_write> OI: array<u32>;")
+    decls += ew._params_decls(nb + (2 if spec.is_arg else 1), spec.has_f64_params)
+
+    if spec.is_arg:
+        acc_t = "Acc"
+        fns.append(f"struct Acc {{ v: {wt}, i: u32 }}\n" + _arg_better(spec.kind, t)
+                   + "fn comb(a: Acc, b: Acc) -> Acc {\n    if (better(a.v, a.i, b.v, b.i)) { return b; }\n    return a;\n}\n")
+        ident = f"Acc({ops.ZERO[t]}, {NONE})"
+
+        def lift(v, i):
+            return f"Acc({v}, {i})"
+    else:
+        acc_t = wt
+        fns.append(f"fn comb(a: {wt}, b: {wt}) -> {wt} {{ return {combine_expr(spec.kind, t, 'a', 'b')}; }}\n")
+        ident = identity(spec.kind, t)
+
+        def lift(v, i):
+            return v
+
+    def index_of(flat: str) -> str:
+        return f"ix_at({flat})" if spec.idx is not None else f"({flat} - base)"
+
+    body = [
+        "@compute @workgroup_size(256)",
+        "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
+        "    let w = wid.x + wid.y * 65535u;",
+        "    let M = P[0]; let L = P[1]; let C = P[2]; let NC = P[3];",
+        f"    let per_wg = {WORKGROUP // G}u;",
+        "    if (w >= ((M + per_wg - 1u) / per_wg) * NC) { return; }",
+        "    let c = w % NC;",
+        f"    let m = (w / NC) * per_wg + lid / {G}u;",
+        f"    let t = lid % {G}u;",
+        "    let lo = c * C;",
+        "    let hi = min(L, lo + C);",
+        "    let base = m * L;",
+        f"    var a0 = {ident}; var a1 = {ident}; var a2 = {ident}; var a3 = {ident};",
+        "    if (m < M) {",
+    ]
+    if spec.quad:
+        body += [
+            "        let q1 = (base + hi) >> 2u;",
+            f"        for (var q = ((base + lo) >> 2u) + t; q < q1; q += {G}u) {{",
+            "            let y = in0_at4(q);",
+            "            let e = q * 4u;",
+        ]
+        for j in range(4):
+            body.append(f"            a{j} = comb(a{j}, {lift(f'y.v{j}', index_of(f'(e + {j}u)'))});")
+        body += ["        }"]
+    else:
+        body += [
+            "        var l = lo + t;",
+            f"        for (; l + {3 * G}u < hi; l += {4 * G}u) {{",
+        ]
+        for j in range(4):
+            e = f"(base + l + {j * G}u)"
+            body.append(f"            a{j} = comb(a{j}, {lift(f'in0_at({e})', index_of(e))});")
+        body += [
+            "        }",
+            f"        for (; l < hi; l += {G}u) {{",
+            f"            a0 = comb(a0, {lift('in0_at(base + l)', index_of('(base + l)'))});",
+            "        }",
+        ]
+    body += ["    }", "    let r = comb(comb(a0, a1), comb(a2, a3));"]
+    store = ["O[m * NC + c] = {v}.v;", "OI[m * NC + c] = {v}.i;"] if spec.is_arg else ["O[m * NC + c] = {v};"]
+    if G == 1:
+        body.append("    if (m < M) { " + " ".join(s.format(v="r") for s in store) + " }")
+        shared = ""
+    else:
+        shared = f"var<workgroup> sh: array<{acc_t}, 256>;\n"
+        body += ["    sh[lid] = r;", "    workgroupBarrier();"]
+        off = G // 2
+        while off >= 1:
+            body.append(f"    if (t < {off}u) {{ sh[lid] = comb(sh[lid], sh[lid + {off}u]); }}")
+            body.append("    workgroupBarrier();")
+            off //= 2
+        body.append("    if (t == 0u && m < M) { let v = sh[lid]; " + " ".join(s.format(v="v") for s in store) + " }")
+    body.append("}")
+    code = "".join(fns) + "\n".join(body) + "\n"
+    return "\n".join(decls) + "\n" + shared + "\n" + ew.library(code) + "\n" + code
