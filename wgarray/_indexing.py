@@ -236,15 +236,17 @@ def embed(node: g.Node, shape, at: int) -> g.Node:
 # ================================================================== parsing
 
 class _Adv:
-    """An advanced index of one axis (axis None: a new axis added by a 0-d mask)."""
+    """An advanced index of one axis (axis None: a new axis added by a 0-d mask), or
+    ``stride`` set: flat indices over several axes (a mask's nonzero), known valid."""
 
-    __slots__ = ("node", "axis", "host", "trusted")
+    __slots__ = ("node", "axis", "host", "trusted", "stride")
 
-    def __init__(self, node, axis, host=None, trusted=False):
+    def __init__(self, node, axis, host=None, trusted=False, stride=None):
         self.node = node
         self.axis = axis
         self.host = host
         self.trusted = trusted
+        self.stride = stride
 
 
 def _host_values(a: Array):
@@ -343,22 +345,12 @@ def _basic_items(x_shape, entries, func):
     return items
 
 
-def _mask_to_indices(mask: Array, host):
-    """The integer index arrays (one per mask dim) of the True entries of ``mask``."""
-    import wgarray
+def _mask_flat_indices(mask: Array) -> g.Node:
+    """The flat C-order indices (int64) of the True entries of ``mask``: device-side
+    stream compaction (its count is the one readback a mask index needs)."""
+    from ._kernels_reduce import nonzero_flat
 
-    nonzero = getattr(wgarray, "nonzero", None)
-    if nonzero is not None and host is None:
-        return [(a, None) for a in nonzero(mask)]
-    # TODO(indexing): until device-side nonzero lands, compact on the host (the result
-    # size depends on the data, so a readback happens either way).
-    if host is None:
-        host = mask._numpy()
-    out = []
-    for idx in np.nonzero(host):
-        arr, h = _as_index_array(idx.astype(np.int64), mask.device, "nonzero")
-        out.append((arr, h))
-    return out
+    return nonzero_flat(mask._node)[0]
 
 
 def _plan_advanced(x_shape, entries, device, func):
@@ -390,15 +382,18 @@ def _plan_advanced(x_shape, entries, device, func):
             if mask.shape != want:
                 raise IndexError(f"{func}: boolean index of shape {mask.shape} does not match the indexed "
                                  f"dimensions {want} (axes {d}..{d + mask.ndim - 1})")
-            for k, (arr, h) in enumerate(_mask_to_indices(mask, host)):
-                ventries.append(("adv", _Adv(arr._node, d + k, h, trusted=True)))
+            # flat positions in the mask are flat positions over x's axes d..d+k-1
+            stride = g.prod(x_shape[d + mask.ndim:])
+            ventries.append(("adv", _Adv(_mask_flat_indices(mask), d, None, trusted=True, stride=stride)))
+            for k in range(1, mask.ndim):
+                ventries.append(("masked",))
             d += mask.ndim
         else:  # 0-d mask: a new axis of length 1 (True) or 0 (False)
             v = e[1] if isinstance(e[1], builtins.bool) else builtins.bool(e[1])
             idx = np.zeros(1 if v else 0, np.int64)
             arr, h = _as_index_array(idx, device, func)
             ventries.append(("adv", _Adv(arr._node, None, h, trusted=True)))
-    adv_pos = [i for i, v in enumerate(ventries) if v[0] in ("adv", "int")]
+    adv_pos = [i for i, v in enumerate(ventries) if v[0] in ("adv", "int", "masked")]
     advs = [v[1] for v in ventries if v[0] == "adv"]
     bshape = _core.broadcast_shapes(*(a.node.shape for a in advs), func=func)
     adjacent = adv_pos == list(range(adv_pos[0], adv_pos[-1] + 1))
@@ -448,10 +443,14 @@ def _plan_advanced(x_shape, entries, device, func):
             continue
         n = x_shape[a.axis]
         check = device_check and not a.trusted and a.host is None
-        u, ok = normalized_index(a.node, n, check)
+        if a.trusted:
+            u, ok = g.make_op("cast", [a.node], dt.uint32), None
+        else:
+            u, ok = normalized_index(a.node, n, check)
+        stride = cs[a.axis] if a.stride is None else a.stride
         term = embed(u, out_shape, b_at + len(bshape) - u.ndim)
-        if cs[a.axis] != 1:
-            term = _op("multiply", term, u32(cs[a.axis], device, out_shape))
+        if stride != 1:
+            term = _op("multiply", term, u32(stride, device, out_shape))
         flat = _op("add", flat, term)
         if ok is not None:
             ok = embed(ok, out_shape, b_at + len(bshape) - ok.ndim)
