@@ -168,6 +168,13 @@ def elementwise_function(name: str, args, category: str, rule: str):
             return Array._new(node)
         if name == "imag" and common.kind != "c":
             return Array._new(g.Const(0, common, device, node.shape))
+    if name == "pow" and isinstance(nodes[1], g.Const) and not isinstance(nodes[0], g.Const):
+        # Exact fast paths, as NumPy takes them: x**2 is x*x and x**1 is x, special
+        # cases included, and both are far cheaper than a general pow.
+        if nodes[1].value == 2:
+            return Array._new(g.make_op("square", nodes[:1], common))
+        if nodes[1].value == 1:
+            return Array._new(g.make_op("copy", nodes[:1], common))
     shape, nodes = broadcast_nodes(nodes, name)
     if all(isinstance(n, g.Const) for n in nodes):
         nodes = [g.realize(nodes[0])] + nodes[1:]

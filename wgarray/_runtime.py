@@ -26,6 +26,7 @@ _STAGING_USAGE = wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST
 _UPLOAD_USAGE = wgpu.BufferUsage.MAP_WRITE | wgpu.BufferUsage.COPY_SRC
 UPLOAD_CHUNK = 32 << 20  # large uploads stream through a ring of mapped staging buffers
 UPLOAD_DIRECT = 1 << 20  # below this, queue.write_buffer is cheapest
+READ_CHUNK = 32 << 20
 
 PARAM_WINDOW = 4096  # bytes of parameters one kernel may read
 PARAM_RING = 1 << 20  # bytes of parameters one batch may hold before it is flushed
@@ -49,11 +50,11 @@ class DeviceBuffer:
 
     __slots__ = ("runtime", "buffer", "size", "uid", "__weakref__")
 
-    def __init__(self, runtime: Runtime, buffer, size: int):
+    def __init__(self, runtime: Runtime, buffer, size: int, uid: int):
         self.runtime = runtime
         self.buffer = buffer
         self.size = size
-        self.uid = next(_buffer_ids)
+        self.uid = uid  # of the GPU buffer, kept across reuse so bind groups stay cached
 
     def __del__(self):
         rt = self.runtime
@@ -86,7 +87,7 @@ class BufferPool:
             uid, buf = bucket.pop()
             del self.order[(size, uid)]
             self.cached_bytes -= size
-            return DeviceBuffer(rt, buf, size)
+            return DeviceBuffer(rt, buf, size, uid)
         try:
             buf = rt.wgpu.create_buffer(size=size, usage=_STORAGE_USAGE)
         except Exception as exc:  # out of device memory surfaces here
@@ -96,7 +97,7 @@ class BufferPool:
             except Exception:
                 raise MemoryError(f"wgarray: allocating {size} bytes on {rt.device.name!r} failed: {exc}") from None
         debug.count("buffers_created")
-        return DeviceBuffer(rt, buf, size)
+        return DeviceBuffer(rt, buf, size, next(_buffer_ids))
 
     def release(self, buf, size: int, uid: int) -> None:
         self.pending.append((buf, size, uid))
@@ -198,30 +199,47 @@ class Runtime:
                 self.flush()
 
     def read(self, buf: DeviceBuffer, offset: int, nbytes: int) -> np.ndarray:
-        """Bytes [offset, offset + nbytes) of ``buf`` as a new uint8 array (flushes the batch)."""
+        """Bytes [offset, offset + nbytes) of ``buf`` as a new uint8 array (flushes the batch).
+
+        Large reads stream through two pooled staging buffers, so the device's copy of
+        one chunk overlaps the host's copy of the previous one."""
         if nbytes == 0:
             return np.empty(0, np.uint8)
         start = offset - offset % 4
         end = offset + nbytes
         end += -end % 4
-        size = end - start
+        out = np.empty(end - start, np.uint8)
         with self.lock:
+            chunks = [(c, min(c + READ_CHUNK, end)) for c in range(start, end, READ_CHUNK)]
+            size = min(READ_CHUNK, end - start)
             staging_size = size_class(size)
             bucket = self._staging[staging_size]
-            staging = bucket.pop() if bucket else self.wgpu.create_buffer(size=staging_size, usage=_STAGING_USAGE)
-            self._end_pass()
-            self.encoder.copy_buffer_to_buffer(buf.buffer, start, staging, 0, size)
-            self.flush()
-            staging.map_sync(wgpu.MapMode.READ, 0, size)
+            ring = [bucket.pop() if bucket else self.wgpu.create_buffer(size=staging_size, usage=_STAGING_USAGE)
+                    for _ in range(min(2, len(chunks)))]
             try:
-                raw = staging.read_mapped(0, size, copy=False)
-                out = np.frombuffer(raw, np.uint8)[offset - start: offset - start + nbytes].copy()
+                self._end_pass()
+                for i, (c0, c1) in enumerate(chunks[:len(ring)]):
+                    self.encoder.copy_buffer_to_buffer(buf.buffer, c0, ring[i], 0, c1 - c0)
+                self.flush()
+                for i, (c0, c1) in enumerate(chunks):
+                    staging = ring[i % len(ring)]
+                    staging.map_sync(wgpu.MapMode.READ, 0, c1 - c0)
+                    try:
+                        raw = staging.read_mapped(0, c1 - c0, copy=False)
+                        out[c0 - start:c1 - start] = np.frombuffer(raw, np.uint8)
+                    finally:
+                        staging.unmap()
+                    nxt = i + len(ring)
+                    if nxt < len(chunks):
+                        n0, n1 = chunks[nxt]
+                        self._end_pass()
+                        self.encoder.copy_buffer_to_buffer(buf.buffer, n0, staging, 0, n1 - n0)
+                        self.flush()
             finally:
-                staging.unmap()
-            bucket.append(staging)
+                bucket.extend(ring)
         debug.count("readbacks")
         debug.count("bytes_downloaded", nbytes)
-        return out
+        return out[offset - start: offset - start + nbytes]
 
     def copy(self, src: DeviceBuffer, src_offset: int, dst: DeviceBuffer, dst_offset: int, nbytes: int) -> None:
         with self.lock:
