@@ -1,4 +1,256 @@
-"""_statistical_functions (being written)."""
+"""Statistical functions: reductions and cumulative scans over axes.
+
+Every reduction is one family of kernels (``_kernels_reduce``): the elementwise
+producer of ``x`` (and any cast to the accumulator dtype) is fused into the first pass,
+so ``sum((x - 1.5) ** 2)`` runs the same kernels as ``sum(x)``. Post-maps (mean's
+division, std's square root, the cast of a 32-bit partial back to 8 or 16 bits) are
+lazy elementwise ops on the small result.
+"""
 from __future__ import annotations
 
-__all__: list[str] = []
+import builtins
+import operator
+
+from . import _core
+from . import _dtypes as dt
+from . import _graph as g
+from . import _kernels_reduce as kr
+from ._array import Array
+
+__all__ = ["argmax", "argmin", "count_nonzero", "cumulative_prod", "cumulative_sum", "max", "mean", "min",
+           "prod", "std", "sum", "var"]
+
+
+# ------------------------------------------------------------------ helpers
+
+def normalize_axes(axis, ndim: int, func: str) -> tuple[int, ...]:
+    """``axis`` (None, an int or a tuple of ints) as sorted, non-negative axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    items = axis if isinstance(axis, tuple) else (axis,)
+    out = []
+    for a in items:
+        try:
+            a = operator.index(a)
+        except TypeError:
+            raise TypeError(f"{func}: expected axis to be None, an int or a tuple of ints, got {axis!r}") from None
+        if not -ndim <= a < ndim:
+            raise ValueError(f"{func}: axis {a} is out of bounds for an array of {ndim} dimensions")
+        a %= ndim
+        if a in out:
+            raise ValueError(f"{func}: axis {a} is repeated in {axis!r}")
+        out.append(a)
+    return tuple(sorted(out))
+
+
+def _result_shape(shape, axes, keepdims: builtins.bool) -> tuple[int, ...]:
+    if keepdims:
+        return tuple(1 if d in axes else n for d, n in enumerate(shape))
+    return tuple(n for d, n in enumerate(shape) if d not in axes)
+
+
+def _sum_dtype(x_dtype: dt.DType, dtype, device, func: str) -> dt.DType:
+    """The standard's accumulator dtype of sum/prod/cumulative_*."""
+    if dtype is not None:
+        dtype = dt.as_dtype(dtype, func)
+        device.check_dtype(dtype, func)
+        if dtype not in dt.NUMERIC:
+            raise TypeError(f"{func}: expected a numeric dtype= argument, got {dtype}")
+        if x_dtype.kind == "c" and dtype.kind != "c":
+            raise TypeError(f"{func}: cannot accumulate complex {x_dtype} input in real {dtype}")
+        return dtype
+    if x_dtype.kind in "bi":
+        return dt.int64
+    if x_dtype.kind == "u":
+        return dt.uint64
+    return x_dtype
+
+
+def _check(x, func: str, category: str):
+    _core.check_array(x, func)
+    if x.dtype not in dt.CATEGORIES[category]:
+        raise TypeError(f"{func}: expected x to have a {category} dtype, got {x.dtype}")
+
+
+def _reduce_node(node: g.Node, axes, kind: str, keepdims: builtins.bool, func: str) -> g.Node:
+    """The reduction of ``node`` (already in its accumulator dtype) over ``axes``."""
+    shape = _result_shape(node.shape, axes, keepdims)
+    length = g.prod(node.shape[d] for d in axes)
+    if not axes:
+        return g.reshape_view(node, shape)
+    if length == 0:
+        if kind in ("min", "max", "argmin", "argmax"):
+            raise ValueError(f"{func}: cannot reduce over a zero-size axis (no identity)")
+        value = 0 if kind == "sum" else 1
+        return g.Const(value, node.dtype, node.device, shape)
+    vals, ids = kr.reduce_axes(node, axes, kind)
+    if ids is not None:
+        out = g.make_op("cast", [ids], dt.int64)
+    else:
+        out = vals if vals.dtype is node.dtype else g.make_op("cast", [vals], node.dtype)
+    return g.reshape_view(out, shape)
+
+
+def _sum_like(x, axis, dtype, keepdims, func: str, kind: str) -> Array:
+    _core.check_array(x, func)
+    if x.dtype not in dt.NUMERIC and x.dtype is not dt.bool:
+        raise TypeError(f"{func}: expected x to have a numeric dtype, got {x.dtype}")
+    axes = normalize_axes(axis, x.ndim, func)
+    acc = _sum_dtype(x.dtype, dtype, x.device, func)
+    return Array._new(_reduce_node(_core.cast_node(x._node, acc), axes, kind, keepdims, func))
+
+
+# ---------------------------------------------------------------- reductions
+
+def sum(x: Array, /, *, axis=None, dtype=None, keepdims: builtins.bool = False) -> Array:  # noqa: A001
+    """Sum over ``axis``; integers accumulate in int64 (signed, bool) or uint64 (unsigned)
+    unless ``dtype`` says otherwise. Float sums are pairwise-like: short serial chains
+    per lane, then a tree."""
+    return _sum_like(x, axis, dtype, keepdims, "sum", "sum")
+
+
+def prod(x: Array, /, *, axis=None, dtype=None, keepdims: builtins.bool = False) -> Array:
+    """Product over ``axis``, with sum's accumulator dtype rules."""
+    return _sum_like(x, axis, dtype, keepdims, "prod", "prod")
+
+
+def _minmax(x, axis, keepdims, func: str) -> Array:
+    _check(x, func, "real-valued")
+    axes = normalize_axes(axis, x.ndim, func)
+    return Array._new(_reduce_node(x._node, axes, func, keepdims, func))
+
+
+def max(x: Array, /, *, axis=None, keepdims: builtins.bool = False) -> Array:  # noqa: A001
+    """Maximum over ``axis``; NaN propagates. Raises ValueError over a zero-size axis."""
+    return _minmax(x, axis, keepdims, "max")
+
+
+def min(x: Array, /, *, axis=None, keepdims: builtins.bool = False) -> Array:  # noqa: A001
+    """Minimum over ``axis``; NaN propagates. Raises ValueError over a zero-size axis."""
+    return _minmax(x, axis, keepdims, "min")
+
+
+def mean(x: Array, /, *, axis=None, keepdims: builtins.bool = False) -> Array:
+    """Arithmetic mean over ``axis`` (floating-point input; NaN for an empty reduction)."""
+    from ._elementwise_functions import divide
+
+    _check(x, "mean", "floating-point")
+    axes = normalize_axes(axis, x.ndim, "mean")
+    n = g.prod(x.shape[d] for d in axes)
+    total = Array._new(_reduce_node(x._node, axes, "sum", keepdims, "mean"))
+    return divide(total, float(n))
+
+
+def var(x: Array, /, *, axis=None, correction: int | float = 0.0, keepdims: builtins.bool = False) -> Array:
+    """Variance over ``axis``: ``sum(|x - mean|**2) / max(N - correction, 0)``.
+    Complex input gives a real result (the variance of the values in the plane)."""
+    return _var(x, axis, correction, keepdims, "var")
+
+
+def std(x: Array, /, *, axis=None, correction: int | float = 0.0, keepdims: builtins.bool = False) -> Array:
+    """Standard deviation: ``sqrt(var(x, ...))``."""
+    from ._elementwise_functions import sqrt
+
+    return sqrt(_var(x, axis, correction, keepdims, "std"))
+
+
+def _var(x, axis, correction, keepdims, func: str) -> Array:
+    from ._elementwise_functions import divide, imag, multiply, real, subtract
+
+    _check(x, func, "floating-point")
+    if isinstance(correction, builtins.bool) or not isinstance(correction, (int, float)):
+        raise TypeError(f"{func}: expected correction to be an int or a float, got {type(correction).__name__}")
+    axes = normalize_axes(axis, x.ndim, func)
+    n = g.prod(x.shape[d] for d in axes)
+    m = mean(x, axis=axes, keepdims=True)
+    d = subtract(x, m)
+    sq = multiply(real(d), real(d)) + multiply(imag(d), imag(d)) if x.dtype.kind == "c" else multiply(d, d)
+    ss = Array._new(_reduce_node(sq._node, axes, "sum", keepdims, func))
+    return divide(ss, float(builtins.max(n - correction, 0)))
+
+
+def argmax(x: Array, /, *, axis: int | None = None, keepdims: builtins.bool = False) -> Array:
+    """Index (int64) of the first maximum along ``axis`` (flattened when None); NaN
+    counts as the maximum, as in NumPy."""
+    return _arg(x, axis, keepdims, "argmax")
+
+
+def argmin(x: Array, /, *, axis: int | None = None, keepdims: builtins.bool = False) -> Array:
+    """Index (int64) of the first minimum along ``axis`` (flattened when None); NaN
+    counts as the minimum, as in NumPy."""
+    return _arg(x, axis, keepdims, "argmin")
+
+
+def _arg(x, axis, keepdims, func: str) -> Array:
+    _check(x, func, "real-valued")
+    if axis is not None and not isinstance(axis, int) or isinstance(axis, builtins.bool):
+        raise TypeError(f"{func}: expected axis to be None or an int, got {axis!r}")
+    axes = normalize_axes(axis, x.ndim, func)
+    if x.size == 0:
+        raise ValueError(f"{func}: cannot take the {func} of an empty array")
+    if not axes:  # 0-d
+        return Array._new(g.Const(0, dt.int64, x.device, x.shape))
+    node = x._node
+    if axis is None and x.ndim > 1:
+        node = g.reshape_view(node, (x.size,))
+        res = _reduce_node(node, (0,), func, False, func)
+        return Array._new(g.reshape_view(res, (1,) * x.ndim if keepdims else ()))
+    return Array._new(_reduce_node(node, axes, func, keepdims, func))
+
+
+def count_nonzero(x: Array, /, *, axis=None, keepdims: builtins.bool = False) -> Array:
+    """Number of nonzero elements over ``axis``, as int64 (counted in uint32)."""
+    _core.check_array(x, "count_nonzero")
+    axes = normalize_axes(axis, x.ndim, "count_nonzero")
+    flags = kr.nonzero_flags(x._node)
+    res = _reduce_node(flags, axes, "sum", keepdims, "count_nonzero")
+    return Array._new(_core.cast_node(res, dt.int64))
+
+
+# --------------------------------------------------------------------- scans
+
+def _cumulative(x, axis, dtype, include_initial, func: str, kind: str) -> Array:
+    _core.check_array(x, func)
+    if x.dtype not in dt.NUMERIC and x.dtype is not dt.bool:
+        raise TypeError(f"{func}: expected x to have a numeric dtype, got {x.dtype}")
+    if x.ndim == 0:
+        raise ValueError(f"{func}: expected an array of at least one dimension, got a 0-d array")
+    if axis is None:
+        if x.ndim > 1:
+            raise ValueError(f"{func}: axis must be given for a {x.ndim}-D array")
+        axis = 0
+    if isinstance(axis, builtins.bool) or not isinstance(axis, int):
+        raise TypeError(f"{func}: expected axis to be an int, got {axis!r}")
+    (ax,) = normalize_axes(axis, x.ndim, func)
+    acc = _sum_dtype(x.dtype, dtype, x.device, func)
+    node = _core.cast_node(x._node, acc)
+    inc = 1 if include_initial else 0
+    perm = tuple(d for d in range(x.ndim) if d != ax) + (ax,)
+    moved = g.permute_view(node, perm)
+    length = x.shape[ax]
+    rows = g.prod(moved.shape[:-1])
+    out_moved_shape = moved.shape[:-1] + (length + inc,)
+    if rows * (length + inc) == 0:
+        out = g.Const(0 if kind == "sum" else 1, acc, x.device, out_moved_shape)
+    elif length == 0:
+        out = g.Const(0 if kind == "sum" else 1, acc, x.device, out_moved_shape)
+    else:
+        data = kr.scan_rows(moved, rows, length, kind, include_initial)
+        out = data if data.dtype is acc else g.make_op("cast", [data], acc)
+        out = g.reshape_view(out, out_moved_shape)
+    inverse = tuple(perm.index(d) for d in range(x.ndim))
+    return Array._new(g.permute_view(out, inverse))
+
+
+def cumulative_sum(x: Array, /, *, axis: int | None = None, dtype=None,
+                   include_initial: builtins.bool = False) -> Array:
+    """Inclusive prefix sums along ``axis`` (sum's accumulator dtype rules); with
+    ``include_initial`` the result starts with 0 and is one longer."""
+    return _cumulative(x, axis, dtype, include_initial, "cumulative_sum", "sum")
+
+
+def cumulative_prod(x: Array, /, *, axis: int | None = None, dtype=None,
+                    include_initial: builtins.bool = False) -> Array:
+    """Inclusive prefix products along ``axis``; with ``include_initial`` the result
+    starts with 1."""
+    return _cumulative(x, axis, dtype, include_initial, "cumulative_prod", "prod")
