@@ -1,4 +1,77 @@
-"""_searching_functions (being written)."""
+"""Searching functions: ``searchsorted`` (binary search of order-preserving keys on the
+device) and ``where`` (an elementwise select that fuses). ``argmax``, ``argmin`` and
+``count_nonzero`` live in ``_statistical_functions``; ``nonzero`` in ``_utility_functions``.
+"""
 from __future__ import annotations
 
-__all__: list[str] = []
+import builtins
+
+from . import _core
+from . import _dtypes as dt
+from . import _graph as g
+from . import _kernels_sort as ks
+from ._array import Array
+from ._realize import FusedInput
+
+__all__ = ["searchsorted", "where"]
+
+
+def searchsorted(x1: Array, x2, /, *, side: str = "left", sorter: Array | None = None) -> Array:
+    """Indices at which inserting ``x2`` into the sorted 1-D ``x1`` keeps it sorted."""
+    func = "searchsorted"
+    _core.check_array(x1, func, "x1")
+    if x1.ndim != 1:
+        raise ValueError(f"{func}: expected x1 to be 1-D, got {x1.ndim}-D")
+    if side not in ("left", "right"):
+        raise ValueError(f"{func}: expected side to be 'left' or 'right', got {side!r}")
+    device, common, (a, b) = _core.operands([x1, x2], func, ("x1", "x2"))
+    if common.kind not in "biuf":
+        raise TypeError(f"{func}: expected real-valued inputs, got {common}")
+    m = x1.shape[0]
+    if sorter is not None:
+        _core.check_array(sorter, func, "sorter")
+        if sorter.dtype.kind not in "iu":
+            raise TypeError(f"{func}: expected sorter to have an integer dtype, got {sorter.dtype}")
+        if sorter.shape != x1.shape:
+            raise ValueError(f"{func}: expected sorter of shape {x1.shape}, got {sorter.shape}")
+        _core.same_device([x1, sorter], func)
+    out_shape = b.shape
+    n = g.prod(out_shape)
+    if n == 0 or m == 0:
+        return Array._new(g.realize(g.Const(0, dt.int64, device, out_shape)))
+    b_flat = g.reshape_view(b, (n,)) if not isinstance(b, g.Const) else g.Const(b.value, b.dtype, device, (n,))
+    s = FusedInput(sorter._node) if sorter is not None else None
+    found = ks.search(ks.KeySource(a), m, s, ks.KeySource(b_flat), n, "searchsorted", side == "right", device)
+    node = g.make_op("cast", [found], dt.int64)
+    return Array._new(g.reshape_view(node, out_shape))
+
+
+def _scalar_array(value, device):
+    """A 0-d array for a Python scalar, in the dtype it takes on its own."""
+    if isinstance(value, builtins.bool):
+        d = dt.bool
+    elif isinstance(value, int):
+        d = dt.int64
+    elif isinstance(value, float):
+        d = device.default_float
+    elif isinstance(value, complex):
+        d = device.default_complex
+    else:
+        raise TypeError(f"where: expected x1 to be a wgarray Array or a Python scalar, got {type(value).__name__}")
+    return Array._new(_core.const(value, d, device, "where"))
+
+
+def where(condition: Array, x1, x2, /) -> Array:
+    """Elements of ``x1`` where ``condition`` is True, else of ``x2`` (broadcast)."""
+    func = "where"
+    _core.check_array(condition, func, "condition")
+    if condition.dtype is not dt.bool:
+        raise TypeError(f"{func}: expected condition to have dtype bool, got {condition.dtype}")
+    if not _core.is_array(x1) and not _core.is_array(x2):
+        x1 = _scalar_array(x1, condition.device)
+    device, common, nodes = _core.operands([x1, x2], func, ("x1", "x2"))
+    _core.same_device([condition] + [a for a in (x1, x2) if _core.is_array(a)], func)
+    shape, (c, a, b) = _core.broadcast_nodes([condition._node] + nodes, func)
+    if all(isinstance(nd, g.Const) for nd in (c, a, b)):
+        c = g.realize(c)
+    return Array._new(g.make_op("where", [c, a, b], common))

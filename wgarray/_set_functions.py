@@ -1,4 +1,109 @@
-"""_set_functions (being written)."""
+"""Set functions: the ``unique_*`` family and ``isin``, on the device.
+
+unique: the flattened input is radix-sorted, each sorted element that differs from its
+predecessor (every NaN does) is flagged, the flags are scanned into output positions
+and compacted; only the number of unique values is read back. isin: the second
+operand is sorted and each element of the first is binary-searched among its keys.
+"""
 from __future__ import annotations
 
-__all__: list[str] = []
+from typing import NamedTuple
+
+from . import _core
+from . import _dtypes as dt
+from . import _graph as g
+from . import _kernels_sort as ks
+from ._array import Array
+from ._realize import FusedInput
+
+__all__ = ["isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
+
+
+class UniqueAllResult(NamedTuple):
+    values: Array
+    indices: Array
+    inverse_indices: Array
+    counts: Array
+
+
+class UniqueCountsResult(NamedTuple):
+    values: Array
+    counts: Array
+
+
+class UniqueInverseResult(NamedTuple):
+    values: Array
+    inverse_indices: Array
+
+
+def _unique(x, func: str, with_inverse: bool):
+    """(values, indices, inverse, counts) as lazy arrays."""
+    _core.check_array(x, func)
+    if x.dtype not in dt.REAL_NUMERIC + (dt.bool,):
+        raise TypeError(f"{func}: expected a real-valued or bool dtype, got {x.dtype}")
+    device = x.device
+    n = x.size
+
+    def empty(shape, dtype):
+        return Array._new(g.realize(g.Const(0, dtype, device, shape)))
+
+    if n == 0:
+        return empty((0,), x.dtype), empty((0,), dt.int64), empty(x.shape, dt.int64), empty((0,), dt.int64)
+    flat = g.reshape_view(x._node, (n,))
+    k, src, starts, inv = ks.unique(flat, with_inverse)
+    values = Array._new(ks.gather(flat, src, k))
+    src_node = g.Data(src, (k,), dt.uint32, device)
+    indices = Array._new(g.make_op("cast", [src_node], dt.int64))
+    starts_node = g.Data(starts, (k + 1,), dt.uint32, device)
+    nxt = g.index_view(starts_node, [("slice", 1, 1, k)])
+    cur = g.index_view(starts_node, [("slice", 0, 1, k)])
+    run = g.make_op("subtract", [nxt, cur], dt.uint32)
+    counts = Array._new(g.make_op("cast", [run], dt.int64))
+    inverse = None
+    if inv is not None:
+        inv_node = g.make_op("cast", [g.Data(inv, (n,), dt.uint32, device)], dt.int64)
+        inverse = Array._new(g.reshape_view(inv_node, x.shape))
+    return values, indices, inverse, counts
+
+
+def unique_all(x: Array, /) -> UniqueAllResult:
+    values, indices, inverse, counts = _unique(x, "unique_all", True)
+    return UniqueAllResult(values, indices, inverse, counts)
+
+
+def unique_counts(x: Array, /) -> UniqueCountsResult:
+    values, _, _, counts = _unique(x, "unique_counts", False)
+    return UniqueCountsResult(values, counts)
+
+
+def unique_inverse(x: Array, /) -> UniqueInverseResult:
+    values, _, inverse, _ = _unique(x, "unique_inverse", True)
+    return UniqueInverseResult(values, inverse)
+
+
+def unique_values(x: Array, /) -> Array:
+    return _unique(x, "unique_values", False)[0]
+
+
+def isin(x1, x2, /, *, invert: bool = False) -> Array:
+    """Whether each element of ``x1`` occurs in ``x2`` (NaN never does), or not (invert)."""
+    func = "isin"
+    if not isinstance(invert, bool):
+        raise TypeError(f"{func}: expected invert to be a bool, got {type(invert).__name__}")
+    device, common, (a, b) = _core.operands([x1, x2], func, ("x1", "x2"))
+    if common.kind not in "biuf":
+        raise TypeError(f"{func}: expected real-valued inputs, got {common}")
+    shape = a.shape
+    n, m = g.prod(shape), g.prod(b.shape)
+    if n == 0 or m == 0:
+        return Array._new(g.realize(g.Const(invert, dt.bool, device, shape)))
+
+    def flat(node, size):
+        return g.Const(node.value, node.dtype, device, (size,)) if isinstance(node, g.Const) else g.reshape_view(node, (size,))
+
+    keys2 = ks.KeySource(flat(b, m))
+    perm = ks.radix_perm(keys2, m, m, False)
+    order = FusedInput(g.Data(perm, (m,), dt.uint32, device))
+    found = ks.search(keys2, m, order, ks.KeySource(flat(a, n)), n, "isin", invert, device)
+    node = g.make_op("cast", [found], dt.bool)
+    return Array._new(g.reshape_view(node, shape))

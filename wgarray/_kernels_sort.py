@@ -1,0 +1,240 @@
+"""Device kernels for sorting, searching and sets (WGSL text in ``_wgsl/sort.py``).
+
+Everything here runs on the device; the host only reads output sizes (unique).
+
+- ``KeySource``: the order-preserving keys of a node's elements, read inside a kernel
+  (the node's elementwise producer fused in; float64 is read as raw words, since its
+  bits cannot be taken portably in WGSL).
+- ``radix_perm``: the stable sorting permutation of flat elements, per segment.
+- ``exclusive_scan``: an in-place u32 exclusive scan (tiles, then tile sums, recursively).
+- ``gather``: values of a node at a u32 index buffer.
+- ``search``: binary search of keys (searchsorted, isin).
+- ``unique``: sort + adjacent-difference flags + scan + compaction.
+"""
+from __future__ import annotations
+
+from . import _dtypes as dt
+from . import _graph as g
+from ._realize import FusedInput
+from ._runtime import pack_params
+from ._wgsl import elementwise as ew
+from ._wgsl import sort as ws
+from ._wgsl import types as ty
+
+
+def _groups(threads: int) -> int:
+    return -(-threads // ws.WG)
+
+
+def _even(n: int) -> int:
+    return n + n % 2
+
+
+class KeySource:
+    """The keys of ``node``'s elements in flat C order, for a kernel to read.
+
+    ``render(prefix, binding_base, pbase)`` defines ``{prefix}key(e, desc)`` and
+    ``{prefix}isnan(k)``; bind ``buffers`` from ``binding_base`` and put ``params``
+    at word ``pbase`` (even) of the kernel's P.
+    """
+
+    def __init__(self, node: g.Node):
+        node = g.settle(node)
+        self.dtype = node.dtype
+        self.device = node.device
+        self.native = node.device.has_int64
+        self.raw = node.dtype is dt.float64
+        if self.raw:
+            data = g.realize(node)
+            if not data.is_contiguous:
+                data = g.realize(g.Op("copy", [data], data.dtype))
+            self.buffers = [data.buf]
+            self.params = pack_params([data.offset, 0])
+            self.spec = "raw-f64"
+        else:
+            fi = FusedInput(node)
+            self.buffers = fi.buffers
+            self.params = fi.params
+            self.spec = fi.spec
+        self.bits = ws.KEY_BITS[self.dtype.name]
+        self.kw = 2 if self.bits > 32 else 1
+
+    @property
+    def key(self):
+        return (self.spec, self.dtype.name, self.native)
+
+    @property
+    def n_words(self) -> int:
+        return _even(len(self.params) // 4)
+
+    def padded_params(self) -> bytes:
+        return self.params + b"\0" * (4 * self.n_words - len(self.params))
+
+    def render(self, prefix: str, binding_base: int, pbase: int) -> tuple[list[str], str]:
+        if self.raw:
+            decls = [ws.decl(binding_base, prefix + "RAW", "vec2<u32>")]
+            fns = ""
+        else:
+            decls, fns = ew.render_input(self.spec, prefix, binding_base, pbase)
+        return decls, fns + ws.key_fn(prefix, self.dtype.name, self.native, self.raw, pbase)
+
+
+# ------------------------------------------------------------------- scan
+
+def exclusive_scan(rt, buf, n: int) -> None:
+    """Exclusive prefix sum of the u32 words buf[0:n], in place."""
+    n_tiles = -(-n // ws.SCAN_TILE)
+    sums = rt.alloc(4 * max(n_tiles, 1))
+    params = pack_params([n, n_tiles])
+    tile = rt.kernel(("sort-scan-tile",), lambda: ("scan_tile", ws.render_scan_tile(), [True, True], False))
+    rt.dispatch(tile, [buf, sums], params, n_tiles)
+    if n_tiles > 1:
+        exclusive_scan(rt, sums, n_tiles)
+        add = rt.kernel(("sort-scan-add",), lambda: ("scan_add", ws.render_scan_add(), [True, False], False))
+        rt.dispatch(add, [buf, sums], params, n_tiles)
+
+
+# ------------------------------------------------------------------- radix sort
+
+def radix_perm(src: KeySource, n: int, seglen: int, descending: bool):
+    """A u32 buffer of the n flat indices in stably sorted order within each segment of
+    ``seglen`` consecutive elements (keys ascending, or descending with NaNs last)."""
+    rt = src.device.runtime
+    key_passes = -(-src.bits // ws.RADIX_BITS)
+    nseg = n // seglen
+    seg_passes = -(-(nseg - 1).bit_length() // ws.RADIX_BITS) if nseg > 1 else 0
+    passes = [("key", p) for p in range(key_passes)] + [("seg", p) for p in range(seg_passes)]
+    n_tiles = -(-n // ws.TILE)
+    kw = src.kw
+
+    def build_keys():
+        decls, fns = src.render("src_", 0, 2)
+        code, writes = ws.render_keys(decls, fns, len(src.buffers), kw)
+        return ("sort_keys", code, writes, False)
+
+    keys = rt.kernel(("sort-keys", src.key), build_keys)
+    kin = rt.alloc(4 * kw * n)
+    rt.dispatch(keys, list(src.buffers) + [kin], pack_params([n, int(descending)]) + src.padded_params(), _groups(n))
+    counts = rt.alloc(4 * 16 * n_tiles)
+    vin = None
+    for i, (kind, p) in enumerate(passes):
+        mode = "key0" if i == 0 else kind
+        write_keys = kind == "key" and p + 1 < key_passes
+        if kind == "key":
+            shift, word = (p * ws.RADIX_BITS) % 32, (p * ws.RADIX_BITS) // 32
+        else:
+            shift, word = p * ws.RADIX_BITS, 0
+        params = pack_params([n, seglen, n_tiles, shift, word])
+        in_bufs = {"key0": [kin], "key": [kin, vin], "seg": [vin]}[mode]
+
+        def build(kind_, mode_=mode, wk=write_keys):
+            code, writes = ws.render_radix(kind_, mode_, kw, wk)
+            return (f"radix_{kind_}_{mode_}", code, writes, False)
+
+        count = rt.kernel(("radix", "count", mode, kw), lambda: build("count"))
+        rt.dispatch(count, in_bufs + [counts], params, n_tiles)
+        exclusive_scan(rt, counts, 16 * n_tiles)
+        kout = rt.alloc(4 * kw * n) if write_keys else None
+        vout = rt.alloc(4 * n)
+        scatter = rt.kernel(("radix", "scatter", mode, kw, write_keys), lambda: build("scatter"))
+        rt.dispatch(scatter, in_bufs + [counts] + ([kout] if write_keys else []) + [vout], params, n_tiles)
+        kin, vin = kout, vout
+    return vin
+
+
+# ------------------------------------------------------------------- gather
+
+def gather(node: g.Node, idx_buf, n: int) -> g.Data:
+    """The values of ``node`` (flat C order) at the n u32 indices of ``idx_buf``, as a
+    contiguous (n,) Data."""
+    fi = FusedInput(node)
+    device = node.device
+    rt = device.runtime
+    native = device.has_int64
+    dname = node.dtype.name
+
+    def build():
+        decls, fns = ew.render_input(fi.spec, "in0_", 0, 2)
+        code, writes = ws.render_gather(decls, fns, len(fi.buffers), dname, native)
+        return ("sort_gather", code, writes, False)
+
+    kernel = rt.kernel(("sort-gather", fi.spec, dname, native), build)
+    out = rt.alloc(-(-max(n, 1) // 4) * 4 * node.dtype.itemsize)
+    params = pack_params([n, 0]) + fi.params
+    rt.dispatch(kernel, list(fi.buffers) + [idx_buf, out], params, _groups(-(-n // 4)))
+    return g.Data(out, (n,), node.dtype, device)
+
+
+# ------------------------------------------------------------------- search
+
+def search(a: KeySource, m: int, sorter: FusedInput | None, b: KeySource, n: int, mode: str, flag: bool, device):
+    """A u32 (n,) Data: for each b key, its insertion point among the m sorted a keys
+    (mode 'searchsorted', flag = side right) or whether it occurs (mode 'isin', flag = invert)."""
+    rt = device.runtime
+    pa = 4
+    ps = pa + a.n_words
+    pb = ps + (_even(sorter.n_words) if sorter is not None else 0)
+    n_a, n_s, n_b = len(a.buffers), len(sorter.buffers) if sorter is not None else 0, len(b.buffers)
+    s_tag = ty.tag(sorter.dtype.name, device.has_int64) if sorter is not None else None
+
+    def build():
+        a_decls, a_fns = a.render("a_", 0, pa)
+        if sorter is not None:
+            s_decls, s_fns = ew.render_input(sorter.spec, "s_", n_a, ps)
+        else:
+            s_decls, s_fns = [], ""
+        b_decls, b_fns = b.render("b_", n_a + n_s, pb)
+        code, writes = ws.render_search(a_decls, a_fns, n_a, s_decls, s_fns, n_s, s_tag, b_decls, b_fns, n_b, mode)
+        return (f"sort_{mode}", code, writes, False)
+
+    key = ("sort-search", mode, a.key, sorter.spec if sorter is not None else None,
+           sorter.dtype.name if sorter is not None else None, b.key)
+    kernel = rt.kernel(key, build)
+    out = rt.alloc(4 * max(n, 1))
+    params = pack_params([n, m, int(flag), 0]) + a.padded_params()
+    if sorter is not None:
+        params += sorter.params + b"\0" * (4 * _even(sorter.n_words) - len(sorter.params))
+    params += b.padded_params()
+    bufs = list(a.buffers) + (list(sorter.buffers) if sorter is not None else []) + list(b.buffers) + [out]
+    rt.dispatch(kernel, bufs, params, _groups(n))
+    return g.Data(out, (n,), dt.uint32, device)
+
+
+# ------------------------------------------------------------------- unique
+
+def unique(flat: g.Node, with_inverse: bool):
+    """Sorted unique values of the (n,) node ``flat`` (n > 0; every NaN distinct).
+
+    Returns (K, src, starts, inv): K the number of unique values; u32 buffers: src[k]
+    the flat index of value k's first occurrence, starts[0:K+1] where each value's run
+    begins in sorted order (starts[K] = n), inv[i] the value number of element i.
+    """
+    device = flat.device
+    rt = device.runtime
+    n = flat.shape[0]
+    src = KeySource(flat)
+    perm = radix_perm(src, n, n, False)
+    pos = rt.alloc(4 * (n + 1))
+
+    def build_flags():
+        decls, fns = src.render("src_", 0, 2)
+        code, writes = ws.render_unique_flags(decls, fns, len(src.buffers))
+        return ("unique_flags", code, writes, False)
+
+    flags = rt.kernel(("unique-flags", src.key), build_flags)
+    rt.dispatch(flags, list(src.buffers) + [perm, pos], pack_params([n, 0]) + src.padded_params(), _groups(n + 1))
+    exclusive_scan(rt, pos, n + 1)
+    k = int(rt.read(pos, 4 * n, 4).view("<u4")[0])
+    src_idx = rt.alloc(4 * k)
+    starts = rt.alloc(4 * (k + 1))
+    bufs = [perm, pos, src_idx, starts]
+    if with_inverse:
+        inv = rt.alloc(4 * n)
+        bufs.append(inv)
+    else:
+        inv = None
+    writes = [False, False, True, True] + ([True] if with_inverse else [])
+    compact = rt.kernel(("unique-compact", with_inverse),
+                        lambda: ("unique_compact", ws.render_unique_compact(with_inverse), writes, False))
+    rt.dispatch(compact, bufs, pack_params([n]), _groups(n))
+    return k, src_idx, starts, inv

@@ -1,0 +1,439 @@
+"""WGSL for sorting, searching and sets: pure text from structure, no GPU.
+
+Every comparison goes through an order-preserving *key*: a ``vec2<u32>`` (low word,
+high word) whose unsigned order is the standard's sort order of the values:
+
+    bool, uint*       the value itself
+    int8/16           value + 2^(bits-1)
+    int32/64          the bits with the sign bit flipped
+    float32/64        -0 -> +0, then negative: all bits flipped, else sign bit set;
+                      every NaN -> all ones (after everything, equal to each other)
+
+Descending order flips every key bit except a NaN's, so NaNs stay last. Keys of
+fewer than 64 bits leave the high word (and the unused low bits) zero.
+
+The radix sort (``render_radix``) moves 4-bit digits, stably, in tiles of
+``TILE`` elements: each invocation owns ``PER_THREAD`` consecutive elements, counts
+their digits in packed 16-bit counters, and a workgroup scan of those counters gives
+each element its rank among equal digits before it in the tile. A *count* kernel
+writes each tile's digit histogram digit-major (``counts[d * n_tiles + tile]``),
+their exclusive scan gives every (digit, tile) its first output slot, and a
+*scatter* kernel writes each element there. Batched sorts sort the flat index
+(the payload) by key, then by segment (the payload divided by the segment length).
+"""
+from __future__ import annotations
+
+from . import elementwise as ew
+from . import types as ty
+
+WG = 256
+PER_THREAD = 16
+TILE = WG * PER_THREAD
+RADIX_BITS = 4
+SCAN_PER_THREAD = 4
+SCAN_TILE = WG * SCAN_PER_THREAD
+
+KEY_BITS = {"bool": 1, "int8": 8, "uint8": 8, "int16": 16, "uint16": 16, "int32": 32, "uint32": 32,
+            "float32": 32, "int64": 64, "uint64": 64, "float64": 64}
+
+HEADER = "@group(0) @binding({b}) var<storage, {mode}> {name}: array<{elem}>;"
+
+
+def decl(binding: int, name: str, elem: str = "u32", write: bool = False) -> str:
+    return HEADER.format(b=binding, mode="read_write" if write else "read", name=name, elem=elem)
+
+
+def params_decl(binding: int) -> str:
+    return f"@group(0) @binding({binding}) var<storage, read> P: array<u32>;"
+
+
+def linear_id() -> str:
+    return "(wid.x + wid.y * 65535u)"
+
+
+# ------------------------------------------------------------------- keys
+
+def key_body(dtype_name: str, native: bool, bits: int) -> str:
+    """Statements computing ``k`` (the ascending key) and ``nan`` from ``v`` (the value;
+    for float64, ``w``: its raw words)."""
+    t = ty.tag(dtype_name, native) if dtype_name != "float64" else "f64raw"
+    if t == "b":
+        return "let k = vec2<u32>(select(0u, 1u, v), 0u); let nan = false;"
+    if t == "i32":
+        if bits < 32:
+            return f"let k = vec2<u32>(bitcast<u32>(v + {1 << (bits - 1)}), 0u); let nan = false;"
+        return "let k = vec2<u32>(bitcast<u32>(v) ^ 0x80000000u, 0u); let nan = false;"
+    if t == "u32":
+        return "let k = vec2<u32>(v, 0u); let nan = false;"
+    if t in ("i64", "u64"):
+        flip = " ^ 0x80000000u" if t == "i64" else ""
+        cast = "bitcast<u64>(v)" if t == "i64" else "v"
+        return (f"let b = {cast}; let k = vec2<u32>(u32(b & u64(0xffffffffu)), u32(b >> 32u){flip});"
+                " let nan = false;")
+    if t in ("ei64", "eu64"):
+        flip = " ^ 0x80000000u" if t == "ei64" else ""
+        return f"let k = vec2<u32>(v.x, v.y{flip}); let nan = false;"
+    if t == "f32":
+        return ("let b = bitcast<u32>(v); let a = b & 0x7fffffffu; let nan = a > 0x7f800000u;\n"
+                "    var k = vec2<u32>(select(b | 0x80000000u, ~b, (b >> 31u) == 1u), 0u);\n"
+                "    if (a == 0u) { k = vec2<u32>(0x80000000u, 0u); }")
+    if t == "f64raw":
+        return ("let lo = w.x; let hi = w.y; let a = hi & 0x7fffffffu;\n"
+                "    let nan = a > 0x7ff00000u || (a == 0x7ff00000u && lo != 0u);\n"
+                "    var k = select(vec2<u32>(lo, hi | 0x80000000u), vec2<u32>(~lo, ~hi), (hi >> 31u) == 1u);\n"
+                "    if (a == 0u && lo == 0u) { k = vec2<u32>(0u, 0x80000000u); }")
+    raise TypeError(f"sort: no key for dtype {dtype_name}")
+
+
+def key_mask(bits: int) -> str:
+    if bits >= 64:
+        return "vec2<u32>(0xffffffffu, 0xffffffffu)"
+    if bits == 32:
+        return "vec2<u32>(0xffffffffu, 0u)"
+    return f"vec2<u32>({(1 << bits) - 1}u, 0u)"
+
+
+def key_fn(prefix: str, dtype_name: str, native: bool, raw_f64: bool, pbase: int = 0) -> str:
+    """``fn {prefix}key(e: u32, desc: bool) -> vec2<u32>``: the key of flat element e, and
+    ``fn {prefix}isnan(k: vec2<u32>) -> bool`` for an ascending key."""
+    bits = KEY_BITS[dtype_name]
+    load = f"let w = {prefix}RAW[P[{pbase}] + e];" if raw_f64 else f"let v = {prefix}at(e);"
+    nan_key = "vec2<u32>(0xffffffffu, 0xffffffffu)" if bits == 64 else "vec2<u32>(0xffffffffu, 0u)"
+    is_float = dtype_name.startswith("float")
+    return (
+        f"fn {prefix}key(e: u32, desc: bool) -> vec2<u32> {{\n"
+        f"    {load}\n"
+        f"    {key_body(dtype_name, native, bits)}\n"
+        f"    if (nan) {{ return {nan_key}; }}\n"
+        f"    return select(k, (~k) & {key_mask(bits)}, desc);\n"
+        "}\n"
+        f"fn {prefix}isnan(k: vec2<u32>) -> bool {{ return {'all(k == ' + nan_key + ')' if is_float else 'false'}; }}\n"
+    )
+
+
+KEY_LT = "fn key_lt(a: vec2<u32>, b: vec2<u32>) -> bool { return a.y < b.y || (a.y == b.y && a.x < b.x); }\n"
+
+
+# ------------------------------------------------------------------- radix sort
+
+def render_keys(src_decls: list[str], src_fns: str, n_src_bindings: int, kw: int) -> tuple[str, list[bool]]:
+    """KOUT[e * kw + w] = word w of element e's key (``src_key``). P: n, desc, then the
+    key source's words at 2."""
+    b = n_src_bindings
+    decls = list(src_decls) + [decl(b, "KOUT", write=True), params_decl(b + 1)]
+    store = "KOUT[e * 2u] = k.x; KOUT[e * 2u + 1u] = k.y;" if kw == 2 else "KOUT[e] = k.x;"
+    main = f"""
+@compute @workgroup_size({WG})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{
+    let e = {linear_id()} * {WG}u + lid;
+    if (e >= P[0]) {{ return; }}
+    let k = src_key(e, P[1] != 0u);
+    {store}
+}}
+"""
+    code = src_fns + main
+    return "\n".join(decls) + "\n" + ew.library(code) + "\n" + code, [False] * b + [True]
+
+
+def render_radix(kind: str, src: str, kw: int, write_keys: bool) -> tuple[str, list[bool]]:
+    """One radix pass kernel (shared by every dtype: keys are already words).
+
+    kind: 'count' (per-tile digit histogram) or 'scatter' (stable move).
+    src:  'key0' (keys from KIN, payload = the index), 'key' (keys and payloads from
+          the previous pass), 'seg' (digit from the payload's segment).
+    P: n, seglen, n_tiles, shift, word.
+    Bindings: KIN (key0) | KIN, VIN (key) | VIN (seg); then COUNTS (count) or
+    SCAN, [KOUT], VOUT (scatter).
+    """
+    decls = []
+    b = 0
+    writes = []
+    if src in ("key0", "key"):
+        decls.append(decl(b, "KIN"))
+        writes.append(False)
+        b += 1
+    if src in ("key", "seg"):
+        decls.append(decl(b, "VIN"))
+        writes.append(False)
+        b += 1
+    if kind == "count":
+        decls.append(decl(b, "COUNTS", write=True))
+        writes.append(True)
+        b += 1
+    else:
+        decls.append(decl(b, "SCAN"))
+        writes.append(False)
+        b += 1
+        if write_keys:
+            decls.append(decl(b, "KOUT", write=True))
+            writes.append(True)
+            b += 1
+        decls.append(decl(b, "VOUT", write=True))
+        writes.append(True)
+        b += 1
+    decls.append(params_decl(b))
+
+    if src in ("key0", "key"):
+        load = ("let k = vec2<u32>(KIN[e * 2u], KIN[e * 2u + 1u]);" if kw == 2 else "let k = vec2<u32>(KIN[e], 0u);") \
+            + (" let v = e;" if src == "key0" else " let v = VIN[e];")
+    else:
+        load = "let k = vec2<u32>(0u); let v = VIN[e];"
+    digit = ("((v / seglen) >> shift) & 15u" if src == "seg"
+             else "(select(k.x, k.y, word == 1u) >> shift) & 15u")
+
+    if kind == "count":
+        tail = """
+    if (lid < 16u && blk < n_tiles) {
+        COUNTS[lid * n_tiles + blk] = (sh[(WG - 1u) * 8u + (lid >> 1u)] >> ((lid & 1u) * 16u)) & 0xffffu;
+    }"""
+    else:
+        store_k = ""
+        if write_keys:
+            store_k = ("KOUT[dst * 2u] = ks[j].x; KOUT[dst * 2u + 1u] = ks[j].y;" if kw == 2
+                       else "KOUT[dst] = ks[j].x;")
+        tail = f"""
+    if (lid < 16u && blk < n_tiles) {{ goff[lid] = SCAN[lid * n_tiles + blk]; }}
+    workgroupBarrier();
+    var off: array<u32, 16>;
+    for (var d = 0u; d < 16u; d++) {{
+        let sh_d = (sh[lid * 8u + (d >> 1u)] >> ((d & 1u) * 16u)) & 0xffffu;
+        let own = (cnt[d >> 1u] >> ((d & 1u) * 16u)) & 0xffffu;
+        off[d] = goff[d] + sh_d - own;
+    }}
+    for (var j = 0u; j < PT; j++) {{
+        if (start + j < n) {{
+            let d = ds[j];
+            let dst = off[d];
+            off[d] = dst + 1u;
+            VOUT[dst] = vs[j];
+            {store_k}
+        }}
+    }}"""
+    main = f"""
+const WG: u32 = {WG}u;
+const PT: u32 = {PER_THREAD}u;
+var<workgroup> sh: array<u32, {WG * 8}>;
+var<workgroup> goff: array<u32, 16>;
+
+@compute @workgroup_size({WG})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{
+    let n = P[0]; let seglen = P[1]; let n_tiles = P[2]; let shift = P[3]; let word = P[4];
+    let blk = {linear_id()};
+    let start = blk * (WG * PT) + lid * PT;
+    var cnt: array<u32, 8>;
+    var ds: array<u32, PT>;
+    var vs: array<u32, PT>;
+    var ks: array<vec2<u32>, PT>;
+    for (var j = 0u; j < PT; j++) {{
+        let e = start + j;
+        if (e < n) {{
+            {load}
+            let d = {digit};
+            ds[j] = d; vs[j] = v; ks[j] = k;
+            cnt[d >> 1u] += 1u << ((d & 1u) * 16u);
+        }}
+    }}
+    for (var w = 0u; w < 8u; w++) {{ sh[lid * 8u + w] = cnt[w]; }}
+    workgroupBarrier();
+    for (var s = 1u; s < WG; s <<= 1u) {{
+        var t: array<u32, 8>;
+        if (lid >= s) {{ for (var w = 0u; w < 8u; w++) {{ t[w] = sh[(lid - s) * 8u + w]; }} }}
+        workgroupBarrier();
+        if (lid >= s) {{ for (var w = 0u; w < 8u; w++) {{ sh[lid * 8u + w] += t[w]; }} }}
+        workgroupBarrier();
+    }}{tail}
+}}
+"""
+    return "\n".join(decls) + "\n" + main, writes
+
+
+# ------------------------------------------------------------------- scan
+
+def render_scan_tile() -> str:
+    """Exclusive scan of u32 X[0:n] in place, tile by tile; tile totals to SUMS."""
+    return f"""{decl(0, "X", write=True)}
+{decl(1, "SUMS", write=True)}
+{params_decl(2)}
+var<workgroup> sh: array<u32, {WG}>;
+
+@compute @workgroup_size({WG})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{
+    let n = P[0];
+    let blk = {linear_id()};
+    let base = blk * {SCAN_TILE}u + lid * {SCAN_PER_THREAD}u;
+    var v: array<u32, {SCAN_PER_THREAD}>;
+    var total = 0u;
+    for (var j = 0u; j < {SCAN_PER_THREAD}u; j++) {{
+        if (base + j < n) {{ v[j] = X[base + j]; }}
+        total += v[j];
+    }}
+    sh[lid] = total;
+    workgroupBarrier();
+    for (var s = 1u; s < {WG}u; s <<= 1u) {{
+        var t = 0u;
+        if (lid >= s) {{ t = sh[lid - s]; }}
+        workgroupBarrier();
+        sh[lid] += t;
+        workgroupBarrier();
+    }}
+    var acc = sh[lid] - total;
+    for (var j = 0u; j < {SCAN_PER_THREAD}u; j++) {{
+        if (base + j < n) {{ X[base + j] = acc; }}
+        acc += v[j];
+    }}
+    if (lid == {WG - 1}u && blk < P[1]) {{ SUMS[blk] = sh[lid]; }}
+}}
+"""
+
+
+def render_scan_add() -> str:
+    return f"""{decl(0, "X", write=True)}
+{decl(1, "SUMS")}
+{params_decl(2)}
+
+@compute @workgroup_size({WG})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{
+    let n = P[0];
+    let blk = {linear_id()};
+    if (blk >= P[1]) {{ return; }}
+    let base = blk * {SCAN_TILE}u + lid * {SCAN_PER_THREAD}u;
+    let add = SUMS[blk];
+    for (var j = 0u; j < {SCAN_PER_THREAD}u; j++) {{
+        if (base + j < n) {{ X[base + j] += add; }}
+    }}
+}}
+"""
+
+
+# ------------------------------------------------------------------- gather
+
+def store4(buf: str, dname: str, vals: list[str], native: bool) -> list[str]:
+    """Store 4 consecutive results of invocation ``gid`` (whole u32 words for narrow
+    dtypes; element-wise, guarded by ``base + j < n``, otherwise)."""
+    if dname == "bool":
+        parts = [f"(select(0u, 1u, {v}) << {8 * j}u)" for j, v in enumerate(vals)]
+        return [f"{buf}[gid] = {' | '.join(parts)};"]
+    if dname in ty.NARROW:
+        t, bits = ty.NARROW[dname]
+        mask = (1 << bits) - 1
+        as_u = [f"(bitcast<u32>({v}) & {mask}u)" if t == "i32" else f"({v} & {mask}u)" for v in vals]
+        per = 32 // bits
+        out = []
+        for w in range(4 // per):
+            parts = [f"({as_u[w * per + j]} << {bits * j}u)" for j in range(per)]
+            out.append(f"{buf}[gid * {4 // per}u + {w}u] = {' | '.join(parts)};")
+        return out
+    return [f"if (base + {j}u < n) {{ {buf}[base + {j}u] = {v}; }}" for j, v in enumerate(vals)]
+
+
+def render_gather(fi_decls: list[str], fi_fns: str, n_fi: int, dname: str, native: bool) -> tuple[str, list[bool]]:
+    """O[i] = in0_at(IDX[i]) for i < n (4 per invocation). P: n, -, then in0's words at 2."""
+    st = ty.storage_type(dname, native)
+    decls = list(fi_decls) + [decl(n_fi, "IDX"), decl(n_fi + 1, "O", st, write=True), params_decl(n_fi + 2)]
+    body = [f"    let y{j} = in0_at(IDX[min(base + {j}u, n - 1u)]);" for j in range(4)]
+    body += ["    " + s for s in store4("O", dname, [f"y{j}" for j in range(4)], native)]
+    main = f"""
+@compute @workgroup_size({WG})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{
+    let n = P[0];
+    let gid = {linear_id()} * {WG}u + lid;
+    let base = gid * 4u;
+    if (base >= n) {{ return; }}
+""" + "\n".join(body) + "\n}\n"
+    code = fi_fns + main
+    return "\n".join(decls) + "\n" + ew.library(code) + "\n" + code, [False] * n_fi + [False, True]
+
+
+# ------------------------------------------------------------------- searching
+
+def render_search(a_decls, a_fns, n_a, s_decls, s_fns, n_s, s_tag, b_decls, b_fns, n_b,
+                  mode: str) -> tuple[str, list[bool]]:
+    """Binary search of each b key among the sorted a keys.
+
+    mode 'searchsorted': O[i] = first position whose key is >= (left) or > (right) b's.
+    mode 'isin': O[i] = 1 when some a key equals b's key (NaN never), xor invert.
+    The a order is given by the sorter s when n_s (a fused integer input, or the
+    radix permutation bound as a fused u32 input). P: n, m, right/invert, -, then a's,
+    s's, b's words at the bases the caller chose (P[4], P[5], P[6] hold them).
+    """
+    decls = list(a_decls) + list(s_decls) + list(b_decls)
+    nb = n_a + n_s + n_b
+    decls += [decl(nb, "O", write=True), params_decl(nb + 1)]
+    if n_s:
+        to_u32 = {"i32": "u32(s_at(mid))", "u32": "s_at(mid)", "i64": "u32(s_at(mid))", "u64": "u32(s_at(mid))",
+                  "ei64": "s_at(mid).x", "eu64": "s_at(mid).x"}[s_tag]
+        idx = to_u32
+    else:
+        idx = "mid"
+    if mode == "searchsorted":
+        go = "select(key_lt(km, kv), !key_lt(kv, km), flag)"
+        result = "lo"
+    else:
+        go = "key_lt(km, kv)"
+        result = ("u32((!b_isnan(kv) && lo < m && all(a_key(" + idx.replace("mid", "lo") + ", false) == kv)) != flag)")
+    main = f"""
+@compute @workgroup_size({WG})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{
+    let n = P[0]; let m = P[1]; let flag = P[2] != 0u;
+    let i = {linear_id()} * {WG}u + lid;
+    if (i >= n) {{ return; }}
+    let kv = b_key(i, false);
+    var lo = 0u;
+    var hi = m;
+    while (lo < hi) {{
+        let mid = (lo + hi) >> 1u;
+        let km = a_key({idx}, false);
+        if ({go}) {{ lo = mid + 1u; }} else {{ hi = mid; }}
+    }}
+    O[i] = {result};
+}}
+"""
+    code = a_fns + s_fns + b_fns + KEY_LT + main
+    return "\n".join(decls) + "\n" + ew.library(code) + "\n" + code, [False] * nb + [True]
+
+
+# ------------------------------------------------------------------- sets
+
+def render_unique_flags(k_decls, k_fns, n_k) -> tuple[str, list[bool]]:
+    """F[i] = 1 where sorted element i starts a new value (every NaN does); F[n] = 0.
+    Bindings: key source, PERM, F. P: n, then the key source's words at 2."""
+    decls = list(k_decls) + [decl(n_k, "PERM"), decl(n_k + 1, "F", write=True), params_decl(n_k + 2)]
+    main = f"""
+@compute @workgroup_size({WG})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{
+    let n = P[0];
+    let i = {linear_id()} * {WG}u + lid;
+    if (i > n) {{ return; }}
+    if (i == n) {{ F[i] = 0u; return; }}
+    if (i == 0u) {{ F[i] = 1u; return; }}
+    let k = src_key(PERM[i], false);
+    let prev = src_key(PERM[i - 1u], false);
+    F[i] = select(0u, 1u, any(k != prev) || src_isnan(k));
+}}
+"""
+    code = k_fns + main
+    return "\n".join(decls) + "\n" + ew.library(code) + "\n" + code, [False] * n_k + [False, True]
+
+
+def render_unique_compact(with_inverse: bool) -> str:
+    """For each sorted i that starts a value (POS[i+1] != POS[i]): SRC[k] = PERM[i],
+    STARTS[k] = i, with STARTS[K] = n; and INV[PERM[i]] = POS[i+1] - 1."""
+    inv = "INV[PERM[i]] = POS[i + 1u] - 1u;" if with_inverse else ""
+    inv_decl = decl(4, "INV", write=True) + "\n" if with_inverse else ""
+    return f"""{decl(0, "PERM")}
+{decl(1, "POS")}
+{decl(2, "SRC", write=True)}
+{decl(3, "STARTS", write=True)}
+{inv_decl}{params_decl(5 if with_inverse else 4)}
+
+@compute @workgroup_size({WG})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{
+    let n = P[0];
+    let i = {linear_id()} * {WG}u + lid;
+    if (i >= n) {{ return; }}
+    let p = POS[i];
+    if (POS[i + 1u] != p) {{ SRC[p] = PERM[i]; STARTS[p] = i; }}
+    if (i == n - 1u) {{ STARTS[POS[n]] = n; }}
+    {inv}
+}}
+"""
