@@ -12,6 +12,7 @@ Hot-path rules this module keeps:
 from __future__ import annotations
 
 import collections
+import os
 import itertools
 import struct
 import threading
@@ -31,7 +32,7 @@ READ_CHUNK = 32 << 20
 PARAM_WINDOW = 4096  # bytes of parameters one kernel may read
 PARAM_RING = 1 << 20  # bytes of parameters one batch may hold before it is flushed
 MAX_BATCH_DISPATCHES = 512
-POOL_CACHE_BYTES = 512 << 20
+POOL_CACHE_BYTES = int(os.environ.get("WGARRAY_POOL_CACHE_MB", 4096)) << 20
 
 _buffer_ids = itertools.count(1)
 
