@@ -99,8 +99,11 @@ def ordered(a: np.ndarray) -> np.ndarray:
 
 
 def ulp_distance(got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    a, b = ordered(got), ordered(want)
+    same_sign = (a >= 0) == (b >= 0)
     with np.errstate(over="ignore"):
-        return np.abs(ordered(got).astype(np.float64) - ordered(want).astype(np.float64))
+        exact = np.abs(np.where(same_sign, a - b, 0)).astype(np.float64)  # int64 differences are exact
+    return np.where(same_sign, exact, np.abs(a.astype(np.float64) - b.astype(np.float64)))
 
 
 def sample(d, n=64, seed=0, specials=True) -> np.ndarray:

@@ -73,6 +73,11 @@ class BufferPool:
         self.pending: list = []  # released while a batch may still use them
         self.cached_bytes = 0
         self.order: collections.OrderedDict = collections.OrderedDict()  # (size, uid) -> buffer, oldest first
+        # uid -> GPU buffer of every DeviceBuffer alive. Holding them here keeps a GPU
+        # buffer reachable when its DeviceBuffer dies in a reference cycle: otherwise the
+        # cyclic GC runs the GPU buffer's own finalizer (releasing its handle) before
+        # DeviceBuffer.__del__ hands it back to the pool.
+        self.live: dict[int, object] = {}
 
     def acquire(self, nbytes: int) -> DeviceBuffer:
         rt = self.runtime
@@ -88,6 +93,7 @@ class BufferPool:
             uid, buf = bucket.pop()
             del self.order[(size, uid)]
             self.cached_bytes -= size
+            self.live[uid] = buf
             return DeviceBuffer(rt, buf, size, uid)
         try:
             buf = rt.wgpu.create_buffer(size=size, usage=_STORAGE_USAGE)
@@ -98,9 +104,12 @@ class BufferPool:
             except Exception:
                 raise MemoryError(f"wgarray: allocating {size} bytes on {rt.device.name!r} failed: {exc}") from None
         debug.count("buffers_created")
-        return DeviceBuffer(rt, buf, size, next(_buffer_ids))
+        uid = next(_buffer_ids)
+        self.live[uid] = buf
+        return DeviceBuffer(rt, buf, size, uid)
 
     def release(self, buf, size: int, uid: int) -> None:
+        self.live.pop(uid, None)
         self.pending.append((buf, size, uid))
 
     def recycle_pending(self) -> None:
