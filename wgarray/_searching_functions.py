@@ -1,6 +1,8 @@
 """Searching functions: ``searchsorted`` (binary search of order-preserving keys on the
 device) and ``where`` (an elementwise select that fuses). ``argmax``, ``argmin`` and
-``count_nonzero`` live in ``_statistical_functions``; ``nonzero`` in ``_utility_functions``.
+``count_nonzero`` live in ``_statistical_functions``; ``nonzero`` (device stream
+compaction) is written in ``_utility_functions`` and exported from here, where the
+standard puts it.
 """
 from __future__ import annotations
 
@@ -12,8 +14,9 @@ from . import _graph as g
 from . import _kernels_sort as ks
 from ._array import Array
 from ._realize import FusedInput
+from ._utility_functions import nonzero
 
-__all__ = ["searchsorted", "where"]
+__all__ = ["nonzero", "searchsorted", "where"]
 
 
 def searchsorted(x1: Array, x2, /, *, side: str = "left", sorter: Array | None = None) -> Array:
