@@ -1,4 +1,579 @@
-"""The linalg extension (being written)."""
+"""The linalg extension (Array API 2025.12), on the device.
+
+Compositions of namespace ops where natural (outer, cross, diagonal as a strided view,
+matrix_power by repeated squaring, pinv and matrix_rank from the SVD); batched WGSL
+factorization kernels (``_wgsl/linalg.py``, one workgroup per matrix) for solve, inv,
+det, slogdet, cholesky, qr, eigh/eigvalsh and svd/svdvals; a row-reduction kernel for
+trace and the norms.
+"""
 from __future__ import annotations
 
-__all__: list[str] = []
+import math
+import operator
+from typing import NamedTuple
+
+from . import _core
+from . import _dtypes as dt
+from . import _graph as g
+from ._array import Array
+from ._linear_algebra_functions import matmul, matrix_transpose, tensordot, vecdot
+from ._runtime import pack_params
+from ._wgsl import linalg as kl
+from ._wgsl import types as ty
+
+__all__ = [
+    "EighResult", "QRResult", "SVDResult", "SlogdetResult",
+    "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul", "matrix_norm",
+    "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv", "qr", "slogdet", "solve",
+    "svd", "svdvals", "tensordot", "trace", "vecdot", "vector_norm",
+]
+
+MAX_SWEEPS = 40
+
+
+class EighResult(NamedTuple):
+    eigenvalues: Array
+    eigenvectors: Array
+
+
+class QRResult(NamedTuple):
+    Q: Array
+    R: Array
+
+
+class SlogdetResult(NamedTuple):
+    sign: Array
+    logabsdet: Array
+
+
+class SVDResult(NamedTuple):
+    U: Array
+    S: Array
+    Vh: Array
+
+
+# ------------------------------------------------------------------ helpers
+
+def _float_input(x, func: str, min_ndim: int = 2, square: bool = False) -> Array:
+    _core.check_array(x, func)
+    if x.dtype not in dt.FLOATING:
+        raise TypeError(f"{func}: expected a floating-point dtype, got {x.dtype}")
+    if x.ndim < min_ndim:
+        raise ValueError(f"{func}: expected an array of at least {min_ndim} dimensions, got shape {x.shape}")
+    if square and x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"{func}: expected square matrices in the last two dimensions, got shape {x.shape}")
+    return x
+
+
+def _contig(node: g.Node) -> g.Data:
+    """The node's values as a contiguous Data (a copy only when needed)."""
+    data = g.realize(node)
+    if data.buf is None or not data.is_contiguous:
+        data = g.realize(g.Op("copy", [data], data.dtype))
+    return data
+
+
+def _tag(dtype: dt.DType, device) -> str:
+    return ty.tag(dtype.name, device.has_int64)
+
+
+def _zeros(shape, dtype, device) -> Array:
+    return Array._new(g.Const(0, dtype, device, tuple(shape)))
+
+
+def _ew():
+    from . import _elementwise_functions
+
+    return _elementwise_functions
+
+
+def _run(device, key, build, writes, buffers, words, groups) -> None:
+    rt = device.runtime
+    kernel = rt.kernel(key, lambda: (key[0] + "_" + "_".join(str(k) for k in key[1:]), build(), writes, False))
+    rt.dispatch(kernel, buffers, pack_params(words), groups)
+
+
+def _reduce_last(node: g.Node, op: str) -> g.Data:
+    """``op`` ('sum', 'max', 'min') over the last axis of ``node`` (fused input)."""
+    from ._realize import FusedInput
+
+    device = node.device
+    rows = g.prod(node.shape[:-1])
+    K = node.shape[-1]
+    if rows == 0:
+        return g.realize(g.Op("copy", [g.Const(0, node.dtype, device, node.shape[:-1])], node.dtype))
+    if K == 0:
+        if op != "sum":
+            raise ValueError("reduction: cannot take the maximum or minimum of an empty axis")
+        return g.realize(g.Op("copy", [g.Const(0, node.dtype, device, node.shape[:-1])], node.dtype))
+    fi = FusedInput(node)
+    native = device.has_int64
+    key = ("linalg_reduce", op, node.dtype.name, native, fi.spec)
+    out = device.runtime.alloc(rows * node.dtype.itemsize)
+    rt = device.runtime
+    kernel = rt.kernel(key, lambda: (f"reduce_{op}_{node.dtype.name}",
+                                     kl.render_reduce(fi.spec, op, node.dtype.name, native),
+                                     [False] * len(fi.buffers) + [True], fi.spec.has_f64_params))
+    params = pack_params([rows, K]) + fi.params
+    rt.dispatch(kernel, fi.buffers + [out], params, -(-rows // kl.WG))
+    return g.Data(out, node.shape[:-1], node.dtype, device)
+
+
+def _reduce_axes(node: g.Node, axes, op: str) -> g.Data:
+    axes = sorted(axes)
+    keep = [d for d in range(node.ndim) if d not in axes]
+    moved = g.permute_view(node, keep + axes)
+    flat = g.reshape_view(moved, tuple(node.shape[d] for d in keep) + (g.prod([node.shape[d] for d in axes]),))
+    return _reduce_last(flat, op)
+
+
+# ------------------------------------------------------------------ simple functions
+
+def diagonal(x: Array, /, *, offset: int = 0) -> Array:
+    _core.check_array(x, "diagonal")
+    if x.ndim < 2:
+        raise ValueError(f"diagonal: expected an array of at least 2 dimensions, got shape {x.shape}")
+    offset = operator.index(offset)
+    M, N = x.shape[-2:]
+    length = max(0, min(M, N - offset) if offset >= 0 else min(M + offset, N))
+    shape = x.shape[:-2] + (length,)
+    if length == 0 or x.size == 0:
+        return _zeros(shape, x.dtype, x.device)
+    data = g.realize(x._node)
+    sm, sn = data.strides[-2:]
+    start = data.offset + (offset * sn if offset >= 0 else -offset * sm)
+    return Array._new(g.Data(data.buf, shape, data.dtype, data.device, start, data.strides[:-2] + (sm + sn,)))
+
+
+def trace(x: Array, /, *, offset: int = 0, dtype=None) -> Array:
+    _core.check_array(x, "trace")
+    if x.dtype not in dt.NUMERIC:
+        raise TypeError(f"trace: expected a numeric dtype, got {x.dtype}")
+    if dtype is None:
+        if x.dtype in dt.SIGNED:
+            dtype = dt.int64
+        elif x.dtype in dt.UNSIGNED:
+            dtype = dt.uint64
+        else:
+            dtype = x.dtype
+    elif not isinstance(dtype, dt.DType):
+        raise TypeError(f"trace: expected dtype to be a wgarray dtype or None, got {dtype!r}")
+    x.device.check_dtype(dtype, "trace")
+    d = diagonal(x, offset=offset)
+    return Array._new(_reduce_last(_core.cast_node(d._node, dtype), "sum"))
+
+
+def outer(x1: Array, x2: Array, /) -> Array:
+    _core.check_array(x1, "outer", "x1")
+    _core.check_array(x2, "outer", "x2")
+    if x1.ndim != 1 or x2.ndim != 1:
+        raise ValueError(f"outer: expected 1-D arrays, got shapes {x1.shape} and {x2.shape}")
+    if dt.promote(x1.dtype, x2.dtype, "outer") not in dt.NUMERIC:
+        raise TypeError(f"outer: expected numeric dtypes, got {x1.dtype} and {x2.dtype}")
+    return _ew().multiply(x1[:, None], x2[None, :])
+
+
+def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
+    _core.check_array(x1, "cross", "x1")
+    _core.check_array(x2, "cross", "x2")
+    device = _core.same_device([x1, x2], "cross")
+    dtype = dt.promote(x1.dtype, x2.dtype, "cross")
+    if dtype not in dt.NUMERIC:
+        raise TypeError(f"cross: expected numeric dtypes, got {x1.dtype} and {x2.dtype}")
+    shape = _core.broadcast_shapes(x1.shape, x2.shape, func="cross")
+    axis = operator.index(axis)
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError(f"cross: axis {axis} is out of range for the broadcast shape {shape}")
+    ax = axis % len(shape)
+    for x in (x1, x2):
+        d = ax - (len(shape) - x.ndim)
+        if d < 0 or x.shape[d] != 3:
+            raise ValueError(f"cross: expected size 3 along axis {axis}, got shapes {x1.shape} and {x2.shape}")
+    perm = [d for d in range(len(shape)) if d != ax] + [ax]
+    inv = [perm.index(d) for d in range(len(shape))]
+    pshape = tuple(shape[d] for d in perm)
+    if g.prod(pshape) == 0:
+        return _zeros(shape, dtype, device)
+
+    def parts(x):
+        data = g.realize(g.permute_view(g.broadcast_view(g.realize(_core.cast_node(x._node, dtype)), shape), perm))
+        s = data.strides[-1]
+        return [g.Data(data.buf, pshape, dtype, device, data.offset + j * s, data.strides[:-1] + (0,))
+                for j in range(3)]
+
+    a, b = parts(x1), parts(x2)
+    idx = g.Iota(pshape, device, 0, (0,) * (len(pshape) - 1) + (1,))
+
+    def sel(v0, v1, v2):
+        is0 = g.make_op("equal", [idx, g.Const(0, dt.uint32, device, pshape)], dt.bool)
+        is1 = g.make_op("equal", [idx, g.Const(1, dt.uint32, device, pshape)], dt.bool)
+        return g.make_op("where", [is0, v0, g.make_op("where", [is1, v1, v2], dtype)], dtype)
+
+    a1, a2 = sel(a[1], a[2], a[0]), sel(a[2], a[0], a[1])
+    b1, b2 = sel(b[1], b[2], b[0]), sel(b[2], b[0], b[1])
+    out = g.make_op("subtract", [g.make_op("multiply", [a1, b2], dtype), g.make_op("multiply", [a2, b1], dtype)],
+                    dtype)
+    return Array._new(g.permute_view(g.realize(out), inv))
+
+
+def matrix_power(x: Array, n: int, /) -> Array:
+    _core.check_array(x, "matrix_power")
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"matrix_power: expected square matrices in the last two dimensions, got shape {x.shape}")
+    if x.dtype not in dt.NUMERIC:
+        raise TypeError(f"matrix_power: expected a numeric dtype, got {x.dtype}")
+    n = operator.index(n)
+    if n == 0:
+        from ._creation_functions import eye
+
+        e = eye(x.shape[-1], dtype=x.dtype, device=x.device)
+        return Array._new(g.realize(g.broadcast_view(e._node, x.shape)))
+    if n < 0:
+        x = inv(x)
+        n = -n
+    result = None
+    base = x
+    while n:
+        if n & 1:
+            result = base if result is None else matmul(result, base)
+        n >>= 1
+        if n:
+            base = matmul(base, base)
+    return result
+
+
+# ------------------------------------------------------------------ LU family
+
+def _lu(x: Array, rhs, mode: str, func: str):
+    """Run the LU kernel over the batch of x (already checked square, floating)."""
+    device = x.device
+    n = x.shape[-1]
+    batch = x.shape[:-2]
+    nb = g.prod(batch)
+    dtype = x.dtype
+    t = _tag(dtype, device)
+    A = _contig(x._node)
+    rt = device.runtime
+    isz = dtype.itemsize
+    if mode == "det":
+        r = 0
+        out = rt.alloc(max(nb, 1) * 3 * isz)
+    else:
+        r = rhs.shape[-1] if mode == "solve" else n
+        out = rt.alloc(max(nb * n * r, 1) * isz)
+    work = rt.alloc(max(nb * n * (n + r), 1) * isz)
+    if nb and n:
+        bufs = [A.buf] + ([rhs.buf] if mode == "solve" else []) + [work, out]
+        words = [nb, n, r, A.offset, rhs.offset if mode == "solve" else 0]
+        _run(device, ("linalg_lu", t, mode), lambda: kl.render_lu(t, mode),
+             [False] * (len(bufs) - 2) + [True, True], bufs, words, nb)
+    return out
+
+
+def solve(x1: Array, x2: Array, /) -> Array:
+    _float_input(x1, "solve", square=True)
+    _core.check_array(x2, "solve", "x2")
+    device = _core.same_device([x1, x2], "solve")
+    dtype = dt.promote(x1.dtype, x2.dtype, "solve")
+    if dtype not in dt.FLOATING:
+        raise TypeError(f"solve: expected floating-point dtypes, got {x1.dtype} and {x2.dtype}")
+    n = x1.shape[-1]
+    vec = x2.ndim == 1
+    if vec:
+        if x2.shape[0] != n:
+            raise ValueError(f"solve: x1 shape {x1.shape} and x2 shape {x2.shape} do not match")
+        batch = x1.shape[:-2]
+        b_node = g.broadcast_view(g.reshape_view(_core.cast_node(x2._node, dtype), (n, 1)), batch + (n, 1))
+    else:
+        if x2.shape[-2] != n:
+            raise ValueError(f"solve: x1 shape {x1.shape} and x2 shape {x2.shape} do not match "
+                             f"(x2 needs {n} rows)")
+        batch = _core.broadcast_shapes(x1.shape[:-2], x2.shape[:-2], func="solve")
+        b_node = g.broadcast_view(_core.cast_node(x2._node, dtype), batch + x2.shape[-2:])
+    a = Array._new(g.broadcast_view(_core.cast_node(x1._node, dtype), batch + (n, n)))
+    rhs = _contig(b_node)
+    r = rhs.shape[-1]
+    out = _lu(a, rhs, "solve", "solve")
+    res = g.Data(out, batch + (n, r), dtype, device)
+    if vec:
+        return Array._new(g.reshape_view(res, batch + (n,)))
+    return Array._new(res)
+
+
+def inv(x: Array, /) -> Array:
+    _float_input(x, "inv", square=True)
+    out = _lu(x, None, "inv", "inv")
+    return Array._new(g.Data(out, x.shape, x.dtype, x.device))
+
+
+def _det_parts(x: Array, func: str):
+    _float_input(x, func, square=True)
+    out = _lu(x, None, "det", func)
+    batch = x.shape[:-2]
+    d = g.Data(out, batch + (3,), x.dtype, x.device)
+
+    def part(j):
+        return g.index_view(d, [("slice", 0, 1, n) for n in batch] + [("int", j)])
+
+    return part
+
+
+def det(x: Array, /) -> Array:
+    part = _det_parts(x, "det")
+    if x.shape[-1] == 0:
+        return Array._new(g.Const(1, x.dtype, x.device, x.shape[:-2]))
+    return Array._new(part(2))
+
+
+def slogdet(x: Array, /) -> SlogdetResult:
+    part = _det_parts(x, "slogdet")
+    rdt = dt.real_of(x.dtype)
+    if x.shape[-1] == 0:
+        return SlogdetResult(Array._new(g.Const(1, x.dtype, x.device, x.shape[:-2])),
+                             _zeros(x.shape[:-2], rdt, x.device))
+    logabs = part(1)
+    if x.dtype.kind == "c":
+        logabs = g.make_op("real", [logabs], rdt)
+    return SlogdetResult(Array._new(part(0)), Array._new(logabs))
+
+
+# ------------------------------------------------------------------ Cholesky, QR
+
+def cholesky(x: Array, /, *, upper: bool = False) -> Array:
+    _float_input(x, "cholesky", square=True)
+    device = x.device
+    n = x.shape[-1]
+    nb = g.prod(x.shape[:-2])
+    t = _tag(x.dtype, device)
+    A = _contig(x._node)
+    out = device.runtime.alloc(max(nb * n * n, 1) * x.dtype.itemsize)
+    if nb and n:
+        _run(device, ("linalg_chol", t), lambda: kl.render_cholesky(t), [False, True], [A.buf, out],
+             [nb, n, A.offset], nb)
+    L = Array._new(g.Data(out, x.shape, x.dtype, device))
+    if upper:
+        return _ew().conj(matrix_transpose(L))
+    return L
+
+
+def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
+    _float_input(x, "qr")
+    if mode not in ("reduced", "complete"):
+        raise ValueError(f"qr: expected mode 'reduced' or 'complete', got {mode!r}")
+    device = x.device
+    batch = x.shape[:-2]
+    m, n = x.shape[-2:]
+    nb = g.prod(batch)
+    kk = min(m, n)
+    qc, rr = (kk, kk) if mode == "reduced" else (m, m)
+    t = _tag(x.dtype, device)
+    rt = device.runtime
+    isz = x.dtype.itemsize
+    Q = rt.alloc(max(nb * m * qc, 1) * isz)
+    R = rt.alloc(max(nb * rr * n, 1) * isz)
+    if nb and m:
+        A = _contig(x._node)
+        work = rt.alloc(max(nb * (m * n + m * kk + kk), 1) * isz)
+        _run(device, ("linalg_qr", t), lambda: kl.render_qr(t), [False, True, True, True], [A.buf, work, Q, R],
+             [nb, m, n, kk, qc, rr, A.offset], nb)
+    return QRResult(Array._new(g.Data(Q, batch + (m, qc), x.dtype, device)),
+                    Array._new(g.Data(R, batch + (rr, n), x.dtype, device)))
+
+
+# ------------------------------------------------------------------ Jacobi: SVD and eigh
+
+def _jacobi(node: g.Node, mode: str):
+    """Run the Jacobi kernel on a (batch..., m, n) node with m >= n: returns Data of
+    the values (batch..., n) and, by mode, U (batch..., m, n) and V (batch..., n, n)."""
+    device = node.device
+    dtype = node.dtype
+    rdt = dt.real_of(dtype)
+    batch = node.shape[:-2]
+    m, n = node.shape[-2:]
+    nb = g.prod(batch)
+    f = 2 if dtype.kind == "c" else 1
+    mm, nn = f * m, f * n
+    rt = device.runtime
+    rsz, isz = rdt.itemsize, dtype.itemsize
+    Sv = rt.alloc(max(nb * n, 1) * rsz)
+    U = rt.alloc(max(nb * m * n, 1) * isz) if mode == "svd" else None
+    V = rt.alloc(max(nb * n * n, 1) * isz) if mode in ("svd", "eigh") else None
+    if nb and n:
+        A = _contig(node)
+        G = rt.alloc(nb * (mm * nn + nn) * rsz)
+        W = rt.alloc(nb * nn * nn * rsz)
+        O = rt.alloc(nb * nn * 4)
+        outs = [b for b in (Sv, U, V) if b is not None]
+        t = _tag(dtype, device)
+        _run(device, ("linalg_jacobi", t, mode, MAX_SWEEPS), lambda: kl.render_svd(t, mode, MAX_SWEEPS),
+             [False] + [True] * (3 + len(outs)), [A.buf, G, W, O] + outs, [nb, m, n, A.offset], nb)
+    res = [g.Data(Sv, batch + (n,), rdt, device)]
+    if U is not None:
+        res.append(g.Data(U, batch + (m, n), dtype, device))
+    if V is not None:
+        res.append(g.Data(V, batch + (n, n), dtype, device))
+    return res
+
+
+def _conj_t(node: g.Node) -> g.Node:
+    axes = tuple(range(node.ndim - 2)) + (node.ndim - 1, node.ndim - 2)
+    node = g.permute_view(node, axes)
+    return g.make_op("conj", [node], node.dtype) if node.dtype.kind == "c" else node
+
+
+def svdvals(x: Array, /) -> Array:
+    _float_input(x, "svdvals")
+    m, n = x.shape[-2:]
+    node = x._node if m >= n else _conj_t(x._node)
+    return Array._new(_jacobi(node, "vals")[0])
+
+
+def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
+    _float_input(x, "svd")
+    m, n = x.shape[-2:]
+    tall = m >= n
+    node = x._node if tall else _conj_t(x._node)
+    S, U, V = _jacobi(node, "svd")
+    Ua = Array._new(U)
+    if full_matrices and node.shape[-2] > node.shape[-1]:
+        Ua = qr(Ua, mode="complete").Q
+    Va = Array._new(V)
+    if tall:
+        return SVDResult(Ua, Array._new(S), Array._new(_conj_t(Va._node)))
+    return SVDResult(Va, Array._new(S), Array._new(_conj_t(Ua._node)))
+
+
+def eigh(x: Array, /) -> EighResult:
+    _float_input(x, "eigh", square=True)
+    w, V = _jacobi(x._node, "eigh")
+    return EighResult(Array._new(w), Array._new(V))
+
+
+def eigvalsh(x: Array, /) -> Array:
+    _float_input(x, "eigvalsh", square=True)
+    return Array._new(_jacobi(x._node, "eigvals")[0])
+
+
+def _eps(d: dt.DType) -> float:
+    return 1.1920928955078125e-07 if dt.real_of(d) is dt.float32 else 2.220446049250313e-16
+
+
+def _cutoff(S: Array, x: Array, rtol, func: str) -> g.Node:
+    """rtol * max(S) per matrix, shaped (batch..., 1) to compare with S."""
+    rdt = S.dtype
+    if rtol is None:
+        rtol = max(x.shape[-2:]) * _eps(x.dtype)
+    smax = _reduce_last(S._node, "max")
+    if _core.is_array(rtol):
+        if rtol.dtype not in dt.REAL_NUMERIC:
+            raise TypeError(f"{func}: expected a real-valued rtol, got {rtol.dtype}")
+        shape = _core.broadcast_shapes(smax.shape, rtol.shape, func=func)
+        r = g.broadcast_view(_core.cast_node(rtol._node, rdt), shape)
+        tol = g.make_op("multiply", [g.broadcast_view(smax, shape), r], rdt)
+    else:
+        tol = g.make_op("multiply", [smax, g.Const(float(rtol), rdt, x.device, smax.shape)], rdt)
+    return g.reshape_view(tol, tol.shape + (1,))
+
+
+def matrix_rank(x: Array, /, *, rtol=None) -> Array:
+    _float_input(x, "matrix_rank")
+    S = svdvals(x)
+    if S.shape[-1] == 0:
+        return _zeros(x.shape[:-2], dt.int64, x.device)
+    tol = g.broadcast_view(_cutoff(S, x, rtol, "matrix_rank"), S.shape)
+    big = g.make_op("greater", [S._node, tol], dt.bool)
+    return Array._new(_reduce_last(_core.cast_node(big, dt.int64), "sum"))
+
+
+def pinv(x: Array, /, *, rtol=None) -> Array:
+    _float_input(x, "pinv")
+    rdt = dt.real_of(x.dtype)
+    U, S, Vh = svd(x, full_matrices=False)
+    if S.shape[-1] == 0:
+        return _zeros(x.shape[:-2] + (x.shape[-1], x.shape[-2]), x.dtype, x.device)
+    tol = g.broadcast_view(_cutoff(S, x, rtol, "pinv"), S.shape)
+    keep = g.make_op("greater", [S._node, tol], dt.bool)
+    recip = g.make_op("divide", [g.Const(1.0, rdt, x.device, S.shape), S._node], rdt)
+    sinv = g.make_op("where", [keep, recip, g.Const(0.0, rdt, x.device, S.shape)], rdt)
+    sinv = _core.cast_node(sinv, x.dtype)
+    # pinv = V diag(sinv) U^H: scale the rows of U^H, then one matmul
+    uh = _conj_t(U._node)
+    scaled = g.make_op("multiply", [g.broadcast_view(g.reshape_view(sinv, sinv.shape + (1,)), uh.shape), uh],
+                       x.dtype)
+    return matmul(Array._new(_conj_t(Vh._node)), Array._new(scaled))
+
+
+# ------------------------------------------------------------------ norms
+
+def vector_norm(x: Array, /, *, axis=None, keepdims: bool = False, ord=2) -> Array:
+    _core.check_array(x, "vector_norm")
+    if x.dtype not in dt.FLOATING:
+        raise TypeError(f"vector_norm: expected a floating-point dtype, got {x.dtype}")
+    if axis is None:
+        axes = list(range(x.ndim))
+    else:
+        raw = axis if isinstance(axis, tuple) else (axis,)
+        axes = []
+        for a in raw:
+            a = operator.index(a)
+            if not -x.ndim <= a < x.ndim:
+                raise ValueError(f"vector_norm: axis {a} is out of range for shape {x.shape}")
+            axes.append(a % x.ndim)
+        if len(set(axes)) != len(axes):
+            raise ValueError(f"vector_norm: repeated axes in {axis!r}")
+    rdt = dt.real_of(x.dtype)
+    device = x.device
+    shape = x.shape if x.ndim else (1,)
+    node = x._node if x.ndim else g.reshape_view(x._node, (1,))
+    if not x.ndim:
+        axes = [0]
+    a = g.make_op("abs", [node], rdt)
+
+    def c(v):
+        return g.Const(v, rdt, device, shape)
+
+    if ord == 2:
+        red = _reduce_axes(g.make_op("multiply", [a, a], rdt), axes, "sum")
+        out = g.make_op("sqrt", [red], rdt)
+    elif ord == 1:
+        out = _reduce_axes(a, axes, "sum")
+    elif ord == math.inf:
+        out = _reduce_axes(a, axes, "max")
+    elif ord == -math.inf:
+        out = _reduce_axes(a, axes, "min")
+    elif ord == 0:
+        nz = g.make_op("cast", [g.make_op("not_equal", [a, c(0.0)], dt.bool)], rdt)
+        out = _reduce_axes(nz, axes, "sum")
+    elif isinstance(ord, (int, float)) and not isinstance(ord, bool):
+        red = _reduce_axes(g.make_op("pow", [a, c(float(ord))], rdt), axes, "sum")
+        out = g.make_op("pow", [red, g.Const(1.0 / ord, rdt, device, red.shape)], rdt)
+    else:
+        raise ValueError(f"vector_norm: unsupported ord {ord!r}")
+    if keepdims:
+        kshape = tuple(1 if d in axes else n for d, n in enumerate(x.shape))
+        out = g.reshape_view(out, kshape)
+    return Array._new(out)
+
+
+def matrix_norm(x: Array, /, *, keepdims: bool = False, ord="fro") -> Array:
+    _float_input(x, "matrix_norm")
+    rdt = dt.real_of(x.dtype)
+    nd = x.ndim
+    if ord == "fro":
+        out = vector_norm(x, axis=(nd - 2, nd - 1))._node
+    elif ord == "nuc":
+        out = _reduce_last(svdvals(x)._node, "sum")
+    elif ord in (2, -2):
+        out = _reduce_last(svdvals(x)._node, "max" if ord == 2 else "min")
+    elif ord in (1, -1, math.inf, -math.inf):
+        a = g.make_op("abs", [x._node], rdt)
+        if ord in (1, -1):
+            sums = _reduce_axes(a, [nd - 2], "sum")
+        else:
+            sums = _reduce_last(a, "sum")
+        out = _reduce_last(sums, "max" if ord in (1, math.inf) else "min")
+    else:
+        raise ValueError(f"matrix_norm: unsupported ord {ord!r}; expected 'fro', 'nuc', 1, -1, 2, -2, inf or -inf")
+    if keepdims:
+        out = g.reshape_view(out, x.shape[:-2] + (1, 1))
+    return Array._new(out)
