@@ -10,14 +10,13 @@ import numpy as np
 
 from . import _dtypes as dt
 from . import _graph as g
+from ._array import Array
 from ._device import Device, default_device
 
 _PY_SCALARS = (builtins.bool, int, float, complex)
 
 
 def is_array(x) -> builtins.bool:
-    from ._array import Array
-
     return isinstance(x, Array)
 
 
@@ -102,30 +101,43 @@ def operands(args, func: str, names=("x1", "x2", "x3")):
     """Check the operands of an elementwise function and find the result dtype.
 
     Returns (device, dtype, nodes) with each operand as a node of that dtype (Python
-    scalars as Consts), not yet broadcast.
+    scalars as Consts), not yet broadcast. This is the hot path of every lazy op.
     """
-    arrays = [a for a in args if is_array(a)]
-    if not arrays:
+    device = None
+    common = None
+    for a in args:
+        if isinstance(a, Array):
+            node = a._node
+            if device is None:
+                device, common = node.device, node.dtype
+            else:
+                if node.device is not device:
+                    same_device([x for x in args if isinstance(x, Array)], func)
+                if node.dtype is not common:
+                    common = dt.promote(common, node.dtype, func)
+        elif not isinstance(a, _PY_SCALARS):
+            nm = names[args.index(a)] if a in args else "an operand"
+            raise TypeError(f"{func}: expected {nm} to be a wgarray Array or a Python scalar, got {type(a).__name__}")
+    if device is None:
         raise TypeError(f"{func}: expected at least one wgarray Array operand, got "
                         + ", ".join(type(a).__name__ for a in args))
-    for a, nm in zip(args, names):
-        if not is_array(a) and not isinstance(a, _PY_SCALARS):
-            raise TypeError(f"{func}: expected {nm} to be a wgarray Array or a Python scalar, got {type(a).__name__}")
-    device = same_device(arrays, func)
-    common = arrays[0].dtype
-    for a in arrays[1:]:
-        common = dt.promote(common, a.dtype, func)
+    has_scalar = False
     for a in args:
-        if not is_array(a):
-            common = dt.promote(common, scalar_dtype(a, common, device, func), func)
-    device.check_dtype(common, func)
+        if not isinstance(a, Array):
+            has_scalar = True
+            sd = scalar_dtype(a, common, device, func)
+            if sd is not common:
+                common = dt.promote(common, sd, func)
+    if common in dt.NEEDS_F64:
+        device.check_dtype(common, func)
     nodes = []
     for a in args:
-        if is_array(a):
+        if isinstance(a, Array):
             node = a._node
-            nodes.append(cast_node(node, common))
+            nodes.append(node if node.dtype is common else cast_node(node, common))
         else:
             nodes.append(const(a, common, device, func))
+    del has_scalar
     return device, common, nodes
 
 
@@ -142,6 +154,9 @@ def _cast_scalar(value, dtype: dt.DType):
 
 
 def broadcast_nodes(nodes, func: str):
+    shapes = {n.shape for n in nodes if not isinstance(n, g.Const)}
+    if len(shapes) <= 1:
+        return (shapes.pop() if shapes else ()), nodes
     shape = broadcast_shapes(*(n.shape for n in nodes), func=func)
     return shape, [g.broadcast_view(n, shape) if not isinstance(n, g.Const) else n for n in nodes]
 
@@ -151,8 +166,6 @@ _IDENTITY_ON_REAL = {"positive", "conj", "real", "floor", "ceil", "trunc", "roun
 
 def elementwise_function(name: str, args, category: str, rule: str):
     """What every generated elementwise wrapper calls (see codegen/elementwise_table.py)."""
-    from ._array import Array
-
     names = ("x",) if len(args) == 1 else ("x1", "x2")
     device, common, nodes = operands(args, name, names)
     if rule == "float" and common.kind in "biu":

@@ -110,13 +110,15 @@ class Const(Node):
 class Op(Node):
     __slots__ = ("op", "srcs", "arg", "realized", "n_nodes", "n_leaves")
 
-    def __init__(self, op: str, srcs, dtype, arg=None):
+    def __init__(self, op: str, srcs, dtype, arg=None, shape=None):
         srcs = tuple(srcs)
         self.op = op
         self.srcs = srcs
         self.arg = arg
         self.dtype = dtype
-        self.shape = srcs[0].shape
+        if shape is None:  # Consts are scalars: the shape comes from another source
+            shape = next((s.shape for s in srcs if not isinstance(s, Const)), srcs[0].shape)
+        self.shape = shape
         self.device = srcs[0].device
         self.realized: Data | None = None
         self.n_nodes = 1 + sum(s.n_nodes for s in srcs)
@@ -137,13 +139,12 @@ def make_op(op: str, srcs, dtype, arg=None) -> Node:
     """An Op over ``srcs`` (all of one shape), realizing sources that make it too big."""
     srcs = [settle(s) for s in srcs]
     shape = next((s.shape for s in srcs if not isinstance(s, Const)), srcs[0].shape)
-    srcs = [Const(s.value, s.dtype, s.device, shape) if isinstance(s, Const) else s for s in srcs]
     while 1 + sum(s.n_nodes for s in srcs) > MAX_FUSED_NODES or sum(s.n_leaves for s in srcs) > MAX_FUSED_LEAVES:
         i = max(range(len(srcs)), key=lambda k: (isinstance(srcs[k], Op), srcs[k].n_nodes))
         if not isinstance(srcs[i], Op):
             break
         srcs[i] = realize(srcs[i])
-    return Op(op, srcs, dtype, arg)
+    return Op(op, srcs, dtype, arg, shape)
 
 
 def realize(node: Node) -> Data:
@@ -191,7 +192,7 @@ def _view_op(node: Node, fn, new_shape, memo) -> Node:
     found = memo.get(id(node))
     if found is None:
         srcs = [_view_op(s, fn, new_shape, memo) for s in node.srcs]
-        found = Op(node.op, srcs, node.dtype, node.arg)
+        found = Op(node.op, srcs, node.dtype, node.arg, new_shape)
         memo[id(node)] = found
     return found
 

@@ -236,7 +236,7 @@ class Runtime:
                     staging.map_sync(wgpu.MapMode.READ, 0, c1 - c0)
                     try:
                         raw = staging.read_mapped(0, c1 - c0, copy=False)
-                        out[c0 - start:c1 - start] = np.frombuffer(raw, np.uint8)
+                        _parallel_copy(out[c0 - start:c1 - start], np.frombuffer(raw, np.uint8))
                     finally:
                         staging.unmap()
                     nxt = i + len(ring)
@@ -378,6 +378,26 @@ class Runtime:
             staging.map_sync(wgpu.MapMode.READ, 0, 4)
             staging.unmap()
             self._staging[16].append(staging)
+
+
+_COPY_PIECE = 4 << 20
+_copy_pool = None
+
+
+def _parallel_copy(dst: np.ndarray, src: np.ndarray) -> None:
+    """dst[:] = src, split over threads for large copies: writing fresh host memory is
+    bound by page faults, which several cores take in parallel (NumPy releases the GIL)."""
+    global _copy_pool
+    n = src.nbytes
+    if n < 2 * _COPY_PIECE:
+        dst[:] = src
+        return
+    if _copy_pool is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _copy_pool = ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1), thread_name_prefix="wgarray-copy")
+    pieces = [(i, min(i + _COPY_PIECE, n)) for i in range(0, n, _COPY_PIECE)]
+    list(_copy_pool.map(lambda p: dst.__setitem__(slice(p[0], p[1]), src[p[0]:p[1]]), pieces))
 
 
 def pack_params(words) -> bytes:
