@@ -99,6 +99,8 @@ def nonzero(x: Array, /) -> tuple[Array, ...]:
     flat, count = kr.nonzero_flat(x._node)
     if x.ndim == 1:
         return (Array._new(flat),)
+    if count == 0:
+        return tuple(Array._new(flat) for _ in x.shape)
     # Unravel in uint32 (flat indices fit: kernels index in 32 bits), then widen.
     flat32 = g.make_op("cast", [flat], dt.uint32)
     out = []
