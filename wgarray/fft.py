@@ -96,8 +96,12 @@ def _swap(norm: str) -> str:
 # ------------------------------------------------------------------ plans
 
 def _radices(n: int):
-    """Stockham radices for ``n`` (4s first), or None when ``n`` has a factor above 7."""
+    """Stockham radices for ``n`` (8s, then 4s first: fewer passes over memory), or None
+    when ``n`` has a factor above 7."""
     out = []
+    while n % 8 == 0:
+        out.append(8)
+        n //= 8
     while n % 4 == 0:
         out.append(4)
         n //= 4
@@ -255,6 +259,9 @@ def _transform_axis(node: g.Node, cname: str, axis: int, n: int, *, herm: bool, 
         inv[d] = i
     if rows == 0 or lin == 0:
         return g.permute_view(g.Const(0, out_dtype, device, out_shape), inv)
+    work = n if _radices(n) is not None else 1 << (2 * n - 2).bit_length()
+    if rows * work >= 1 << 32:
+        raise ValueError(f"{func}: {rows} transforms of length {n} exceed wgarray's 2**32 element index range")
     dst = "real" if real_out else "buf"
     fi = FusedInput(node)
     radices = _radices(n)

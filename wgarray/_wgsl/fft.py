@@ -1,6 +1,6 @@
 """WGSL for the fft extension: twiddle and chirp generators, Stockham passes, shifts.
 
-A transform of length N (a product of the radices 2, 3, 4, 5, 7) is a sequence of
+A transform of length N (a product of the radices 2, 3, 4, 5, 7, 8) is a sequence of
 Stockham autosort passes (no bit reversal): pass s with radix R, after passes whose
 radices multiply to p, has one invocation per R-point butterfly; it reads the R
 elements ``i + j*N/R``, multiplies element j by the twiddle ``exp(-2 pi i j k / (p R))``
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from . import types as ty
 
 WORKGROUP = 256
-RADICES = (4, 2, 3, 5, 7)
+RADICES = (8, 4, 2, 3, 5, 7)
 
 # Parameter words of a pass kernel (u32 words of P; the scale is f32 at word 10, or f64
 # at words 10-11, i.e. PD[5]); the fused input's parameters follow at PASS_PBASE.
