@@ -168,7 +168,7 @@ def elementwise_function(name: str, args, category: str, rule: str):
     """What every generated elementwise wrapper calls (see codegen/elementwise_table.py)."""
     names = ("x",) if len(args) == 1 else ("x1", "x2")
     device, common, nodes = operands(args, name, names)
-    if rule == "float" and common.kind in "biu":
+    if rule == "float" and common.kind in "iu":  # integers only: bool is not a number here
         common = device.default_float
         nodes = [cast_node(n, common) for n in nodes]
     if common not in dt.CATEGORIES[category]:

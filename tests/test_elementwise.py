@@ -1,0 +1,453 @@
+"""Every elementwise function (codegen/elementwise_table.py) and clip, for every dtype
+its category allows on this device, against NumPy.
+
+Exact functions are compared bit for bit (NaN equal to NaN, the sign of zero counted);
+transcendentals within a few ulp of a nearly correctly rounded reference (float32
+results against NumPy's float64 result rounded to float32), complex results within a
+few eps of relative error. Special values (NaN, +-inf, +-0) are compared exactly.
+"""
+from __future__ import annotations
+
+import os
+import zlib
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+import wgarray as xp
+from conftest import (CATEGORY, DEFAULT_FLOAT, DTYPES, INTEGER, REAL_FLOAT, assert_exact, ids, npdt, same_values,
+                      sample, to_np, ulp_distance)
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "codegen"))
+from elementwise_table import FUNCTIONS  # noqa: E402
+
+NUMPY_NAME = {
+    "acos": "arccos", "acosh": "arccosh", "asin": "arcsin", "asinh": "arcsinh", "atan": "arctan",
+    "atan2": "arctan2", "atanh": "arctanh", "bitwise_invert": "invert", "bitwise_left_shift": "left_shift",
+    "bitwise_right_shift": "right_shift", "pow": "power",
+}
+
+
+def np_fn(name):
+    return getattr(np, NUMPY_NAME.get(name, name))
+
+
+# Exact in the argument's own type (NumPy computes them exactly, and so must we).
+EXACT = {
+    "abs", "add", "subtract", "multiply", "negative", "positive", "square", "ceil", "floor", "trunc",
+    "round", "sign", "signbit", "isnan", "isinf", "isfinite", "equal", "not_equal", "less", "less_equal",
+    "greater", "greater_equal", "logical_and", "logical_or", "logical_xor", "logical_not",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert", "bitwise_left_shift",
+    "bitwise_right_shift", "maximum", "minimum", "copysign", "nextafter", "floor_divide", "remainder",
+    "divide", "reciprocal", "sqrt", "real", "imag", "conj",
+}
+# Results whose zero sign the standard leaves open.
+ZERO_SIGN_FREE = {"maximum", "minimum", "sign"}
+# Complex results computed by formulas that round (checked in eps of relative error).
+COMPLEX_TOL = {
+    "abs": 2, "reciprocal": 4, "divide": 4, "multiply": 4, "square": 4, "sign": 4, "sqrt": 4,
+    "exp": 6, "expm1": 8, "log": 6, "log1p": 8, "log2": 8, "log10": 8, "sinh": 8, "cosh": 8,
+    "tanh": 8, "sin": 8, "cos": 8, "tan": 8, "asinh": 8, "asin": 8, "acos": 8, "acosh": 8,
+    "atanh": 8, "atan": 8, "pow": 64,
+}
+COMPLEX_EXACT = {"add", "subtract", "negative", "positive", "conj", "real", "imag", "round", "isnan",
+                 "isinf", "isfinite", "equal", "not_equal"}
+# Max ulp error on real floating results of the inexact functions.
+ULP = {"float32": 2, "float64": 4}
+ULP_FN = {("pow", "float32"): 4, ("pow", "float64"): 8, ("logaddexp", "float32"): 8,
+          ("logaddexp", "float64"): 8}
+TRIG = {"sin", "cos", "tan"}
+TRIG_LIMIT = 2.0**20  # beyond this the library only promises a value in range (no Payne-Hanek)
+
+
+def cases():
+    out = []
+    for name, (params, category, rule, _) in sorted(FUNCTIONS.items()):
+        for d in CATEGORY[category]:
+            out.append(pytest.param(name, d, id=f"{name}-{d.name}"))
+    return out
+
+
+# ------------------------------------------------------------------ inputs
+
+def unary_inputs(name, d):
+    h = sample(d, 64, seed=zlib.crc32(name.encode()) % 1000)
+    if d.kind == "c" and name not in COMPLEX_EXACT:
+        h = complex_inputs(name, d)
+    if name in TRIG and d.kind == "f":
+        h = h[~(np.abs(h) > TRIG_LIMIT) | ~np.isfinite(h)]
+    return [h]
+
+
+def complex_inputs(name, d, n=96):
+    """Finite values of moderate size (special cases are the library's own tests)."""
+    rng = np.random.default_rng(len(name))
+    lim = 3.0 if name in ("exp", "expm1", "sinh", "cosh", "tanh", "sin", "cos", "tan", "pow") else 50.0
+    mag = 10.0 ** rng.uniform(-3, np.log10(lim), n)
+    z = mag * np.exp(1j * rng.uniform(-np.pi, np.pi, n))
+    # 0 only where NumPy's result is the standard's: NumPy gives nan+nanj for 1/0j and
+    # 0j**z, the standard's complex infinity and exp(z*log(0)) differ
+    head = [1, -1, 1j, -1j, 0.5 + 0.5j] + ([0] if name not in ("reciprocal", "divide", "pow") else [])
+    z = np.concatenate([head, z])
+    return z.astype(npdt(d))
+
+
+def complex_log1p(z: np.ndarray) -> np.ndarray:
+    """log(1 + z) to full precision (NumPy's complex log1p is log(1 + z), inaccurate for small z)."""
+    import mpmath
+
+    mpmath.mp.prec = 120
+    out = [complex(mpmath.log(1 + mpmath.mpc(complex(v)))) for v in z.ravel()]
+    return np.array(out, np.complex128).reshape(z.shape)
+
+
+def binary_inputs(name, d):
+    """All pairs of the edge values, then random pairs."""
+    if d.kind == "b":
+        a, b = np.meshgrid([False, True], [False, True])
+        return [a.ravel(), b.ravel()]
+    if d.kind == "c":
+        if name in COMPLEX_EXACT:
+            h = sample(d, 16, seed=3)
+        else:
+            h = complex_inputs(name, d, 48)
+        return [h, np.roll(h, 7)]
+    full = sample(d, 96, seed=zlib.crc32(name.encode()) % 1000)
+    n_edge = len(full) - (3 * 96 if d.kind == "f" else 2 * 96)
+    edge, rnd = full[:n_edge], full[n_edge:]
+    a, b = np.meshgrid(edge, edge)
+    x1 = np.concatenate([a.ravel(), rnd])
+    x2 = np.concatenate([b.ravel(), np.random.default_rng(1).permutation(rnd)])
+    if d.kind in "iu":
+        bits = npdt(d).itemsize * 8
+        if name in ("floor_divide", "remainder"):
+            x2 = np.where(x2 == 0, 3, x2).astype(x2.dtype)  # integer division by zero is undefined
+        elif name == "pow":
+            x2 = (np.abs(x2.astype(np.int64)) % 70).astype(x2.dtype)  # negative powers are undefined
+            x1 = np.concatenate([x1[: len(x1) // 2], (x1[len(x1) // 2:] % 5).astype(x1.dtype) - (d.kind == "i") * 2])
+            x1 = x1.astype(npdt(d))
+        elif name in ("bitwise_left_shift", "bitwise_right_shift"):
+            # counts from 0 to past the bit width (negative counts are undefined)
+            x2 = (np.abs(x2.astype(np.int64)) % (bits + 6)).astype(x2.dtype)
+    return [x1, x2]
+
+
+def numpy_reference(name, d, args):
+    fn = np_fn(name)
+    if name == "log1p" and d.kind == "c":
+        return complex_log1p(args[0]).astype(npdt(d))
+    if name == "floor_divide" and d.kind == "f":
+        # the standard's special cases are divide's (NumPy: inf // 1 is nan, -1.0 // inf is -1.0)
+        x1, x2 = args
+        special = np.isinf(x1) | np.isinf(x2) | (x2 == 0)
+        return np.where(special, np.divide(x1, x2), np.floor_divide(x1, x2))
+    if d.kind == "f" and d.name == "float32" and name not in EXACT:
+        with np.errstate(all="ignore"):
+            return np.asarray(fn(*[a.astype(np.float64) for a in args])).astype(np.float32)
+    if d.kind == "c" and d.name == "complex64" and name not in COMPLEX_EXACT:
+        with np.errstate(all="ignore"):
+            r = np.asarray(fn(*[a.astype(np.complex128) for a in args]))
+            return r.astype(np.float32 if r.dtype.kind == "f" else np.complex64)
+    return np.asarray(fn(*args))
+
+
+# ------------------------------------------------------------------ comparison
+
+def check_real_inexact(name, got, want, args, dname):
+    tol = ULP_FN.get((name, dname), ULP[dname])
+    exact = ~np.isfinite(want) | (want == 0)
+    for a in args:
+        exact |= ~np.isfinite(a)
+    ok = same_values(got, want)
+    ok |= ~exact & np.isfinite(got) & (ulp_distance(got, want) <= tol)
+    if name == "logaddexp":  # error relative to the larger input: the formula's own scale
+        scale = np.spacing(np.maximum(np.maximum(np.abs(args[0]), np.abs(args[1])), np.abs(want)))
+        ok |= ~exact & (np.abs(got.astype(np.float64) - want) <= 4 * scale)
+    return ok
+
+
+def check_complex_inexact(name, got, want, dname):
+    eps = float(np.finfo(np.float32 if dname in ("complex64", "float32") else np.float64).eps)
+    gc, rc = got.astype(np.complex128), want.astype(np.complex128)
+    mag = np.abs(rc)
+    err = np.abs(gc - rc) / np.where(mag > 0, mag, 1)
+    return (err <= COMPLEX_TOL[name] * eps) | same_values(got, want)
+
+
+def compare(name, d, got_arr, args, *, out_dtype=None):
+    want = numpy_reference(name, d, args)
+    if out_dtype is not None:
+        assert got_arr.dtype == out_dtype, (name, got_arr.dtype, out_dtype)
+    got = to_np(got_arr)
+    assert got.dtype == want.dtype, f"{name}({d}): dtype {got.dtype}, NumPy gives {want.dtype}"
+    assert got.shape == want.shape, f"{name}({d}): shape {got.shape}, NumPy gives {want.shape}"
+    if name in ZERO_SIGN_FREE and got.dtype.kind == "f":
+        ok = same_values(got, want) | ((got == 0) & (want == 0))
+    elif d.kind == "c" and name not in COMPLEX_EXACT:
+        ok = check_complex_inexact(name, got, want, want.dtype.name)
+    elif d.kind == "f" and name not in EXACT:
+        ok = check_real_inexact(name, got, want, args, d.name)
+    else:
+        ok = same_values(got, want)
+    if not ok.all():
+        bad = np.flatnonzero(~ok.ravel())
+        rows = [f"{name}{tuple(a.ravel()[i] for a in args)}: got {got.ravel()[i]!r} want {want.ravel()[i]!r}"
+                for i in bad[:8]]
+        raise AssertionError(f"{name}({d}): {len(bad)} of {ok.size} wrong\n" + "\n".join(rows))
+
+
+@pytest.mark.parametrize("name,d", cases())
+def test_function_matches_numpy(name, d):
+    params = FUNCTIONS[name][0]
+    args = unary_inputs(name, d) if len(params) == 1 else binary_inputs(name, d)
+    got = getattr(xp, name)(*[xp.asarray(a) for a in args])
+    compare(name, d, got, args)
+
+
+# One representative per shape of signature, over all dtypes: 0-d, empty and broadcast.
+SHAPE_FUNCS = ["negative", "exp", "isnan", "add", "atan2", "less", "bitwise_xor", "logical_or", "remainder"]
+SHAPE_CASES = [pytest.param(n, d, id=f"{n}-{d.name}") for n in SHAPE_FUNCS
+               for d in CATEGORY[FUNCTIONS[n][1]]]
+
+
+@pytest.mark.parametrize("name,d", SHAPE_CASES)
+def test_0d_empty_and_broadcast_shapes(name, d):
+    fn = getattr(xp, name)
+    h = sample(d, 16, seed=5, specials=False)
+    h = h[h != 0] if d.kind in "iu" else h
+    if len(FUNCTIONS[name][0]) == 1:
+        for a in (h[3].reshape(()), h[:0], h[:0].reshape(0, 4), h[:12].reshape(3, 1, 4)[:, :, ::2]):
+            compare(name, d, fn(xp.asarray(a) if a.base is None else xp.asarray(a.copy())), [a])
+        x = xp.asarray(h[:12].reshape(3, 4))
+        compare(name, d, fn(x.T[::-1]), [h[:12].reshape(3, 4).T[::-1]])
+        return
+    pairs = [
+        (h[:3].reshape(3, 1), h[3:7].reshape(1, 4)),
+        (h[:6].reshape(2, 3), h[6].reshape(())),
+        (h[7].reshape(()), h[:6].reshape(2, 3)),
+        (h[0].reshape(()), h[1].reshape(())),
+        (h[:0].reshape(0, 3), h[:3].reshape(1, 3)),
+        (h[:4].reshape(4, 1, 1), h[4:10].reshape(2, 3)),
+    ]
+    for a, b in pairs:
+        compare(name, d, fn(xp.asarray(a), xp.asarray(b)), [np.broadcast_to(a, np.broadcast_shapes(a.shape, b.shape)),
+                                                            np.broadcast_to(b, np.broadcast_shapes(a.shape, b.shape))])
+    with pytest.raises(ValueError):
+        fn(xp.asarray(h[:3]), xp.asarray(h[:4]))
+
+
+# ------------------------------------------------------------------ rules
+
+FLOAT_RULE = sorted(n for n, (_, cat, rule, _) in FUNCTIONS.items() if rule == "float" and "real" not in cat)
+
+
+@pytest.mark.parametrize("name", ["exp", "sqrt", "sin", "log1p", "divide", "reciprocal"])
+@pytest.mark.parametrize("d", [xp.int32, xp.uint8, xp.int64], ids=ids([xp.int32, xp.uint8, xp.int64]))
+def test_integer_input_to_float_functions_gives_default_float(name, d):
+    h = np.array([1, 2, 3, 7], npdt(d))
+    args = [h] * len(FUNCTIONS[name][0])
+    got = getattr(xp, name)(*[xp.asarray(a) for a in args])
+    assert got.dtype == DEFAULT_FLOAT
+    compare(name, DEFAULT_FLOAT, got, [a.astype(npdt(DEFAULT_FLOAT)) for a in args])
+
+
+@pytest.mark.parametrize("name,d", [pytest.param(n, d, id=f"{n}-{d.name}")
+                                    for n, (_, cat, _, _) in sorted(FUNCTIONS.items())
+                                    for d in DTYPES if d not in CATEGORY[cat] and not (
+                                        FUNCTIONS[n][2] == "float" and d.kind in "iu")])
+def test_wrong_dtype_category_raises_type_error(name, d):
+    x = xp.asarray(sample(d, 4)[:3])
+    with pytest.raises(TypeError, match=name):
+        getattr(xp, name)(*[x] * len(FUNCTIONS[name][0]))
+
+
+PROMOTIONS = [(xp.int8, xp.int16), (xp.uint8, xp.int8), (xp.uint16, xp.int32), (xp.uint8, xp.uint32),
+              (xp.int32, xp.int64), (xp.uint32, xp.int64), (xp.bool, xp.int8), (xp.int16, xp.float32),
+              (xp.float32, xp.complex64)] + [(a, b) for a in REAL_FLOAT for b in REAL_FLOAT if a != b]
+
+
+@pytest.mark.parametrize("a,b", PROMOTIONS, ids=[f"{a}-{b}" for a, b in PROMOTIONS])
+def test_mixed_dtypes_promote(a, b):
+    ha, hb = sample(a, 8, specials=False)[:6], sample(b, 8, specials=False)[:6]
+    got = xp.add(xp.asarray(ha), xp.asarray(hb)) if a is not xp.bool else xp.multiply(xp.asarray(ha), xp.asarray(hb))
+    kind_of = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
+    if a is xp.bool or kind_of[a.kind] < kind_of[b.kind] and kind_of[a.kind] != kind_of[b.kind]:
+        assert got.dtype == b  # mixed kinds: the higher kind's dtype (bool and int join float)
+    else:
+        assert got.dtype == xp.result_type(a, b)
+    want = (ha.astype(npdt(got.dtype)) + hb.astype(npdt(got.dtype))) if a is not xp.bool else \
+        ha.astype(npdt(b)) * hb
+    assert_exact(got, want.astype(npdt(got.dtype)))
+
+
+@pytest.mark.parametrize("d", [d for d in DTYPES if d.kind != "b"], ids=ids([d for d in DTYPES if d.kind != "b"]))
+def test_python_scalar_operands_keep_the_array_dtype(d):
+    h = sample(d, 8, specials=False)[:6]
+    x = xp.asarray(h)
+    s = {"i": 3, "u": 3, "f": 0.5, "c": 0.5 - 1j}[d.kind]
+    t = npdt(d).type(s)
+    assert_exact(xp.add(x, s), h + t)
+    assert_exact(xp.subtract(s, x), t - h)
+    assert_exact(xp.multiply(x, 2), h * npdt(d).type(2))
+    assert_exact(xp.equal(x, s), h == t)
+    if d.kind in "iu":
+        assert_exact(xp.add(x, True), h + npdt(d).type(1))
+        with pytest.raises(OverflowError):
+            xp.add(x, 2**70)
+    if d.kind == "f":
+        assert_exact(xp.add(x, 1), h + npdt(d).type(1))
+        assert_exact(xp.maximum(x, 0.25), np.maximum(h, npdt(d).type(0.25)))
+
+
+def test_float_scalar_with_float32_keeps_float32():
+    x = xp.asarray([1.0, 2.0], dtype=xp.float32)
+    assert (x * 0.1).dtype == xp.float32
+    assert_exact(x * 0.1, np.array([1.0, 2.0], np.float32) * np.float32(0.1))
+    assert (x + 1j).dtype == xp.complex64
+
+
+# ------------------------------------------------------------------ semantics worth spelling out
+
+@pytest.mark.parametrize("d", [d for d in DTYPES if d.kind in "iuf"], ids=ids([d for d in DTYPES if d.kind in "iuf"]))
+def test_floor_divide_and_remainder_follow_python_signs(d):
+    vals = [7, -7, 3, -3, 1, -1] if d.kind != "u" else [7, 3, 1, 250]
+    vals = [v for v in vals if d.kind == "f" or np.iinfo(npdt(d)).min <= v <= np.iinfo(npdt(d)).max]
+    a, b = np.meshgrid(vals, vals)
+    a, b = a.ravel(), b.ravel()
+    ha, hb = a.astype(npdt(d)), b.astype(npdt(d))
+    fd = to_np(xp.floor_divide(xp.asarray(ha), xp.asarray(hb)))
+    rm = to_np(xp.remainder(xp.asarray(ha), xp.asarray(hb)))
+    assert [int(v) for v in fd] == [x // y for x, y in zip(a.tolist(), b.tolist())]
+    assert [int(v) for v in rm] == [x % y for x, y in zip(a.tolist(), b.tolist())]
+    if d.kind == "f":
+        # remainder takes the sign of the divisor, also for zero results
+        r = to_np(xp.remainder(xp.asarray(np.array([4.0, -4.0], npdt(d))), xp.asarray(np.array([-2.0, 2.0], npdt(d)))))
+        assert np.signbit(r).tolist() == [True, False]
+
+
+@pytest.mark.parametrize("d", INTEGER, ids=ids(INTEGER))
+def test_shifts_by_at_least_the_bit_width(d):
+    bits = npdt(d).itemsize * 8
+    h = np.array([1, 5, np.iinfo(npdt(d)).max, np.iinfo(npdt(d)).min + (d.kind == "i") * 1], npdt(d))
+    if d.kind == "i":
+        h = np.concatenate([h, np.array([-1, -8], npdt(d))])
+    for count in (bits - 1, bits, bits + 1, 2 * bits, min(255, np.iinfo(npdt(d)).max)):
+        c = np.full(h.shape, count, npdt(d))
+        assert_exact(xp.bitwise_left_shift(xp.asarray(h), xp.asarray(c)), np.left_shift(h, c), msg=f"<< {count}")
+        assert_exact(xp.bitwise_right_shift(xp.asarray(h), xp.asarray(c)), np.right_shift(h, c), msg=f">> {count}")
+
+
+@pytest.mark.parametrize("d", INTEGER, ids=ids(INTEGER))
+def test_integer_pow(d):
+    base = np.array([0, 1, 2, 3, 5, 7, 10, 100], npdt(d))
+    if d.kind == "i":
+        base = np.concatenate([base, np.array([-1, -2, -3], npdt(d))])
+    for e in (0, 1, 2, 3, 7, 13, 40, 64):
+        ex = np.full(base.shape, e, npdt(d)) if e <= np.iinfo(npdt(d)).max else None
+        if ex is None:
+            continue
+        assert_exact(xp.pow(xp.asarray(base), xp.asarray(ex)), np.power(base, ex), msg=f"** {e}")
+        assert_exact(xp.asarray(base) ** e, np.power(base, ex), msg=f"** int {e}")
+
+
+@pytest.mark.parametrize("d", REAL_FLOAT, ids=ids(REAL_FLOAT))
+def test_round_half_to_even(d):
+    h = np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3.5, 0.49999997, 1e20, -0.0, 2.0**23 + 1, 4503599627370497.0],
+                 npdt(d))
+    assert_exact(xp.round(xp.asarray(h)), np.round(h))
+    for c in [cd for cd in DTYPES if cd.kind == "c" and cd.itemsize == 2 * npdt(d).itemsize]:
+        z = (h + 1j * h[::-1]).astype(npdt(c))
+        assert_exact(xp.round(xp.asarray(z)), np.round(z))
+
+
+@pytest.mark.parametrize("d", REAL_FLOAT, ids=ids(REAL_FLOAT))
+def test_nan_propagation_in_maximum_minimum_and_clip(d):
+    h = np.array([np.nan, 1.0, -np.inf, 2.0], npdt(d))
+    g = np.array([0.0, np.nan, 1.0, np.inf], npdt(d))
+    assert_exact(xp.maximum(xp.asarray(h), xp.asarray(g)), np.maximum(h, g))
+    assert_exact(xp.minimum(xp.asarray(h), xp.asarray(g)), np.minimum(h, g))
+    assert_exact(xp.clip(xp.asarray(h), 0.0, 1.5), np.clip(h, 0.0, 1.5))
+
+
+def test_real_imag_conj_on_real_input_and_abs_of_complex():
+    x = xp.asarray([1.5, -2.0], dtype=xp.float32)
+    assert_exact(xp.real(x), np.array([1.5, -2.0], np.float32))
+    assert_exact(xp.imag(x), np.zeros(2, np.float32))
+    assert_exact(xp.conj(x), np.array([1.5, -2.0], np.float32))
+    z = xp.asarray(np.array([3 + 4j, -1j], np.complex64))
+    assert xp.abs(z).dtype == xp.float32 and xp.real(z).dtype == xp.float32
+    assert_exact(xp.abs(z), np.array([5.0, 1.0], np.float32))
+
+
+# ------------------------------------------------------------------ clip
+
+CLIP_DTYPES = [d for d in DTYPES if d.kind in "iuf"]
+
+
+@pytest.mark.parametrize("d", CLIP_DTYPES, ids=ids(CLIP_DTYPES))
+def test_clip(d):
+    h = sample(d, 32, seed=11)
+    x = xp.asarray(h)
+    lo, hi = (-5, 20) if d.kind != "u" else (3, 20)
+    if d.kind == "f":
+        lo, hi = float(lo), float(hi)
+    assert_exact(xp.clip(x, lo, hi), np.clip(h, npdt(d).type(lo), npdt(d).type(hi)))
+    assert_exact(xp.clip(x, lo), np.maximum(h, npdt(d).type(lo)))
+    assert_exact(xp.clip(x, max=hi), np.minimum(h, npdt(d).type(hi)))
+    assert_exact(xp.clip(x), h)
+    lo_arr = np.sort(h[:8].reshape(2, 4), axis=0)
+    x2 = h[8:16].reshape(2, 4)
+    assert_exact(xp.clip(xp.asarray(x2), xp.asarray(lo_arr[0])), np.maximum(x2, lo_arr[0]))
+    assert_exact(xp.clip(xp.asarray(x2), xp.asarray(lo_arr[0]), xp.asarray(lo_arr[1].reshape(1, 4))),
+                 np.minimum(np.maximum(x2, lo_arr[0]), lo_arr[1]))
+    assert_exact(xp.clip(xp.asarray(h[4].reshape(())), lo, hi), np.clip(h[4], npdt(d).type(lo), npdt(d).type(hi)))
+    if d.kind in "iu":  # bounds beyond the dtype's range clamp nothing
+        info = np.iinfo(npdt(d))
+        assert_exact(xp.clip(x, int(info.min) - 1, int(info.max) + 1), h)
+
+
+def test_clip_errors():
+    with pytest.raises(TypeError):
+        xp.clip(xp.asarray([1, 2]), 0.5)
+    with pytest.raises(TypeError):
+        xp.clip(xp.asarray([1j]), 0.0)
+
+
+# ------------------------------------------------------------------ hypothesis
+
+@given(st.lists(st.floats(width=32), min_size=1, max_size=20), st.floats(width=32))
+def test_float32_add_multiply_divide_hypothesis(vals, s):
+    h = np.array(vals, np.float32)
+    t = np.float32(s)
+    x = xp.asarray(h)
+    assert_exact(x + s, h + t)
+    assert_exact(x * s, h * t)
+    assert_exact(x / s, h / t)
+    assert_exact(s - x, t - h)
+
+
+@given(st.lists(st.integers(-2**31, 2**31 - 1), min_size=1, max_size=20),
+       st.integers(-2**31, 2**31 - 1).filter(lambda v: v != 0))
+def test_int32_floor_divide_remainder_hypothesis(vals, s):
+    h = np.array(vals, np.int32)
+    x = xp.asarray(h)
+    c = np.full(h.shape, s, np.int32)
+    assert_exact(x // s, h // c)
+    assert_exact(x % s, h % c)
+
+
+@given(st.lists(st.integers(-2**63, 2**63 - 1), min_size=1, max_size=16),
+       st.lists(st.integers(-2**63, 2**63 - 1), min_size=1, max_size=16))
+def test_int64_arithmetic_hypothesis(a, b):
+    n = min(len(a), len(b))
+    ha, hb = np.array(a[:n], np.int64), np.array(b[:n], np.int64)
+    x, y = xp.asarray(ha), xp.asarray(hb)
+    assert_exact(x + y, ha + hb)
+    assert_exact(x * y, ha * hb)
+    assert_exact(x - y, ha - hb)
+    assert_exact(x < y, ha < hb)
+    hb1 = np.where(hb == 0, 1, hb)
+    assert_exact(x // xp.asarray(hb1), ha // hb1)
+    assert_exact(x % xp.asarray(hb1), ha % hb1)
