@@ -243,14 +243,26 @@ def render(spec: ReduceSpec, in_words: int) -> str:
         "    if (m < M) {",
     ]
     if spec.quad:
+        # Four quads per step, all loads issued before any combine: 64 bytes in flight
+        # per lane is what a bandwidth-bound reduction needs on a big GPU.
         body += [
             "        let q1 = (base + hi) >> 2u;",
-            f"        for (var q = ((base + lo) >> 2u) + t; q < q1; q += {G}u) {{",
+            "        var q = ((base + lo) >> 2u) + t;",
+            f"        for (; q + {3 * G}u < q1; q += {4 * G}u) {{",
+        ]
+        for k in range(4):
+            body.append(f"            let y{k} = in0_at4(q + {k * G}u);")
+        for k in range(4):
+            for j in range(4):
+                e = f"((q + {k * G}u) * 4u + {j}u)"
+                body.append(f"            a{j} = comb(a{j}, {lift(f'y{k}.v{j}', index_of(e))});")
+        body += [
+            "        }",
+            f"        for (; q < q1; q += {G}u) {{",
             "            let y = in0_at4(q);",
-            "            let e = q * 4u;",
         ]
         for j in range(4):
-            body.append(f"            a{j} = comb(a{j}, {lift(f'y.v{j}', index_of(f'(e + {j}u)'))});")
+            body.append(f"            a{j} = comb(a{j}, {lift(f'y.v{j}', index_of(f'(q * 4u + {j}u)'))});")
         body += ["        }"]
     else:
         body += [
