@@ -26,6 +26,7 @@ from . import _dtypes as dt
 from . import _graph as g
 from ._array import Array
 from ._device import resolve_device
+from ._manipulation_functions import roll
 from ._realize import FusedInput
 from ._wgsl import elementwise as ew
 from ._wgsl import fft as wf
@@ -515,7 +516,7 @@ def _shift(x, axes, func: str, inverse: bool) -> Array:
     ndim = x.ndim
     if axes is None:
         axes = tuple(range(ndim))
-    elif isinstance(axes, (int,)) and not isinstance(axes, builtins.bool) or hasattr(axes, "__index__"):
+    elif hasattr(axes, "__index__"):
         axes = (operator.index(axes),)
     else:
         try:
@@ -528,36 +529,10 @@ def _shift(x, axes, func: str, inverse: bool) -> Array:
             raise ValueError(f"{func}: axis {a} is out of bounds for an array of {ndim} dimensions")
         m = x.shape[a % ndim]
         shifts[a % ndim] += -(m // 2) if inverse else m // 2
-    shifts = [sh % m if m else 0 for sh, m in zip(shifts, x.shape)]
-    if x.size == 0 or not any(shifts):
+    axes = tuple(d for d in range(ndim) if x.shape[d] and shifts[d] % x.shape[d])
+    if x.size == 0 or not axes:
         return x
-    return Array._new(_roll(x._node, shifts))
-
-
-def _roll(node: g.Node, shifts) -> g.Node:
-    """``node`` rolled by ``shifts[d]`` along every axis d (one gather kernel)."""
-    dtype = node.dtype
-    if dtype.itemsize < 4:  # a gather writes one element per invocation: widen narrow dtypes
-        wide = dt.uint32 if dtype.kind in "ub" else dt.int32
-        return g.make_op("cast", [_roll(g.make_op("cast", [node], wide), shifts)], dtype)
-    device = node.device
-    rt = device.runtime
-    fi = FusedInput(node)
-    spec = wf.ShiftSpec(fi.spec, node.ndim, dtype.name, device.has_int64)
-    pbase = wf.shift_pbase(node.ndim)
-
-    def build():
-        decls, fns = ew.render_input(fi.spec, "in0_", 0, pbase)
-        return (spec.name, wf.render_shift(spec, decls, fns, _library), [False] * len(fi.buffers) + [True],
-                fi.spec.has_f64_params)
-
-    kernel = rt.kernel(("fft_shift", spec), build)
-    count = node.size
-    out = rt.alloc(count * dtype.itemsize)
-    adds = [(m - sh) % m for sh, m in zip(shifts, node.shape)]
-    params = wf.shift_params(count, node.shape, adds) + fi.params
-    rt.dispatch(kernel, fi.buffers + [out], params, -(-count // wf.WORKGROUP))
-    return g.Data(out, node.shape, dtype, device)
+    return roll(x, tuple(shifts[d] for d in axes), axis=axes)
 
 
 def fftshift(x: Array, /, *, axes=None) -> Array:

@@ -1,4 +1,4 @@
-"""WGSL for the fft extension: twiddle and chirp generators, Stockham passes, shifts.
+"""WGSL for the fft extension: twiddle and chirp generators and Stockham passes.
 
 A transform of length N (a product of the radices 2, 3, 4, 5, 7, 8) is a sequence of
 Stockham autosort passes (no bit reversal): pass s with radix R, after passes whose
@@ -24,7 +24,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from . import types as ty
 
 WORKGROUP = 256
 RADICES = (8, 4, 2, 3, 5, 7)
@@ -306,51 +305,3 @@ def pass_params(*, threads, N, p, ts, lin, n, n_out, conj_in, conj_mid, conj_out
     if cname == "complex128":
         return words + struct.pack("<d", scale)
     return words + struct.pack("<fI", scale, 0)
-
-
-# ---------------------------------------------------------------------- shifts
-
-@dataclass(frozen=True)
-class ShiftSpec:
-    """``Y[e] = x[src(e)]``: a roll along every axis (by parameters) of a fused input."""
-
-    in_spec: object
-    ndim: int
-    dname: str
-    int64_native: bool
-
-    @property
-    def name(self) -> str:
-        return f"fft_shift{self.ndim}_{self.dname}"
-
-
-def shift_pbase(ndim: int) -> int:
-    end = 1 + 2 * ndim
-    return end + end % 2
-
-
-def render_shift(spec: ShiftSpec, in_decls: list[str], in_fns: str, library) -> str:
-    st = ty.storage_type(spec.dname, spec.int64_native)
-    nb = len(in_decls)
-    decls = list(in_decls) + [f"@group(0) @binding({nb}) var<storage, read_write> Y: array<{st}>;"]
-    decls += _params_decls(nb + 1, spec.in_spec.has_f64_params)
-    main = _main_head() + ["    var r = t;", "    var src = 0u;", "    var mul = 1u;"]
-    for d in reversed(range(spec.ndim)):
-        main += [
-            f"    let n{d} = P[{1 + d}];",
-            f"    let i{d} = r % n{d};",
-            f"    r = r / n{d};",
-            f"    var s{d} = i{d} + P[{1 + spec.ndim + d}];",
-            f"    if (s{d} >= n{d}) {{ s{d} = s{d} - n{d}; }}",
-            f"    src = src + s{d} * mul;",
-            f"    mul = mul * n{d};",
-        ]
-    main += ["    Y[t] = in0_at(src);", "}"]
-    code = in_fns + "\n" + "\n".join(main) + "\n"
-    return _source(decls, code, library)
-
-
-def shift_params(count: int, shape, adds) -> bytes:
-    words = [count, *shape, *adds]
-    words += [0] * (shift_pbase(len(shape)) - len(words))
-    return b"".join(w.to_bytes(4, "little") for w in words)
