@@ -1,0 +1,263 @@
+"""The linalg extension against NumPy: random well-conditioned, batched matrices of every
+floating dtype of this device (factorizations checked by their defining identities where
+the factors are not unique), integer dtypes where the standard allows them, empty and
+zero-size cases, namedtuple results and errors."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import wgarray as xp
+from wgarray import linalg as la
+from conftest import COMPLEX, INTEGER, NUMERIC, REAL_FLOAT, ids, npdt, to_np
+
+FLOAT = REAL_FLOAT + COMPLEX
+
+
+def rand(shape, d, seed=0):
+    rng = np.random.default_rng(seed)
+    t = npdt(d)
+    if d.kind in "iu":
+        return rng.integers(0 if d.kind == "u" else -5, 6, shape).astype(t)
+    x = rng.standard_normal(shape)
+    if d.kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(t)
+
+
+def well_conditioned(shape, d, seed=0):
+    n = shape[-1]
+    return (rand(shape, d, seed) + 3 * n ** 0.5 * np.eye(n)).astype(npdt(d))
+
+
+def hermitian_pd(shape, d, seed=0):
+    a = rand(shape, d, seed)
+    return (a @ np.conj(np.swapaxes(a, -1, -2)) + shape[-1] * np.eye(shape[-1])).astype(npdt(d))
+
+
+def tol(d, scale=1.0):
+    return (2e-4 if d.name in ("float32", "complex64") else 1e-10) * scale
+
+
+def close(got, want, d, scale=1.0):
+    got = to_np(got) if isinstance(got, xp.Array) else got
+    want = np.asarray(want)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    t = tol(d, scale) * max(1.0, float(np.abs(want).max(initial=0)))
+    np.testing.assert_allclose(got, want, rtol=tol(d, scale), atol=t)
+
+
+def herm(a):
+    return np.conj(np.swapaxes(a, -1, -2))
+
+
+# ---------------------------------------------------------------- LU family
+
+@pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
+def test_solve_inv_det_slogdet(d):
+    a = well_conditioned((2, 3, 6, 6), d, 1)
+    b = rand((3, 6, 2), d, 2)
+    A = xp.asarray(a)
+    x = la.solve(A, xp.asarray(b))
+    assert x.dtype == d and x.shape == (2, 3, 6, 2)
+    close(x, np.linalg.solve(a, np.broadcast_to(b, (2, 3, 6, 2))), d)
+    v = rand((6,), d, 3)
+    close(la.solve(A, xp.asarray(v)), np.linalg.solve(a, v[:, None])[..., 0], d)
+    close(la.inv(A), np.linalg.inv(a), d)
+    close(la.det(A), np.linalg.det(a), d, 10)
+    res = la.slogdet(A)
+    assert isinstance(res, la.SlogdetResult)
+    s0, l0 = np.linalg.slogdet(a)
+    close(res.sign, s0, d)
+    assert res.logabsdet.dtype == xp.float32 if d.name in ("float32", "complex64") else xp.float64
+    close(res.logabsdet, l0, d)
+
+
+def test_det_singular_and_pivoting():
+    d = FLOAT[0]
+    a = np.array([[0.0, 1.0], [1.0, 0.0]], npdt(d))  # needs a row swap
+    close(la.det(xp.asarray(a)), -1.0, d)
+    close(la.solve(xp.asarray(a), xp.asarray(np.array([2.0, 3.0], npdt(d)))), [3.0, 2.0], d)
+    s = np.array([[1.0, 2.0], [2.0, 4.0]], npdt(d))
+    close(la.det(xp.asarray(s)), 0.0, d)
+    sign, logabs = la.slogdet(xp.asarray(s))
+    assert float(sign) == 0.0 and float(logabs) == -math.inf
+
+
+def test_solve_errors():
+    with pytest.raises(ValueError, match="solve"):
+        la.solve(xp.ones((3, 3)), xp.ones((4, 2)))
+    with pytest.raises(ValueError, match="solve"):
+        la.solve(xp.ones((3, 4)), xp.ones((3, 2)))
+    with pytest.raises(TypeError, match="inv"):
+        la.inv(xp.ones((2, 2), dtype=xp.int32))
+
+
+# ---------------------------------------------------------------- Cholesky, QR
+
+@pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
+def test_cholesky_lower_and_upper(d):
+    h = hermitian_pd((3, 5, 5), d, 1)
+    L = np.linalg.cholesky(h)
+    close(la.cholesky(xp.asarray(h)), L, d)
+    close(la.cholesky(xp.asarray(h), upper=True), herm(L), d)
+
+
+@pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
+@pytest.mark.parametrize("shape", [(2, 7, 4), (4, 6), (5, 5)])
+def test_qr_modes(d, shape):
+    a = rand(shape, d, 1)
+    m, n = shape[-2:]
+    for mode in ("reduced", "complete"):
+        res = la.qr(xp.asarray(a), mode=mode)
+        assert isinstance(res, la.QRResult)
+        q, r = to_np(res.Q), to_np(res.R)
+        q0, r0 = np.linalg.qr(a, mode=mode)
+        assert q.shape == q0.shape and r.shape == r0.shape
+        close(q @ r, a, d, 10)
+        close(herm(q) @ q, np.broadcast_to(np.eye(q.shape[-1]), q.shape[:-2] + (q.shape[-1],) * 2), d, 10)
+        assert np.all(np.tril(r, -1) == 0)
+        diag = np.diagonal(r, axis1=-2, axis2=-1)
+        assert np.all(diag.real >= 0) and np.all(np.abs(diag.imag) <= tol(d, 10))
+    with pytest.raises(ValueError, match="qr"):
+        la.qr(xp.asarray(a), mode="r")
+
+
+# ---------------------------------------------------------------- eigh, svd
+
+@pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
+def test_eigh_and_eigvalsh(d):
+    h = (hermitian_pd((2, 6, 6), d, 1) - 8 * np.eye(6)).astype(npdt(d))  # mixed signs
+    res = la.eigh(xp.asarray(h))
+    assert isinstance(res, la.EighResult)
+    w, v = to_np(res.eigenvalues), to_np(res.eigenvectors)
+    w0 = np.linalg.eigvalsh(h)
+    close(w, w0, d, 10)
+    close(h @ v, v * w[..., None, :], d, 10)
+    close(herm(v) @ v, np.broadcast_to(np.eye(6), (2, 6, 6)), d, 10)
+    close(la.eigvalsh(xp.asarray(h)), w0, d, 10)
+
+
+@pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
+@pytest.mark.parametrize("shape", [(2, 6, 4), (4, 6), (5, 5)])
+def test_svd_and_svdvals(d, shape):
+    a = rand(shape, d, 1)
+    s0 = np.linalg.svd(a, compute_uv=False)
+    close(la.svdvals(xp.asarray(a)), s0, d, 10)
+    k = min(shape[-2:])
+    for full in (True, False):
+        res = la.svd(xp.asarray(a), full_matrices=full)
+        assert isinstance(res, la.SVDResult)
+        u, s, vh = to_np(res.U), to_np(res.S), to_np(res.Vh)
+        u0, _, vh0 = np.linalg.svd(a, full_matrices=full)
+        assert u.shape == u0.shape and vh.shape == vh0.shape and s.shape == s0.shape
+        close(s, s0, d, 10)
+        close((u[..., :k] * s[..., None, :]) @ vh[..., :k, :], a, d, 10)
+        close(herm(u) @ u, np.broadcast_to(np.eye(u.shape[-1]), u.shape[:-2] + (u.shape[-1],) * 2), d, 10)
+        close(vh @ herm(vh), np.broadcast_to(np.eye(vh.shape[-2]), vh.shape[:-2] + (vh.shape[-2],) * 2), d, 10)
+
+
+@pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
+def test_pinv_and_matrix_rank(d):
+    a = rand((2, 5, 3), d, 1)
+    close(la.pinv(xp.asarray(a)), np.linalg.pinv(a), d, 10)
+    low = (rand((5, 2), d, 2) @ rand((2, 4), d, 3)).astype(npdt(d))
+    r = la.matrix_rank(xp.asarray(low))
+    assert r.dtype == xp.int64 and int(r) == 2
+    assert to_np(la.matrix_rank(xp.asarray(a))).tolist() == [3, 3]
+    assert int(la.matrix_rank(xp.asarray(low), rtol=0.0)) >= 2
+
+
+# ---------------------------------------------------------------- norms, trace, diagonal
+
+@pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
+def test_vector_norm(d):
+    a = rand((3, 4, 5), d, 1)
+    A = xp.asarray(a)
+    for o in (2, 1, 0, math.inf, -math.inf, 3, -1.5):
+        got = la.vector_norm(A, axis=-1, ord=o)
+        assert got.dtype == (xp.float32 if d.name in ("float32", "complex64") else xp.float64)
+        close(got, np.linalg.norm(a, ord=o, axis=-1), d)
+    close(la.vector_norm(A), np.linalg.norm(a.ravel()), d)
+    close(la.vector_norm(A, axis=(0, 2), keepdims=True),
+          np.sqrt(np.sum(np.abs(a) ** 2, axis=(0, 2), keepdims=True)), d)
+
+
+@pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
+def test_matrix_norm(d):
+    a = rand((2, 4, 3), d, 1)
+    for o in ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf):
+        close(la.matrix_norm(xp.asarray(a), ord=o), np.linalg.norm(a, ord=o, axis=(-2, -1)), d, 10)
+    assert la.matrix_norm(xp.asarray(a), keepdims=True).shape == (2, 1, 1)
+
+
+@pytest.mark.parametrize("d", NUMERIC, ids=ids(NUMERIC))
+def test_trace_and_diagonal(d):
+    a = rand((2, 4, 5), d, 1)
+    A = xp.asarray(a)
+    for k in (0, 1, -2, 7):
+        np.testing.assert_array_equal(to_np(la.diagonal(A, offset=k)), np.diagonal(a, k, -2, -1))
+    t = la.trace(A, offset=1)
+    want = np.trace(a, 1, -2, -1)
+    if d in INTEGER:
+        assert t.dtype == (xp.int64 if d.kind == "i" else xp.uint64)
+        np.testing.assert_array_equal(to_np(t), want)
+    else:
+        assert t.dtype == d
+        close(t, want, d)
+
+
+# ---------------------------------------------------------------- compositions
+
+@pytest.mark.parametrize("d", NUMERIC, ids=ids(NUMERIC))
+def test_outer_cross_matrix_power(d):
+    x, y = rand((4,), d, 1), rand((3,), d, 2)
+    got = la.outer(xp.asarray(x), xp.asarray(y))
+    assert got.dtype == d
+    np.testing.assert_allclose(to_np(got), np.outer(x, y), rtol=1e-5)
+    a, b = rand((4, 3), d, 3), rand((3,), d, 4)
+    np.testing.assert_allclose(to_np(la.cross(xp.asarray(a), xp.asarray(b))), np.cross(a, b), rtol=1e-5)
+    np.testing.assert_allclose(to_np(la.cross(xp.asarray(a.T.copy()), xp.asarray(b[:, None]), axis=0)),
+                               np.cross(a.T, b[:, None], axis=0), rtol=1e-5)
+    m = rand((2, 3, 3), d, 5)
+    np.testing.assert_allclose(to_np(la.matrix_power(xp.asarray(m), 3)), np.linalg.matrix_power(m, 3), rtol=1e-4)
+    np.testing.assert_array_equal(to_np(la.matrix_power(xp.asarray(m), 0)), np.broadcast_to(np.eye(3, dtype=m.dtype), m.shape))
+
+
+@pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
+def test_matrix_power_negative(d):
+    m = well_conditioned((3, 3), d, 1)
+    close(la.matrix_power(xp.asarray(m), -2), np.linalg.matrix_power(m, -2), d, 10)
+
+
+def test_namespace_functions_are_shared():
+    assert la.matmul is xp.matmul and la.tensordot is xp.tensordot
+    assert la.vecdot is xp.vecdot and la.matrix_transpose is xp.matrix_transpose
+    assert set(la.__all__) >= {"cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul",
+                                "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv",
+                                "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot",
+                                "vector_norm"}
+
+
+def test_empty_batches():
+    d = FLOAT[0]
+    e = xp.asarray(np.zeros((0, 3, 3), npdt(d)))
+    assert la.inv(e).shape == (0, 3, 3)
+    assert la.det(e).shape == (0,)
+    assert la.svdvals(e).shape == (0, 3)
+    assert la.cholesky(e).shape == (0, 3, 3)
+
+
+def test_errors_name_the_function():
+    with pytest.raises(ValueError, match="cholesky"):
+        la.cholesky(xp.ones((2, 3)))
+    with pytest.raises(ValueError, match="cross"):
+        la.cross(xp.ones((4,)), xp.ones((4,)))
+    with pytest.raises(ValueError, match="outer"):
+        la.outer(xp.ones((2, 2)), xp.ones((2,)))
+    with pytest.raises(ValueError, match="matrix_norm"):
+        la.matrix_norm(xp.ones((2, 2)), ord=3)
+    with pytest.raises(ValueError, match="vector_norm"):
+        la.vector_norm(xp.ones((2, 2)), axis=2)

@@ -1,0 +1,169 @@
+"""matmul, tensordot, vecdot and matrix_transpose against NumPy: every numeric dtype of
+this device, batched broadcasting, 1-D operands, transposed and sliced (strided) views,
+tile edges of the float32 kernel, empty dims, promotion and errors."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import wgarray as xp
+from conftest import COMPLEX, INTEGER, NUMERIC, REAL_FLOAT, ids, npdt, to_np
+
+
+def rand(shape, d, seed=0):
+    rng = np.random.default_rng(seed)
+    t = npdt(d)
+    if d.kind in "iu":
+        lo = 0 if d.kind == "u" else -20
+        return rng.integers(lo, 20, shape).astype(t)
+    x = rng.standard_normal(shape)
+    if d.kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(t)
+
+
+def check(got, want, d=None):
+    got = to_np(got)
+    want = np.asarray(want)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    if got.dtype.kind in "iu":
+        np.testing.assert_array_equal(got, want)
+    else:
+        tol = 1e-4 if got.dtype in (np.float32, np.complex64) else 1e-10
+        scale = max(1.0, float(np.abs(want).max(initial=0)))
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol * scale)
+
+
+@pytest.mark.parametrize("d", NUMERIC, ids=ids(NUMERIC))
+def test_matmul_batched_broadcast_every_dtype(d):
+    a, b = rand((3, 1, 4, 5), d, 1), rand((2, 5, 6), d, 2)
+    got = xp.asarray(a) @ xp.asarray(b)
+    assert got.dtype == d
+    check(got, a @ b)
+
+
+@pytest.mark.parametrize("d", NUMERIC, ids=ids(NUMERIC))
+def test_matmul_1d_operands(d):
+    v, w, m = rand((7,), d, 1), rand((7,), d, 2), rand((3, 7, 5), d, 3)
+    check(xp.matmul(xp.asarray(v), xp.asarray(w)), np.matmul(v, w))
+    check(xp.asarray(v) @ xp.asarray(m), v @ m)
+    mt = np.ascontiguousarray(np.swapaxes(m, -1, -2))
+    check(xp.asarray(mt) @ xp.asarray(v), mt @ v)
+
+
+@pytest.mark.parametrize("mkn", [(5, 7, 3), (130, 70, 129), (64, 64, 64), (33, 1, 17), (1, 9, 8), (9, 8, 1)])
+def test_matmul_float32_tile_edges(mkn):
+    M, K, N = mkn
+    a, b = rand((M, K), xp.float32, 1), rand((K, N), xp.float32, 2)
+    check(xp.asarray(a) @ xp.asarray(b), a @ b)
+
+
+@pytest.mark.parametrize("layout", ["TN", "NT", "TT", "sliced", "negative", "offset"])
+def test_matmul_float32_strided_views_without_copies(layout):
+    a, b = rand((68, 36), xp.float32, 1), rand((36, 44), xp.float32, 2)
+    A, B = xp.asarray(a), xp.asarray(b)
+    if layout == "TN":
+        x, y, want = xp.asarray(a.T.copy()).T, B, a @ b
+    elif layout == "NT":
+        x, y, want = A, xp.asarray(b.T.copy()).T, a @ b
+    elif layout == "TT":
+        x, y, want = xp.asarray(a.T.copy()).T, xp.asarray(b.T.copy()).T, a @ b
+    elif layout == "sliced":
+        x, y, want = A[::2, 1::3], B[1::3, ::2], a[::2, 1::3] @ b[1::3, ::2]
+    elif layout == "negative":
+        x, y, want = A[::-1], B[:, ::-1], a[::-1] @ b[:, ::-1]
+    else:
+        x, y, want = A[1:, 3:35], B[2:34, 1:], a[1:, 3:35] @ b[2:34, 1:]
+    check(x @ y, want)
+
+
+def test_matmul_float32_large_tiles_batched():
+    # enough outputs for the 128x128 tile variant
+    a, b = rand((10, 400, 12), xp.float32, 1), rand((12, 400), xp.float32, 2)
+    check(xp.asarray(a) @ xp.asarray(b), a @ b)
+
+
+def test_matmul_fuses_pending_elementwise_operand():
+    a, b = rand((6, 8), xp.float32, 1), rand((8, 5), xp.float32, 2)
+    got = (xp.asarray(a) * 2.0 + 1.0) @ xp.asarray(b).T.T
+    check(got, (a * 2 + 1) @ b)
+
+
+def test_matmul_promotion():
+    a = rand((3, 4), xp.int8, 1)
+    b = rand((4, 2), xp.float32, 2)
+    got = xp.asarray(a) @ xp.asarray(b)
+    assert got.dtype == xp.float32
+    check(got, a.astype(np.float32) @ b)
+    c = rand((4, 2), xp.int16, 3)
+    got = xp.asarray(a) @ xp.asarray(c)
+    assert got.dtype == xp.int16
+    check(got, a.astype(np.int16) @ c)
+
+
+@pytest.mark.parametrize("d", INTEGER, ids=ids(INTEGER))
+def test_matmul_integer_wraparound(d):
+    info = np.iinfo(npdt(d))
+    a = np.full((2, 3), info.max, npdt(d))
+    b = np.full((3, 2), info.max // 3 + 1, npdt(d))
+    check(xp.asarray(a) @ xp.asarray(b), a @ b)
+
+
+def test_matmul_empty_dims():
+    d = REAL_FLOAT[0]
+    check(xp.asarray(rand((0, 3), d)) @ xp.asarray(rand((3, 4), d)), np.zeros((0, 4), npdt(d)))
+    check(xp.asarray(rand((2, 0), d)) @ xp.asarray(rand((0, 3), d)), np.zeros((2, 3), npdt(d)))
+    check(xp.asarray(rand((0, 2, 3), d)) @ xp.asarray(rand((3, 4), d)), np.zeros((0, 2, 4), npdt(d)))
+
+
+def test_matmul_errors_name_function_and_shapes():
+    a, b = xp.ones((2, 3)), xp.ones((4, 5))
+    with pytest.raises(ValueError, match=r"matmul.*\(2, 3\).*\(4, 5\)"):
+        xp.matmul(a, b)
+    with pytest.raises(ValueError, match="matmul"):
+        xp.matmul(xp.ones(()), b)
+    with pytest.raises(ValueError, match="matmul"):
+        xp.ones((2, 2, 3)) @ xp.ones((3, 3, 4))
+    with pytest.raises(TypeError, match="matmul"):
+        xp.asarray([[True]]) @ xp.asarray([[True]])
+
+
+@pytest.mark.parametrize("d", [REAL_FLOAT[0], INTEGER[0], COMPLEX[0]], ids=lambda d: d.name)
+def test_tensordot(d):
+    a, b = rand((3, 4, 5), d, 1), rand((4, 5, 2), d, 2)
+    A, B = xp.asarray(a), xp.asarray(b)
+    check(xp.tensordot(A, B), np.tensordot(a, b))
+    c = rand((5, 6), d, 3)
+    check(xp.tensordot(A, xp.asarray(c), axes=1), np.tensordot(a, c, axes=1))
+    check(xp.tensordot(A, B, axes=0), np.tensordot(a, b, axes=0))
+    check(xp.tensordot(A, B, axes=([1, 2], [0, 1])), np.tensordot(a, b, axes=([1, 2], [0, 1])))
+    e = rand((5, 3), d, 4)
+    check(xp.tensordot(A, xp.asarray(e), axes=([0, 2], [1, 0])), np.tensordot(a, e, axes=([0, 2], [1, 0])))
+
+
+def test_tensordot_errors():
+    with pytest.raises(ValueError, match="tensordot"):
+        xp.tensordot(xp.ones((3, 4)), xp.ones((5, 4)), axes=1)
+    with pytest.raises(ValueError, match="tensordot"):
+        xp.tensordot(xp.ones((3, 4)), xp.ones((4, 5)), axes=3)
+
+
+@pytest.mark.parametrize("d", NUMERIC, ids=ids(NUMERIC))
+def test_vecdot_conjugates_x1(d):
+    a, b = rand((3, 1, 6), d, 1), rand((4, 6), d, 2)
+    want = np.sum(np.conj(a) * b, axis=-1) if d.kind == "c" else np.sum(a * b, axis=-1).astype(npdt(d))
+    check(xp.vecdot(xp.asarray(a), xp.asarray(b)), want)
+
+
+def test_vecdot_axis_and_errors():
+    d = REAL_FLOAT[0]
+    a, b = rand((5, 3), d, 1), rand((5, 3), d, 2)
+    check(xp.vecdot(xp.asarray(a), xp.asarray(b), axis=-2), np.sum(a * b, axis=0))
+    with pytest.raises(ValueError, match="vecdot"):
+        xp.vecdot(xp.ones((3,)), xp.ones((4,)))
+
+
+def test_matrix_transpose_is_a_view():
+    a = rand((2, 3, 4), REAL_FLOAT[0])
+    check(xp.matrix_transpose(xp.asarray(a)), np.swapaxes(a, -1, -2))
+    check(xp.asarray(a).mT, np.swapaxes(a, -1, -2))
