@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 import wgarray as xp
-from conftest import DTYPES, assert_exact, ids, npdt, sample
+from conftest import DTYPES, assert_exact, ids, sample
 
 REAL = [d for d in DTYPES if d.kind != "c"]
 

@@ -14,7 +14,7 @@ from . import _graph as g
 from . import _kernels_sort as ks
 from ._array import Array
 from ._realize import FusedInput
-from ._utility_functions import nonzero
+from ._utility_functions import nonzero  # noqa: F401 - exported here, where the standard puts it
 
 __all__ = ["nonzero", "searchsorted", "where"]
 

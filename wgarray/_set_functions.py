@@ -99,7 +99,9 @@ def isin(x1, x2, /, *, invert: bool = False) -> Array:
         return Array._new(g.realize(g.Const(invert, dt.bool, device, shape)))
 
     def flat(node, size):
-        return g.Const(node.value, node.dtype, device, (size,)) if isinstance(node, g.Const) else g.reshape_view(node, (size,))
+        if isinstance(node, g.Const):
+            return g.Const(node.value, node.dtype, device, (size,))
+        return g.reshape_view(node, (size,))
 
     keys2 = ks.KeySource(flat(b, m))
     perm = ks.radix_perm(keys2, m, m, False)
