@@ -3,8 +3,8 @@
 Compositions of namespace ops where natural (outer, cross, diagonal as a strided view,
 matrix_power by repeated squaring, pinv and matrix_rank from the SVD); batched WGSL
 factorization kernels (``_wgsl/linalg.py``, one workgroup per matrix) for solve, inv,
-det, slogdet, cholesky, qr, eigh/eigvalsh and svd/svdvals; a row-reduction kernel for
-trace and the norms.
+det, slogdet, cholesky, qr, eigh/eigvalsh and svd/svdvals; trace and the norms reduce
+through the statistical functions (sum, max, min).
 """
 from __future__ import annotations
 
@@ -88,43 +88,26 @@ def _ew():
 
 
 def _run(device, key, build, writes, buffers, words, groups) -> None:
+    """Dispatch a factorization kernel (cached by ``key``; no f64 parameters)."""
     rt = device.runtime
     kernel = rt.kernel(key, lambda: (key[0] + "_" + "_".join(str(k) for k in key[1:]), build(), writes, False))
     rt.dispatch(kernel, buffers, pack_params(words), groups)
 
 
-def _reduce_last(node: g.Node, op: str) -> g.Data:
-    """``op`` ('sum', 'max', 'min') over the last axis of ``node`` (fused input)."""
-    from ._realize import FusedInput
+def _reduce_axes(node: g.Node, axes, op: str) -> g.Node:
+    """``op`` ('sum', 'max', 'min') of ``node`` over ``axes``, in its own dtype (the
+    statistical reductions, with ``node``'s elementwise producer fused in)."""
+    from . import _statistical_functions as st
 
-    device = node.device
-    rows = g.prod(node.shape[:-1])
-    K = node.shape[-1]
-    if rows == 0:
-        return g.realize(g.Op("copy", [g.Const(0, node.dtype, device, node.shape[:-1])], node.dtype))
-    if K == 0:
-        if op != "sum":
-            raise ValueError("reduction: cannot take the maximum or minimum of an empty axis")
-        return g.realize(g.Op("copy", [g.Const(0, node.dtype, device, node.shape[:-1])], node.dtype))
-    fi = FusedInput(node)
-    native = device.has_int64
-    key = ("linalg_reduce", op, node.dtype.name, native, fi.spec)
-    out = device.runtime.alloc(rows * node.dtype.itemsize)
-    rt = device.runtime
-    kernel = rt.kernel(key, lambda: (f"reduce_{op}_{node.dtype.name}",
-                                     kl.render_reduce(fi.spec, op, node.dtype.name, native),
-                                     [False] * len(fi.buffers) + [True], fi.spec.has_f64_params))
-    params = pack_params([rows, K]) + fi.params
-    rt.dispatch(kernel, fi.buffers + [out], params, -(-rows // kl.WG))
-    return g.Data(out, node.shape[:-1], node.dtype, device)
+    x = Array._new(node)
+    axes = tuple(axes)
+    if op == "sum":
+        return st.sum(x, axis=axes, dtype=node.dtype)._node
+    return (st.max if op == "max" else st.min)(x, axis=axes)._node
 
 
-def _reduce_axes(node: g.Node, axes, op: str) -> g.Data:
-    axes = sorted(axes)
-    keep = [d for d in range(node.ndim) if d not in axes]
-    moved = g.permute_view(node, keep + axes)
-    flat = g.reshape_view(moved, tuple(node.shape[d] for d in keep) + (g.prod([node.shape[d] for d in axes]),))
-    return _reduce_last(flat, op)
+def _reduce_last(node: g.Node, op: str) -> g.Node:
+    return _reduce_axes(node, (node.ndim - 1,), op)
 
 
 # ------------------------------------------------------------------ simple functions

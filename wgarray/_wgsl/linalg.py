@@ -17,15 +17,12 @@ Kernels:
           input runs as the real 2m x 2n embedding [[X, -Y], [Y, X]] whose singular
           values come in equal pairs; 'eigh' shifts a Hermitian A by ||A||_F so that
           its SVD is its eigendecomposition
-  reduce  sum / max / min over the last axis of a fused input (trace, norms)
 """
 from __future__ import annotations
 
 import re
 
 from . import elementwise as ew
-from . import ops
-from . import types as ty
 
 WG = 64
 
@@ -393,36 +390,3 @@ def render_svd(t: str, mode: str, max_sweeps: int) -> str:
     }}""".split("\n")
     body.append("}")
     return _finish(decls, t, body)
-
-
-# ------------------------------------------------------------------ reduce
-
-def render_reduce(fi_spec, op: str, dname: str, native: bool) -> str:
-    """Bindings: the fused input's buffers, then O (rw), then P. Each invocation reduces
-    one row of length P[1] of the input (flat index row*K + k); P[0] rows; the input's
-    own parameters start at word 2."""
-    nb = len(fi_spec.bindings)
-    decls, fns = ew.render_input(fi_spec, "in0_", 0, 2)
-    t = ty.tag(dname, native)
-    st = ty.storage_type(dname, native)
-    decls.append(_bind(nb, "O", st, True))
-    decls += [f"@group(0) @binding({nb + 1}) var<storage, read> P: array<u32>;"]
-    if fi_spec.has_f64_params:
-        decls.append(f"@group(0) @binding({nb + 2}) var<storage, read> PD: array<f64>;")
-    if op == "sum":
-        init, comb = ops.ZERO[t], ops.lower("add", None, (t, t), t)
-    elif op == "max":
-        init, comb = "in0_at(row * K)", ops.lower("maximum", None, (t, t), t)
-    else:
-        init, comb = "in0_at(row * K)", ops.lower("minimum", None, (t, t), t)
-    code = fns + f"""@compute @workgroup_size({WG})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{
-    let row = (wid.x + wid.y * 65535u) * {WG}u + lid;
-    if (row >= P[0]) {{ return; }}
-    let K = P[1];
-    var acc = {init};
-    for (var k = 0u; k < K; k++) {{ acc = {comb.format(a="acc", b="in0_at(row * K + k)")}; }}
-    O[row] = acc;
-}}
-"""
-    return "\n".join(decls) + "\n" + ew.library(code) + "\n" + code
