@@ -345,6 +345,21 @@ def _basic_items(x_shape, entries, func):
     return items
 
 
+def _host_key(items) -> tuple:
+    """The NumPy index of ``_basic_items`` (a trailing Ellipsis keeps 0-d results arrays)."""
+    key = []
+    for it in items:
+        if it[0] == "int":
+            key.append(it[1])
+        elif it[0] == "new":
+            key.append(None)
+        else:
+            _, start, step, length = it
+            stop = start + step * length
+            key.append(slice(start, stop if stop >= 0 else None, step))
+    return (*key, Ellipsis)
+
+
 def _mask_flat_indices(mask: Array) -> g.Node:
     """The flat C-order indices (int64) of the True entries of ``mask``: device-side
     stream compaction (its count is the one readback a mask index needs)."""
@@ -474,7 +489,11 @@ def getitem(x: Array, key) -> Array:
     func = "__getitem__"
     entries = _split_key(x.shape, key, x.device, func)
     if _is_basic(entries):
-        return Array._new(g.index_view(x._node, _basic_items(x.shape, entries, func)))
+        items = _basic_items(x.shape, entries, func)
+        out = Array._new(g.index_view(x._node, items))
+        if x._host is not None:  # the host mirror: element reads after a readback stay on the host
+            out._host = x._host[_host_key(items)]
+        return out
     out_shape, flat, flag = _plan_advanced(x.shape, entries, x.device, func)
     data = gather(x._node, flat, None, flag)
     _check_flag(flag, func, x.shape)
