@@ -110,12 +110,18 @@ class Array:
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         if dl_device is not None and tuple(dl_device) != (1, 0):
             raise BufferError(f"__dlpack__: can only export to the CPU (dl_device=(1, 0)), got {dl_device}")
-        if copy is False:
-            raise BufferError("__dlpack__: data lives on a GPU device; export needs copy=True or None")
-        host = np.array(self._numpy(), copy=True)
-        if max_version is None:
-            return host.__dlpack__()
-        return host.__dlpack__(max_version=max_version, copy=None)
+        # The export is the host mirror (the CPU copy wgarray keeps once data has been
+        # read): copy=False/None share it, copy=True hands out a fresh copy.
+        host = self._numpy()
+        if copy:
+            host = host.copy()
+        kwargs = {} if max_version is None else {"max_version": max_version}
+        try:
+            return host.__dlpack__(**kwargs)
+        except BufferError:  # a read-only mirror and a consumer without read-only support
+            if copy is False:
+                raise BufferError("__dlpack__: this consumer cannot take a read-only export; use copy=True") from None
+            return host.copy().__dlpack__(**kwargs)
 
     # ----------------------------------------------------------- conversions
     def _scalar(self, func: str):

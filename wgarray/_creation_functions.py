@@ -215,7 +215,7 @@ def triu(x: Array, /, *, k: int = 0) -> Array:
     return _triangle(x, k, "triu", False)
 
 
-def meshgrid(*arrays: Array, indexing: str = "xy") -> list[Array]:
+def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: expected indexing 'xy' or 'ij', got {indexing!r}")
     for a in arrays:
@@ -223,7 +223,7 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> list[Array]:
         if a.ndim != 1:
             raise ValueError(f"meshgrid: expected 1-D arrays, got shape {a.shape}")
     if not arrays:
-        return []
+        return ()
     _core.same_device(arrays, "meshgrid")
     dtypes = {a.dtype for a in arrays}
     if len(dtypes) > 1:
@@ -240,7 +240,7 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> list[Array]:
         shape[axis] = a.shape[0]
         node = g.reshape_view(a._node, tuple(shape))
         out.append(Array._new(g.broadcast_view(node, tuple(sizes))))
-    return out
+    return tuple(out)
 
 
 # ------------------------------------------------------------------ from data

@@ -45,5 +45,5 @@ class __array_namespace_info__:  # noqa: N801 - the standard's name
                 chosen.extend(m for m in members if m in available and m not in chosen)
         return {d.name: d for d in dt.ALL if d in chosen}
 
-    def devices(self) -> list:
-        return list(devices())
+    def devices(self) -> tuple:
+        return tuple(devices())

@@ -82,14 +82,14 @@ def broadcast_shapes(*shapes) -> tuple[int, ...]:
     return _core.broadcast_shapes(*clean, func="broadcast_shapes")
 
 
-def broadcast_arrays(*arrays: Array) -> list[Array]:
+def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
     for a in arrays:
         _core.check_array(a, "broadcast_arrays", "each input")
     if not arrays:
-        return []
+        return ()
     _core.same_device(arrays, "broadcast_arrays")
     shape = _core.broadcast_shapes(*(a.shape for a in arrays), func="broadcast_arrays")
-    return [Array._new(g.broadcast_view(a._node, shape)) for a in arrays]
+    return tuple(Array._new(g.broadcast_view(a._node, shape)) for a in arrays)
 
 
 def broadcast_to(x: Array, /, shape) -> Array:
