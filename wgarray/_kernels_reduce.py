@@ -42,7 +42,10 @@ from ._wgsl import types as ty
 
 __all__ = ["reduce_rows", "reduce_axes", "scan_rows", "exclusive_scan", "nonzero_flat", "store_dtype"]
 
-PER_LANE = 64  # elements one lane reads per chunk: enough to hide latency, short float chains
+# Elements one lane reads per chunk: enough to hide latency, short float chains. On an
+# H200 (Vulkan) sum over 2^28 float32 reads 4.1 TB/s with 64 (~98% of a vec4 copy kernel's
+# 4.2 TB/s); 32 gives 3.4 TB/s, 128 and 256 the same as 64.
+PER_LANE = 64
 THREAD_ROWS_MIN = 2048  # rows at which one thread per row beats cooperating lanes (strided rows)
 
 
