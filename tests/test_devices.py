@@ -1,0 +1,101 @@
+"""Devices: identity, the device= argument, to_device between adapters, capability
+switches (WGARRAY_DISABLE_FEATURES), and errors for arrays on different devices."""
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import wgarray as xp
+from conftest import INFO, assert_exact
+
+DEVICES = INFO.devices()
+DEFAULT = INFO.default_device()
+OTHERS = [d for d in DEVICES if d is not DEFAULT]
+
+
+def test_device_identity_and_pickling():
+    for d in DEVICES:
+        assert d == d and hash(d) == hash(d)
+        assert pickle.loads(pickle.dumps(d)) is d
+        assert isinstance(str(d), str) and repr(d).startswith("Device(")
+    assert len(set(DEVICES)) == len(DEVICES)
+    assert xp.devices() == tuple(DEVICES) or list(xp.devices()) == DEVICES
+
+
+def test_device_argument_accepts_the_default_device():
+    for fn, args in ((xp.zeros, (3,)), (xp.ones, (3,)), (xp.empty, (3,)), (xp.full, (3, 1.5)),
+                     (xp.arange, (4,)), (xp.linspace, (0, 1, 3)), (xp.eye, (2,)), (xp.asarray, ([1, 2],))):
+        x = fn(*args, device=DEFAULT)
+        assert x.device is DEFAULT
+    x = xp.ones(3)
+    assert xp.zeros_like(x, device=DEFAULT).device is DEFAULT
+    assert xp.astype(x, xp.int32, device=DEFAULT).device is DEFAULT
+    assert x.to_device(DEFAULT) is x
+
+
+def test_bad_device_argument():
+    with pytest.raises((TypeError, ValueError)):
+        xp.zeros(3, device=object())
+    with pytest.raises(ValueError):
+        xp.zeros(3, device=10_000)
+
+
+def test_dtypes_per_device_follow_features():
+    for d in DEVICES:
+        names = list(INFO.dtypes(device=d))
+        assert ("float64" in names) == ("complex128" in names)
+        for must in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32",
+                     "complex64"):
+            assert must in names  # 64-bit integers are emulated where the feature is missing
+        defaults = INFO.default_dtypes(device=d)
+        assert defaults["real floating"] == (xp.float64 if "float64" in names else xp.float32)
+
+
+@pytest.mark.skipif(not OTHERS, reason="only one device")
+def test_to_device_between_adapters():
+    other = OTHERS[0]
+    h = np.arange(12, dtype=np.float32).reshape(3, 4)
+    x = xp.asarray(h)
+    y = x.to_device(other)
+    assert y.device is other
+    assert_exact(y, h)
+    assert_exact(y * 2 + 1, h * 2 + 1)
+    assert_exact(xp.asarray(y, device=DEFAULT), h)
+    with pytest.raises(ValueError, match="different devices"):
+        x + y
+    with pytest.raises(ValueError):
+        xp.asarray(x, device=other, copy=False)
+    z = xp.zeros(3, dtype=xp.int64, device=other)
+    assert z.device is other
+    assert_exact(z + 2**40, np.full(3, 2**40, np.int64))
+
+
+@pytest.mark.skipif(not OTHERS, reason="only one device")
+def test_float64_on_a_device_without_it():
+    lacking = [d for d in DEVICES if "float64" not in INFO.dtypes(device=d)]
+    if not lacking:
+        pytest.skip("every device offers float64")
+    d = lacking[0]
+    with pytest.raises(TypeError, match="float64"):
+        xp.zeros(2, dtype=xp.float64, device=d)
+    if "float64" in INFO.dtypes():
+        with pytest.raises(TypeError, match="float64"):
+            xp.ones(2, dtype=xp.float64).to_device(d)
+    assert xp.ones(2, device=d).dtype == xp.float32
+
+
+def test_disable_features_switch_hides_float64():
+    code = ("import wgarray as xp; i = xp.__array_namespace_info__(); "
+            "d = i.default_device(); print(sorted(i.dtypes()), i.default_dtypes()['real floating'], "
+            "sorted(d.features))")
+    env = dict(os.environ, WGARRAY_DISABLE_FEATURES="shader-f64,shader-int64")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "float64" not in out.stdout and "complex128" not in out.stdout
+    assert "int64" in out.stdout and "float32" in out.stdout.split("]")[1]
+    assert "shader-f64" not in out.stdout and "shader-int64" not in out.stdout
