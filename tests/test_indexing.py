@@ -8,7 +8,7 @@ from hypothesis import given, strategies as st
 
 import wgarray as xp
 from wgarray import debug
-from conftest import DTYPES, assert_exact, ids, npdt, sample
+from conftest import DTYPES, assert_exact, ids, sample
 
 SHAPE = (3, 4, 5)
 

@@ -7,7 +7,7 @@ from hypothesis import given, strategies as st
 
 import wgarray as xp
 from wgarray import debug
-from conftest import DTYPES, assert_exact, ids, npdt, sample
+from conftest import DTYPES, assert_exact, ids, sample
 
 
 def base(d, shape=(2, 3, 4), seed=0):

@@ -392,7 +392,7 @@ def _plan_advanced(x_shape, entries, device, func):
             ventries.append(("adv", _Adv(e[1]._node, d, e[2])))
             d += 1
         elif e[0] == "mask":
-            mask, host = e[1], e[2]
+            mask = e[1]
             want = x_shape[d:d + mask.ndim]
             if mask.shape != want:
                 raise IndexError(f"{func}: boolean index of shape {mask.shape} does not match the indexed "

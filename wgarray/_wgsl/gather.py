@@ -101,7 +101,7 @@ def render_gather(data, index, other, out_dtype: str, native: bool, checked: boo
             f"    if (f{j} < size) {{ y{j} = in0_at(f{j}); }}",
         ]
         if checked:
-            main.append(f"    else {{ bad = true; }}")
+            main.append("    else { bad = true; }")
         vals.append(f"y{j}")
     if checked:
         main.append("    if (bad) { atomicStore(&F[0], 1u); }")
