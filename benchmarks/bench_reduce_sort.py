@@ -1,0 +1,103 @@
+"""Reductions and sorting on the device, beside PyTorch (CUDA) in the same run.
+
+- sum over 2^28 float32: time, and bandwidth as a fraction of a vec4 read roofline;
+- sort of 2^24 float32 beside torch.sort.
+
+    python benchmarks/bench_reduce_sort.py
+"""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from _timing import best_of, table, try_import  # noqa: E402
+
+import wgarray as xp  # noqa: E402
+from wgarray._device import default_device  # noqa: E402
+
+READ_ROOFLINE_WGSL = """
+@group(0) @binding(0) var<storage, read> A: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read_write> O: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> P: array<u32>;
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let start = (wid.x + wid.y * 65535u) * 256u + lid;
+    let stride = P[1];
+    var acc = vec4<f32>(0.0);
+    for (var j = start; j < P[0]; j += stride) { acc += A[j]; }
+    O[start] = acc;
+}
+"""
+
+
+def main() -> None:
+    device = default_device()
+    rt = device.runtime
+    rng = np.random.default_rng(0)
+    rows = []
+    torch = try_import("torch")
+    cuda = torch is not None and torch.cuda.is_available()
+
+    # --- sum
+    n = 1 << 28
+    host = rng.random(n, dtype=np.float32)
+    x = xp.asarray(host)
+    xp.evaluate(x)
+    holder = {}
+    reps = 10
+
+    def wsum():
+        for _ in range(reps):
+            holder["s"] = xp.sum(x)
+            xp.evaluate(holder["s"])
+
+    t_sum = best_of(wsum, rt.sync) / reps
+    got = float(holder["s"])
+    ref = float(host.astype(np.float64).sum())
+    groups = 132 * 8
+    out = rt.alloc(groups * 256 * 16)
+    kernel = rt.kernel(("bench", "read-roofline"), lambda: ("read_roofline", READ_ROOFLINE_WGSL, [False, True], False))
+    params = (n // 4).to_bytes(4, "little") + (groups * 256).to_bytes(4, "little")
+
+    def roof():
+        for _ in range(reps):
+            rt.dispatch(kernel, [x._node.buf, out], params, groups)
+        rt.flush()
+
+    t_roof = best_of(roof, rt.sync) / reps
+    rows.append(("sum 2^28 float32", f"{t_sum * 1e3:.3f}", f"{4 * n / t_sum / 1e12:.2f} TB/s",
+                 f"{t_roof / t_sum:.0%} of read roofline ({4 * n / t_roof / 1e12:.2f} TB/s)",
+                 f"rel. err {abs(got - ref) / ref:.1e}"))
+    if cuda:
+        tx = torch.from_numpy(host).cuda()
+        t_t = best_of(lambda: [tx.sum() for _ in range(reps)], torch.cuda.synchronize) / reps
+        rows.append(("torch.sum 2^28 float32", f"{t_t * 1e3:.3f}", f"{4 * n / t_t / 1e12:.2f} TB/s",
+                     f"wgarray / torch time {t_sum / t_t:.2f}x", ""))
+    del x
+
+    # --- sort
+    n = 1 << 24
+    host = rng.standard_normal(n).astype(np.float32)
+    x = xp.asarray(host)
+    xp.evaluate(x)
+
+    def wsort():
+        holder["o"] = xp.sort(x)
+        xp.evaluate(holder["o"])
+
+    t_sort = best_of(wsort, rt.sync, repeat=5)
+    ok = np.array_equal(np.asarray(holder["o"]), np.sort(host))
+    rows.append(("sort 2^24 float32", f"{t_sort * 1e3:.3f}", f"{n / t_sort / 1e9:.2f} Gkeys/s", "", f"matches NumPy: {ok}"))
+    if cuda:
+        tx = torch.from_numpy(host).cuda()
+        t_t = best_of(lambda: torch.sort(tx), torch.cuda.synchronize, repeat=5)
+        rows.append(("torch.sort 2^24 float32", f"{t_t * 1e3:.3f}", f"{n / t_t / 1e9:.2f} Gkeys/s",
+                     f"wgarray / torch time {t_sort / t_t:.2f}x", ""))
+    print(f"device: {device.name} ({device.backend}); median of repeated runs after warm-up")
+    print(table(rows, ["operation", "ms", "throughput", "comparison", "check"]))
+
+
+if __name__ == "__main__":
+    main()
