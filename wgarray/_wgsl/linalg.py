@@ -26,13 +26,28 @@ from . import elementwise as ew
 
 WG = 64
 
+# log for f64 without frexp: the realmath f64_log fails NVVM compilation on NVIDIA
+# Vulkan (H200, driver of 2026-11); scale into [sqrt(1/2), sqrt(2)), then 2*atanh(s).
+_R64_LOG = """fn r64_log(x: f64) -> f64 {
+    if (!(x < 1.7976931348623157e308)) { return x; }
+    var m = x; var e = f64(0.0);
+    while (m >= 18446744073709551616.0) { m *= 5.421010862427522e-20; e += 64.0; }
+    while (m < 5.421010862427522e-20) { m *= 18446744073709551616.0; e -= 64.0; }
+    while (m >= 1.4142135623730951) { m *= 0.5; e += 1.0; }
+    while (m < 0.7071067811865476) { m *= 2.0; e -= 1.0; }
+    let s = (m - 1.0) / (m + 1.0); let z = s * s;
+    var term = s; var acc = f64(0.0);
+    for (var k = 0u; k < 14u; k++) { acc += term / f64(2u * k + 1u); term *= z; }
+    return 2.0 * acc + e * 0.6931471805599453;
+}"""
+
 
 def prelude(t: str) -> str:
     """``S``/``R`` aliases and the scalar helpers for compute tag ``t``."""
     r = {"c64": "f32", "c128": "f64"}.get(t, t)
     sq = "f64_sqrt(x)" if r == "f64" else "sqrt(x)"
-    lg = "f64_log(x)" if r == "f64" else "f32_log(x)"
-    lines = [f"alias R = {r};",
+    lg = "r64_log(x)" if r == "f64" else "f32_log(x)"
+    lines = [f"alias R = {r};", _R64_LOG if r == "f64" else "",
              f"fn r_sqrt(x: R) -> R {{ return {sq}; }}",
              f"fn r_log(x: R) -> R {{ return {lg}; }}",
              "fn r_abs(x: R) -> R { return select(-x, x, x >= R(0)); }",
@@ -42,7 +57,8 @@ def prelude(t: str) -> str:
                   "fn s_mul(a: S, b: S) -> S { return S(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }",
                   "fn s_conj(a: S) -> S { return S(a.x, -a.y); }",
                   "fn s_abs2(a: S) -> R { return a.x * a.x + a.y * a.y; }",
-                  "fn s_div(a: S, b: S) -> S { return s_mul(a, s_conj(b)) / s_abs2(b); }",
+                  "fn s_div(a: S, b: S) -> S { let sc = max(r_abs(b.x), r_abs(b.y)); let bs = b / sc; "
+                  "return s_mul(a / sc, s_conj(bs)) / s_abs2(bs); }",
                   "fn s_re(a: S) -> R { return a.x; }",
                   "fn s_real(x: R) -> S { return S(x, R(0)); }",
                   "fn s_scale(a: S, x: R) -> S { return a * x; }"]
@@ -55,8 +71,13 @@ def prelude(t: str) -> str:
                   "fn s_re(a: S) -> R { return a; }",
                   "fn s_real(x: R) -> S { return x; }",
                   "fn s_scale(a: S, x: R) -> S { return a * x; }"]
-    lines.append("fn s_phase(a: S) -> S { let m = r_sqrt(s_abs2(a)); "
-                 "if (m == R(0)) { return s_real(R(1)); } return s_scale(a, R(1) / m); }")
+    if t in ("c64", "c128"):
+        lines.append("fn s_abs(a: S) -> R { let ax = r_abs(a.x); let ay = r_abs(a.y); let mx = max(ax, ay); "
+                     "if (mx == R(0)) { return R(0); } let q = min(ax, ay) / mx; return mx * r_sqrt(R(1) + q * q); }")
+    else:
+        lines.append("fn s_abs(a: S) -> R { return r_abs(a); }")
+    lines.append("fn s_phase(a: S) -> S { let m = s_abs(a); "
+                 "if (m == R(0)) { return s_real(R(1)); } return a / m; }")
     return "\n".join(lines) + "\n"
 
 
@@ -144,11 +165,11 @@ def render_lu(t: str, mode: str) -> str:
         var dprod = sgn;
         for (var k = 0u; k < n; k++) {
             let d = W[w0 + k * c + k];
-            let m = s_abs2(d);
+            let m = s_abs(d);
             dprod = s_mul(dprod, d);
             if (m == R(0)) { sgn = s_real(R(0)); logabs = r_neginf(); break; }
             sgn = s_mul(sgn, s_phase(d));
-            logabs += r_log(m) * R(0.5);
+            logabs += r_log(m);
         }
         X[3u * b] = sgn;
         X[3u * b + 1u] = s_real(logabs);
