@@ -451,3 +451,26 @@ def test_int64_arithmetic_hypothesis(a, b):
     hb1 = np.where(hb == 0, 1, hb)
     assert_exact(x // xp.asarray(hb1), ha // hb1)
     assert_exact(x % xp.asarray(hb1), ha % hb1)
+
+
+# ------------------------------------------------------------------ views of packed and 64-bit data
+
+@pytest.mark.parametrize("d", DTYPES, ids=ids(DTYPES))
+def test_offset_and_strided_views_of_every_dtype(d):
+    """Views that start mid-word (bool and 8/16-bit data are packed into u32 words) or
+    step through memory feed fused kernels correctly."""
+    h = sample(d, 32, seed=9)[:23]
+    x = xp.asarray(h)
+    other = xp.complex64 if d.kind in "fc" else xp.int32  # conversions the standard defines for every value
+    for sl in [slice(1, None), slice(3, 10), slice(None, None, 3), slice(None, None, -1), slice(5, 6)]:
+        v = x[sl]
+        assert_exact(v, h[sl])
+        assert_exact(xp.equal(v, x[0]), h[sl] == h[0])
+        assert_exact(xp.astype(v, other), h[sl].astype(npdt(other)), msg=str(sl))
+        if d.kind != "b":
+            assert_exact(xp.negative(v), -h[sl] if d.kind != "u" else (0 - h[sl]).astype(h.dtype))
+    H = h[:20].reshape(4, 5)
+    X = xp.asarray(H)
+    for key in [(slice(1, 3), slice(2, None)), (slice(None), 3), (slice(None, None, -1), slice(None, None, 2))]:
+        assert_exact(X[key], H[key])
+        assert_exact(xp.astype(X[key], other), H[key].astype(npdt(other)), msg=str(key))
