@@ -116,6 +116,10 @@ def radix_perm(src: KeySource, n: int, seglen: int, descending: bool):
     kin = rt.alloc(4 * kw * n)
     rt.dispatch(keys, list(src.buffers) + [kin], pack_params([n, int(descending)]) + src.padded_params(), _groups(n))
     counts = rt.alloc(4 * 16 * n_tiles)
+    # Two key and two payload buffers, used in turn: a pass never allocates (a fresh
+    # buffer per pass would be 2n words each, and new buffers are zeroed by wgpu).
+    kbufs = [kin, rt.alloc(4 * kw * n) if key_passes > 1 else None]
+    vbufs = [rt.alloc(4 * n), rt.alloc(4 * n) if len(passes) > 1 else None]
     vin = None
     for i, (kind, p) in enumerate(passes):
         mode = "key0" if i == 0 else kind
@@ -134,8 +138,8 @@ def radix_perm(src: KeySource, n: int, seglen: int, descending: bool):
         count = rt.kernel(("radix", "count", mode, kw), lambda: build("count"))
         rt.dispatch(count, in_bufs + [counts], params, n_tiles)
         exclusive_scan(rt, counts, 16 * n_tiles)
-        kout = rt.alloc(4 * kw * n) if write_keys else None
-        vout = rt.alloc(4 * n)
+        kout = kbufs[(i + 1) % 2] if write_keys else None
+        vout = vbufs[i % 2]
         scatter = rt.kernel(("radix", "scatter", mode, kw, write_keys), lambda: build("scatter"))
         rt.dispatch(scatter, in_bufs + [counts] + ([kout] if write_keys else []) + [vout], params, n_tiles)
         kin, vin = kout, vout
