@@ -1,6 +1,7 @@
 """Square float32 matmul: wgarray vs torch (cuBLAS) and cupy when importable.
 
     python benchmarks/bench_matmul.py [N ...]      # default 4096
+    python benchmarks/bench_matmul.py kmeans       # the k-means shapes (tall-skinny, split-K)
 
 Each library gets warm-up runs, then timed runs bracketed by a device sync
 (wgarray: ``device.runtime.sync()`` after ``evaluate``); prints TFLOP/s = 2 N^3 / t.
@@ -82,5 +83,28 @@ def main(sizes):
             print(f"  {name:28s} {t * 1e3:9.3f} ms  {2 * n ** 3 / t / 1e12:7.2f} TFLOP/s")
 
 
+def main_kmeans(n=1_000_000, d=32, k=16, reps=20):
+    """X @ C.T ((n,d)@(d,k), narrow output) and onehot.T @ X ((k,n)@(n,d), split-K)."""
+    import wgarray as xp
+
+    rt = xp.__array_namespace_info__().default_device().runtime
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((n, d), dtype=np.float32)
+    C = rng.standard_normal((k, d), dtype=np.float32)
+    oh = (rng.integers(0, k, n)[:, None] == np.arange(k)[None, :]).astype(np.float32)
+    Xw, Cw, Ow = xp.asarray(X), xp.asarray(C), xp.asarray(oh)
+    cases = {f"X @ C.T      ({n},{d})@({d},{k})": (lambda: Xw @ Cw.T, X @ C.T, 4 * (n * d + n * k)),
+             f"onehot.T @ X ({k},{n})@({n},{d})": (lambda: Ow.T @ Xw, oh.T.astype(np.float64) @ X, 4 * n * (k + d))}
+    for name, (fn, want, nbytes) in cases.items():
+        def run():
+            xp.evaluate(fn())
+        t = _time(run, rt.sync, reps)
+        err = np.abs(np.asarray(fn()) - want).max() / np.abs(want).max()
+        print(f"  {name}: {t * 1e3:8.3f} ms  {nbytes / t / 1e9:7.1f} GB/s  rel err {err:.1e}")
+
+
 if __name__ == "__main__":
-    main([int(s) for s in sys.argv[1:]] or [4096])
+    if sys.argv[1:] == ["kmeans"]:
+        main_kmeans()
+    else:
+        main([int(s) for s in sys.argv[1:]] or [4096])

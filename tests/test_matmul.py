@@ -167,3 +167,103 @@ def test_matrix_transpose_is_a_view():
     a = rand((2, 3, 4), REAL_FLOAT[0])
     check(xp.matrix_transpose(xp.asarray(a)), np.swapaxes(a, -1, -2))
     check(xp.asarray(a).mT, np.swapaxes(a, -1, -2))
+
+
+# ------------------------------------------------------------------ split-K and narrow tiles
+
+def _dispatches(fn):
+    from wgarray import debug
+
+    debug.reset_counters()
+    out = fn()
+    xp.evaluate(out)
+    return out, debug.counters()["dispatches"]
+
+
+@pytest.mark.parametrize("mkn", [(16, 5000, 32), (3, 4099, 5), (2, 1031, 2), (16, 3000, 16), (40, 2500, 9)])
+def test_matmul_float32_split_k(mkn):
+    # few output tiles, long K: K is cut into chunks over many workgroups, then summed
+    M, K, N = mkn
+    a, b = rand((M, K), xp.float32, 1), rand((K, N), xp.float32, 2)
+    A, B = xp.asarray(a), xp.asarray(b)
+    got, n = _dispatches(lambda: A @ B)
+    assert n >= 2  # the partial products and their sum
+    check(got, a.astype(np.float64) @ b)
+
+
+@pytest.mark.parametrize("layout", ["TN", "NT", "TT", "sliced", "negative", "offset"])
+def test_matmul_float32_split_k_strided_views(layout):
+    a, b = rand((20, 1300), xp.float32, 1), rand((1300, 12), xp.float32, 2)
+    A, B = xp.asarray(a), xp.asarray(b)
+    if layout == "TN":
+        x, y, want = xp.asarray(a.T.copy()).T, B, a @ b
+    elif layout == "NT":
+        x, y, want = A, xp.asarray(b.T.copy()).T, a @ b
+    elif layout == "TT":
+        x, y, want = xp.asarray(a.T.copy()).T, xp.asarray(b.T.copy()).T, a @ b
+    elif layout == "sliced":
+        x, y, want = A[::2, 1::2], B[1::2, ::3], a[::2, 1::2] @ b[1::2, ::3]
+    elif layout == "negative":
+        x, y, want = A[::-1], B[:, ::-1], a[::-1] @ b[:, ::-1]
+    else:
+        x, y, want = A[1:, 3:1203], B[2:1202, 1:], a[1:, 3:1203] @ b[2:1202, 1:]
+    check(x @ y, want)
+
+
+def test_matmul_float32_split_k_batched_broadcast():
+    a, b = rand((3, 1, 8, 1200), xp.float32, 1), rand((2, 1200, 12), xp.float32, 2)
+    check(xp.asarray(a) @ xp.asarray(b), a @ b)
+    # a broadcast (stride-0) batch operand and a batch of one
+    c = rand((1, 1200, 8), xp.float32, 3)
+    check(xp.asarray(a) @ xp.asarray(c), a @ c)
+
+
+def test_matmul_kmeans_shapes_with_lazy_onehot():
+    # the k-means update: onehot.T @ X with onehot a pending elementwise node
+    n, d, k = 6000, 32, 16
+    X = rand((n, d), xp.float32, 1)
+    labels = np.random.default_rng(2).integers(0, k, n)
+    Xw = xp.asarray(X)
+    onehot = xp.astype(xp.asarray(labels)[:, None] == xp.arange(k)[None, :], xp.float32)
+    oh = (labels[:, None] == np.arange(k)[None, :]).astype(np.float32)
+    check(onehot.T @ Xw, oh.T.astype(np.float64) @ X)
+    # the distances: X @ C.T, a narrow (N = 16) output
+    C = rand((k, d), xp.float32, 3)
+    check(Xw @ xp.asarray(C).T, X @ C.T)
+
+
+@pytest.mark.parametrize("mkn", [(1000, 32, 16), (300, 20, 13), (5, 40, 300), (33, 70, 17), (700, 9, 30),
+                                  (17, 33, 64), (3, 8, 1000)])
+def test_matmul_float32_narrow_tiles(mkn):
+    M, K, N = mkn
+    a, b = rand((M, K), xp.float32, 1), rand((K, N), xp.float32, 2)
+    check(xp.asarray(a) @ xp.asarray(b), a @ b)
+    check(xp.asarray(a.T.copy()).T @ xp.asarray(b.T.copy()).T, a @ b)
+
+
+@pytest.mark.parametrize("d", NUMERIC, ids=ids(NUMERIC))
+def test_matmul_split_k_every_dtype(d):
+    # the generic kernel's split-K: tiny outputs, long K (integers wrap like NumPy)
+    a, b = rand((2, 3, 1100), d, 1), rand((1100, 2), d, 2)
+    A, B = xp.asarray(a), xp.asarray(b)
+    got, n = _dispatches(lambda: A @ B)
+    assert n >= 2
+    check(got, a @ b)
+    v, w = rand((1500,), d, 3), rand((1500,), d, 4)
+    check(xp.matmul(xp.asarray(v), xp.asarray(w)), np.matmul(v, w))
+    mt = rand((1300, 3), d, 5)
+    check(xp.asarray(mt).T @ xp.asarray(w[:1300]), mt.T @ w[:1300])
+
+
+@pytest.mark.parametrize("d", INTEGER, ids=ids(INTEGER))
+def test_matmul_split_k_integer_wraparound(d):
+    info = np.iinfo(npdt(d))
+    a = np.full((2, 1200), info.max, npdt(d))
+    b = np.full((1200, 3), info.max // 3 + 1, npdt(d))
+    check(xp.asarray(a) @ xp.asarray(b), a @ b)
+
+
+def test_vecdot_split_k():
+    d = REAL_FLOAT[0]
+    a, b = rand((2, 3000), d, 1), rand((2, 3000), d, 2)
+    check(xp.vecdot(xp.asarray(a), xp.asarray(b)), np.sum(a * b, axis=-1))

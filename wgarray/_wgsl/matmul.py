@@ -9,8 +9,9 @@ just another pair of strides: no copy. The output is a new contiguous
 
 Two families:
 
-* ``render_tiled_f32``: float32, a BM x BN tile per workgroup of 256 threads (16 x 16),
-  each thread an (BM/16) x (BN/16) register block of vec4 accumulators, BK-deep slabs of
+* ``render_tiled_f32``: float32, a BM x BN tile per workgroup (128x128 and 64x64 for
+  wide outputs, e.g. 256x16 / 128x32 / 16x32 for narrow ones), each thread an
+  RM x CN register block of vec4 accumulators, BK-deep slabs of
   A and B staged through workgroup memory (A transposed there, so both are read as
   vec4), with the next slab's global loads issued before the current slab is used.
   The *load class* of each operand (part of the key) says how its slab is fetched:
@@ -18,6 +19,11 @@ Two families:
   ``sN`` scalars with consecutive threads along that dim (any strides).
 * ``render_generic``: any numeric dtype; each invocation computes 4 consecutive
   outputs (so 8/16-bit outputs own whole u32 words) with a plain K loop.
+
+Both take a K range per workgroup / invocation (split-K, parameter words 13-14): when
+the outputs are too few to fill the GPU and K is long, ``matmul_nodes`` cuts K into
+chunks whose partial products land in separate slabs of a scratch buffer, then sums
+the slabs with a reduction kernel.
 """
 from __future__ import annotations
 
@@ -29,13 +35,19 @@ THREADS = 256
 
 # Parameter words shared by both families.
 #   0 M, 1 N, 2 K, 3 nbatch, 4 offA, 5 offB, 6 sAm, 7 sAk, 8 sBk, 9 sBn,
-#   10 tilesM, 11 tilesN, 12 total outputs, then per batch dim: size, strideA, strideB.
-P_HEAD = 13
+#   10 tilesM, 11 tilesN, 12 total outputs, 13 K chunk, 14 number of K splits,
+#   then per batch dim: size, strideA, strideB.
+# Split-K: K is cut into ``nsplit`` chunks of ``kchunk``; chunk s of every output goes to
+# a partial slab s of the output buffer (the caller sums the slabs). nsplit = 1 and
+# kchunk >= K is the plain product.
+P_HEAD = 15
 
 
 def param_words(M, N, K, nbatch, offA, offB, sAm, sAk, sBk, sBn, tilesM, tilesN,
-                batch_shape, batch_sa, batch_sb) -> list[int]:
-    words = [M, N, K, nbatch, offA, offB, sAm, sAk, sBk, sBn, tilesM, tilesN, M * N * nbatch]
+                batch_shape, batch_sa, batch_sb, kchunk=None, nsplit=1) -> list[int]:
+    kchunk = K if kchunk is None else kchunk
+    words = [M, N, K, nbatch, offA, offB, sAm, sAk, sBk, sBn, tilesM, tilesN, M * N * nbatch,
+             kchunk, nsplit]
     for n, sa, sb in zip(batch_shape, batch_sa, batch_sb):
         words += [n, sa, sb]
     return [w & 0xFFFFFFFF for w in words]
@@ -62,108 +74,139 @@ def _decls(a_elem: str, b_elem: str, c_elem: str) -> str:
 # ------------------------------------------------------------------ tiled float32
 
 def tiled_name(key) -> str:
-    _, a_cls, b_cls, c_vec, bm, bk, rank = key
-    return f"matmul_f32_{bm}x{bm}x{bk}_{a_cls}_{b_cls}{'_v' if c_vec else ''}_b{rank}"
+    _, a_cls, b_cls, c_vec, bm, bn, bk, rm, cn, rank = key
+    return f"matmul_f32_{bm}x{bn}x{bk}_r{rm}x{cn}_{a_cls}_{b_cls}{'_v' if c_vec else ''}_b{rank}"
 
 
-def render_tiled_f32(a_cls: str, b_cls: str, c_vec: bool, bm: int, bk: int, rank: int) -> str:
-    """The tiled kernel. ``bm`` (= BN) is 64 or 128; vec4 classes get offsets and strides
-    in vec4 units (the caller divides them)."""
-    bn = bm
-    hm = bm // 64  # 4-row (4-col) groups per thread: rows ty*4 + h*64 + i
-    n_a = bm * bk // THREADS  # A elements per thread per slab
-    n_b = bk * bn // THREADS
+def tiled_threads(bm: int, bn: int, rm: int, cn: int) -> int:
+    return (bm // rm) * (bn // cn)
+
+
+def render_tiled_f32(a_cls: str, b_cls: str, c_vec: bool, bm: int, bn: int, bk: int, rm: int, cn: int,
+                     rank: int) -> str:
+    """The tiled kernel: a ``bm x bn`` tile per workgroup, each thread an ``rm x cn``
+    register block (multiples of 4: ``rm/4`` vec4 row groups, ``cn/4`` vec4 column
+    groups, strided by the thread grid), ``bk``-deep slabs. Threads per workgroup:
+    ``(bm/rm) * (bn/cn)``. Vec4 classes get offsets and strides in vec4 units (the caller
+    divides them). Workgroup ``w`` covers tile ``w % tiles`` of batch ``(w / tiles) %
+    nbatch`` over K chunk ``w / (tiles * nbatch)``, written to that chunk's slab of C."""
+    T = tiled_threads(bm, bn, rm, cn)
+    TY, TX = bm // rm, bn // cn
+    hm, hn = rm // 4, cn // 4
     L = []
     L.append(_decls("vec4<f32>" if a_cls.endswith("v") else "f32",
                     "vec4<f32>" if b_cls.endswith("v") else "f32",
                     "vec4<f32>" if c_vec else "f32"))
     L.append(f"var<workgroup> As: array<vec4<f32>, {bk * bm // 4}>;  // [k][m]")
     L.append(f"var<workgroup> Bs: array<vec4<f32>, {bk * bn // 4}>;  // [k][n]")
-    L.append("@compute @workgroup_size(256)")
+    L.append(f"@compute @workgroup_size({T})")
     L.append("fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {")
     body = []
     body += ["let w = wid.x + wid.y * 65535u;",
-             "let M = P[0]; let N = P[1]; let K = P[2];",
+             "let M = P[0]; let N = P[1];",
              "let tilesM = P[10]; let tilesN = P[11];",
              "let per = tilesM * tilesN;",
-             "let z = w / per;",
-             "if (z >= P[3]) { return; }",
+             "let nb = P[3];",
+             "let zs = w / per;",
+             "if (zs >= nb * P[14]) { return; }",
+             "let z = zs % nb;",
+             "let kbeg = (zs / nb) * P[13];",
+             "let K = min(P[2], kbeg + P[13]);  // end of this chunk",
              "let tile = w % per;",
              f"let m0 = (tile / tilesN) * {bm}u; let n0 = (tile % tilesN) * {bn}u;",
-             "let tx = tid % 16u; let ty = tid / 16u;",
+             f"let tx = tid % {TX}u; let ty = tid / {TX}u;",
              "let sAm = P[6]; let sAk = P[7]; let sBk = P[8]; let sBn = P[9];"]
     body += _batch_offsets(rank, "z")
     body += ["let baseA = P[4] + zA;", "let baseB = P[5] + zB;"]
 
-    # --- slab loads into registers (ra*, rb*) and stores into workgroup memory
+    def slots(n_items):
+        """(slot count, whether the last slot needs a guard) for n_items over T threads."""
+        n = -(-n_items // T)
+        return n, n_items % T != 0
+
     load_a, store_a, load_b, store_b, idx = [], [], [], [], []
-    if a_cls == "Kv":  # vec4 along K; A4[baseA + m*sAm + k/4]
-        for r in range(n_a // 4):
-            v = f"(tid + {r * THREADS}u)"
+
+    def guarded(lines, r, n, ragged, n_items, pre):
+        if ragged and r == n - 1:
+            return [f"if ({pre}v{r} < {n_items}u) {{"] + ["    " + x for x in lines] + ["}"]
+        return lines
+
+    # --- slab loads into registers (ra*, rb*) and stores into workgroup memory
+    if a_cls in ("Kv", "Mv"):
+        n_items = bm * bk // 4
+        n_ra, rag_a = slots(n_items)
+        ra_t = "vec4<f32>"
+    else:
+        n_items = bm * bk
+        n_ra, rag_a = slots(n_items)
+        ra_t = "f32"
+    for r in range(n_ra):
+        v = f"av{r}"
+        idx.append(f"let {v} = tid + {r * T}u;")
+        if a_cls == "Kv":  # vec4 along K; A4[baseA + m*sAm + k/4]
             idx.append(f"let am{r} = {v} / {bk // 4}u; let ak{r} = ({v} % {bk // 4}u) * 4u;")
-            load_a += [f"ra{r} = vec4<f32>(0.0);",
-                       f"if (m0 + am{r} < M && k0 + ak{r} < K) {{ ra{r} = A[baseA + (m0 + am{r}) * sAm + ((k0 + ak{r}) >> 2u)]; }}"]
-            for i in range(4):
-                store_a.append(f"As[(ak{r} + {i}u) * {bm // 4}u + (am{r} >> 2u)][am{r} & 3u] = ra{r}[{i}];")
-        n_ra, ra_t = n_a // 4, "vec4<f32>"
-    elif a_cls == "Mv":  # vec4 along M; A4[baseA + k*sAk + m/4]
-        for r in range(n_a // 4):
-            v = f"(tid + {r * THREADS}u)"
+            ld = f"A[baseA + (m0 + am{r}) * sAm + ((k0 + ak{r}) >> 2u)]"
+            st = [f"As[(ak{r} + {i}u) * {bm // 4}u + (am{r} >> 2u)][am{r} & 3u] = ra{r}[{i}];" for i in range(4)]
+            zero = "vec4<f32>(0.0)"
+        elif a_cls == "Mv":  # vec4 along M; A4[baseA + k*sAk + m/4]
             idx.append(f"let ak{r} = {v} / {bm // 4}u; let am{r} = ({v} % {bm // 4}u) * 4u;")
-            load_a += [f"ra{r} = vec4<f32>(0.0);",
-                       f"if (m0 + am{r} < M && k0 + ak{r} < K) {{ ra{r} = A[baseA + (k0 + ak{r}) * sAk + ((m0 + am{r}) >> 2u)]; }}"]
-            store_a.append(f"As[ak{r} * {bm // 4}u + (am{r} >> 2u)] = ra{r};")
-        n_ra, ra_t = n_a // 4, "vec4<f32>"
-    else:  # scalars, consecutive threads along K (sK) or M (sM)
-        for r in range(n_a):
-            v = f"(tid + {r * THREADS}u)"
+            ld = f"A[baseA + (k0 + ak{r}) * sAk + ((m0 + am{r}) >> 2u)]"
+            st = [f"As[ak{r} * {bm // 4}u + (am{r} >> 2u)] = ra{r};"]
+            zero = "vec4<f32>(0.0)"
+        else:  # scalars, consecutive threads along K (sK) or M (sM)
             if a_cls == "sK":
                 idx.append(f"let am{r} = {v} / {bk}u; let ak{r} = {v} % {bk}u;")
             else:
                 idx.append(f"let ak{r} = {v} / {bm}u; let am{r} = {v} % {bm}u;")
-            load_a += [f"ra{r} = 0.0;",
-                       f"if (m0 + am{r} < M && k0 + ak{r} < K) {{ ra{r} = A[baseA + (m0 + am{r}) * sAm + (k0 + ak{r}) * sAk]; }}"]
-            store_a.append(f"As[ak{r} * {bm // 4}u + (am{r} >> 2u)][am{r} & 3u] = ra{r};")
-        n_ra, ra_t = n_a, "f32"
-    if b_cls == "Nv":  # vec4 along N; B4[baseB + k*sBk + n/4]
-        for r in range(n_b // 4):
-            v = f"(tid + {r * THREADS}u)"
-            idx.append(f"let bk{r} = {v} / {bn // 4}u; let bn{r} = ({v} % {bn // 4}u) * 4u;")
-            load_b += [f"rb{r} = vec4<f32>(0.0);",
-                       f"if (n0 + bn{r} < N && k0 + bk{r} < K) {{ rb{r} = B[baseB + (k0 + bk{r}) * sBk + ((n0 + bn{r}) >> 2u)]; }}"]
-            store_b.append(f"Bs[bk{r} * {bn // 4}u + (bn{r} >> 2u)] = rb{r};")
-        n_rb, rb_t = n_b // 4, "vec4<f32>"
-    elif b_cls == "Kv":  # vec4 along K; B4[baseB + n*sBn + k/4]
-        for r in range(n_b // 4):
-            v = f"(tid + {r * THREADS}u)"
-            idx.append(f"let bn{r} = {v} / {bk // 4}u; let bk{r} = ({v} % {bk // 4}u) * 4u;")
-            load_b += [f"rb{r} = vec4<f32>(0.0);",
-                       f"if (n0 + bn{r} < N && k0 + bk{r} < K) {{ rb{r} = B[baseB + (n0 + bn{r}) * sBn + ((k0 + bk{r}) >> 2u)]; }}"]
-            for i in range(4):
-                store_b.append(f"Bs[(bk{r} + {i}u) * {bn // 4}u + (bn{r} >> 2u)][bn{r} & 3u] = rb{r}[{i}];")
-        n_rb, rb_t = n_b // 4, "vec4<f32>"
+            ld = f"A[baseA + (m0 + am{r}) * sAm + (k0 + ak{r}) * sAk]"
+            st = [f"As[ak{r} * {bm // 4}u + (am{r} >> 2u)][am{r} & 3u] = ra{r};"]
+            zero = "0.0"
+        load_a += guarded([f"ra{r} = {zero};",
+                           f"if (m0 + am{r} < M && k0 + ak{r} < K) {{ ra{r} = {ld}; }}"], r, n_ra, rag_a, n_items, "a")
+        store_a += guarded(st, r, n_ra, rag_a, n_items, "a")
+
+    if b_cls in ("Nv", "Kv"):
+        n_items = bn * bk // 4
+        n_rb, rag_b = slots(n_items)
+        rb_t = "vec4<f32>"
     else:
-        for r in range(n_b):
-            v = f"(tid + {r * THREADS}u)"
+        n_items = bn * bk
+        n_rb, rag_b = slots(n_items)
+        rb_t = "f32"
+    for r in range(n_rb):
+        v = f"bv{r}"
+        idx.append(f"let {v} = tid + {r * T}u;")
+        if b_cls == "Nv":  # vec4 along N; B4[baseB + k*sBk + n/4]
+            idx.append(f"let bk{r} = {v} / {bn // 4}u; let bn{r} = ({v} % {bn // 4}u) * 4u;")
+            ld = f"B[baseB + (k0 + bk{r}) * sBk + ((n0 + bn{r}) >> 2u)]"
+            st = [f"Bs[bk{r} * {bn // 4}u + (bn{r} >> 2u)] = rb{r};"]
+            zero = "vec4<f32>(0.0)"
+        elif b_cls == "Kv":  # vec4 along K; B4[baseB + n*sBn + k/4]
+            idx.append(f"let bn{r} = {v} / {bk // 4}u; let bk{r} = ({v} % {bk // 4}u) * 4u;")
+            ld = f"B[baseB + (n0 + bn{r}) * sBn + ((k0 + bk{r}) >> 2u)]"
+            st = [f"Bs[(bk{r} + {i}u) * {bn // 4}u + (bn{r} >> 2u)][bn{r} & 3u] = rb{r}[{i}];" for i in range(4)]
+            zero = "vec4<f32>(0.0)"
+        else:
             if b_cls == "sN":
                 idx.append(f"let bk{r} = {v} / {bn}u; let bn{r} = {v} % {bn}u;")
             else:
                 idx.append(f"let bn{r} = {v} / {bk}u; let bk{r} = {v} % {bk}u;")
-            load_b += [f"rb{r} = 0.0;",
-                       f"if (n0 + bn{r} < N && k0 + bk{r} < K) {{ rb{r} = B[baseB + (k0 + bk{r}) * sBk + (n0 + bn{r}) * sBn]; }}"]
-            store_b.append(f"Bs[bk{r} * {bn // 4}u + (bn{r} >> 2u)][bn{r} & 3u] = rb{r};")
-        n_rb, rb_t = n_b, "f32"
+            ld = f"B[baseB + (k0 + bk{r}) * sBk + (n0 + bn{r}) * sBn]"
+            st = [f"Bs[bk{r} * {bn // 4}u + (bn{r} >> 2u)][bn{r} & 3u] = rb{r};"]
+            zero = "0.0"
+        load_b += guarded([f"rb{r} = {zero};",
+                           f"if (n0 + bn{r} < N && k0 + bk{r} < K) {{ rb{r} = {ld}; }}"], r, n_rb, rag_b, n_items, "b")
+        store_b += guarded(st, r, n_rb, rag_b, n_items, "b")
 
     body += [f"var ra{r}: {ra_t};" for r in range(n_ra)]
     body += [f"var rb{r}: {rb_t};" for r in range(n_rb)]
-    rows = 4 * hm
-    body += [f"var c{i}_{j} = vec4<f32>(0.0);" for i in range(rows) for j in range(hm)]
+    body += [f"var c{i}_{j} = vec4<f32>(0.0);" for i in range(rm) for j in range(hn)]
     body += idx
-    body.append("var k0 = 0u;")
+    body.append("var k0 = kbeg;")
     body.append("{")
     body += ["    " + x for x in load_a + load_b]
     body.append("}")
-    body.append(f"let nslabs = (K + {bk - 1}u) / {bk}u;")
+    body.append(f"let nslabs = select(0u, (K - kbeg + {bk - 1}u) / {bk}u, K > kbeg);")
     body.append("for (var s = 0u; s < nslabs; s++) {")
     inner = list(store_a + store_b)
     inner.append("workgroupBarrier();")
@@ -173,25 +216,26 @@ def render_tiled_f32(a_cls: str, b_cls: str, c_vec: bool, bm: int, bk: int, rank
     inner.append("}")
     for kk in range(bk):
         for h in range(hm):
-            inner.append(f"let a{kk}_{h} = As[{kk * bm // 4}u + {h * 16}u + ty];")
-            inner.append(f"let b{kk}_{h} = Bs[{kk * bn // 4}u + {h * 16}u + tx];")
+            inner.append(f"let a{kk}_{h} = As[{kk * bm // 4}u + {h * TY}u + ty];")
+        for j in range(hn):
+            inner.append(f"let b{kk}_{j} = Bs[{kk * bn // 4}u + {j * TX}u + tx];")
         for h in range(hm):
             for i in range(4):
                 r = h * 4 + i
-                for j in range(hm):
+                for j in range(hn):
                     inner.append(f"c{r}_{j} = fma(vec4<f32>(a{kk}_{h}[{i}]), b{kk}_{j}, c{r}_{j});")
     inner.append("workgroupBarrier();")
     body += ["    " + x for x in inner]
     body.append("}")
     # --- store the register block
-    body.append("let zC = z * M * N;")
+    body.append("let zC = zs * M * N;")
     for h in range(hm):
         for i in range(4):
             r = h * 4 + i
-            body.append(f"let mr{r} = m0 + {h * 64 + i}u + ty * 4u;")
+            body.append(f"let mr{r} = m0 + {h * TY * 4 + i}u + ty * 4u;")
             body.append(f"if (mr{r} < M) {{")
-            for j in range(hm):
-                body.append(f"    let n{r}_{j} = n0 + {j * 64}u + tx * 4u;")
+            for j in range(hn):
+                body.append(f"    let n{r}_{j} = n0 + {j * TX * 4}u + tx * 4u;")
                 if c_vec:
                     body.append(f"    if (n{r}_{j} < N) {{ C[(zC + mr{r} * N + n{r}_{j}) >> 2u] = c{r}_{j}; }}")
                 else:
@@ -227,20 +271,27 @@ def render_generic(dname: str, native: bool, rank: int) -> str:
     L = [_decls(st, st, c_elem)]
     L.append("@compute @workgroup_size(64)")
     L.append("fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {")
+    # gid = split * q + (its group of 4 outputs): split s's partial slab starts at
+    # element 4*q*s of C (word aligned for 8/16-bit outputs)
     body = ["let gid = (wid.x + wid.y * 65535u) * 64u + lid;",
-            "let M = P[0]; let N = P[1]; let K = P[2]; let total = P[12];",
+            "let M = P[0]; let N = P[1]; let total = P[12];",
             "let sAm = P[6]; let sAk = P[7]; let sBk = P[8]; let sBn = P[9];",
-            "if (gid * 4u >= total) { return; }"]
+            "let q = (total + 3u) / 4u;",
+            "let split = gid / q;",
+            "if (split >= P[14]) { return; }",
+            "let g4 = gid - split * q;",
+            "let kbeg = split * P[13];",
+            "let kn = min(P[2], kbeg + P[13]) - min(P[2], kbeg);"]
     vals = []
     for j in range(4):
         body.append(f"var y{j} = {zero};")
         body.append("{")
-        inner = [f"let e = min(gid * 4u + {j}u, total - 1u);",
+        inner = [f"let e = min(g4 * 4u + {j}u, total - 1u);",
                  "let n = e % N; let t = e / N; let m = t % M; let z = t / M;"]
         inner += _batch_offsets(rank, "z")
-        inner += ["var ia = P[4] + zA + m * sAm;", "var ib = P[5] + zB + n * sBn;",
+        inner += ["var ia = P[4] + zA + m * sAm + kbeg * sAk;", "var ib = P[5] + zB + n * sBn + kbeg * sBk;",
                   f"var acc = {zero};",
-                  "for (var k = 0u; k < K; k++) {",
+                  "for (var k = 0u; k < kn; k++) {",
                   f"    let a = {ty.load(dname, 'A', 'ia', native)};",
                   f"    let b = {ty.load(dname, 'B', 'ib', native)};",
                   "    acc = " + add.format(a="acc", b=mul.format(a="a", b="b")) + ";",
