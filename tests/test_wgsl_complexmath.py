@@ -115,7 +115,9 @@ def random_inputs(prec: str, name: str, n: int = 3000) -> np.ndarray:
         # real part (imaginary part for the trig functions) bounded by overflow
         lim = 88.0 if prec == "c64" else 709.0
         re = np.concatenate([rng.uniform(-lim, lim, n // 3), _mags(rng, n - n // 3, -8, 1.5)])
-        im = np.concatenate([_mags(rng, n // 2, -8, 3), _mags(rng, n - n // 2, -8, 1)])
+        # imaginary part (the argument of cos/sin) up to the largest finite values
+        im = np.concatenate([_mags(rng, n // 3, -8, 3), _mags(rng, n // 3, -8, 1),
+                             _mags(rng, n - 2 * (n // 3), 3, big + 2.5)])
         rng.shuffle(re)
         if name in ("cos", "sin", "tan"):
             re, im = im, re
@@ -321,6 +323,8 @@ SPECIAL = [
     ("cosh", [NAN], [NAN], NAN, NAN),
     # exp
     ("exp", Z, [PZ], 1.0, PZ),
+    ("exp", Z, [NZ], 1.0, NZ),
+    ("exp", [NAN], [NZ], NAN, NZ),
     ("exp", FIN, [INF], NAN, NAN),
     ("exp", FIN, [NAN], NAN, NAN),
     ("exp", [INF], [PZ], INF, PZ),
@@ -334,7 +338,9 @@ SPECIAL = [
     ("exp", [NAN], NZF + [INF, -INF], NAN, NAN),
     ("exp", [NAN], [NAN], NAN, NAN),
     # expm1
-    ("expm1", Z, [PZ], "±0", PZ),
+    ("expm1", Z, [PZ], PZ, PZ),       # "0 + 0j": +0 also for a = -0
+    ("expm1", Z, [NZ], PZ, NZ),       # its conjugate
+    ("expm1", [1e-30, -1e-30], Z, lambda a, b, p: a, lambda a, b, p: b),
     ("expm1", FIN, [INF], NAN, NAN),
     ("expm1", FIN, [NAN], NAN, NAN),
     ("expm1", [INF], [PZ], INF, PZ),
@@ -345,6 +351,7 @@ SPECIAL = [
     ("expm1", [-INF], [NAN], -1.0, "±0"),
     ("expm1", [INF], [NAN], "±inf", NAN),
     ("expm1", [NAN], [PZ], NAN, PZ),
+    ("expm1", [NAN], [NZ], NAN, NZ),
     ("expm1", [NAN], NZF + [INF, -INF], NAN, NAN),
     ("expm1", [NAN], [NAN], NAN, NAN),
     # isfinite / isinf / isnan
@@ -374,6 +381,9 @@ SPECIAL = [
     ("log", [NAN], [NAN], NAN, NAN),
     # log1p
     ("log1p", [-1.0], [PZ], -INF, PZ),
+    ("log1p", [-1.0], [NZ], -INF, NZ),
+    ("log1p", [PZ], Z, PZ, lambda a, b, p: b),
+    ("log1p", [NZ], Z, "±0", lambda a, b, p: b),
     ("log1p", FIN, [INF], INF, PI / 2),
     ("log1p", FIN, [NAN], NAN, NAN),
     ("log1p", [-INF], POS, INF, PI),
@@ -442,12 +452,6 @@ SPECIAL = [
     ("conj", ANY, ANY, lambda a, b, p: p(a), lambda a, b, p: -p(b)),
     ("negative", ANY, ANY, lambda a, b, p: -p(a), lambda a, b, p: -p(b)),
 ]
-
-# realmath's sin/cos lose their argument reduction for huge arguments (f32 above ~1e9):
-# the rows whose result involves cos(b)/sin(b) use 1e6 as their large finite value.
-SPECIAL = [(fn, a, [1e6 if v == 1e20 else -1e6 if v == -1e20 else v for v in b], re_, im_)
-           if fn in ("exp", "expm1", "cosh", "sinh", "tanh") else (fn, a, b, re_, im_)
-           for fn, a, b, re_, im_ in SPECIAL]
 
 # sin(z) = -1j sinh(1j z), cos(z) = cosh(1j z), tan(z) = -1j tanh(1j z),
 # asin(z) = -1j asinh(1j z), atan(z) = -1j atanh(1j z): the rows follow from the

@@ -101,8 +101,9 @@ def rand_unary(name, dt, rng, n=1500):
     elif name == "log1p":
         parts = [logu(rng, n, -big, big, False), rng.uniform(-1, 1, n), logu(rng, n, -20, 0)]
     elif name in ("sin", "cos", "tan"):
-        top = 15 if dt == np.float64 else 7
-        parts = [rng.uniform(-10, 10, n), rng.uniform(-1e4, 1e4, n), logu(rng, n, -10, top)]
+        # moderate (Cody-Waite) and huge (Payne-Hanek) arguments up to the largest finite
+        parts = [rng.uniform(-10, 10, n), rng.uniform(-1e4, 1e4, n), logu(rng, n, -10, 16),
+                 logu(rng, n, 4, big + 8.2 if dt == np.float64 else big + 1.5)]
     elif name in ("asin", "acos", "atanh"):
         parts = [rng.uniform(-1, 1, n), 1 - logu(rng, n, -15, -1, False),
                  -1 + logu(rng, n, -15, -1, False), logu(rng, n, -20, -1)]
@@ -187,8 +188,6 @@ TOL = {"f32": 2, "f64": 4}
 TOL_FN = {("pow", "f64"): 8, ("pow", "f32"): 4,
           # m + log1p(exp(-d)) cancels when the result is much smaller than m
           ("logaddexp", "f32"): 8, ("logaddexp", "f64"): 8}
-# sin/cos/tan: no Payne-Hanek reduction; beyond these |x| only the range is checked
-TRIG_LIMIT = {"f32": 2.0**24, "f64": 2.0**52}
 
 
 def reference(name, fn, args, dt):
@@ -204,15 +203,6 @@ def check(name, T, fn, special_args, random_args):
     args = [np.concatenate([s, r]).astype(dt) for s, r in zip(special_args, random_args)]
     got = gpu(name, T, args)
     want = reference(name, fn, args, dt)
-    if name in ("sin", "cos", "tan"):
-        huge = np.isfinite(args[0]) & (np.abs(args[0]) > TRIG_LIMIT[T])
-        assert np.isfinite(got[huge]).all()
-        if name != "tan":
-            assert (np.abs(got[huge]) <= 1).all()
-        want = np.where(huge, got, want)
-        if T == "f32":   # f32 Cody-Waite loses a few bits for 2^20 <= |x| < 2^24
-            near = np.abs(args[0]) >= 2.0**20
-            want = np.where(near & (ulps(got, want) <= (32 if name == "tan" else 16)), got, want)
     # special part: exact where an input or the result is NaN, +-inf or +-0
     sp_got, sp_want = got[:n_sp], want[:n_sp]
     sp_in = [a[:n_sp] for a in args]
@@ -310,10 +300,26 @@ def test_pow_exact_cases(T):
 
 @pytest.mark.parametrize("T", ["f32", "f64"])
 def test_trig_large_arguments(T):
+    """Payne-Hanek reduction: huge arguments, the reduction thresholds, and the inputs
+    closest to a multiple of pi/2 (the largest cancellation), against mpmath."""
+    mpmath = pytest.importorskip("mpmath")
     dt = _dtype_or_skip(T)
-    x = np.array([1e5, 1e6 + 0.5, 123456.789, 3e7 if T == "f64" else 2e6, 1e12 if T == "f64" else 1e7,
-                  355.0, 103993.0], dtype=dt)
-    for name, fn in (("sin", np.sin), ("cos", np.cos), ("tan", np.tan)):
+    fi = np.finfo(dt)
+    x = [1e5, 1e6 + 0.5, 123456.789, 2e6, 1e7, 355.0, 103993.0, 1e8, 1e20, -1e20, 1e30,
+         float(fi.max), -float(fi.max), float(np.nextafter(fi.max, dt(0))), 2.0**100,
+         1024.0, 1025.0, 2.0**26, 2.0**26 + 1, -(2.0**26) - 3, 3e7, 1e12]
+    if T == "f64":
+        x += [6381956970095103 * 2.0**797,      # closest double to a multiple of pi/2
+              5261692873635770 * 2.0**499, 8.0e307, 2.0**1023, 1e300, 1e22, 2.0**52 + 1,
+              2.0**60, float.fromhex("0x1.921fb54442d18p+100")]
+    else:
+        x += [16367173 * 2.0**72, 1e38, 2.0**127, 0.00103, 7.0e35, 1.5707963e10]
+    x = np.array(x, dtype=np.float64).astype(dt)
+    mpmath.mp.prec = 1200
+    for name in ("sin", "cos", "tan"):
+        f = getattr(mpmath, name)
         got = gpu(name, T, [x])
-        want = fn(x.astype(np.float64)).astype(dt)
-        assert (ulps(got, want) <= 4).all(), (name, got, want)
+        want = np.array([float(f(mpmath.mpf(float(v)))) for v in x]).astype(dt)
+        u = ulps(got, want)
+        tol = 2 if name == "tan" else 1
+        assert (u <= tol).all(), (name, x[u > tol], got[u > tol], want[u > tol])

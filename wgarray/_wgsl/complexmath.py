@@ -308,7 +308,11 @@ fn $C_exp(z: vec2<$T>) -> vec2<$T> {
 _def("expm1", """
 fn $C_expm1(z: vec2<$T>) -> vec2<$T> {
     let a = z.x; let b = z.y;
-    if (_$C_iszero(b)) { return vec2<$T>($R_expm1(a), b); }
+    if (_$C_iszero(b)) {
+        // the standard's expm1(+-0 + 0j) = +0 + 0j (the real expm1(-0) is -0)
+        if (_$C_iszero(a)) { return vec2<$T>($T(0.0), b); }
+        return vec2<$T>($R_expm1(a), b);
+    }
     if ($R_isinf(a)) {
         if (!$R_isfinite(b)) {
             if (a > $T(0.0)) { return vec2<$T>(a, $NAN); }

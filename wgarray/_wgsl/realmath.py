@@ -38,10 +38,10 @@ Design rules
 
 Accuracy (measured against NumPy on lavapipe, see tests/test_wgsl_realmath.py):
 a few ulp for every function on typical inputs, exact (bitwise) on special values.
-Known limits: sin/cos/tan use a multi-part Cody-Waite reduction, accurate for
-|x| < 2^52 (f64) and |x| < 2^24 (f32; a few ulp up to 2^20, up to ~16 ulp (tan ~32) for
-2^20 <= |x| < 2^24); beyond that (no Payne-Hanek)
-the result is a finite value in [-1, 1] (tan: any finite value) of low accuracy.
+sin/cos/tan reduce modulo pi/2 with a multi-part Cody-Waite reduction for
+|x| <= 2^26 (f64) / 2^10 (f32) and with an exact Payne-Hanek reduction beyond (2/pi as
+24-bit chunks in f64, or as u32 words for f32: no 64-bit integers), so they are accurate
+for every finite input up to the largest finite value.
 Subnormal handling follows the device (lavapipe keeps subnormals; GPUs flushing
 them to zero will flush here too).
 """
@@ -97,6 +97,11 @@ _ATAN_P = {
     "f32": [-0.33333333233831486, 0.19999962483847505, -0.14283400018636427,
             0.11058227545536063, -0.08532127449401608, 0.04822303116353981],
 }
+# (asin(t) - t) / t^3 in z = t^2, |t| <= 1/2 (f32 only; f64 asin goes through atan2)
+_ASIN_P = {
+    "f32": [0.16666666338575511, 0.07500094314117338, 0.04459947498244488,
+            0.031099839887705566, 0.017152999881749405, 0.03368482942907226],
+}
 # pi/2 in chunks short enough that (k split in two halves) * chunk is exact.
 _PIO2 = {
     "f64": ["0x1.921fb54p+0", "0x1.10b461p-30", "0x1.a626330p-58", "0x1.45c06e0p-86",
@@ -105,11 +110,23 @@ _PIO2 = {
             "0x1.318p-69", "0x1.8a2p-81"],
 }
 
+# 2/pi = sum_i C[i] * 2^(-24 (i + 1)): the first 50 chunks of 24 bits (enough for the
+# largest f64 exponent), each an integer stored exactly in an f64.
+_TWO_OVER_PI_24 = [
+    10680707, 7228996, 1387004, 2578385, 16069853, 12639074, 9804092, 4427841, 16666979, 11263675,
+    12935607, 2387514, 4345298, 14681673, 3074569, 13734428, 16653803, 1880361, 10960616, 8533493,
+    3062596, 8710556, 7349940, 6258241, 3772886, 3769171, 3798172, 8675211, 12450088, 3874808,
+    9961438, 366607, 15675153, 9132554, 7151469, 3571407, 2607881, 12013382, 4155038, 6285869,
+    7677882, 13102053, 15825725, 473591, 9065106, 15363067, 6271263, 9264392, 5636912, 4652155,
+]
+# 2/pi = sum_i W[i] * 2^(-32 (i + 1)): the first 256 bits (enough for every f32).
+_TWO_OVER_PI_32 = [0xa2f9836e, 0x4e441529, 0xfc2757d1, 0xf534ddc0, 0xdb629599, 0x3c439041, 0xfe5163ab, 0xdebbc561]
+
 _K = {
     "f64": dict(
         UT="u32", EMAX="1023", EMIN="-1022", MANT="52", MANT1="53", SUBMIN="-1074",
         SCALE_LO="-970",  # EMIN + MANT
-        MINNORM="0x1p-1022", TRIG_XMAX="0x1p52",
+        MINNORM="0x1p-1022", TRIG_XMAX="0x1p26",
         MAXF="1.7976931348623157e308",
         EXP_HI="709.79", EXP_LO="-745.2", EM1_LO="-40.0", TINY="0x1p-28", BIG="0x1p28",
         LN2_HI="0.6931471805598903", LN2_LO="5.497923018708371e-14",
@@ -127,7 +144,7 @@ _K = {
     "f32": dict(
         UT="u32", EMAX="127", EMIN="-126", MANT="23", MANT1="24", SUBMIN="-149",
         SCALE_LO="-103",
-        MINNORM="0x1p-126", TRIG_XMAX="0x1p24",
+        MINNORM="0x1p-126", TRIG_XMAX="0x1p10",
         MAXF="3.4028234663852886e38",
         EXP_HI="88.73", EXP_LO="-104.0", EM1_LO="-17.0", TINY="0x1p-12", BIG="0x1p12",
         LN2_HI="0.693145751953125", LN2_LO="1.4286068203094173e-06",
@@ -235,6 +252,145 @@ fn f64_nextafter(x: f64, y: f64) -> f64 {
     return r;
 }""",
 }
+
+# --------------------------------------------------------------------------
+# Payne-Hanek reduction modulo pi/2 for huge arguments (no 64-bit integers)
+# --------------------------------------------------------------------------
+
+# f64: |x| = (x0 2^48 + x1 2^24 + x2) 2^(ex - 72) with 24-bit integer chunks x_j (exact
+# f64), and 2/pi = sum_i c_i 2^(-24 (i + 1)).  x 2/pi is the sum over k of
+# S_k 2^(ex - 48 - 24 k) with S_k = sum_j x_j c_(k-j) < 2^50 (exact in f64).  Terms with a
+# weight >= 4 are multiples of 4 and dropped; the eight next ones give 2^-139 absolute
+# accuracy (the closest a double comes to a multiple of pi/2 is ~2^-61 of a quadrant).
+# Carries turn the S_k into base-2^24 digits; the integer part (mod 4) and the top of the
+# fraction are then exact doubles, and the rest of the fraction is summed as a double-
+# double of nonnegative digits (complemented when the fraction is rounded up), so heavy
+# cancellation costs no accuracy.
+_F64_REM_PIO2_LARGE = """
+const F64_TWO_OVER_PI_TAB = array<f64, %(N)d>(%(TAB)s);
+
+fn f64_two_over_pi_chunk(i: i32) -> f64 { return F64_TWO_OVER_PI_TAB[i + 2]; }
+
+// (r, q) with |x| = q pi/2 + r (mod 2 pi), |r| <= pi/4, for finite |x| >= 2^26
+fn f64_rem_pio2_large(ax: f64) -> vec2<f64> {
+    let fr = f64_frexp(ax);
+    let ex = i32(fr.y);
+    var t = fr.x * 0x1p24;
+    let x0 = floor(t);
+    t = (t - x0) * 0x1p24;
+    let x1 = floor(t);
+    let x2 = (t - x1) * 0x1p24;
+    let k0 = max(0, (ex - 26) / 24);
+    let e0 = ex - 48 - 24 * k0;            // weight of digit k0 is 2^e0, -22 <= e0 <= 1
+    var d: array<f64, 8>;
+    var carry = f64(0.0);
+    for (var j = 7; j >= 0; j--) {
+        let k = k0 + j;
+        let sk = x0 * f64_two_over_pi_chunk(k) + x1 * f64_two_over_pi_chunk(k - 1)
+               + x2 * f64_two_over_pi_chunk(k - 2) + carry;
+        carry = floor(sk * 0x1p-24);
+        d[j] = sk - carry * 0x1p24;
+        if (j == 0) { d[0] = sk; }
+    }
+    let u = f64_pow2i(e0 - 24);            // weight of digit k0 + 1
+    var z = d[0] * f64_pow2i(e0);          // < 2^52, exact
+    z = z - 4.0 * floor(z * 0.25);
+    z = z + d[1] * u;                      // exact: bits 2^1 .. 2^(e0 - 24)
+    var n = floor(z);
+    var f = z - n;
+    let neg = f >= 0.5;
+    if (neg) {
+        // round up: y = f - 1 + rest = -((1 - f - u) + (u - rest))
+        n = n + 1.0;
+        f = (1.0 - f) - u;
+        for (var j = 2; j < 7; j++) { d[j] = 0x1p24 - 1.0 - d[j]; }
+        d[7] = 0x1p24 - d[7];
+    }
+    // |y| = f + sum_(j >= 2) d[j] u 2^(-24 (j - 1)), all terms >= 0
+    var w = u * 0x1p-144;
+    var hi = d[7] * w;
+    var lo = f64(0.0);
+    for (var j = 6; j >= 2; j--) {
+        w = w * 0x1p24;
+        let s2 = f64_two_sum(hi, d[j] * w);
+        hi = s2.x;
+        lo = lo + s2.y;
+    }
+    let s3 = f64_two_sum(f, hi);
+    lo = lo + s3.y;
+    let yh = f64_launder(s3.x + lo);
+    let yl = lo - (yh - s3.x);
+    // r = y pi/2 in double-double, rounded
+    let p = f64_two_prod(yh, %(PI2_HI)s);
+    var r = p.x + (p.y + (yh * %(PI2_LO)s + yl * %(PI2_HI)s));
+    if (neg) { r = -r; }
+    return vec2<f64>(r, n - 4.0 * floor(n * 0.25));
+}"""
+
+# f32: |x| = m 2^e with a 24-bit integer m; the 96 bits of 2/pi from the first that
+# matters mod 4 (a 32-bit zero word is prepended so that every e >= -30 works) times m
+# gives, in u32 arithmetic, the quadrant and a 64-bit fraction (2^-70 accurate), which is
+# normalised and multiplied by pi/2 in compensated f32 arithmetic.
+_F32_REM_PIO2_LARGE = """
+const F32_TWO_OVER_PI_TAB = array<u32, %(N)d>(%(TAB)s);
+
+// a * b as (low word, high word)
+fn f32_umul_wide(a: u32, b: u32) -> vec2<u32> {
+    let al = a & 0xffffu;
+    let ah = a >> 16u;
+    let bl = b & 0xffffu;
+    let bh = b >> 16u;
+    let ll = al * bl;
+    let lh = al * bh;
+    let hl = ah * bl;
+    let mid = (ll >> 16u) + (lh & 0xffffu) + (hl & 0xffffu);
+    return vec2<u32>((mid << 16u) | (ll & 0xffffu), ah * bh + (lh >> 16u) + (hl >> 16u) + (mid >> 16u));
+}
+
+// bits [s, s + 32) of the padded 2/pi table
+fn f32_two_over_pi_word(s: u32) -> u32 {
+    let i = s >> 5u;
+    let sh = s & 31u;
+    let a = F32_TWO_OVER_PI_TAB[i];
+    let b = F32_TWO_OVER_PI_TAB[i + 1u];
+    return select((a << sh) | (b >> (32u - sh)), a, sh == 0u);
+}
+
+// (r, q) with |x| = q pi/2 + r (mod 2 pi), |r| <= pi/4, for finite |x| >= 2^-7
+fn f32_rem_pio2_large(ax: f32) -> vec2<f32> {
+    let b = bitcast<u32>(ax);
+    let m = (b & 0x7fffffu) | 0x800000u;
+    let s = (b >> 23u) - 120u;             // e + 30 with ax = m 2^e, e = biased - 150
+    let p2 = f32_umul_wide(m, f32_two_over_pi_word(s + 64u));
+    let p1 = f32_umul_wide(m, f32_two_over_pi_word(s + 32u));
+    let p0 = f32_umul_wide(m, f32_two_over_pi_word(s));
+    // m F 2^-94 (mod 4), F the 96 bits: words w2 w1 w0 of the product (bits >= 96 dropped)
+    let w0 = p2.x;
+    let w1 = p2.y + p1.x;
+    let w2 = p1.y + p0.x + select(0u, 1u, w1 < p2.y);
+    var q = w2 >> 30u;
+    var hi = (w2 << 2u) | (w1 >> 30u);      // fraction bits, 2^-32 .. 2^-64 for lo
+    var lo = (w1 << 2u) | (w0 >> 30u);
+    let neg = (hi & 0x80000000u) != 0u;
+    if (neg) {
+        q = q + 1u;
+        lo = ~lo + 1u;
+        hi = ~hi + select(0u, 1u, lo == 0u);
+    }
+    var sc = -64;
+    if (hi == 0u) { hi = lo; lo = 0u; sc = -96; }
+    if (hi == 0u) { return vec2<f32>(0.0, f32(q & 3u)); }
+    let lz = countLeadingZeros(hi);
+    if (lz > 0u) { hi = (hi << lz) | (lo >> (32u - lz)); lo = lo << lz; }
+    sc = sc - i32(lz);
+    let fh = f32(hi >> 8u) * f32_pow2i(sc + 40);
+    let fl = f32(((hi & 0xffu) << 16u) | (lo >> 16u)) * f32_pow2i(sc + 16);
+    let p = f32_two_prod(fh, %(PI2_HI)s);
+    var r = p.x + (p.y + (fh * %(PI2_LO)s + fl * %(PI2_HI)s));
+    if (neg) { r = -r; }
+    return vec2<f32>(r, f32(q & 3u));
+}"""
+
 
 # --------------------------------------------------------------------------
 # generic templates ($T = type; other $NAMES from _K and the polynomials)
@@ -610,12 +766,12 @@ fn ${T}_atanh(x: $T) -> $T {
     # ---------------------------------------------------------------- trig
     # x = k * pi/2 + r, |r| <= ~pi/4; returns (r, k mod 4) for finite x
     "rem_pio2": """
-fn ${T}_rem_pio2(x0: $T) -> vec2<$T> {
-    var x = x0;
-    if (abs(x0) > $TRIG_XMAX) {
-        // beyond the reduction's range: fold into [0, 2*pi) with a rounded 2*pi
-        // (finite, in range, but not accurate: there is no Payne-Hanek reduction)
-        x = ${T}_fmod(x0, 6.283185307179586);
+fn ${T}_rem_pio2(x: $T) -> vec2<$T> {
+    if (abs(x) > $TRIG_XMAX) {
+        // Payne-Hanek, exact for every finite x
+        let v = ${T}_rem_pio2_large(abs(x));
+        if (${T}_signbit(x)) { return vec2<$T>(-v.x, select(4.0 - v.y, 0.0, v.y == 0.0)); }
+        return v;
     }
     let k = round(x * 0.6366197723675814);
     let kh = trunc(k * (1.0 / $TRIG_KSPLIT)) * $TRIG_KSPLIT;
@@ -788,6 +944,36 @@ fn ${T}_floor_divide(x: $T, y: $T) -> $T {
 }
 del _GENERIC["isnan_any"]
 
+# f32 asin by its own polynomial (no atan2: its division and sqrt roundings added up to
+# 3 ulp once a compiler contracts a*b+c): |x| <= 1/2: x + x z P(z), z = x^2; beyond,
+# pi/2 - 2 asin(s) with s = sqrt((1 - |x|)/2) carried as w + c (w: s with 12 bits, so w*w
+# and the residual z - w*w are exact), as in fdlibm.  Every rounding is in a term much
+# smaller than the result, so fused or unfused multiply-adds give the same accuracy.
+_F32_ONLY = {
+    "asin": """
+fn f32_asin(x: f32) -> f32 {
+    if (f32_isnan(x)) { return x; }
+    let ax = abs(x);
+    if (ax > 1.0) { return f32_nan(); }
+    if (ax < $TINY) { return x; }
+    if (ax == 1.0) { return f32_copysign($PI2_HI, x); }
+    var r: f32;
+    if (ax <= 0.5) {
+        let z = ax * ax;
+        r = ax + ax * (z * $ASIN_P);
+    } else {
+        let z = (1.0 - ax) * 0.5;
+        let s = sqrt(z);
+        let w = bitcast<f32>(bitcast<u32>(s) & 0xfffff000u);
+        let c = (z - w * w) / (s + w);
+        let p = 2.0 * s * (z * $ASIN_P) - ($PI2_LO - 2.0 * c);
+        let q = $PI4_HI - 2.0 * w;
+        r = $PI4_HI - (p - q);
+    }
+    return f32_copysign(r, x);
+}""",
+}
+
 _BOOL_RESULT = {"isnan", "isinf", "isfinite", "signbit", "iszero"}
 
 NAMES = sorted(set(_GENERIC) | set(_PRIM_F32))
@@ -815,8 +1001,23 @@ def _build(T: str) -> dict[str, str]:
     out = {}
     for name, text in (_PRIM_F32 if T == "f32" else _PRIM_F64).items():
         out[name] = text.strip() + "\n"
+    if T == "f64":
+        tab = [0, 0] + _TWO_OVER_PI_24   # two zero chunks: index k - 2 >= 0
+        large = _F64_REM_PIO2_LARGE % dict(
+            N=len(tab), TAB=", ".join(f"{v}.0" for v in tab),
+            PI2_HI=subs["PI2_HI"], PI2_LO=subs["PI2_LO"])
+    else:
+        tab = [0] + _TWO_OVER_PI_32      # a zero word: exponents down to -30
+        large = _F32_REM_PIO2_LARGE % dict(
+            N=len(tab), TAB=", ".join(f"0x{v:08x}u" for v in tab),
+            PI2_HI=subs["PI2_HI"], PI2_LO=subs["PI2_LO"])
+    out["rem_pio2_large"] = large.strip() + "\n"
     for name, text in _GENERIC.items():
         out[name] = Template(text).substitute(subs).strip() + "\n"
+    if T == "f32":   # overrides of generic entries
+        subs["ASIN_P"] = _horner("z", _ASIN_P[T])
+        for name, text in _F32_ONLY.items():
+            out[name] = Template(text).substitute(subs).strip() + "\n"
     return out
 
 
