@@ -100,7 +100,10 @@ def test_numpy_asarray_and_array_protocol(d):
     assert got.dtype == h.dtype and got.shape == h.shape
     np.testing.assert_array_equal(got, h)
     assert np.array(x, dtype=np.complex128).dtype == np.complex128
-    got[...] = 0  # the host copy belongs to the caller
+    with pytest.raises(ValueError):  # numpy.asarray gives a read-only view of the host mirror
+        got[...] = 0
+    own = np.array(x)  # numpy.array copies: the caller owns it
+    own[...] = 0
     assert_exact(x, h)
 
 

@@ -87,10 +87,17 @@ class Array:
         return self._host
 
     def __array__(self, dtype=None, copy=None):
+        """The values as a NumPy array. Without ``copy=True`` this is a read-only view
+        of the host mirror (as JAX does), so ``numpy.asarray(x)`` costs one readback
+        and no host copy; ask for ``copy=True`` (or ``numpy.array(x)``) to write to it."""
         if copy is False:
             raise ValueError("Array.__array__: data lives on a GPU device; a host array is always a copy")
         host = self._numpy()
-        return np.array(host, dtype=dtype, copy=True)
+        if dtype is not None and np.dtype(dtype) != host.dtype:
+            return host.astype(dtype)
+        if copy:
+            return host.copy()
+        return host
 
     def to_device(self, device, /, *, stream=None) -> Array:
         from ._device import resolve_device
