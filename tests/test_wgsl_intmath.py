@@ -219,6 +219,13 @@ def cases():
         if tag in ("i64", "u64"):
             out.append(Case(f"{tag}_to_f32", lambda rng, dt=dt: (rounding_ints(dt, rng),),
                             lambda a: a.astype(np.float32)))
+            out.append(Case(f"{tag}_to_f64", lambda rng, dt=dt: (rounding_ints(dt, rng),),
+                            lambda a: a.astype(np.float64)))
+            for ft in (np.float32, np.float64):  # values in range: out of range is undefined
+                lo, hi = (-2.0**62, 2.0**62) if signed else (0.0, 2.0**63)
+                out.append(Case(f"{tag}_from_{np.dtype(ft).name.replace('float', 'f')}",
+                                lambda rng, ft=ft, lo=lo, hi=hi: (float_values(ft, lo, hi, rng),),
+                                _np(lambda x, dt=dt: x.astype(dt))))
         if tag not in EMULATED:
             continue
         other = np.uint64 if signed else np.int64
