@@ -178,3 +178,19 @@ def test_default_float_chain_from_integers():
     y = xp.sqrt(x) * 2
     assert y.dtype == DEFAULT_FLOAT
     np.testing.assert_allclose(to_np(y), np.sqrt(np.arange(5)) * 2, rtol=1e-6)
+
+
+def test_element_loop_over_a_lazy_array_reads_back_once():
+    x = xp.asarray(np.arange(10, dtype=np.float32))
+    z = x * 2 + 1
+    xp.debug.reset_counters()
+    got = [float(z[i]) for i in range(10)]
+    assert got == [2.0 * i + 1 for i in range(10)]
+    assert xp.debug.counters()["readbacks"] == 1
+
+
+def test_element_view_keeps_its_value_after_the_array_is_rebound():
+    y = xp.asarray(np.arange(5, dtype=np.float32))
+    e = y[2]
+    y[2] = 100.0
+    assert float(e) == 2.0 and float(y[2]) == 100.0

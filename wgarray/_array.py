@@ -18,7 +18,7 @@ from ._device import Device
 
 
 class Array:
-    __slots__ = ("_node", "_host", "__weakref__")
+    __slots__ = ("_node", "_host", "_origin", "__weakref__")
     __array_priority__ = 100  # NumPy defers binary operators to us
 
     def __init__(self, *args, **kwargs):
@@ -29,6 +29,7 @@ class Array:
         self = object.__new__(cls)
         self._node = node
         self._host = None
+        self._origin = None  # (array, its node then, host key) for element views, see _numpy
         return self
 
     # ----------------------------------------------------------- attributes
@@ -80,6 +81,12 @@ class Array:
     def _numpy(self) -> np.ndarray:
         """The values on the host (cached; read-only)."""
         if self._host is None:
+            origin = self._origin
+            if origin is not None and origin[0]._node is origin[1]:
+                # An element of a small array that was never read: read the whole
+                # array once, so a loop over its elements costs one round trip.
+                self._host = origin[0]._numpy()[origin[2]]
+                return self._host
             from ._transfer import download
 
             self._host = download(self._realize())

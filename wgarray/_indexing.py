@@ -485,6 +485,11 @@ def _check_flag(flag, func, x_shape):
 
 # ================================================================= getitem
 
+# Reading one element of an array up to this size reads (and mirrors) the whole array,
+# so that element-by-element loops cost one GPU round trip, not one per element.
+ELEMENT_READ_MIRRORS = 1 << 20
+
+
 def getitem(x: Array, key) -> Array:
     func = "__getitem__"
     entries = _split_key(x.shape, key, x.device, func)
@@ -493,6 +498,8 @@ def getitem(x: Array, key) -> Array:
         out = Array._new(g.index_view(x._node, items))
         if x._host is not None:  # the host mirror: element reads after a readback stay on the host
             out._host = x._host[_host_key(items)]
+        elif out.size == 1 and x.size <= ELEMENT_READ_MIRRORS:
+            out._origin = (x, x._node, _host_key(items))
         return out
     out_shape, flat, flag = _plan_advanced(x.shape, entries, x.device, func)
     data = gather(x._node, flat, None, flag)
