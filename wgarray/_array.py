@@ -125,17 +125,24 @@ class Array:
         if dl_device is not None and tuple(dl_device) != (1, 0):
             raise BufferError(f"__dlpack__: can only export to the CPU (dl_device=(1, 0)), got {dl_device}")
         # The export is the host mirror (the CPU copy wgarray keeps once data has been
-        # read): copy=False/None share it, copy=True hands out a fresh copy.
+        # read): copy=False/None share it, copy=True hands out a fresh copy. Writing
+        # through a shared export is undefined behaviour, as the standard says.
         host = self._numpy()
         if copy:
             host = host.copy()
         kwargs = {} if max_version is None else {"max_version": max_version}
+        if host.flags.writeable:
+            return host.__dlpack__(**kwargs)
+        try:
+            host.flags.writeable = True  # DLPack < 1.0 cannot mark an export read-only
+        except ValueError:  # a mirror over read-only memory
+            if copy is False:
+                raise BufferError("__dlpack__: the host data is read-only; use copy=True") from None
+            return host.copy().__dlpack__(**kwargs)
         try:
             return host.__dlpack__(**kwargs)
-        except BufferError:  # a read-only mirror and a consumer without read-only support
-            if copy is False:
-                raise BufferError("__dlpack__: this consumer cannot take a read-only export; use copy=True") from None
-            return host.copy().__dlpack__(**kwargs)
+        finally:
+            host.flags.writeable = False
 
     # ----------------------------------------------------------- conversions
     def _scalar(self, func: str):
