@@ -323,3 +323,73 @@ def test_trig_large_arguments(T):
         u = ulps(got, want)
         tol = 2 if name == "tan" else 1
         assert (u <= tol).all(), (name, x[u > tol], got[u > tol], want[u > tol])
+
+
+# --------------------------------------------------------------------------
+# f64 exponent primitives: no frexp / ldexp builtins on f64
+# --------------------------------------------------------------------------
+
+_BUILTIN_EXP = __import__("re").compile(r"(?<![\w.])(frexp|ldexp)\s*\(")
+
+
+def test_no_f64_frexp_ldexp_builtins():
+    """GLSL.std.450 Frexp/Ldexp on 64-bit floats fail NVVM compilation on NVIDIA's Vulkan
+    driver (device lost) and returned 0 on lavapipe: no f64 helper may call them."""
+    from wgarray._wgsl import complexmath, intmath
+
+    libs = {"realmath": LIBRARY, "complexmath": complexmath.LIBRARY, "intmath": intmath.LIBRARY}
+    bad = []
+    for lname, lib in libs.items():
+        for fname, snip in lib.items():
+            if fname.startswith(("f32_", "c64_")) and "f64" not in snip.source:
+                continue   # f32-only code may use the (widely supported) f32 builtins
+            if _BUILTIN_EXP.search(snip.source):
+                bad.append(f"{lname}.{fname}")
+    assert not bad, f"frexp/ldexp builtin in f64 code: {bad}"
+    # every f64 library function, with all its dependencies, is free of them
+    for fname in LIBRARY:
+        if fname.startswith("f64_"):
+            assert not _BUILTIN_EXP.search(resolve(LIBRARY, [fname])), fname
+
+
+def test_f64_frexp_pow2i_scalbn_exact():
+    dt = _dtype_or_skip("f64")
+    fi = np.finfo(dt)
+    rng = np.random.default_rng(RNG_SEED)
+    x = np.concatenate([
+        [fi.smallest_subnormal, -fi.smallest_subnormal, fi.tiny, fi.tiny / 2, fi.tiny * (1 - 2**-52),
+         fi.max, -fi.max, 1.0, -1.0, 0.5, 2.0, np.nextafter(1.0, 0.0), np.nextafter(2.0, 0.0),
+         3.0, 0.75, 2.0**-1000, 2.0**1000, 2.0**-1022 * 3, np.nextafter(fi.tiny, 0.0)],
+        2.0 ** np.arange(-1074, 1024).astype(np.float64),
+        2.0 ** np.arange(-1074, 1024).astype(np.float64) * 1.5,
+        logu(rng, 3000, -323, 308)]).astype(dt)
+    x = x[x != 0]
+    m, e = np.frexp(x)
+    got_m = gpu_expr("f64_frexp(in0[i]).x", "f64", [x])
+    got_e = gpu_expr("f64_frexp(in0[i]).y", "f64", [x])
+    assert same(got_m, m).all(), (x[~same(got_m, m)][:5], got_m[~same(got_m, m)][:5])
+    assert np.array_equal(got_e, e.astype(dt)), x[got_e != e][:5]
+
+    k = np.arange(-1022, 1024, dtype=np.int32)
+    got = gpu_expr("f64_pow2i(in0[i])", "f64", [k], in_types=["i32"])
+    assert same(got, np.ldexp(1.0, k)).all(), k[~same(got, np.ldexp(1.0, k))][:5]
+
+    # scalbn over the whole exponent range, overflow and (rounded) underflow included
+    vals = np.array([1.0, -1.5, fi.max, fi.smallest_subnormal, 1.0 + 2**-52, 0.75, -fi.tiny, 3.0,
+                     np.nextafter(1.0, 2.0) * 1.25], dtype=dt)
+    ks = np.arange(-2200, 2200, 7, dtype=np.int32)
+    vv, kk = [a.ravel() for a in np.meshgrid(vals, ks, indexing="ij")]
+    got = gpu_expr("f64_scalbn(in0[i], in1[i])", "f64", [vv, kk], in_types=["f64", "i32"])
+    with np.errstate(all="ignore"):
+        want = np.ldexp(vv, kk)
+    bad = ~same(got, want)
+    assert not bad.any(), list(zip(vv[bad][:5], kk[bad][:5], got[bad][:5], want[bad][:5]))
+
+
+def gpu_expr(expr, T, args, in_types=None):
+    in_types = in_types or [T] * len(args)
+    fns = __import__("re").findall(r"\b(f(?:32|64)_\w+)\s*\(", expr)
+    prelude = resolve(LIBRARY, list(dict.fromkeys(fns)))
+    np_types = {"f32": np.float32, "f64": np.float64, "i32": np.int32}
+    return run_wgsl(expr, [(t, np.asarray(a, np_types[t])) for t, a in zip(in_types, args)],
+                    T, TYPES[T], prelude)

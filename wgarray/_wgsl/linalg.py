@@ -26,30 +26,14 @@ from . import elementwise as ew
 
 WG = 64
 
-# log for f64 without frexp: the realmath f64_log fails NVVM compilation on NVIDIA
-# Vulkan (H200, driver of 2026-11); scale into [sqrt(1/2), sqrt(2)), then 2*atanh(s).
-_R64_LOG = """fn r64_log(x: f64) -> f64 {
-    if (!(x < 1.7976931348623157e308)) { return x; }
-    var m = x; var e = f64(0.0);
-    while (m >= 18446744073709551616.0) { m *= 5.421010862427522e-20; e += 64.0; }
-    while (m < 5.421010862427522e-20) { m *= 18446744073709551616.0; e -= 64.0; }
-    while (m >= 1.4142135623730951) { m *= 0.5; e += 1.0; }
-    while (m < 0.7071067811865476) { m *= 2.0; e -= 1.0; }
-    let s = (m - 1.0) / (m + 1.0); let z = s * s;
-    var term = s; var acc = f64(0.0);
-    for (var k = 0u; k < 14u; k++) { acc += term / f64(2u * k + 1u); term *= z; }
-    return 2.0 * acc + e * 0.6931471805599453;
-}"""
-
 
 def prelude(t: str) -> str:
     """``S``/``R`` aliases and the scalar helpers for compute tag ``t``."""
     r = {"c64": "f32", "c128": "f64"}.get(t, t)
     sq = "f64_sqrt(x)" if r == "f64" else "sqrt(x)"
-    lg = "r64_log(x)" if r == "f64" else "f32_log(x)"
-    lines = [f"alias R = {r};", _R64_LOG if r == "f64" else "",
+    lines = [f"alias R = {r};",
              f"fn r_sqrt(x: R) -> R {{ return {sq}; }}",
-             f"fn r_log(x: R) -> R {{ return {lg}; }}",
+             f"fn r_log(x: R) -> R {{ return {r}_log(x); }}",
              "fn r_abs(x: R) -> R { return select(-x, x, x >= R(0)); }",
              "fn r_neginf() -> R { return " + ("-f64_inf()" if r == "f64" else "-f32_inf()") + "; }"]
     if t in ("c64", "c128"):

@@ -18,15 +18,20 @@ Design rules
     every value (zeros and NaN included) and maps NaN to NaN, so its bits give
     ``isnan`` and ``signbit``; ``f32(x * 0x1p-1000)`` is finite for every finite
     f64 (|x| * 2^-1000 < 2^24) and +-inf / NaN for +-inf / NaN, so its bits give
-    ``isinf`` / ``isfinite``.  The f64 exponent and mantissa come from
-    ``frexp`` / ``ldexp``, which SPIR-V accepts for 64-bit floats (only called on
-    finite nonzero values, where they are well defined).  f64 NaN and inf
-    constants are made by converting the f32 ones.
+    ``isinf`` / ``isfinite``.  The f64 exponent and mantissa come from plain
+    arithmetic, never from the ``frexp`` / ``ldexp`` builtins (GLSL.std.450
+    Frexp/Ldexp on 64-bit floats fail NVVM compilation on NVIDIA's Vulkan driver and
+    lose the device; lavapipe's f64 ldexp returned 0): ``f64_frexp`` finds the
+    exponent by a binary search over comparisons with 2^+-512 .. 2^+-1, dividing the
+    value by each power passed (exact: it stays normal, subnormals being pre-scaled
+    by 2^54), and ``f64_pow2i`` builds 2^k as a product of the literal powers 2^+-512
+    .. 2^+-1 selected by the bits of |k| (every partial product is a normal power of
+    two, so exact).  f64 NaN and inf constants are made by converting the f32 ones.
 * Ordered comparisons are used only once NaN has been excluded.
 * f64 transcendentals never call WGSL builtins (SPIR-V GLSL.std.450 exp/log/sin/...
   reject 64-bit floats; lavapipe silently returns 0).  Only + - * /, sqrt, floor,
-  ceil, trunc, round, abs, frexp and ldexp (the latter with a normal result only)
-  are used.  The f32 variants use the same code in f32 arithmetic, so they do not
+  ceil, trunc, round and abs are used on f64 (f32 also uses frexp and ldexp, the
+  latter with a normal result only).  The f32 variants use the same code in f32 arithmetic, so they do not
   depend on the (often approximate) GPU f32 builtins either.
 * No fused multiply-add is relied upon (lavapipe's ``fma`` is not fused).
   Error-free products (for ``pow``) use a split that contraction into an FMA by
@@ -399,7 +404,7 @@ fn f32_rem_pio2_large(ax: f32) -> vec2<f32> {
 _GENERIC = {
     "isnan_any": None,  # placeholder removed below (keeps the table readable)
     # frexp of finite nonzero x as (fract, exp); subnormals are normalised first
-    # (lavapipe's frexp returns a wrong exponent for them)
+    # (lavapipe's frexp returns a wrong exponent for them).  f64: see _F64_ONLY
     "frexp": """
 fn ${T}_frexp(x: $T) -> vec2<$T> {
     var y = x;
@@ -408,7 +413,7 @@ fn ${T}_frexp(x: $T) -> vec2<$T> {
     let fr = frexp(y);
     return vec2<$T>(fr.fract, $T(i32(fr.exp) - s));
 }""",
-    # 2^k for k in [EMIN, EMAX] (normal result, so ldexp is well defined)
+    # 2^k for k in [EMIN, EMAX] (normal result, so ldexp is well defined).  f64: _F64_ONLY
     "pow2i": """
 fn ${T}_pow2i(k: i32) -> $T { return ldexp($T(1.0), k); }""",
     # x * 2^n for any n, correctly rounded on the last multiply
@@ -974,6 +979,52 @@ fn f32_asin(x: f32) -> f32 {
 }""",
 }
 
+def _f64_frexp() -> str:
+    up = "\n".join(f"        if (y >= 0x1p{k}) {{ y = y * 0x1p-{k}; e = e + {k}; }}"
+                   for k in (512, 256, 128, 64, 32, 16, 8, 4, 2, 1))
+    down = "\n".join(f"        if (y < 0x1p{1 - k}) {{ y = y * 0x1p{k}; e = e - {k}; }}"
+                     for k in (512, 256, 128, 64, 32, 16, 8, 4, 2, 1))
+    return f"""
+fn f64_frexp(x: f64) -> vec2<f64> {{
+    var y = abs(x);
+    var e = 1;
+    if (y < 0x1p-1022) {{ y = y * 0x1p54; e = e - 54; }}
+    if (y >= 1.0) {{
+        // y in [1, 2^1024): after the step for 2^k, 1 <= y < 2^k
+{up}
+    }} else {{
+        // y in [2^-1022, 1): after the step for 2^k, 2^(1-k) <= y < 2
+{down}
+    }}
+    let h = 0.5 * y;                       // in [0.5, 1)
+    return vec2<f64>(select(h, -h, x < 0.0), f64(e));
+}}"""
+
+
+def _f64_pow2i() -> str:
+    pos = "\n".join(f"        if ((k & {1 << b}) != 0) {{ r = r * 0x1p{1 << b}; }}" for b in range(9, -1, -1))
+    neg = "\n".join(f"        if ((a & {1 << b}) != 0) {{ r = r * 0x1p-{1 << b}; }}" for b in range(9, -1, -1))
+    return f"""
+fn f64_pow2i(k: i32) -> f64 {{
+    var r = f64(1.0);
+    if (k >= 0) {{
+{pos}
+    }} else {{
+        let a = -k;
+{neg}
+    }}
+    return r;
+}}"""
+
+
+# f64 overrides of generic entries: no frexp / ldexp builtins on f64 (see the module doc).
+# The exponent search compares against and multiplies by exact powers of two only:
+# frexp of finite nonzero x (|fract| in [0.5, 1)), 2^k for k in [EMIN, EMAX].
+_F64_ONLY = {
+    "frexp": _f64_frexp(),
+    "pow2i": _f64_pow2i(),
+}
+
 _BOOL_RESULT = {"isnan", "isinf", "isfinite", "signbit", "iszero"}
 
 NAMES = sorted(set(_GENERIC) | set(_PRIM_F32))
@@ -1018,6 +1069,9 @@ def _build(T: str) -> dict[str, str]:
         subs["ASIN_P"] = _horner("z", _ASIN_P[T])
         for name, text in _F32_ONLY.items():
             out[name] = Template(text).substitute(subs).strip() + "\n"
+    else:
+        for name, text in _F64_ONLY.items():
+            out[name] = text.strip() + "\n"
     return out
 
 
