@@ -131,8 +131,8 @@ class Array:
         if copy:
             host = host.copy()
         kwargs = {} if max_version is None else {"max_version": max_version}
-        if host.flags.writeable:
-            return host.__dlpack__(**kwargs)
+        if host.flags.writeable or (max_version is not None and tuple(max_version) >= (1, 0)):
+            return host.__dlpack__(**kwargs)  # a versioned capsule carries the read-only flag
         try:
             host.flags.writeable = True  # DLPack < 1.0 cannot mark an export read-only
         except ValueError:  # a mirror over read-only memory
