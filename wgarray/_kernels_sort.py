@@ -96,54 +96,84 @@ def exclusive_scan(rt, buf, n: int) -> None:
 
 # ------------------------------------------------------------------- radix sort
 
-def radix_perm(src: KeySource, n: int, seglen: int, descending: bool):
+# Sorts of at least this many elements submit their work before returning, so that
+# their scratch buffers go back to the pool at once: otherwise a loop of sorts that
+# never flushes keeps every call's scratch alive until the batch is full, and each call
+# allocates (and the driver clears) fresh buffers of several times the input's size.
+FLUSH_AT = 1 << 18
+
+
+def sorts_values(src: KeySource, n: int, seglen: int) -> bool:
+    """Whether ``radix_perm(..., values=True)`` applies: one segment of 32-bit values."""
+    return seglen == n and src.dtype in (dt.float32, dt.int32, dt.uint32) and not src.raw
+
+
+def radix_perm(src: KeySource, n: int, seglen: int, descending: bool, kpt: int | None = None,
+               values: bool = False):
     """A u32 buffer of the n flat indices in stably sorted order within each segment of
-    ``seglen`` consecutive elements (keys ascending, or descending with NaNs last)."""
+    ``seglen`` consecutive elements (keys ascending, or descending with NaNs last).
+    With ``values`` (where ``sorts_values``) the buffer holds the sorted values' bits
+    instead: the value travels as the payload, and no gather is needed.
+
+    LSD radix sort, 8 bits a pass: per pass an *upsweep* counts every tile's digits,
+    the counts (digit-major) are scanned into each (digit, tile)'s first output slot,
+    and a *downsweep* ranks each tile in workgroup memory and writes it out in coalesced
+    runs. Keys and payloads ping-pong between two buffers each, allocated once per call.
+    """
     rt = src.device.runtime
-    key_passes = -(-src.bits // ws.RADIX_BITS)
+    kpt = kpt or ws.RADIX_KPT
+    tile = ws.WG * kpt
+    bits = ws.RADIX_BITS
+    key_passes = -(-src.bits // bits)
     nseg = n // seglen
-    seg_passes = -(-(nseg - 1).bit_length() // ws.RADIX_BITS) if nseg > 1 else 0
+    seg_passes = -(-(nseg - 1).bit_length() // bits) if nseg > 1 else 0
     passes = [("key", p) for p in range(key_passes)] + [("seg", p) for p in range(seg_passes)]
-    n_tiles = -(-n // ws.TILE)
+    n_tiles = -(-n // tile)
     kw = src.kw
 
     def build_keys():
         decls, fns = src.render("src_", 0, 2)
-        code, writes = ws.render_keys(decls, fns, len(src.buffers), kw)
+        code, writes = ws.render_keys(decls, fns, len(src.buffers), kw, values)
         return ("sort_keys", code, writes, False)
 
-    keys = rt.kernel(("sort-keys", src.key), build_keys)
-    kin = rt.alloc(4 * kw * n)
-    rt.dispatch(keys, list(src.buffers) + [kin], pack_params([n, int(descending)]) + src.padded_params(), _groups(n))
-    counts = rt.alloc(4 * 16 * n_tiles)
-    # Two key and two payload buffers, used in turn: a pass never allocates (a fresh
-    # buffer per pass would be 2n words each, and new buffers are zeroed by wgpu).
-    kbufs = [kin, rt.alloc(4 * kw * n) if key_passes > 1 else None]
-    vbufs = [rt.alloc(4 * n), rt.alloc(4 * n) if len(passes) > 1 else None]
-    vin = None
+    if values and not sorts_values(src, n, seglen):
+        raise ValueError("radix_perm: values=True needs one segment of 32-bit values")
+    keys = rt.kernel(("sort-keys", src.key, values), build_keys)
+    scratch = [rt.alloc(4 * kw * n)]
+    # Two key and two payload buffers, used in turn: a pass never allocates.
+    kbufs = [scratch[0], rt.alloc(4 * kw * n) if key_passes > 1 else None]
+    vbufs = [rt.alloc(4 * n), rt.alloc(4 * n) if len(passes) > 1 or values else None]
+    kin, vin = kbufs[0], None
+    if values:
+        vin = vbufs[1]
+    rt.dispatch(keys, list(src.buffers) + [kin] + ([vin] if values else []),
+                pack_params([n, int(descending)]) + src.padded_params(), _groups(n))
+    counts = rt.alloc(4 * 256 * n_tiles)
     for i, (kind, p) in enumerate(passes):
-        mode = "key0" if i == 0 else kind
+        mode = "key0" if i == 0 and not values else kind
         write_keys = kind == "key" and p + 1 < key_passes
         if kind == "key":
-            shift, word = (p * ws.RADIX_BITS) % 32, (p * ws.RADIX_BITS) // 32
+            shift, word = (p * bits) % 32, (p * bits) // 32
         else:
-            shift, word = p * ws.RADIX_BITS, 0
+            shift, word = p * bits, 0
         params = pack_params([n, seglen, n_tiles, shift, word])
         in_bufs = {"key0": [kin], "key": [kin, vin], "seg": [vin]}[mode]
 
-        def build(kind_, mode_=mode, wk=write_keys):
-            code, writes = ws.render_radix(kind_, mode_, kw, wk)
-            return (f"radix_{kind_}_{mode_}", code, writes, False)
-
-        count = rt.kernel(("radix", "count", mode, kw), lambda: build("count"))
-        rt.dispatch(count, in_bufs + [counts], params, n_tiles)
-        exclusive_scan(rt, counts, 16 * n_tiles)
+        up = rt.kernel(("radix8", "up", kind, kw, kpt),
+                       lambda: ("radix_up_" + kind, *ws.render_upsweep(kind, kw, kpt), False))
+        rt.dispatch(up, [kin if kind == "key" else vin, counts], params, n_tiles)
+        exclusive_scan(rt, counts, 256 * n_tiles)
         kout = kbufs[(i + 1) % 2] if write_keys else None
         vout = vbufs[i % 2]
-        scatter = rt.kernel(("radix", "scatter", mode, kw, write_keys), lambda: build("scatter"))
-        rt.dispatch(scatter, in_bufs + [counts] + ([kout] if write_keys else []) + [vout], params, n_tiles)
+        down = rt.kernel(("radix8", "down", mode, kw, write_keys, kpt),
+                         lambda: (f"radix_down_{mode}", *ws.render_downsweep(mode, kw, write_keys, kpt), False))
+        rt.dispatch(down, in_bufs + [counts] + ([kout] if write_keys else []) + [vout], params, n_tiles)
         kin, vin = kout, vout
-    return vin
+    result = vin
+    if n >= FLUSH_AT:
+        del kin, vin, kbufs, vbufs, counts, scratch, in_bufs, kout, vout
+        rt.flush()
+    return result
 
 
 # ------------------------------------------------------------------- gather

@@ -12,14 +12,13 @@ high word) whose unsigned order is the standard's sort order of the values:
 Descending order flips every key bit except a NaN's, so NaNs stay last. Keys of
 fewer than 64 bits leave the high word (and the unused low bits) zero.
 
-The radix sort (``render_radix``) moves 4-bit digits, stably, in tiles of
-``TILE`` elements: each invocation owns ``PER_THREAD`` consecutive elements, counts
-their digits in packed 16-bit counters, and a workgroup scan of those counters gives
-each element its rank among equal digits before it in the tile. A *count* kernel
-writes each tile's digit histogram digit-major (``counts[d * n_tiles + tile]``),
-their exclusive scan gives every (digit, tile) its first output slot, and a
-*scatter* kernel writes each element there. Batched sorts sort the flat index
-(the payload) by key, then by segment (the payload divided by the segment length).
+The radix sort moves 8-bit digits, stably (LSD, 4 passes for 32-bit keys). Per pass
+an *upsweep* (``render_upsweep``) writes each tile's digit histogram digit-major
+(``counts[d * n_tiles + tile]``), their exclusive scan gives every (digit, tile) its
+first output slot, and a *downsweep* (``render_downsweep``) ranks the tile in
+workgroup memory (256-bit digit masks, popcounts), reorders it by digit there and
+writes each digit's run to consecutive slots. Batched sorts sort the flat index (the
+payload) by key, then by segment (the payload divided by the segment length).
 """
 from __future__ import annotations
 
@@ -27,9 +26,8 @@ from . import elementwise as ew
 from . import types as ty
 
 WG = 256
-PER_THREAD = 16
-TILE = WG * PER_THREAD
-RADIX_BITS = 4
+RADIX_BITS = 8
+RADIX_KPT = 8  # elements per invocation in a radix tile (tile = WG * RADIX_KPT)
 SCAN_PER_THREAD = 4
 SCAN_TILE = WG * SCAN_PER_THREAD
 
@@ -116,12 +114,19 @@ KEY_LT = "fn key_lt(a: vec2<u32>, b: vec2<u32>) -> bool { return a.y < b.y || (a
 
 # ------------------------------------------------------------------- radix sort
 
-def render_keys(src_decls: list[str], src_fns: str, n_src_bindings: int, kw: int) -> tuple[str, list[bool]]:
-    """KOUT[e * kw + w] = word w of element e's key (``src_key``). P: n, desc, then the
-    key source's words at 2."""
+def render_keys(src_decls: list[str], src_fns: str, n_src_bindings: int, kw: int,
+                values: bool = False) -> tuple[str, list[bool]]:
+    """KOUT[e * kw + w] = word w of element e's key (``src_key``); with ``values`` also
+    VOUT[e] = the bits of the (32-bit) value itself, the payload of a sort that needs no
+    gather. P: n, desc, then the key source's words at 2."""
     b = n_src_bindings
-    decls = list(src_decls) + [decl(b, "KOUT", write=True), params_decl(b + 1)]
+    decls = list(src_decls) + [decl(b, "KOUT", write=True)]
+    if values:
+        decls.append(decl(b + 1, "VOUT", write=True))
+    decls.append(params_decl(b + 1 + int(values)))
     store = "KOUT[e * 2u] = k.x; KOUT[e * 2u + 1u] = k.y;" if kw == 2 else "KOUT[e] = k.x;"
+    if values:
+        store += " VOUT[e] = bitcast<u32>(src_at(e));"
     main = f"""
 @compute @workgroup_size({WG})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{
@@ -132,116 +137,202 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 }}
 """
     code = src_fns + main
-    return "\n".join(decls) + "\n" + ew.library(code) + "\n" + code, [False] * b + [True]
+    return "\n".join(decls) + "\n" + ew.library(code) + "\n" + code, [False] * b + [True] * (1 + int(values))
 
 
-def render_radix(kind: str, src: str, kw: int, write_keys: bool) -> tuple[str, list[bool]]:
-    """One radix pass kernel (shared by every dtype: keys are already words).
-
-    kind: 'count' (per-tile digit histogram) or 'scatter' (stable move).
-    src:  'key0' (keys from KIN, payload = the index), 'key' (keys and payloads from
-          the previous pass), 'seg' (digit from the payload's segment).
-    P: n, seglen, n_tiles, shift, word.
-    Bindings: KIN (key0) | KIN, VIN (key) | VIN (seg); then COUNTS (count) or
-    SCAN, [KOUT], VOUT (scatter).
-    """
-    decls = []
-    b = 0
-    writes = []
-    if src in ("key0", "key"):
-        decls.append(decl(b, "KIN"))
-        writes.append(False)
-        b += 1
-    if src in ("key", "seg"):
-        decls.append(decl(b, "VIN"))
-        writes.append(False)
-        b += 1
-    if kind == "count":
-        decls.append(decl(b, "COUNTS", write=True))
-        writes.append(True)
-        b += 1
-    else:
-        decls.append(decl(b, "SCAN"))
-        writes.append(False)
-        b += 1
-        if write_keys:
-            decls.append(decl(b, "KOUT", write=True))
-            writes.append(True)
-            b += 1
-        decls.append(decl(b, "VOUT", write=True))
-        writes.append(True)
-        b += 1
-    decls.append(params_decl(b))
-
+def _radix_load(src: str, kw: int) -> tuple[str, str]:
+    """(statements loading element ``e`` into k and v, the digit expression) for a pass."""
     if src in ("key0", "key"):
         load = ("let k = vec2<u32>(KIN[e * 2u], KIN[e * 2u + 1u]);" if kw == 2 else "let k = vec2<u32>(KIN[e], 0u);") \
             + (" let v = e;" if src == "key0" else " let v = VIN[e];")
+        digit = "(select(k.x, k.y, word == 1u) >> shift) & 255u"
     else:
         load = "let k = vec2<u32>(0u); let v = VIN[e];"
-    digit = ("((v / seglen) >> shift) & 15u" if src == "seg"
-             else "(select(k.x, k.y, word == 1u) >> shift) & 15u")
+        digit = "((v / seglen) >> shift) & 255u"
+    return load, digit
 
-    if kind == "count":
-        tail = """
-    if (lid < 16u && blk < n_tiles) {
-        COUNTS[lid * n_tiles + blk] = (sh[(WG - 1u) * 8u + (lid >> 1u)] >> ((lid & 1u) * 16u)) & 0xffffu;
-    }"""
+
+def _radix_inputs(src: str) -> tuple[list[str], list[bool]]:
+    decls = []
+    if src in ("key0", "key"):
+        decls.append("KIN")
+    if src in ("key", "seg"):
+        decls.append("VIN")
+    return decls, [False] * len(decls)
+
+
+def render_upsweep(src: str, kw: int, kpt: int) -> tuple[str, list[bool]]:
+    """Per-tile histogram of one 8-bit digit: COUNTS[d * n_tiles + tile].
+
+    src: 'key' (digit of the key in KIN) or 'seg' (digit of the payload's segment, VIN).
+    P: n, seglen, n_tiles, shift, word. Loads are coalesced (element j * WG + lid).
+    """
+    names = ["KIN"] if src == "key" else ["VIN"]
+    decls = [decl(0, names[0]), decl(1, "COUNTS", write=True), params_decl(2)]
+    if src == "key":
+        load = "let k = vec2<u32>(KIN[e * 2u], KIN[e * 2u + 1u]);" if kw == 2 else "let k = vec2<u32>(KIN[e], 0u);"
+        digit = "(select(k.x, k.y, word == 1u) >> shift) & 255u"
     else:
-        store_k = ""
-        if write_keys:
-            store_k = ("KOUT[dst * 2u] = ks[j].x; KOUT[dst * 2u + 1u] = ks[j].y;" if kw == 2
-                       else "KOUT[dst] = ks[j].x;")
-        tail = f"""
-    if (lid < 16u && blk < n_tiles) {{ goff[lid] = SCAN[lid * n_tiles + blk]; }}
-    workgroupBarrier();
-    var off: array<u32, 16>;
-    for (var d = 0u; d < 16u; d++) {{
-        let sh_d = (sh[lid * 8u + (d >> 1u)] >> ((d & 1u) * 16u)) & 0xffffu;
-        let own = (cnt[d >> 1u] >> ((d & 1u) * 16u)) & 0xffffu;
-        off[d] = goff[d] + sh_d - own;
-    }}
-    for (var j = 0u; j < PT; j++) {{
-        if (start + j < n) {{
-            let d = ds[j];
-            let dst = off[d];
-            off[d] = dst + 1u;
-            VOUT[dst] = vs[j];
-            {store_k}
-        }}
-    }}"""
+        load = "let v = VIN[e];"
+        digit = "((v / seglen) >> shift) & 255u"
     main = f"""
 const WG: u32 = {WG}u;
-const PT: u32 = {PER_THREAD}u;
-var<workgroup> sh: array<u32, {WG * 8}>;
-var<workgroup> goff: array<u32, 16>;
+const TILE: u32 = {WG * kpt}u;
+var<workgroup> hist: array<atomic<u32>, 256>;
 
 @compute @workgroup_size({WG})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{
     let n = P[0]; let seglen = P[1]; let n_tiles = P[2]; let shift = P[3]; let word = P[4];
     let blk = {linear_id()};
-    let start = blk * (WG * PT) + lid * PT;
-    var cnt: array<u32, 8>;
-    var ds: array<u32, PT>;
-    var vs: array<u32, PT>;
-    var ks: array<vec2<u32>, PT>;
-    for (var j = 0u; j < PT; j++) {{
-        let e = start + j;
-        if (e < n) {{
+    atomicStore(&hist[lid], 0u);
+    workgroupBarrier();
+    if (blk < n_tiles) {{
+        let base = blk * TILE;
+        let m = min(TILE, n - base);
+        for (var i = lid; i < m; i += WG) {{
+            let e = base + i;
             {load}
-            let d = {digit};
-            ds[j] = d; vs[j] = v; ks[j] = k;
-            cnt[d >> 1u] += 1u << ((d & 1u) * 16u);
+            atomicAdd(&hist[{digit}], 1u);
         }}
     }}
-    for (var w = 0u; w < 8u; w++) {{ sh[lid * 8u + w] = cnt[w]; }}
     workgroupBarrier();
-    for (var s = 1u; s < WG; s <<= 1u) {{
-        var t: array<u32, 8>;
-        if (lid >= s) {{ for (var w = 0u; w < 8u; w++) {{ t[w] = sh[(lid - s) * 8u + w]; }} }}
+    if (blk < n_tiles) {{ COUNTS[lid * n_tiles + blk] = atomicLoad(&hist[lid]); }}
+}}
+"""
+    return "\n".join(decls) + "\n" + main, [False, True]
+
+
+def render_downsweep(src: str, kw: int, write_keys: bool, kpt: int) -> tuple[str, list[bool]]:
+    """One stable 8-bit radix pass over tiles of WG * kpt elements (every dtype: keys are
+    already words).
+
+    src:  'key0' (keys from KIN, payload = the index), 'key' (keys and payloads from
+          the previous pass), 'seg' (digit from the payload's segment).
+    P: n, seglen, n_tiles, shift, word.
+    Bindings: KIN (key0) | KIN, VIN (key) | VIN (seg); then SCAN, [KOUT], VOUT.
+
+    Each tile is loaded coalesced; elements are ranked in rounds of WG consecutive
+    elements: every invocation sets its bit in a 256-bit mask of its digit (8 words of
+    32 invocations), so its rank among equal digits before it in the round is a
+    popcount, and one running counter per digit carries the rounds. The tile is then
+    reordered by digit in workgroup memory, so that each invocation writes consecutive
+    output slots of a digit's run (coalesced), at SCAN[d * n_tiles + tile] (the exclusive
+    scan of every tile's digit counts) plus its place in the run. The per-element code
+    is unrolled (scalars, not arrays: dynamically indexed arrays spill to local memory).
+    """
+    names, writes = _radix_inputs(src)
+    decls = [decl(i, nm) for i, nm in enumerate(names)]
+    b = len(names)
+    decls.append(decl(b, "SCAN"))
+    writes.append(False)
+    b += 1
+    if write_keys:
+        decls.append(decl(b, "KOUT", write=True))
+        writes.append(True)
+        b += 1
+    decls.append(decl(b, "VOUT", write=True))
+    writes.append(True)
+    decls.append(params_decl(b + 1))
+    load, digit = _radix_load(src, kw)
+    tile = WG * kpt
+    groups = WG // 32
+    J = range(kpt)
+    keep = [("v", "v")] + ([("kx", "k.x")] if write_keys else []) + ([("ky", "k.y")] if write_keys and kw == 2 else [])
+    phases = []
+    if write_keys:
+        phases.append(("kx", "KOUT[t{j} * 2u] = buf[{i}];" if kw == 2 else "KOUT[t{j}] = buf[{i}];"))
+        if kw == 2:
+            phases.append(("ky", "KOUT[t{j} * 2u + 1u] = buf[{i}];"))
+    phases.append(("v", "VOUT[t{j}] = buf[{i}];"))
+
+    out = []
+    w = out.append
+    for j in J:
+        w(f"    let ok{j} = {j * WG}u + lid < m;")
+        w(f"    var d{j} = 0u; var p{j} = 0u; var t{j} = 0u;")
+        w("    " + " ".join(f"var {r}{j} = 0u;" for r, _ in keep))
+    for j in J:
+        w(f"    if (ok{j}) {{ let e = base + {j * WG}u + lid; {load} d{j} = {digit}; "
+          + " ".join(f"{r}{j} = {x};" for r, x in keep) + " }")
+    w("    workgroupBarrier();")
+    for j in J:
+        w(f"""    if (ok{j}) {{ atomicOr(&mask[grp * 256u + d{j}], bit); }}
+    workgroupBarrier();
+    if (ok{j}) {{
+        var r = 0u; var tot = 0u;
+        for (var g = 0u; g < {groups}u; g++) {{
+            let mw = atomicLoad(&mask[g * 256u + d{j}]);
+            let c = countOneBits(mw);
+            tot += c;
+            r += select(0u, c, g < grp) + select(0u, countOneBits(mw & below), g == grp);
+        }}
+        p{j} = cnt[d{j}] + r;
+        last = select(0u, tot, r + 1u == tot);
+    }}
+    workgroupBarrier();
+    if (ok{j}) {{
+        atomicAnd(&mask[grp * 256u + d{j}], ~bit);
+        if (last != 0u) {{ cnt[d{j}] += last; last = 0u; }}
+    }}""")
+    ranking = "\n".join(out)
+    out.clear()
+    for j in J:
+        w(f"    if (ok{j}) {{ p{j} += cnt[d{j}]; atomicOr(&dig[p{j} >> 2u], d{j} << ((p{j} & 3u) * 8u)); }}")
+    w("    workgroupBarrier();")
+    for j in J:
+        i = f"{j * WG}u + lid"
+        w(f"    if (ok{j}) {{ let i = {i}; t{j} = ofs[(atomicLoad(&dig[i >> 2u]) >> ((i & 3u) * 8u)) & 255u] + i; }}")
+    for reg, store in phases:
+        for j in J:
+            w(f"    if (ok{j}) {{ buf[p{j}] = {reg}{j}; }}")
+        w("    workgroupBarrier();")
+        for j in J:
+            w(f"    if (ok{j}) {{ {store.format(j=j, i=str(j * WG) + 'u + lid')} }}")
+        w("    workgroupBarrier();")
+    scatter = "\n".join(out)
+    main = f"""
+const WG: u32 = {WG}u;
+const TILE: u32 = {tile}u;
+var<workgroup> mask: array<atomic<u32>, {256 * groups}>;
+var<workgroup> dig: array<atomic<u32>, {tile // 4}>;
+var<workgroup> cnt: array<u32, 256>;
+var<workgroup> ofs: array<u32, 256>;
+var<workgroup> buf: array<u32, TILE>;
+
+@compute @workgroup_size({WG})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{
+    let n = P[0]; let seglen = P[1]; let n_tiles = P[2]; let shift = P[3]; let word = P[4];
+    let blk = {linear_id()};
+    let base = blk * TILE;
+    var m = 0u;
+    if (blk < n_tiles) {{ m = min(TILE, n - base); }}
+    for (var i = lid; i < {256 * groups}u; i += WG) {{ atomicStore(&mask[i], 0u); }}
+    for (var i = lid; i < TILE / 4u; i += WG) {{ atomicStore(&dig[i], 0u); }}
+    cnt[lid] = 0u;
+    let grp = lid >> 5u;
+    let bit = 1u << (lid & 31u);
+    let below = bit - 1u;
+    var last = 0u;
+{ranking}
+    workgroupBarrier();
+    // tile-local start of each digit (exclusive scan of cnt)
+    let own = cnt[lid];
+    ofs[lid] = own;
+    workgroupBarrier();
+    for (var s = 1u; s < 256u; s <<= 1u) {{
+        var t = 0u;
+        if (lid >= s) {{ t = ofs[lid - s]; }}
         workgroupBarrier();
-        if (lid >= s) {{ for (var w = 0u; w < 8u; w++) {{ sh[lid * 8u + w] += t[w]; }} }}
+        ofs[lid] += t;
         workgroupBarrier();
-    }}{tail}
+    }}
+    let lstart = ofs[lid] - own;
+    cnt[lid] = lstart;
+    var g0 = 0u;
+    if (blk < n_tiles) {{ g0 = SCAN[lid * n_tiles + blk]; }}
+    workgroupBarrier();
+    ofs[lid] = g0 - lstart;
+{scatter}
 }}
 """
     return "\n".join(decls) + "\n" + main, writes
