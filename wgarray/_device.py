@@ -95,12 +95,24 @@ class Device:
         if self._wgpu_device is None:
             with self._lock:
                 if self._wgpu_device is None:
-                    self._wgpu_device = self.adapter.request_device_sync(
-                        label=f"wgarray:{self.name}",
-                        required_features=sorted(self.features),
-                        required_limits=self.limits,
-                    )
+                    self._wgpu_device = self._open()
         return self._wgpu_device
+
+    def _open(self):
+        """The wgpu device with the adapter's full limits; some backends (OpenGL) refuse
+        their own reported limits, so fall back to WebGPU's defaults, then say why."""
+        request = self.adapter.request_device_sync
+        label = f"wgarray:{self.name}"
+        try:
+            return request(label=label, required_features=sorted(self.features), required_limits=self.limits)
+        except Exception:
+            pass
+        try:
+            dev = request(label=label, required_features=sorted(self.features), required_limits={})
+        except Exception as exc:
+            raise RuntimeError(f"wgarray: cannot open device {self.name!r} ({self.backend}): {exc}") from None
+        self.limits = dict(dev.limits)
+        return dev
 
     @property
     def runtime(self):
