@@ -91,7 +91,31 @@ def render_coverage() -> str:
             else:
                 cells.append("yes")
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines += _namespace_listing()
     return "\n".join(lines) + "\n"
+
+
+def _namespace_listing() -> list[str]:
+    """Every public function of the namespace and its two extensions, by module."""
+    import importlib
+
+    import wgarray
+
+    modules = ["_creation_functions", "_data_type_functions", "_indexing_functions",
+               "_linear_algebra_functions", "_manipulation_functions", "_searching_functions",
+               "_set_functions", "_sorting_functions", "_statistical_functions", "_utility_functions"]
+    lines = ["", "## Other functions", "",
+             "Each runs on the device for every dtype the standard allows it (float64 and",
+             "complex128 only where the device has `shader-f64`).", "",
+             "| group | functions |", "|---|---|"]
+    for mod in modules:
+        names = sorted(importlib.import_module(f"wgarray.{mod}").__all__)
+        group = mod.strip("_").replace("_functions", "").replace("_", " ")
+        lines.append(f"| {group} | {', '.join(f'`{n}`' for n in names)} |")
+    for ext in ("linalg", "fft"):
+        names = sorted(getattr(wgarray, ext).__all__)
+        lines.append(f"| {ext} extension | {', '.join(f'`{n}`' for n in names)} |")
+    return lines
 
 
 TARGETS = {

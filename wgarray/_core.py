@@ -116,15 +116,13 @@ def operands(args, func: str, names=("x1", "x2", "x3")):
                 if node.dtype is not common:
                     common = dt.promote(common, node.dtype, func)
         elif not isinstance(a, _PY_SCALARS):
-            nm = names[args.index(a)] if a in args else "an operand"
+            nm = next((n for x, n in zip(args, names) if x is a), "an operand")
             raise TypeError(f"{func}: expected {nm} to be a wgarray Array or a Python scalar, got {type(a).__name__}")
     if device is None:
         raise TypeError(f"{func}: expected at least one wgarray Array operand, got "
                         + ", ".join(type(a).__name__ for a in args))
-    has_scalar = False
     for a in args:
         if not isinstance(a, Array):
-            has_scalar = True
             sd = scalar_dtype(a, common, device, func)
             if sd is not common:
                 common = dt.promote(common, sd, func)
@@ -137,7 +135,6 @@ def operands(args, func: str, names=("x1", "x2", "x3")):
             nodes.append(node if node.dtype is common else cast_node(node, common))
         else:
             nodes.append(const(a, common, device, func))
-    del has_scalar
     return device, common, nodes
 
 
