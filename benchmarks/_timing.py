@@ -31,3 +31,17 @@ def table(rows, headers) -> str:
     out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
     return "\n".join(out)
+
+
+def device_seconds(fn, runtime, warmup: int = 2) -> float:
+    """Device time of the compute passes ``fn`` records (timestamp queries), after
+    ``warmup`` untimed runs; falls back to wall time where timestamps are missing."""
+    for _ in range(warmup):
+        fn()
+    runtime.sync()
+    try:
+        with runtime.gpu_timer() as t:
+            fn()
+        return t.seconds
+    except RuntimeError:
+        return best_of(fn, runtime.sync, repeat=1, warmup=0)

@@ -99,3 +99,13 @@ def test_disable_features_switch_hides_float64():
     assert "float64" not in out.stdout and "complex128" not in out.stdout
     assert "int64" in out.stdout and "float32" in out.stdout.split("]")[1]
     assert "shader-f64" not in out.stdout and "shader-int64" not in out.stdout
+
+
+def test_gpu_timer_measures_recorded_passes():
+    rt = xp.asarray([1.0]).device.runtime
+    if "timestamp-query" not in rt.device.features:
+        pytest.skip("device lacks timestamp-query")
+    x = xp.asarray(np.ones(1 << 16, np.float32))
+    with rt.gpu_timer() as t:
+        xp.evaluate(x * 2 + 1)
+    assert t.passes >= 1 and t.seconds > 0

@@ -12,6 +12,7 @@ Hot-path rules this module keeps:
 from __future__ import annotations
 
 import collections
+import contextlib
 import os
 import itertools
 import struct
@@ -165,6 +166,7 @@ class Runtime:
         self.params_buffer = self.wgpu.create_buffer(size=PARAM_RING + PARAM_WINDOW, usage=_STORAGE_USAGE)
         self._staging: dict[int, list] = collections.defaultdict(list)
         self._upload_ring: list = []
+        self._timing = None  # [query set, passes used, capacity] inside gpu_timer
         self._upload_next = 0
         self._reset_batch()
 
@@ -302,6 +304,52 @@ class Runtime:
         return Kernel(name, pipeline, bgl, layout_key, writes, 2 if f64_params else 1, source)
 
     # ------------------------------------------------------------------ batches
+    # ---------------------------------------------------------------- timing
+    @contextlib.contextmanager
+    def gpu_timer(self, max_passes: int = 256):
+        """Measure device time with timestamp queries (needs the 'timestamp-query'
+        feature): ``with rt.gpu_timer() as t: ...`` then ``t.seconds`` is the summed
+        duration of every compute pass recorded inside the block."""
+        if "timestamp-query" not in self.device.features:
+            raise RuntimeError(f"gpu_timer: device {self.device.name!r} lacks the 'timestamp-query' feature")
+        result = _TimerResult()
+        with self.lock:
+            self.flush()
+            qs = self.wgpu.create_query_set(type=wgpu.QueryType.timestamp, count=2 * max_passes)
+            self._timing = [qs, 0, max_passes]
+        try:
+            yield result
+        finally:
+            with self.lock:
+                self._end_pass()
+                qs, used, _ = self._timing
+                self._timing = None
+                if used:
+                    nbytes = 16 * used
+                    resolve = self.wgpu.create_buffer(size=nbytes, usage=wgpu.BufferUsage.QUERY_RESOLVE
+                                                      | wgpu.BufferUsage.COPY_SRC)
+                    staging = self.wgpu.create_buffer(size=nbytes, usage=_STAGING_USAGE)
+                    self.encoder.resolve_query_set(qs, 0, 2 * used, resolve, 0)
+                    self.encoder.copy_buffer_to_buffer(resolve, 0, staging, 0, nbytes)
+                    self.flush()
+                    staging.map_sync(wgpu.MapMode.READ)
+                    ticks = np.frombuffer(staging.read_mapped(copy=True), np.uint64).reshape(-1, 2)
+                    staging.unmap()
+                    result.seconds = float((ticks[:, 1] - ticks[:, 0]).sum()) * 1e-9
+                    result.passes = used
+                else:
+                    self.flush()
+
+    def _begin_pass(self):
+        timing = self._timing
+        if timing is not None and timing[1] < timing[2]:
+            i = timing[1]
+            timing[1] += 1
+            return self.encoder.begin_compute_pass(timestamp_writes={
+                "query_set": timing[0], "beginning_of_pass_write_index": 2 * i,
+                "end_of_pass_write_index": 2 * i + 1})
+        return self.encoder.begin_compute_pass()
+
     def _reset_batch(self) -> None:
         self.encoder = self.wgpu.create_command_encoder()
         self.cpass = None
@@ -343,7 +391,7 @@ class Runtime:
             offset = len(self.params)
             self.params += params
             if self.cpass is None:
-                self.cpass = self.encoder.begin_compute_pass()
+                self.cpass = self._begin_pass()
             bg = self._bind_group(kernel, buffers)
             self.cpass.set_pipeline(kernel.pipeline)
             self.cpass.set_bind_group(0, bg, [offset] * kernel.n_params_bindings)
@@ -379,6 +427,11 @@ class Runtime:
             staging.map_sync(wgpu.MapMode.READ, 0, 4)
             staging.unmap()
             self._staging[16].append(staging)
+
+
+class _TimerResult:
+    seconds = 0.0
+    passes = 0
 
 
 class HostPool:
