@@ -103,6 +103,15 @@ def exclusive_scan(rt, buf, n: int) -> None:
 FLUSH_AT = 1 << 18
 
 
+def _fitting_kpt(device) -> int:
+    """ws.RADIX_KPT, halved until the downsweep's workgroup memory fits the device."""
+    limit = device.limits.get("max-compute-workgroup-storage-size", 16384)
+    kpt = ws.RADIX_KPT
+    while kpt > 1 and ws.downsweep_shared_bytes(kpt) > limit:
+        kpt //= 2
+    return kpt
+
+
 def sorts_values(src: KeySource, n: int, seglen: int) -> bool:
     """Whether ``radix_perm(..., values=True)`` applies: one segment of 32-bit values."""
     return seglen == n and src.dtype in (dt.float32, dt.int32, dt.uint32) and not src.raw
@@ -121,7 +130,7 @@ def radix_perm(src: KeySource, n: int, seglen: int, descending: bool, kpt: int |
     runs. Keys and payloads ping-pong between two buffers each, allocated once per call.
     """
     rt = src.device.runtime
-    kpt = kpt or ws.RADIX_KPT
+    kpt = kpt or _fitting_kpt(src.device)
     tile = ws.WG * kpt
     bits = ws.RADIX_BITS
     key_passes = -(-src.bits // bits)

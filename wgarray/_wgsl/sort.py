@@ -202,6 +202,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     return "\n".join(decls) + "\n" + main, [False, True]
 
 
+def downsweep_shared_bytes(kpt: int) -> int:
+    """Workgroup memory of ``render_downsweep`` (mask, dig, cnt, ofs, buf)."""
+    tile = WG * kpt
+    return 4 * (256 * WG // 32 + tile // 4 + 512 + tile)
+
+
 def render_downsweep(src: str, kw: int, write_keys: bool, kpt: int) -> tuple[str, list[bool]]:
     """One stable 8-bit radix pass over tiles of WG * kpt elements (every dtype: keys are
     already words).
