@@ -256,15 +256,19 @@ def render(spec: ElementwiseSpec) -> str:
         results.append(f"y{j}")
     for jo, (_, dname) in enumerate(spec.outputs):
         vals = [r if len(spec.outputs) == 1 else f"{r}.o{jo}" for r in results]
-        main.extend("    " + line for line in _store(f"O{jo}", dname, vals, native))
+        main.extend("    " + line for line in store4(f"O{jo}", dname, vals, native))
     main.append("}")
     code = _compute_fn(spec, "")
     return "\n".join(decls) + "\n\n" + _library_for(code) + "\n" + code + "\n" + "\n".join(main) + "\n"
 
 
-def _store(buf: str, dname: str, vals: list[str], native: bool) -> list[str]:
-    """Statements storing 4 consecutive results of invocation ``gid``."""
-    if ty.is_vec4able(dname):
+def store4(buf: str, dname: str, vals: list[str], native: bool, vec4: bool = True, guard: bool = False) -> list[str]:
+    """Statements storing 4 consecutive results of invocation ``gid`` (elements
+    ``base = 4 * gid`` on). 8/16-bit and bool results are packed into whole u32 words,
+    so no two invocations write one word. 32-bit results are one vec4 store when the
+    buffer is bound as ``array<vec4<T>>`` (``vec4``); otherwise elements are stored one
+    by one, each guarded by ``base + j < n`` when ``guard`` (unpadded outputs)."""
+    if vec4 and ty.is_vec4able(dname):
         return [f"{buf}[gid] = vec4({', '.join(vals)});"]
     if dname == "bool":
         parts = [f"(select(0u, 1u, {v}) << {8 * j}u)" for j, v in enumerate(vals)]
@@ -279,4 +283,6 @@ def _store(buf: str, dname: str, vals: list[str], native: bool) -> list[str]:
             parts = [f"({as_u[w * per + j]} << {bits * j}u)" for j in range(per)]
             lines.append(f"{buf}[gid * {PER_THREAD // per}u + {w}u] = {' | '.join(parts)};")
         return lines
+    if guard:
+        return [f"if (base + {j}u < n) {{ {buf}[base + {j}u] = {v}; }}" for j, v in enumerate(vals)]
     return [f"{buf}[gid * 4u + {j}u] = {v};" for j, v in enumerate(vals)]

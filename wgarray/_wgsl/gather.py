@@ -105,7 +105,7 @@ def render_gather(data, index, other, out_dtype: str, native: bool, checked: boo
         vals.append(f"y{j}")
     if checked:
         main.append("    if (bad) { atomicStore(&F[0], 1u); }")
-    main += ["    " + s for s in ew._store("O", out_dtype, vals, native)]
+    main += ["    " + s for s in ew.store4("O", out_dtype, vals, native)]
     main.append("}")
     return _assemble(decls, fns, main), f64
 
@@ -164,6 +164,6 @@ def render_concat(specs, out_dtype: str, native: bool, pbases) -> tuple[str, boo
             else:
                 main.append(f"    {kw} ({cond}) {{ y{j} = in{i}_at({local}); }}")
         vals.append(f"y{j}")
-    main += ["    " + s for s in ew._store("O", out_dtype, vals, native)]
+    main += ["    " + s for s in ew.store4("O", out_dtype, vals, native)]
     main.append("}")
     return _assemble(decls, fns, main), f64

@@ -301,7 +301,7 @@ def render_generic(dname: str, native: bool, rank: int) -> str:
         body += ["    " + x for x in inner]
         body.append("}")
         vals.append(f"y{j}")
-    body += ew._store("C", dname, vals, native)
+    body += ew.store4("C", dname, vals, native)
     L += ["    " + x for x in body]
     L.append("}")
     code = "\n".join(L) + "\n"

@@ -404,31 +404,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 
 # ------------------------------------------------------------------- gather
 
-def store4(buf: str, dname: str, vals: list[str], native: bool) -> list[str]:
-    """Store 4 consecutive results of invocation ``gid`` (whole u32 words for narrow
-    dtypes; element-wise, guarded by ``base + j < n``, otherwise)."""
-    if dname == "bool":
-        parts = [f"(select(0u, 1u, {v}) << {8 * j}u)" for j, v in enumerate(vals)]
-        return [f"{buf}[gid] = {' | '.join(parts)};"]
-    if dname in ty.NARROW:
-        t, bits = ty.NARROW[dname]
-        mask = (1 << bits) - 1
-        as_u = [f"(bitcast<u32>({v}) & {mask}u)" if t == "i32" else f"({v} & {mask}u)" for v in vals]
-        per = 32 // bits
-        out = []
-        for w in range(4 // per):
-            parts = [f"({as_u[w * per + j]} << {bits * j}u)" for j in range(per)]
-            out.append(f"{buf}[gid * {4 // per}u + {w}u] = {' | '.join(parts)};")
-        return out
-    return [f"if (base + {j}u < n) {{ {buf}[base + {j}u] = {v}; }}" for j, v in enumerate(vals)]
-
-
 def render_gather(fi_decls: list[str], fi_fns: str, n_fi: int, dname: str, native: bool) -> tuple[str, list[bool]]:
     """O[i] = in0_at(IDX[i]) for i < n (4 per invocation). P: n, -, then in0's words at 2."""
     st = ty.storage_type(dname, native)
     decls = list(fi_decls) + [decl(n_fi, "IDX"), decl(n_fi + 1, "O", st, write=True), params_decl(n_fi + 2)]
     body = [f"    let y{j} = in0_at(IDX[min(base + {j}u, n - 1u)]);" for j in range(4)]
-    body += ["    " + s for s in store4("O", dname, [f"y{j}" for j in range(4)], native)]
+    body += ["    " + s for s in ew.store4("O", dname, [f"y{j}" for j in range(4)], native, vec4=False, guard=True)]
     main = f"""
 @compute @workgroup_size({WG})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{
