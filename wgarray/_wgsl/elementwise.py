@@ -87,18 +87,18 @@ def param_words(spec: ElementwiseSpec, n: int, shape, const_blobs, leaf_views) -
     return bytes(words)
 
 
-def _leaf_dtype(spec: ElementwiseSpec, i: int) -> str:
+def leaf_dtype(spec: ElementwiseSpec, i: int) -> str:
     cls, b = spec.leaves[i]
     return "uint32" if cls in ("ic", "ig") else spec.bindings[b][0]
 
 
-def _compute_fn(spec: ElementwiseSpec, prefix: str) -> str:
+def compute_fn(spec: ElementwiseSpec, prefix: str) -> str:
     """``fn {prefix}compute(leaves..., consts...) -> outputs``: the op DAG as WGSL."""
     native = spec.int64_native
     tags_of = {}
     params = []
     for i in range(len(spec.leaves)):
-        dname = _leaf_dtype(spec, i)
+        dname = leaf_dtype(spec, i)
         tags_of[("L", i)] = ty.tag(dname, native)
         params.append(f"l{i}: {ty.wgsl_type(dname, native)}")
     for i, dname in enumerate(spec.consts):
@@ -129,7 +129,7 @@ def _compute_fn(spec: ElementwiseSpec, prefix: str) -> str:
     return struct + f"fn {prefix}compute({', '.join(params)}) -> {ret_type} {{\n" + "\n".join(body) + "\n}\n"
 
 
-def _input_decls(spec: ElementwiseSpec, prefix: str, binding_base: int) -> list[str]:
+def input_decls(spec: ElementwiseSpec, prefix: str, binding_base: int) -> list[str]:
     decls = []
     for b, (dname, vec4) in enumerate(spec.bindings):
         st = ty.storage_type(dname, spec.int64_native)
@@ -138,14 +138,14 @@ def _input_decls(spec: ElementwiseSpec, prefix: str, binding_base: int) -> list[
     return decls
 
 
-def _params_decls(binding: int, f64: bool) -> list[str]:
+def params_decls(binding: int, f64: bool) -> list[str]:
     decls = [f"@group(0) @binding({binding}) var<storage, read> P: array<u32>;"]
     if f64:
         decls.append(f"@group(0) @binding({binding + 1}) var<storage, read> PD: array<f64>;")
     return decls
 
 
-class _LeafReader:
+class LeafReader:
     """Emits the loads of one element's leaf values (shared by kernels and inputs)."""
 
     def __init__(self, spec: ElementwiseSpec, prefix: str, pbase: int):
@@ -166,7 +166,7 @@ class _LeafReader:
         spec, native, pre = self.spec, self.spec.int64_native, self.prefix
         lines, args, strided = [], [], []
         for i, (cls, b) in enumerate(spec.leaves):
-            dname = _leaf_dtype(spec, i)
+            dname = leaf_dtype(spec, i)
             off = f"P[{self.lwhere[i]}]"
             if i in hoisted:
                 args.append(hoisted[i])
@@ -191,11 +191,6 @@ class _LeafReader:
         return lines, args
 
 
-def _library_for(code: str) -> str:
-    helpers = ops.helpers_used(code)
-    return snippets.resolve(ops.LIBRARY, helpers) if helpers else ""
-
-
 def render_input(spec: ElementwiseSpec, prefix: str, binding_base: int, pbase: int) -> tuple[list[str], str]:
     """A fused input for another kernel: (binding declarations, WGSL functions).
 
@@ -204,30 +199,31 @@ def render_input(spec: ElementwiseSpec, prefix: str, binding_base: int, pbase: i
     its parameters (``param_words``) sit at word ``pbase`` (even) of the kernel's ``P``.
     The kernel must include ``library(...)`` of all its code once.
     """
-    reader = _LeafReader(spec, prefix, pbase)
+    reader = LeafReader(spec, prefix, pbase)
     lines, args = reader.element("e", "0", {})
     out_t = ty.wgsl_type(spec.outputs[0][1], spec.int64_native)
     body = reader.const_lets() + lines + [f"return {prefix}compute({', '.join(args)});"]
     fn = f"fn {prefix}at(e: u32) -> {out_t} {{\n" + "".join(f"    {x}\n" for x in body) + "}\n"
-    return _input_decls(spec, prefix, binding_base), _compute_fn(spec, prefix) + fn
+    return input_decls(spec, prefix, binding_base), compute_fn(spec, prefix) + fn
 
 
 def library(code: str) -> str:
     """The helper-library snippets that ``code`` calls, in dependency order."""
-    return _library_for(code)
+    helpers = ops.helpers_used(code)
+    return snippets.resolve(ops.LIBRARY, helpers) if helpers else ""
 
 
 def render(spec: ElementwiseSpec) -> str:
     native = spec.int64_native
-    decls = _input_decls(spec, "", 0)
+    decls = input_decls(spec, "", 0)
     nb = len(spec.bindings)
     for j, (_, dname) in enumerate(spec.outputs):
         st = ty.storage_type(dname, native)
         elem = f"vec4<{st}>" if ty.is_vec4able(dname) else st
         decls.append(f"@group(0) @binding({nb + j}) var<storage, read_write> O{j}: array<{elem}>;")
-    decls += _params_decls(nb + len(spec.outputs), spec.has_f64_params)
+    decls += params_decls(nb + len(spec.outputs), spec.has_f64_params)
 
-    reader = _LeafReader(spec, "", 0)
+    reader = LeafReader(spec, "", 0)
     main = [
         "@compute @workgroup_size(256)",
         "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
@@ -241,7 +237,7 @@ def render(spec: ElementwiseSpec) -> str:
     for i, (cls, b) in enumerate(spec.leaves):
         off = f"P[{reader.lwhere[i]}]"
         if cls == "s":
-            main.append(f"    let s{i} = {ty.load(_leaf_dtype(spec, i), f'B{b}', off, native)};")
+            main.append(f"    let s{i} = {ty.load(leaf_dtype(spec, i), f'B{b}', off, native)};")
             hoisted_once[i] = f"s{i}"
         elif cls == "v":
             main.append(f"    let w{i} = B{b}[({off} >> 2u) + gid];")
@@ -258,8 +254,8 @@ def render(spec: ElementwiseSpec) -> str:
         vals = [r if len(spec.outputs) == 1 else f"{r}.o{jo}" for r in results]
         main.extend("    " + line for line in store4(f"O{jo}", dname, vals, native))
     main.append("}")
-    code = _compute_fn(spec, "")
-    return "\n".join(decls) + "\n\n" + _library_for(code) + "\n" + code + "\n" + "\n".join(main) + "\n"
+    code = compute_fn(spec, "")
+    return "\n".join(decls) + "\n\n" + library(code) + "\n" + code + "\n" + "\n".join(main) + "\n"
 
 
 def store4(buf: str, dname: str, vals: list[str], native: bool, vec4: bool = True, guard: bool = False) -> list[str]:

@@ -24,6 +24,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from . import elementwise as ew
+
 
 WORKGROUP = 256
 RADICES = (8, 4, 2, 3, 5, 7)
@@ -83,13 +85,6 @@ fn fft_mulmod(a: u32, b: u32, L: u32) -> u32 {{
 """
 
 
-def _params_decls(binding: int, f64: bool) -> list[str]:
-    decls = [f"@group(0) @binding({binding}) var<storage, read> P: array<u32>;"]
-    if f64:
-        decls.append(f"@group(0) @binding({binding + 1}) var<storage, read> PD: array<f64>;")
-    return decls
-
-
 def _main_head() -> list[str]:
     return [
         f"@compute @workgroup_size({WORKGROUP})",
@@ -126,7 +121,7 @@ class GenSpec:
 def render_gen(spec: GenSpec, library) -> str:
     T = real_tag(spec.cname)
     C = f"vec2<{T}>"
-    decls = [f"@group(0) @binding(0) var<storage, read_write> Y: array<{C}>;"] + _params_decls(1, False)
+    decls = [f"@group(0) @binding(0) var<storage, read_write> Y: array<{C}>;"] + ew.params_decls(1, False)
     body = _main_head() + ["    let L = P[1];"]
     if spec.mode == "table":
         body.append("    Y[t] = fft_expm(t, L);")
@@ -244,7 +239,7 @@ def render_pass(spec: PassSpec, in_decls: list[str], in_fns: str, library) -> st
         decls.append(f"@group(0) @binding({where['b']}) var<storage, read> BB: array<{C}>;")
     y_elem = T if spec.dst == "real" else C
     decls.append(f"@group(0) @binding({where['y']}) var<storage, read_write> Y: array<{y_elem}>;")
-    decls += _params_decls(where["params"], spec.has_f64_params)
+    decls += ew.params_decls(where["params"], spec.has_f64_params)
     del lay
 
     read = "X[row * P[4] + j]" if spec.src == "buf" else "in0_at(row * P[4] + j)"

@@ -153,13 +153,13 @@ def render_input_quad(spec: ew.ElementwiseSpec, prefix: str, pbase: int) -> str:
     """``fn {prefix}at4(q: u32) -> {prefix}Quad``: elements ``4q .. 4q + 3`` of a fused
     input planned with vec4 leaves (each 'v' leaf is one vec4 load)."""
     native = spec.int64_native
-    reader = ew._LeafReader(spec, prefix, pbase)
+    reader = ew.LeafReader(spec, prefix, pbase)
     lines = reader.const_lets()
     hoisted = {}
     for i, (cls, b) in enumerate(spec.leaves):
         off = f"P[{reader.lwhere[i]}]"
         if cls == "s":
-            lines.append(f"let s{i} = {ty.load(ew._leaf_dtype(spec, i), f'{prefix}B{b}', off, native)};")
+            lines.append(f"let s{i} = {ty.load(ew.leaf_dtype(spec, i), f'{prefix}B{b}', off, native)};")
             hoisted[i] = f"s{i}"
         elif cls == "v":
             lines.append(f"let w{i} = {prefix}B{b}[({off} >> 2u) + q];")
@@ -188,11 +188,11 @@ def render(spec: ReduceSpec, in_words: int) -> str:
     t = spec.tag
     wt = ty.WGSL_TYPE[t]
     G = spec.group
-    decls = ew._input_decls(spec.inp, "in0_", 0)
+    decls = ew.input_decls(spec.inp, "in0_", 0)
     nb = len(spec.inp.bindings)
     fns = []
     if spec.quad:
-        fns.append(ew._compute_fn(spec.inp, "in0_") + render_input_quad(spec.inp, "in0_", HEADER_WORDS))
+        fns.append(ew.compute_fn(spec.inp, "in0_") + render_input_quad(spec.inp, "in0_", HEADER_WORDS))
     else:
         _, f = ew.render_input(spec.inp, "in0_", 0, HEADER_WORDS)
         fns.append(f)
@@ -205,7 +205,7 @@ def render(spec: ReduceSpec, in_words: int) -> str:
     decls.append(f"@group(0) @binding({nb}) var<storage, read_write> O: array<{store_t}>;")
     if spec.is_arg:
         decls.append(f"@group(0) @binding({nb + 1}) var<storage, read_write> OI: array<u32>;")
-    decls += ew._params_decls(nb + (2 if spec.is_arg else 1), spec.has_f64_params)
+    decls += ew.params_decls(nb + (2 if spec.is_arg else 1), spec.has_f64_params)
 
     if spec.is_arg:
         acc_t = "Acc"

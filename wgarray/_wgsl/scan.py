@@ -57,7 +57,7 @@ def render_local(spec: ScanSpec) -> str:
     decls = decls + [
         f"@group(0) @binding({nb}) var<storage, read_write> O: array<{store_t}>;",
         f"@group(0) @binding({nb + 1}) var<storage, read_write> T: array<{store_t}>;",
-    ] + ew._params_decls(nb + 2, spec.inp.has_f64_params)
+    ] + ew.params_decls(nb + 2, spec.inp.has_f64_params)
     ident = rd.identity(spec.kind, t)
     K = PER_THREAD
     body = [
@@ -149,7 +149,7 @@ def render_scatter(spec: ew.ElementwiseSpec) -> str:
     decls = decls + [
         f"@group(0) @binding({nb}) var<storage, read> POS: array<u32>;",
         f"@group(0) @binding({nb + 1}) var<storage, read_write> OUT: array<{out_t}>;",
-    ] + ew._params_decls(nb + 2, spec.has_f64_params)
+    ] + ew.params_decls(nb + 2, spec.has_f64_params)
     body = [
         "@compute @workgroup_size(256)",
         "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
