@@ -173,6 +173,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--max-restarts", type=int, default=20,
                    help="when pytest crashes, resume after the crashing test at most this often (default: 20)")
     p.add_argument("-v", "--verbose", action="store_true", help="stream pytest's output to the terminal")
+    p.add_argument("--report-only", action="store_true",
+                   help="run nothing: write the report from the results of earlier runs in --results-dir "
+                        "(e.g. a gpu mode run on another machine and copied here); give the same "
+                        "--max-examples and --tests as those runs")
     if xdist_available():
         p.add_argument("--workers", default=None, help="pytest-xdist -n value (e.g. 4 or auto)")
     args = p.parse_args(argv)
@@ -458,6 +462,20 @@ def run_mode(mode: str, args, gpu_name: str | None) -> dict:
         summary["problem"] = "no tests were collected (check --tests / -k)"
     elif rc not in (0, 1, 5):
         summary["problem"] = f"pytest exited with status {rc}: {last_error_line(log_file)} (see {log_file})"
+    meta = {k: v for k, v in summary.items() if k != "results"}
+    (results_dir / f"{mode}.summary.json").write_text(json.dumps(meta, indent=1, default=str))
+    return summary
+
+
+def load_mode(mode: str, args) -> dict:
+    """A mode's summary from an earlier run (``--report-only``), e.g. one made on a GPU
+    machine whose results directory was copied here."""
+    results_dir = Path(args.results_dir)
+    meta_file = results_dir / f"{mode}.summary.json"
+    if not meta_file.exists():
+        raise SystemExit(f"--report-only: no earlier run of mode {mode!r} in {results_dir}")
+    summary = json.loads(meta_file.read_text())
+    summary["results"], _ = read_results(results_dir / f"{mode}.jsonl")
     return summary
 
 
@@ -684,7 +702,14 @@ def main(argv: list[str] | None = None) -> int:
     args.modes_run = modes + list(skipped_modes)
 
     summaries = []
-    for mode in modes:
+    if args.report_only:
+        modes, skipped_modes = args.modes or ["full", "nof64", "gpu"], {}
+        args.modes_run = modes
+        summaries = [load_mode(mode, args) for mode in modes]
+        for s in summaries:
+            print(f"[{s['mode']}] from {args.results_dir}: "
+                  + ", ".join(f"{v} {k}" for k, v in totals(s["results"]).items() if v))
+    for mode in modes if not args.report_only else ():
         summaries.append(run_mode(mode, args, gpu_name))
         s = summaries[-1]
         print(f"[{mode}] done in {s['seconds']:.1f} s: "
