@@ -393,3 +393,59 @@ def gpu_expr(expr, T, args, in_types=None):
     np_types = {"f32": np.float32, "f64": np.float64, "i32": np.int32}
     return run_wgsl(expr, [(t, np.asarray(a, np_types[t])) for t, a in zip(in_types, args)],
                     T, TYPES[T], prelude)
+
+
+# --------------------------------------------------------------------------
+# evaluation order: compensated steps must survive re-association by the compiler
+# --------------------------------------------------------------------------
+
+def test_launder_is_a_select_barrier():
+    """{T}_launder must be opaque, not an add that joins the surrounding sum (NVIDIA's
+    driver re-associated x - k c1 - k c2 - ... into x - k (c1 + c2 + ...))."""
+    for T in ("f32", "f64"):
+        src = LIBRARY[f"{T}_launder"].source
+        assert "select(s," in src and "s +" not in src, src
+        rem = LIBRARY[f"{T}_rem_pio2"].source
+        assert rem.count(f"r = {T}_launder(r - k") == 2 * 7, rem
+
+
+@pytest.mark.parametrize("T", ["f32", "f64"])
+def test_compensated_primitives_exact(T):
+    """two_sum returns the exact rounding error, two_prod the exact (f32) or a 2^-104
+    accurate (f64) one: regrouping by the compiler would give 0 or garbage."""
+    from fractions import Fraction
+    dt = _dtype_or_skip(T)
+    rng = np.random.default_rng(RNG_SEED)
+    lim = 30 if T == "f32" else 120     # two_prod: f64 split needs f32 range
+    a = logu(rng, 400, -lim // 4, lim // 4).astype(dt)
+    b = logu(rng, 400, -lim // 4, lim // 4).astype(dt)
+    s = gpu_expr(f"{T}_two_sum(in0[i], in1[i]).x", T, [a, b])
+    e = gpu_expr(f"{T}_two_sum(in0[i], in1[i]).y", T, [a, b])
+    assert same(s, (a + b).astype(dt)).all()
+    bad = [i for i in range(len(a)) if Fraction(float(s[i])) + Fraction(float(e[i]))
+           != Fraction(float(a[i])) + Fraction(float(b[i]))]
+    assert not bad, [(a[i], b[i], s[i], e[i]) for i in bad[:5]]
+    p = gpu_expr(f"{T}_two_prod(in0[i], in1[i]).x", T, [a, b])
+    e = gpu_expr(f"{T}_two_prod(in0[i], in1[i]).y", T, [a, b])
+    # f32: exact; f64: the tail x tail product (29 x 29 bits) is rounded, < 2^-98 relative
+    rel = Fraction(0) if T == "f32" else Fraction(1, 2**98)
+    bad = [i for i in range(len(a)) if abs(Fraction(float(p[i])) + Fraction(float(e[i]))
+           - Fraction(float(a[i])) * Fraction(float(b[i])))
+           > rel * abs(Fraction(float(a[i])) * Fraction(float(b[i])))]
+    assert not bad, [(a[i], b[i], p[i], e[i]) for i in bad[:5]]
+
+
+@pytest.mark.parametrize("T", ["f32", "f64"])
+def test_cody_waite_reduction(T):
+    """Arguments where a one-constant reduction x - k (pi/2) is off by many ulp (the H200
+    failure: cos(4.6786) 27 ulp, cos(700) ~9e-15 absolute), against mpmath."""
+    mpmath = pytest.importorskip("mpmath")
+    dt = _dtype_or_skip(T)
+    x = np.array([4.6786, 700.0, -700.0, 4.71238898, 7.85398163, 1e4 + 0.3, 355.0, 103993.0,
+                  1000.0, 2.0**20 + 0.25], dtype=np.float64).astype(dt)
+    mpmath.mp.prec = 300
+    for name in ("sin", "cos"):
+        got = gpu(name, T, [x])
+        want = np.array([float(getattr(mpmath, name)(mpmath.mpf(float(v)))) for v in x]).astype(dt)
+        u = ulps(got, want)
+        assert (u <= 1).all(), (name, x[u > 1], got[u > 1], want[u > 1])

@@ -644,7 +644,7 @@ fn $C_acos(z: vec2<$T>) -> vec2<$T> {
     }
     if (x == $T(1.0) && y == $T(0.0)) { return vec2<$T>($T(0.0), -y); }
     if (ax < $SQRT_6_EPS * $T(0.25) && ay < $SQRT_6_EPS * $T(0.25)) {
-        return vec2<$T>($PIO2_HI - (x - $PIO2_LO), -y);
+        return vec2<$T>($PIO2_HI - $R_launder(x - $PIO2_LO), -y);   // no hi + lo folding
     }
     let p = _$C_asinh_parts(ay, ax);
     var rx: $T;

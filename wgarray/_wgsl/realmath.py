@@ -33,6 +33,16 @@ Design rules
   ceil, trunc, round and abs are used on f64 (f32 also uses frexp and ldexp, the
   latter with a normal result only).  The f32 variants use the same code in f32 arithmetic, so they do not
   depend on the (often approximate) GPU f32 builtins either.
+* Evaluation order is enforced, never assumed.  Shader compilers re-associate float
+  arithmetic (NVIDIA's Vulkan driver, H200 / driver 580, turned the Cody-Waite steps
+  ``((x - k c1) - k c2) - k c3`` into ``x - k (c1 + c2 + c3)`` with the constants folded;
+  Mesa folds ``(a + b) - a`` to ``b``).  Wherever an exact order matters (argument
+  reductions, two_sum / two_prod, double-double tails, hi + lo constants) the partial
+  result goes through ``{T}_launder(s)``: ``select(s, 0, bits(s) == <a signalling NaN>)``,
+  which is ``s`` but opaque (a select on a condition the compiler cannot evaluate, not an
+  add that joins the surrounding sum).  Each expression between two barriers then holds
+  at most one product with a shared factor and nothing to cancel, so no regrouping,
+  factoring or folding across a barrier is possible.
 * No fused multiply-add is relied upon (lavapipe's ``fma`` is not fused).
   Error-free products (for ``pow``) use a split that contraction into an FMA by
   the shader compiler cannot break: f32 masks the low 12 mantissa bits; f64 uses
@@ -191,10 +201,10 @@ _PRIM_F32 = {
 fn f32_copysign(x: f32, y: f32) -> f32 {
     return bitcast<f32>((bitcast<u32>(x) & 0x7fffffffu) | (bitcast<u32>(y) & 0x80000000u));
 }""",
-    # s + 0 with a zero the compiler cannot prove: stops algebraic folds such as
-    # (a + b) - a -> b (Mesa's NIR applies them to SPIR-V without NoContraction).
-    # Arithmetic never yields the signalling NaN tested for, so this is s.
-    "launder": "fn f32_launder(s: f32) -> f32 { return s + select(0.0, 1.0, bitcast<u32>(s) == 0x7fa00001u); }",
+    # s, through a select on a condition the compiler cannot evaluate: an evaluation-
+    # order barrier (see the module doc).  Arithmetic never yields the signalling NaN
+    # tested for, so this is s.
+    "launder": "fn f32_launder(s: f32) -> f32 { return select(s, 0.0, bitcast<u32>(s) == 0x7fa00001u); }",
     "from_bits": "fn f32_from_bits(b: u32) -> f32 { return bitcast<f32>(b); }",
     "to_bits": "fn f32_to_bits(x: f32) -> u32 { return bitcast<u32>(x); }",
     # head of x with at most 12 significant bits, so head * head is exact
@@ -223,7 +233,7 @@ _PRIM_F64 = {
     "signbit": "fn f64_signbit(x: f64) -> bool { return (bitcast<u32>(f32(x)) & 0x80000000u) != 0u; }",
     # zero test of a value already known not to be NaN (no bits needed: == is exact)
     # see f32_launder; f32(s) is a quiet NaN for any NaN s, never 0x7fa00001
-    "launder": "fn f64_launder(s: f64) -> f64 { return s + select(f64(0.0), f64(1.0), bitcast<u32>(f32(s)) == 0x7fa00001u); }",
+    "launder": "fn f64_launder(s: f64) -> f64 { return select(s, f64(0.0), bitcast<u32>(f32(s)) == 0x7fa00001u); }",
     "iszero": "fn f64_iszero(x: f64) -> bool { return x == 0.0; }",
     "nan": "fn f64_nan() -> f64 { return f64(bitcast<f32>(0x7fc00000u)); }",
     "inf": "fn f64_inf() -> f64 { return f64(bitcast<f32>(0x7f800000u)); }",
@@ -324,10 +334,11 @@ fn f64_rem_pio2_large(ax: f64) -> vec2<f64> {
     let s3 = f64_two_sum(f, hi);
     lo = lo + s3.y;
     let yh = f64_launder(s3.x + lo);
-    let yl = lo - (yh - s3.x);
-    // r = y pi/2 in double-double, rounded
+    let yl = lo - f64_launder(yh - s3.x);
+    // r = y pi/2 in double-double, rounded (the barrier keeps yh * PI2_HI and
+    // yl * PI2_HI, or yh * PI2_HI and yh * PI2_LO, from being factored)
     let p = f64_two_prod(yh, %(PI2_HI)s);
-    var r = p.x + (p.y + (yh * %(PI2_LO)s + yl * %(PI2_HI)s));
+    var r = p.x + f64_launder(p.y + (yh * %(PI2_LO)s + yl * %(PI2_HI)s));
     if (neg) { r = -r; }
     return vec2<f64>(r, n - 4.0 * floor(n * 0.25));
 }"""
@@ -391,7 +402,7 @@ fn f32_rem_pio2_large(ax: f32) -> vec2<f32> {
     let fh = f32(hi >> 8u) * f32_pow2i(sc + 40);
     let fl = f32(((hi & 0xffu) << 16u) | (lo >> 16u)) * f32_pow2i(sc + 16);
     let p = f32_two_prod(fh, %(PI2_HI)s);
-    var r = p.x + (p.y + (fh * %(PI2_LO)s + fl * %(PI2_HI)s));
+    var r = p.x + f32_launder(p.y + (fh * %(PI2_LO)s + fl * %(PI2_HI)s));
     if (neg) { r = -r; }
     return vec2<f32>(r, f32(q & 3u));
 }"""
@@ -485,7 +496,7 @@ fn ${T}_minimum(x: $T, y: $T) -> $T {
     # ---------------------------------------------------------------- exp
     # e^r for |r| <= ln2/2 (plus a tail rl added to r)
     "exp_kernel": """
-fn ${T}_exp_kernel(r: $T) -> $T { return 1.0 + (r + r * r * $EXP_P); }""",
+fn ${T}_exp_kernel(r: $T) -> $T { return 1.0 + ${T}_launder(r + r * r * $EXP_P); }""",
     "expm1_kernel": """
 fn ${T}_expm1_kernel(r: $T) -> $T { return r + r * r * $EXP_P; }""",
     "exp": """
@@ -494,7 +505,7 @@ fn ${T}_exp(x: $T) -> $T {
     if (x > $EXP_HI) { return ${T}_inf(); }
     if (x < $EXP_LO) { return $T(0.0); }
     let k = round(x * $IVLN2_HI);
-    let r = (x - k * $LN2_HI) - ${T}_launder(k) * $LN2_LO;
+    let r = ${T}_launder(x - k * $LN2_HI) - k * $LN2_LO;
     return ${T}_scalbn(${T}_exp_kernel(r), i32(k));
 }""",
     "expm1": """
@@ -505,13 +516,13 @@ fn ${T}_expm1(x: $T) -> $T {
     if (abs(x) < 0x1p-60) { return x; }
     if (abs(x) < 0.34657359027997264) { return ${T}_expm1_kernel(x); }
     let k = round(x * $IVLN2_HI);
-    let r = (x - k * $LN2_HI) - ${T}_launder(k) * $LN2_LO;
+    let r = ${T}_launder(x - k * $LN2_HI) - k * $LN2_LO;
     let em = ${T}_expm1_kernel(r);
     let ik = i32(k);
     if (ik > $MANT1 + 2) { return ${T}_scalbn(1.0 + em, ik); }
     if (ik < -2) { return ${T}_scalbn(1.0 + em, ik) - 1.0; }
     let t = ${T}_pow2i(ik);
-    return (t - 1.0) + t * em;
+    return ${T}_launder(t - 1.0) + t * em;
 }""",
     # ---------------------------------------------------------------- log
     # for finite x > 0: (e, log(m)) with x = m * 2^e, m in [sqrt(1/2), sqrt(2))
@@ -526,7 +537,7 @@ fn ${T}_log_core(x: $T) -> vec2<$T> {
     let z = s * s;
     let R = z * $LOG_P;
     let hfsq = 0.5 * f * f;
-    return vec2<$T>($T(e), f - (hfsq - s * (hfsq + R)));
+    return vec2<$T>($T(e), f - ${T}_launder(hfsq - s * (hfsq + R)));
 }""",
     # log of a nonnegative non-finite-or-special x, or -1 sentinel when x is regular
     "log_special": """
@@ -542,21 +553,21 @@ fn ${T}_log(x: $T) -> $T {
     let sp = ${T}_log_special(x);
     if (sp.x != 0.0) { return sp.y; }
     let c = ${T}_log_core(x);
-    return c.x * $LN2_HI + (c.y + c.x * $LN2_LO);
+    return c.x * $LN2_HI + ${T}_launder(c.y + c.x * $LN2_LO);
 }""",
     "log2": """
 fn ${T}_log2(x: $T) -> $T {
     let sp = ${T}_log_special(x);
     if (sp.x != 0.0) { return sp.y; }
     let c = ${T}_log_core(x);
-    return c.x + (c.y * $IVLN2_HI + c.y * $IVLN2_LO);
+    return c.x + ${T}_launder(c.y * $IVLN2_HI + ${T}_launder(c.y * $IVLN2_LO));
 }""",
     "log10": """
 fn ${T}_log10(x: $T) -> $T {
     let sp = ${T}_log_special(x);
     if (sp.x != 0.0) { return sp.y; }
     let c = ${T}_log_core(x);
-    return c.x * $L10_2HI + (c.x * $L10_2LO + c.y * 0.4342944819032518);
+    return c.x * $L10_2HI + ${T}_launder(c.x * $L10_2LO + c.y * 0.4342944819032518);
 }""",
     "log1p": """
 fn ${T}_log1p(x: $T) -> $T {
@@ -570,7 +581,7 @@ fn ${T}_log1p(x: $T) -> $T {
         let z = s * s;
         let R = z * $LOG_P;
         let hfsq = 0.5 * x * x;
-        return x - (hfsq - s * (hfsq + R));
+        return x - ${T}_launder(hfsq - s * (hfsq + R));
     }
     // |log1p(x)| > 0.34 here, so the rounding of 1 + x costs < 1 ulp
     return ${T}_log(1.0 + x);
@@ -594,14 +605,18 @@ fn ${T}_two_prod(a: $T, b: $T) -> vec2<$T> {
     let p = a * b;
     let sa = ${T}_split(a);
     let sb = ${T}_split(b);
-    let e = ((sa.x * sb.x - p) + sa.x * sb.y + sa.y * sb.x) + sa.y * sb.y;
-    return vec2<$T>(p, e);
+    // one partial product per barrier: nothing to factor (a * (b_hi + b_lo) = a * b)
+    var e = ${T}_launder(sa.x * sb.x - p);
+    e = ${T}_launder(e + sa.x * sb.y);
+    e = ${T}_launder(e + sa.y * sb.x);
+    return vec2<$T>(p, e + sa.y * sb.y);
 }""",
     "two_sum": """
 fn ${T}_two_sum(a: $T, b: $T) -> vec2<$T> {
     let s = ${T}_launder(a + b);
     let bb = ${T}_launder(s - a);
-    return vec2<$T>(s, (a - (s - bb)) + (b - bb));
+    let av = ${T}_launder(s - bb);
+    return vec2<$T>(s, ${T}_launder(a - av) + ${T}_launder(b - bb));
 }""",
     # log(x) as hi + lo for finite x > 0, ~2^-(p+8) relative
     "log_dd": """
@@ -615,14 +630,14 @@ fn ${T}_log_dd(x: $T) -> vec2<$T> {
     let s = f / d;
     // s_lo = (f - s*d) / d with d = 2 + f: f - 2s is exact, s*f via two_prod
     let sf = ${T}_two_prod(s, f);
-    let slo = (((f - 2.0 * s) - sf.x) - sf.y) / d;
+    let slo = (${T}_launder(${T}_launder(f - 2.0 * s) - sf.x) - sf.y) / d;
     let z = s * s;
     let R = z * $LOG_P;
     let ef = $T(e);
     let hi = ${T}_two_sum(ef * $LN2_HI, 2.0 * s);
     let lo = hi.y + (ef * $LN2_LO + (2.0 * slo + s * R));
     let h = ${T}_launder(hi.x + lo);
-    return vec2<$T>(h, lo - (h - hi.x));
+    return vec2<$T>(h, lo - ${T}_launder(h - hi.x));
 }""",
     # x^y for finite x > 0, finite nonzero y
     "pow_pos": """
@@ -642,7 +657,7 @@ fn ${T}_pow_pos(x: $T, y: $T) -> $T {
     if (th > $POW_HI) { return ${T}_inf(); }
     if (th < $POW_LO) { return $T(0.0); }
     let k = round(th * $IVLN2_HI);
-    let r = ((th - k * $LN2_HI) - ${T}_launder(k) * $LN2_LO) + tl;
+    let r = ${T}_launder(${T}_launder(th - k * $LN2_HI) - k * $LN2_LO) + tl;
     return ${T}_scalbn(${T}_exp_kernel(r), i32(k));
 }""",
     "pow": """
@@ -793,7 +808,8 @@ fn ${T}_cos_kernel(r: $T) -> $T {
     let z = r * r;
     let hz = 0.5 * z;
     let w = ${T}_launder(1.0 - hz);
-    return w + (((1.0 - w) - hz) + z * z * $COS_P);
+    let c = ${T}_launder(1.0 - w) - hz;   // -(rounding error of w), exact
+    return w + ${T}_launder(c + z * z * $COS_P);
 }""",
     "sin": """
 fn ${T}_sin(x: $T) -> $T {
@@ -848,7 +864,7 @@ fn ${T}_atan(x: $T) -> $T {
     let z = t * t;
     let p = t * z * $ATAN_P;
     var r: $T;
-    if (id < 0) { r = t + p; } else { r = hi + (t + (p + lo)); }
+    if (id < 0) { r = t + p; } else { r = hi + ${T}_launder(t + (p + lo)); }
     return ${T}_copysign(r, x);
 }""",
     "atan2": """
@@ -869,7 +885,7 @@ fn ${T}_atan2(y: $T, x: $T) -> $T {
     if (${T}_iszero(x)) { return ${T}_copysign($PI2_HI, y); }
     let a = ${T}_atan(abs(y / x));
     if (!xneg) { return ${T}_copysign(a, y); }
-    return ${T}_copysign($PI_HI - (a - $PI_LO), y);
+    return ${T}_copysign($PI_HI - ${T}_launder(a - $PI_LO), y);
 }""",
     "asin": """
 fn ${T}_asin(x: $T) -> $T {
@@ -972,8 +988,8 @@ fn f32_asin(x: f32) -> f32 {
         let w = bitcast<f32>(bitcast<u32>(s) & 0xfffff000u);
         let c = (z - w * w) / (s + w);
         let p = 2.0 * s * (z * $ASIN_P) - ($PI2_LO - 2.0 * c);
-        let q = $PI4_HI - 2.0 * w;
-        r = $PI4_HI - (p - q);
+        let q = f32_launder($PI4_HI - 2.0 * w);
+        r = $PI4_HI - f32_launder(f32_launder(p) - q);
     }
     return f32_copysign(r, x);
 }""",
@@ -1033,8 +1049,8 @@ NAMES = sorted(set(_GENERIC) | set(_PRIM_F32))
 def _trig_steps(T: str) -> str:
     lines = []
     for c in _PIO2[T]:
-        lines.append(f"    r = r - kh * {c};")
-        lines.append(f"    r = r - kl * {c};")
+        lines.append(f"    r = {T}_launder(r - kh * {c});")
+        lines.append(f"    r = {T}_launder(r - kl * {c});")
     return "\n".join(lines)
 
 
