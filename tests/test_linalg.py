@@ -261,3 +261,131 @@ def test_errors_name_the_function():
         la.matrix_norm(xp.ones((2, 2)), ord=3)
     with pytest.raises(ValueError, match="vector_norm"):
         la.vector_norm(xp.ones((2, 2)), axis=2)
+
+
+# ---------------------------------------------------------------- eig, eigvals (general matrices)
+
+def eig_close(w, w0, d, scale=10.0, a=None):
+    """Eigenvalues of each matrix as multisets: every reference value matched to the
+    nearest not yet matched computed one (the order is unspecified); the tolerance is
+    relative to the largest entry of the matrix ``a`` (else of the eigenvalues)."""
+    w = np.asarray(w).reshape(-1, w0.shape[-1])
+    w0 = np.asarray(w0).reshape(w.shape)
+    mags = np.abs(w0 if a is None else a).reshape(w.shape[0], -1).max(axis=1, initial=0)
+    for got, want, mag in zip(w, w0, mags):
+        left = list(got)
+        big = float(mag) if mag > 0 else 1.0
+        for z in sorted(want, key=lambda z: (z.real, z.imag)):
+            i = int(np.argmin([abs(z - u) for u in left]))
+            assert abs(z - left[i]) <= tol(d, scale) * big, (z, left[i], want, got)
+            left.pop(i)
+
+
+def eig_check(a, d, scale=10.0):
+    """eig and eigvals of ``a`` (batch..., n, n) against NumPy: dtypes, shapes, the
+    eigenvalue multisets, A v = lambda v and unit eigenvector norms."""
+    cd = xp.complex64 if d.name in ("float32", "complex64") else xp.complex128
+    A = xp.asarray(a)
+    res = la.eig(A)
+    assert isinstance(res, la.EigResult)
+    assert res.eigenvalues.dtype == cd and res.eigenvectors.dtype == cd
+    assert res.eigenvalues.shape == a.shape[:-1] and res.eigenvectors.shape == a.shape
+    vals = la.eigvals(A)
+    assert vals.dtype == cd and vals.shape == a.shape[:-1]
+    if a.size == 0:
+        return
+    w, v = to_np(res.eigenvalues), to_np(res.eigenvectors)
+    w0 = np.linalg.eigvals(a.astype(np.complex128))
+    eig_close(w, w0, d, scale, a)
+    eig_close(to_np(vals), w0, d, scale, a)
+    mag = np.abs(a).reshape(w.shape[:-1] + (-1,)).max(axis=-1)
+    resid = np.abs(a.astype(np.complex128) @ v - v * w[..., None, :]).max(axis=(-2, -1))
+    assert np.all(resid <= tol(d, scale) * np.where(mag > 0, mag, 1.0) * a.shape[-1]), resid
+    np.testing.assert_allclose(np.linalg.norm(v, axis=-2), 1.0, atol=tol(d, 10))
+
+
+@pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 8, 16])
+def test_eig_random_batched(d, n):
+    eig_check(rand((3, n, n), d, n), d)
+
+
+@pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
+def test_eig_larger(d):
+    """n past the 64 threads of the workgroup, and past what one dispatch may iterate
+    on lavapipe (the kernel's work is split over dispatches)."""
+    eig_check(rand((2, 70, 70), d, 70), d, 20)
+
+
+@pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
+def test_eig_nested_batch_and_strided_input(d):
+    a = rand((2, 3, 6, 6), d, 7)
+    eig_check(a, d)
+    t = np.swapaxes(a, -1, -2)
+    res = la.eig(xp.matrix_transpose(xp.asarray(a)))  # a non-contiguous view
+    eig_close(to_np(res.eigenvalues), np.linalg.eigvals(t.astype(np.complex128)), d, 10, t)
+
+
+@pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
+def test_eig_conjugate_pairs_and_structured(d):
+    t = npdt(d)
+    cases = [
+        np.array([[0.0, -1.0], [1.0, 0.0]]),                    # +-i
+        np.array([[1.0, -2.0], [3.0, 1.0]]),                    # 1 +- i sqrt(6)
+        np.roll(np.eye(3), 1, axis=0),                          # cube roots of unity
+        np.roll(np.eye(6), 1, axis=0),                          # sixth roots of unity
+        np.array([[0, 0, 0, -1.0], [1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]]),  # x^4 + 1
+        np.diag([3.0, -1.0, 2.0, 0.5, 2.0]),                    # diagonal, a repeated value
+        np.triu(np.arange(1.0, 26.0).reshape(5, 5)),           # upper triangular
+        np.tril(np.arange(1.0, 26.0).reshape(5, 5)),           # lower triangular
+        np.zeros((3, 3)),
+        np.eye(4),
+        np.ones((5, 5)),                                         # rank one
+    ]
+    for a in cases:
+        eig_check(a.astype(t), d)
+    # a diagonal matrix comes back exactly, with unit-vector eigenvectors
+    res = la.eig(xp.asarray(np.diag([3.0, -1.0, 2.0]).astype(t)))
+    np.testing.assert_array_equal(to_np(res.eigenvalues), np.array([3, -1, 2], np.complex128))
+    np.testing.assert_array_equal(np.abs(to_np(res.eigenvectors)), np.eye(3))
+
+
+@pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
+def test_eig_defective_and_scaled(d):
+    t = npdt(d)
+    jordan = (2 * np.eye(4) + np.eye(4, k=1)).astype(t)  # one eigenvector, eigenvalue 2 four times
+    res = la.eig(xp.asarray(jordan))
+    w, v = to_np(res.eigenvalues), to_np(res.eigenvectors)
+    np.testing.assert_allclose(w, 2.0, atol=tol(d, 10))
+    assert np.all(np.isfinite(v))
+    np.testing.assert_allclose(np.linalg.norm(v, axis=0), 1.0, atol=tol(d, 10))
+    np.testing.assert_allclose(jordan @ v, v * w, atol=tol(d, 10))
+    for s in (1e-30, 1e30):  # the kernel scales by a power of two: no under- or overflow
+        a = (rand((2, 5, 5), d, 3) * s).astype(t)
+        eig_check(a, d)
+
+
+@pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
+def test_eig_empty_and_errors(d):
+    t = npdt(d)
+    eig_check(np.zeros((0, 3, 3), t), d)
+    eig_check(np.zeros((2, 0, 0), t), d)
+    with pytest.raises(ValueError, match="eig"):
+        la.eig(xp.asarray(np.zeros((2, 3), t)))
+    with pytest.raises(ValueError, match="eigvals"):
+        la.eigvals(xp.asarray(np.zeros((3,), t)))
+    with pytest.raises(TypeError, match="eig"):
+        la.eig(xp.ones((2, 2), dtype=xp.int32))
+
+
+def test_eig_stacks_match_single_matrices():
+    """Each matrix of a batch gets bit-identical results to the matrix alone (one
+    workgroup per matrix, no cross-matrix work)."""
+    d = FLOAT[0]
+    a = rand((4, 7, 7), d, 11)
+    res = la.eig(xp.asarray(a))
+    w, v = to_np(res.eigenvalues), to_np(res.eigenvectors)
+    for i in range(4):
+        r1 = la.eig(xp.asarray(a[i]))
+        np.testing.assert_array_equal(to_np(r1.eigenvalues), w[i])
+        np.testing.assert_array_equal(to_np(r1.eigenvectors), v[i])

@@ -3,7 +3,8 @@
 Compositions of namespace ops where natural (outer, cross, diagonal as a strided view,
 matrix_power by repeated squaring, pinv and matrix_rank from the SVD); batched WGSL
 factorization kernels (``_wgsl/linalg.py``, one workgroup per matrix) for solve, inv,
-det, slogdet, cholesky, qr, eigh/eigvalsh and svd/svdvals; trace and the norms reduce
+det, slogdet, cholesky, qr, eigh/eigvalsh, svd/svdvals and eig/eigvals (Hessenberg
+reduction and complex shifted QR); trace and the norms reduce
 through the statistical functions (sum, max, min).
 """
 from __future__ import annotations
@@ -22,13 +23,19 @@ from ._wgsl import linalg as kl
 from ._wgsl import types as ty
 
 __all__ = [
-    "EighResult", "QRResult", "SVDResult", "SlogdetResult",
-    "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul", "matrix_norm",
+    "EigResult", "EighResult", "QRResult", "SVDResult", "SlogdetResult",
+    "cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv", "matmul", "matrix_norm",
     "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv", "qr", "slogdet", "solve",
     "svd", "svdvals", "tensordot", "trace", "vecdot", "vector_norm",
 ]
 
 MAX_SWEEPS = 40
+MAX_QR_ITS = 60  # complex shifted QR iterations per eigenvalue (LAPACK's zlahqr allows 30 on average)
+
+
+class EigResult(NamedTuple):
+    eigenvalues: Array
+    eigenvectors: Array
 
 
 class EighResult(NamedTuple):
@@ -435,6 +442,86 @@ def eigh(x: Array, /) -> EighResult:
 def eigvalsh(x: Array, /) -> Array:
     _float_input(x, "eigvalsh", square=True)
     return Array._new(_jacobi(x._node, "eigvals")[0])
+
+
+# ------------------------------------------------------------------ general eigenproblem
+
+def _eig(x: Array, vectors: bool):
+    """Run the Hessenberg + complex shifted QR kernel over the batch of x (checked square,
+    floating): Data of the eigenvalues (batch..., n) and, with ``vectors``, the unit
+    eigenvectors as columns (batch..., n, n), complex of x's precision."""
+    device = x.device
+    batch = x.shape[:-2]
+    n = x.shape[-1]
+    nb = g.prod(batch)
+    cdt = dt.complex_of(x.dtype)
+    rt = device.runtime
+    isz = cdt.itemsize
+    L = rt.alloc(max(nb * n, 1) * isz)
+    E = rt.alloc(max(nb * n * n, 1) * isz) if vectors else None
+    if nb and n:
+        A = _contig(x._node)
+        real_in = x.dtype.kind != "c"
+        W = rt.alloc(nb * ((2 if vectors else 1) * n * n + n + 1) * isz)
+        ST = rt.alloc(nb * 2 * 4)
+        t = _tag(cdt, device)
+        bufs = [A.buf, W, L] + ([E] if vectors else []) + [ST]
+        key = ("linalg_eig", t, real_in, vectors, MAX_QR_ITS)
+        writes = [False] + [True] * (len(bufs) - 1)
+        for phase, a, c in _eig_phases(n, vectors):
+            _run(device, key, lambda: kl.render_eig(t, real_in, vectors, MAX_QR_ITS), writes, bufs,
+                 [nb, n, A.offset, phase, a, c], nb)
+    res = [g.Data(L, batch + (n,), cdt, device)]
+    if vectors:
+        res.append(g.Data(E, x.shape, cdt, device))
+    return res
+
+
+def _eig_phases(n: int, vectors: bool):
+    """The dispatches of the eig kernel for n x n matrices: (phase, a, c) triples.
+
+    Each dispatch keeps its loop iterations per invocation well under 65535 (lavapipe
+    ends all loops of an invocation past that many): the Hessenberg reduction goes in
+    chunks of columns, and the QR iteration in chunks of sweeps up to LAPACK's total
+    budget of 30 max(10, n) sweeps; chunks after convergence return at once."""
+    budget = 40000
+    f = 2 if vectors else 1
+    per = -(-n // 64)
+    out = [(0, 0, 0)]
+    col = 2 * n * (per + f * per + 1) + n  # loop iterations of one Hessenberg column
+    kc = max(1, budget // col)
+    for a in range(0, max(n - 2, 0), kc):
+        out.append((3, a, a + kc))
+    sweep = n + n * (1 + -(-(n + 1) // 64) + f * per)  # of one QR sweep (scan, rotations)
+    sc = max(1, budget // sweep)
+    total = 30 * max(10, n)
+    for _ in range(-(-total // sc)):
+        out.append((1, sc, 0))
+    if not vectors:
+        out.append((2, 0, 0))
+        return out
+    a = 0
+    while a < n:  # back-substitution: thread k runs about k^2 / 2 + 2n iterations
+        c = a + 64
+        while c < n and (c + 64) ** 2 // 2 * (-(-(c + 64) // 64)) < budget:
+            c += 64
+        out.append((2, a, min(c, n)))
+        a = c
+    w = max(1, min(n, (budget - 3 * n) * 64 // (n * n)))  # Q times w columns: n w / 64 sums of n
+    for a in range(0, n, w):
+        out.append((4, a, min(a + w, n)))
+    return out
+
+
+def eig(x: Array, /) -> EigResult:
+    _float_input(x, "eig", square=True)
+    w, v = _eig(x, True)
+    return EigResult(Array._new(w), Array._new(v))
+
+
+def eigvals(x: Array, /) -> Array:
+    _float_input(x, "eigvals", square=True)
+    return Array._new(_eig(x, False)[0])
 
 
 def _eps(d: dt.DType) -> float:

@@ -17,6 +17,9 @@ Kernels:
           input runs as the real 2m x 2n embedding [[X, -Y], [Y, X]] whose singular
           values come in equal pairs; 'eigh' shifts a Hermitian A by ||A||_F so that
           its SVD is its eigendecomposition
+  eig     general eigenproblem in complex arithmetic: Householder Hessenberg reduction,
+          complex single-shift implicit QR to the Schur form, eigenvectors by
+          back-substitution times the accumulated Q
 """
 from __future__ import annotations
 
@@ -393,5 +396,293 @@ def render_svd(t: str, mode: str, max_sweeps: int) -> str:
         let i = e / n; let r = e % n; let j = {col};
         Vo[b * n * n + e] = {vval};
     }}""".split("\n")
+    body.append("}")
+    return _finish(decls, t, body)
+
+
+# ------------------------------------------------------------------ general eigenproblem
+
+def render_eig(t: str, real_in: bool, vectors: bool, max_its: int) -> str:
+    """Eigenvalues (and right eigenvectors) of a general square matrix, in complex
+    arithmetic (``t`` is the complex tag c64/c128; real input is read as complex).
+
+    Bindings A (input, R when ``real_in`` else S), W (work: H n*n, [Q n*n], hv n, one
+    S of (scale, max|a|)), Lv (eigenvalues, n), [E (eigenvectors, n*n)], QS (u32 per
+    matrix: active block end, iterations); P: nbatch, n, offA, phase, a, c.
+
+    The work is split over dispatches of the same kernel by ``phase`` (lavapipe stops
+    every loop of an invocation once 65535 iterations of all its loops together have
+    run, so no single dispatch may iterate much; on GPUs the split costs a few
+    dispatches): phase 0 loads and scales; phase 3 reduces columns a..c-1 to
+    Hessenberg form; phase 1 runs at most ``a`` QR iterations from the state in QS
+    (nothing once converged); phase 2 writes the eigenvalues (when a == 0) and
+    back-substitutes eigenvector columns a..c-1 of T into E; phase 4 multiplies those
+    columns by Q (into H's place) and normalizes them into E.
+
+    1. scale by a power of two so that max|a_ij| lies in [1/2, 2) (exact; undone on the
+       eigenvalues), so products in the shift and rotations stay in range;
+    2. Householder reduction to upper Hessenberg form H = Q^H A Q (reflectors skipped
+       where the column below the subdiagonal is already zero: triangular input stays
+       untouched);
+    3. complex single-shift implicit QR (Wilkinson shift, exceptional shift every 10th
+       iteration, deflation when |h[m, m-1]| <= eps (|h[m-1, m-1]| + |h[m, m]|), at most
+       ``max_its`` iterations per eigenvalue) to the Schur form T; thread 0 makes the
+       scalar decisions, the 64 threads apply each Givens rotation to rows, columns and Q;
+    4. eigenvectors: back-substitution on T - t_kk I (one thread per eigenvector, tiny
+       pivots raised to eps |t_kk| as LAPACK's trevc does, rescaled against growth), times
+       Q, normalized to unit 2-norm with the largest component real (as LAPACK's geev).
+    """
+    f64 = t == "c128"
+    decls = [_bind(0, "A", "R" if real_in else "S", False), _bind(1, "W", "S", True),
+             _bind(2, "Lv", "S", True)]
+    if vectors:
+        decls.append(_bind(3, "E", "S", True))
+    decls.append(_bind(len(decls), "QS", "u32", True))
+    decls.append(_bind(len(decls), "P", "u32", False))
+    decls += ["var<workgroup> g_hi: u32;", "var<workgroup> g_l: u32;", "var<workgroup> g_c: R;",
+              "var<workgroup> g_s: S;", "var<workgroup> g_mu: S;", "var<workgroup> g_beta: R;",
+              "var<workgroup> g_sc: R;", f"var<workgroup> g_red: array<R, {WG}>;"]
+    eps = "R(2.220446049250313e-16)" if f64 else "R(1.1920929e-07)"
+    small = "R(1e-290)" if f64 else "R(1e-30)"
+    big = "R(1e150)" if f64 else "R(1e15)"
+    rmax = "R(1.7976931348623157e308)" if f64 else "R(3.4028234e38)"
+    load = "S(A[P[2] + b * nn + e], R(0))" if real_in else "A[P[2] + b * nn + e]"
+    wsz = "2u * nn + n + 1u" if vectors else "nn + n + 1u"
+    cend = "n" if vectors else "hi + 1u"
+    rstart = "0u" if vectors else "l"
+    helpers = """fn s_cabs1(a: S) -> R { return r_abs(a.x) + r_abs(a.y); }
+fn s_sqrt(z: S) -> S {
+    let m = s_abs(z);
+    if (m == R(0)) { return S(R(0), R(0)); }
+    let q = r_sqrt((m + r_abs(z.x)) * R(0.5));
+    if (z.x >= R(0)) { return S(q, z.y / (R(2) * q)); }
+    return S(r_abs(z.y) / (R(2) * q), select(-q, q, z.y >= R(0)));
+}
+"""
+    body = helpers.split("\n") + _head()
+    body += f"""    let n = P[1]; let nn = n * n;
+    let h0 = b * ({wsz}); let q0 = h0 + nn; let v0 = h0 + {"2u * nn" if vectors else "nn"}; let xs0 = v0 + n;
+    let phase = P[3];
+    if (phase == 0u) {{
+    for (var e = lid; e < nn; e += {WG}u) {{
+        W[h0 + e] = {load};
+        {"W[q0 + e] = select(S(R(0), R(0)), S(R(1), R(0)), e / n == e % n);" if vectors else ""}
+    }}
+    var pm = R(0);
+    for (var e = lid; e < nn; e += {WG}u) {{ pm = max(pm, max(r_abs(W[h0 + e].x), r_abs(W[h0 + e].y))); }}
+    g_red[lid] = pm;
+    workgroupBarrier();
+    if (lid == 0u) {{
+        var amax = R(0);
+        for (var e = 0u; e < {WG}u; e++) {{ amax = max(amax, g_red[e]); }}
+        var sc = R(1);
+        if (amax > R(0) && amax <= {rmax}) {{
+            var m = amax;
+            while (m >= R(65536)) {{ m *= R(1.52587890625e-05); sc *= R(1.52587890625e-05); }}
+            while (m >= R(2)) {{ m *= R(0.5); sc *= R(0.5); }}
+            while (m < R(1.52587890625e-05)) {{ m *= R(65536); sc *= R(65536); }}
+            while (m < R(0.5)) {{ m *= R(2); sc *= R(2); }}
+            amax = m;
+        }}
+        g_sc = sc; W[xs0] = S(sc, amax);
+        QS[2u * b] = select(0u, n - 1u, n > 0u); QS[2u * b + 1u] = 0u;
+    }}
+    workgroupBarrier();
+    let sc = g_sc;
+    if (sc != R(1)) {{ for (var e = lid; e < nn; e += {WG}u) {{ W[h0 + e] = W[h0 + e] * sc; }} }}
+    storageBarrier();
+    }} else if (phase == 3u) {{
+    for (var k = P[4]; k + 2u < n && k < P[5]; k++) {{
+        if (lid == 0u) {{
+            var tail = R(0);
+            for (var i = k + 2u; i < n; i++) {{ tail += s_abs2(W[h0 + i * n + k]); }}
+            var beta = R(0);
+            if (tail > R(0)) {{
+                let x0 = W[h0 + (k + 1u) * n + k];
+                let ax0 = s_abs(x0);
+                let nrm = r_sqrt(tail + ax0 * ax0);
+                let alpha = s_scale(s_phase(x0), -nrm);
+                W[v0 + k + 1u] = x0 - alpha;
+                for (var i = k + 2u; i < n; i++) {{
+                    W[v0 + i] = W[h0 + i * n + k];
+                    W[h0 + i * n + k] = S(R(0), R(0));
+                }}
+                W[h0 + (k + 1u) * n + k] = alpha;
+                beta = R(1) / (nrm * (nrm + ax0));
+            }}
+            g_beta = beta;
+        }}
+        storageBarrier();
+        workgroupBarrier();
+        let beta = g_beta;
+        if (beta != R(0)) {{
+            for (var j = k + 1u + lid; j < n; j += {WG}u) {{
+                var s = S(R(0), R(0));
+                for (var i = k + 1u; i < n; i++) {{ s += s_mul(s_conj(W[v0 + i]), W[h0 + i * n + j]); }}
+                s = s * beta;
+                for (var i = k + 1u; i < n; i++) {{ W[h0 + i * n + j] -= s_mul(W[v0 + i], s); }}
+            }}
+        }}
+        storageBarrier();
+        if (beta != R(0)) {{
+            for (var i = lid; i < {"2u * n" if vectors else "n"}; i += {WG}u) {{
+                let r0 = select(h0 + i * n, q0 + (i - n) * n, i >= n);
+                var s = S(R(0), R(0));
+                for (var j = k + 1u; j < n; j++) {{ s += s_mul(W[r0 + j], W[v0 + j]); }}
+                s = s * beta;
+                for (var j = k + 1u; j < n; j++) {{ W[r0 + j] -= s_mul(s, s_conj(W[v0 + j])); }}
+            }}
+        }}
+        storageBarrier();
+    }}
+    }} else if (phase == 1u) {{
+    var hi_p = QS[2u * b]; var its = QS[2u * b + 1u];
+    let anorm = W[xs0].y;
+    for (var sweep = 0u; sweep < P[4]; sweep++) {{
+        if (lid == 0u) {{
+            var l = 0u;
+            loop {{
+                if (hi_p == 0u) {{ break; }}
+                l = 0u;
+                for (var m = hi_p; m > 0u; m--) {{
+                    let sub = s_cabs1(W[h0 + m * n + m - 1u]);
+                    var tst = s_cabs1(W[h0 + (m - 1u) * n + m - 1u]) + s_cabs1(W[h0 + m * n + m]);
+                    if (tst == R(0)) {{ tst = anorm; }}
+                    if (sub <= {eps} * tst || sub <= {small}) {{
+                        W[h0 + m * n + m - 1u] = S(R(0), R(0));
+                        l = m;
+                        break;
+                    }}
+                }}
+                if (l == hi_p || its >= {max_its}u) {{
+                    W[h0 + hi_p * n + hi_p - 1u] = S(R(0), R(0));
+                    hi_p -= 1u; its = 0u;
+                    continue;
+                }}
+                break;
+            }}
+            g_l = l; g_hi = hi_p;
+            if (hi_p > 0u) {{
+                its += 1u;
+                let a = W[h0 + (hi_p - 1u) * n + hi_p - 1u]; let bb = W[h0 + (hi_p - 1u) * n + hi_p];
+                let cc = W[h0 + hi_p * n + hi_p - 1u]; let d = W[h0 + hi_p * n + hi_p];
+                var mu = d;
+                if (its % 10u == 0u) {{
+                    mu = d + S(R(0.75) * s_cabs1(cc), R(0));
+                }} else {{
+                    let f = s_cabs1(a) + s_cabs1(bb) + s_cabs1(cc) + s_cabs1(d);
+                    let p = (a - d) * (R(0.5) / f);
+                    let bc = s_mul(bb / f, cc / f);
+                    var r = s_sqrt(s_mul(p, p) + bc);
+                    if (p.x * r.x + p.y * r.y < R(0)) {{ r = -r; }}
+                    let den = p + r;
+                    if (s_cabs1(den) > R(0)) {{ mu = d - s_div(bc, den) * f; }}
+                }}
+                g_mu = mu;
+            }}
+        }}
+        storageBarrier();
+        workgroupBarrier();
+        let hi = workgroupUniformLoad(&g_hi);
+        if (hi == 0u) {{ break; }}
+        let l = workgroupUniformLoad(&g_l);
+        let mu = g_mu;
+        for (var k = l; k < hi; k++) {{
+            if (lid == 0u) {{
+                var x = W[h0 + l * n + l] - mu; var y = W[h0 + (l + 1u) * n + l];
+                if (k > l) {{ x = W[h0 + k * n + k - 1u]; y = W[h0 + (k + 1u) * n + k - 1u]; }}
+                let ax = s_abs(x); let ay = s_abs(y);
+                var c = R(1); var s = S(R(0), R(0));
+                if (ay > R(0)) {{
+                    if (ax == R(0)) {{
+                        c = R(0); s = s_conj(y) / ay;
+                    }} else {{
+                        let mx = max(ax, ay); let mn = min(ax, ay) / mx;
+                        let nrm = mx * r_sqrt(R(1) + mn * mn);
+                        c = ax / nrm; s = s_mul(x / ax, s_conj(y)) / nrm;
+                    }}
+                }}
+                g_c = c; g_s = s;
+            }}
+            workgroupBarrier();
+            let c = g_c; let s = g_s;
+            for (var j = select(l, k - 1u, k > l) + lid; j < {cend}; j += {WG}u) {{
+                let h1 = W[h0 + k * n + j]; let h2 = W[h0 + (k + 1u) * n + j];
+                W[h0 + k * n + j] = h1 * c + s_mul(s, h2);
+                W[h0 + (k + 1u) * n + j] = select(h2 * c - s_mul(s_conj(s), h1), S(R(0), R(0)), j + 1u == k);
+            }}
+            storageBarrier();
+            let iend = min(k + 2u, hi);
+            for (var i = {rstart} + lid; i <= iend; i += {WG}u) {{
+                let h1 = W[h0 + i * n + k]; let h2 = W[h0 + i * n + k + 1u];
+                W[h0 + i * n + k] = h1 * c + s_mul(h2, s_conj(s));
+                W[h0 + i * n + k + 1u] = h2 * c - s_mul(h1, s);
+            }}""".split("\n")
+    if vectors:
+        body += f"""            for (var i = lid; i < n; i += {WG}u) {{
+                let h1 = W[q0 + i * n + k]; let h2 = W[q0 + i * n + k + 1u];
+                W[q0 + i * n + k] = h1 * c + s_mul(h2, s_conj(s));
+                W[q0 + i * n + k + 1u] = h2 * c - s_mul(h1, s);
+            }}""".split("\n")
+    body += f"""            storageBarrier();
+        }}
+    }}
+    if (lid == 0u) {{ QS[2u * b] = hi_p; QS[2u * b + 1u] = its; }}
+    }} else if (phase == 2u) {{
+    if (P[4] == 0u) {{
+        let isc = R(1) / W[xs0].x;
+        for (var i = lid; i < n; i += {WG}u) {{ Lv[b * n + i] = W[h0 + i * n + i] * isc; }}
+    }}""".split("\n")
+    if vectors:
+        body += f"""    let e0 = b * nn;
+    for (var k = P[4] + lid; k < min(n, P[5]); k += {WG}u) {{
+        let lam = W[h0 + k * n + k];
+        let smin = max({eps} * s_cabs1(lam), {small});
+        for (var j = 0u; j < n; j++) {{ E[e0 + j * n + k] = select(S(R(0), R(0)), S(R(1), R(0)), j == k); }}
+        var i = k;
+        while (i > 0u) {{
+            i -= 1u;
+            var s = S(R(0), R(0));
+            for (var j = i + 1u; j <= k; j++) {{ s += s_mul(W[h0 + i * n + j], E[e0 + j * n + k]); }}
+            var d = W[h0 + i * n + i] - lam;
+            if (s_cabs1(d) < smin) {{ d = S(smin, R(0)); }}
+            let v = -s_div(s, d);
+            E[e0 + i * n + k] = v;
+            let av = s_cabs1(v);
+            if (av > {big}) {{
+                for (var j = i; j <= k; j++) {{ E[e0 + j * n + k] = E[e0 + j * n + k] / av; }}
+            }}
+        }}
+    }}
+    }} else if (phase == 4u) {{
+    let e0 = b * nn;
+    let a = P[4]; let w = min(n, P[5]) - a;
+    for (var e = lid; e < n * w; e += {WG}u) {{
+        let i = e / w; let k = a + e % w;
+        var s = S(R(0), R(0));
+        for (var j = 0u; j <= k; j++) {{ s += s_mul(W[q0 + i * n + j], E[e0 + j * n + k]); }}
+        W[h0 + i * n + k] = s;
+    }}
+    storageBarrier();
+    for (var k = a + lid; k < a + w; k += {WG}u) {{
+        var mx = R(0);
+        for (var i = 0u; i < n; i++) {{ let x = W[h0 + i * n + k]; mx = max(mx, max(r_abs(x.x), r_abs(x.y))); }}
+        var ss = R(0); var best = R(-1); var ib = 0u;
+        if (mx > R(0)) {{
+            for (var i = 0u; i < n; i++) {{
+                let a2 = s_abs2(W[h0 + i * n + k] / mx);
+                ss += a2;
+                if (a2 > best) {{ best = a2; ib = i; }}
+            }}
+        }}
+        var ph = S(R(1), R(0));
+        var rinv = R(0);
+        if (ss > R(0)) {{
+            ph = s_conj(s_phase(W[h0 + ib * n + k] / mx));
+            rinv = R(1) / (mx * r_sqrt(ss));
+        }}
+        for (var i = 0u; i < n; i++) {{ E[e0 + i * n + k] = s_mul(W[h0 + i * n + k], ph) * rinv; }}
+    }}""".split("\n")
+    body.append("    }")
     body.append("}")
     return _finish(decls, t, body)
