@@ -70,6 +70,10 @@ for _bits in (8, 16):
 # Native types: i32, u32, i64, u64
 # ---------------------------------------------------------------------------
 # Each entry: (args, signed body, unsigned body); `a` and `b` are of type ${T}.
+# Signed tests use the sign bit (``(x >> top) != 0``) and range checks one unsigned
+# compare: Mesa's LLVM (lavapipe) miscompiles ``x < 0`` on an i64 that was sign-extended
+# from i32 (it evaluates to false for negative values), which broke floor_divide,
+# remainder and the shifts of int64 with int8/16/32 operands.
 _NATIVE_OPS = {
     "floor_divide": (
         "a: ${T}, b: ${T}",
@@ -77,7 +81,7 @@ _NATIVE_OPS = {
     if (b == ${T}(0)) { return ${T}(0); }
     if (b == ${T}(-1)) { return -a; }  // wraps for MIN; avoids WGSL's MIN / -1
     let q = a / b;
-    if (a - q * b != ${T}(0) && ((a < ${T}(0)) != (b < ${T}(0)))) { return q - ${T}(1); }
+    if (a - q * b != ${T}(0) && (((a ^ b) >> ${top}u) != ${T}(0))) { return q - ${T}(1); }
     return q;""",
         """
     if (b == ${T}(0)) { return ${T}(0); }
@@ -89,7 +93,7 @@ _NATIVE_OPS = {
     if (b == ${T}(0) || b == ${T}(-1)) { return ${T}(0); }
     // not WGSL's signed %, which gave wrong values on NVIDIA's Vulkan driver (580)
     let r = a - (a / b) * b;
-    if (r != ${T}(0) && ((r < ${T}(0)) != (b < ${T}(0)))) { return r + b; }
+    if (r != ${T}(0) && (((r ^ b) >> ${top}u) != ${T}(0))) { return r + b; }
     return r;""",
         """
     if (b == ${T}(0)) { return ${T}(0); }
@@ -98,7 +102,7 @@ _NATIVE_OPS = {
     "bitwise_left_shift": (
         "a: ${T}, b: ${T}",
         """
-    if (b < ${T}(0) || b >= ${T}(${bits})) { return ${T}(0); }
+    if (${U}(b) >= ${U}(${bits})) { return ${T}(0); }  // negative counts too
     return a << u32(b);""",
         """
     if (b >= ${T}(${bits})) { return ${T}(0); }
@@ -108,15 +112,15 @@ _NATIVE_OPS = {
         "a: ${T}, b: ${T}",
         """
     // counts outside [0, bits) shift in sign bits only
-    return a >> select(u32(b), ${bits}u - 1u, b < ${T}(0) || b >= ${T}(${bits}));""",
+    return a >> select(u32(b), ${bits}u - 1u, ${U}(b) >= ${U}(${bits}));""",
         """
     if (b >= ${T}(${bits})) { return ${T}(0); }
     return a >> u32(b);""",
     ),
-    "abs": ("a: ${T}", "    return select(a, -a, a < ${T}(0));", "    return a;"),
+    "abs": ("a: ${T}", "    let m = a >> ${top}u;  // 0 or -1\n    return (a ^ m) - m;", "    return a;"),
     "sign": (
         "a: ${T}",
-        "    return select(${T}(0), ${T}(1), a > ${T}(0)) - select(${T}(0), ${T}(1), a < ${T}(0));",
+        "    return select((a >> ${top}u) | ${T}(1), ${T}(0), a == ${T}(0));",
         "    return select(${T}(0), ${T}(1), a != ${T}(0));",
     ),
     "minimum": ("a: ${T}, b: ${T}", "    return min(a, b);", "    return min(a, b);"),
@@ -124,7 +128,7 @@ _NATIVE_OPS = {
 }
 
 _POW_NEGATIVE_EXPONENT = """
-    if (b < ${T}(0)) {  // truncated real result
+    if ((b >> ${top}u) != ${T}(0)) {  // b < 0: the truncated real result
         if (a == ${T}(1)) { return ${T}(1); }
         if (a == ${T}(-1)) { return select(${T}(1), ${T}(-1), (b & ${T}(1)) != ${T}(0)); }
         return ${T}(0);
@@ -142,7 +146,7 @@ _POW_LOOP = """
     return r;"""
 
 for _tag, (_bits, _signed) in {"i32": (32, True), "u32": (32, False), "i64": (64, True), "u64": (64, False)}.items():
-    _s = dict(tag=_tag, T=_tag, bits=_bits)
+    _s = dict(tag=_tag, T=_tag, bits=_bits, top=_bits - 1, U="u" + _tag[1:])
     for _name, (_args, _sbody, _ubody) in _NATIVE_OPS.items():
         _fn("${tag}_" + _name, _args, "${T}", _sbody if _signed else _ubody, **_s)
     _pow = Template(_POW_LOOP).safe_substitute(
