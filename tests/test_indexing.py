@@ -409,3 +409,16 @@ def test_take_errors():
     with pytest.raises(ValueError, match="take_along_axis"):
         xp.take_along_axis(x, xp.asarray(np.zeros(2, np.int64)), axis=0)
     assert_exact(xp.take(x, xp.asarray(np.zeros(0, np.int64)), axis=1), np.zeros((3, 0), np.float32))
+
+
+def test_mask_with_a_zero_length_dim_selects_nothing():
+    # the standard's suite takes a mask dim of 0 as matching any axis length
+    h = np.arange(6.0).reshape(1, 6)
+    x = xp.asarray(h)
+    for mshape, want in (((0,), (0, 6)), ((1, 0), (0,)), ((0, 6), (0,))):
+        got = x[xp.asarray(np.zeros(mshape, bool))]
+        assert got.shape == want and np.asarray(got).size == 0
+    x[xp.asarray(np.zeros((0,), bool))] = 5.0
+    np.testing.assert_array_equal(np.asarray(x), h)
+    with pytest.raises(IndexError):
+        x[xp.asarray(np.zeros((2,), bool))]

@@ -394,7 +394,8 @@ def _plan_advanced(x_shape, entries, device, func):
         elif e[0] == "mask":
             mask = e[1]
             want = x_shape[d:d + mask.ndim]
-            if mask.shape != want:
+            # a mask with a zero-length dim selects nothing, whatever the axis length
+            if len(mask.shape) != len(want) or not all(m in (w, 0) for m, w in zip(mask.shape, want)):
                 raise IndexError(f"{func}: boolean index of shape {mask.shape} does not match the indexed "
                                  f"dimensions {want} (axes {d}..{d + mask.ndim - 1})")
             # flat positions in the mask are flat positions over x's axes d..d+k-1
@@ -591,9 +592,11 @@ def _mask_where(x: Array, mask: Array, v: g.Node, func):
     """``where(mask, v, x)`` when v does not depend on the position among the selected
     elements; None otherwise."""
     k = mask.ndim
-    if mask.shape != x.shape[:k]:
+    if k > x.ndim or not all(m in (w, 0) for m, w in zip(mask.shape, x.shape)):
         raise IndexError(f"{func}: boolean index of shape {mask.shape} does not match the indexed dimensions "
                          f"{x.shape[:k]}")
+    if mask.shape != x.shape[:k]:  # a zero-length mask dim: nothing is selected
+        return None
     rest = x.shape[k:]
     vshape = v.shape
     if len(vshape) == len(rest) + 1:
