@@ -170,6 +170,117 @@ def test_pinv_and_matrix_rank(d):
     assert int(la.matrix_rank(xp.asarray(low), rtol=0.0)) >= 2
 
 
+# ---------------------------------------------------------------- sizes past one dispatch
+# lavapipe (the CPU Vulkan driver of CI) ends every loop of an invocation once 65535 loop
+# iterations have run, silently: the Jacobi kernels gave wrong answers from n = 64, LU
+# from n ~ 150 (inv) / 220 (solve, det), QR from n ~ 130, Cholesky from n ~ 260. The
+# kernels now run in bounded phases over several dispatches.
+
+def _orth(q, d, scale):
+    k = q.shape[-1]
+    close(herm(q) @ q, np.eye(k), d, scale)
+
+
+@pytest.mark.parametrize("d", REAL_FLOAT, ids=ids(REAL_FLOAT))
+@pytest.mark.parametrize("n", [64, 100, 130])
+def test_large_jacobi_qr_lu_cholesky(d, n):
+    t = npdt(d)
+    a = rand((n, n), d, n)
+    A = xp.asarray(a)
+    sc = 10
+    s0 = np.linalg.svd(a.astype(np.float64), compute_uv=False)
+    close(la.svdvals(A), s0, d, sc)
+    u, s, vh = (to_np(r) for r in la.svd(A))
+    close(s, s0, d, sc)
+    close((u * s[None, :]) @ vh, a, d, sc)
+    _orth(u, d, sc)
+    _orth(herm(vh), d, sc)
+    h = (a + a.T).astype(t)
+    w0 = np.linalg.eigvalsh(h.astype(np.float64))
+    close(la.eigvalsh(xp.asarray(h)), w0, d, sc)
+    w, v = (to_np(r) for r in la.eigh(xp.asarray(h)))
+    close(w, w0, d, sc)
+    close(h @ v, v * w[None, :], d, sc * 10)
+    _orth(v, d, sc)
+    wc = well_conditioned((n, n), d, n + 1)
+    close(la.pinv(xp.asarray(wc)), np.linalg.pinv(wc.astype(np.float64)), d, sc)
+    low = (rand((n, n // 2), d, 2) @ rand((n // 2, n), d, 3)).astype(t)
+    assert int(la.matrix_rank(xp.asarray(low))) == n // 2
+    assert int(la.matrix_rank(xp.asarray(wc))) == n
+    _check_lu_qr_chol(wc, d)
+    q, r = (to_np(x) for x in la.qr(A))
+    close(q @ r, a, d, sc)
+    _orth(q, d, sc)
+    assert np.all(np.tril(r, -1) == 0) and np.all(np.diagonal(r) >= 0)
+
+
+def _check_lu_qr_chol(wc, d):
+    n = wc.shape[-1]
+    t = npdt(d)
+    W = xp.asarray(wc)
+    rhs = rand((n, 3), d, 4)
+    close(la.solve(W, xp.asarray(rhs)), np.linalg.solve(wc, rhs), d, 10)
+    close(la.inv(W), np.linalg.inv(wc), d, 10)
+    sd = (wc / (3 * n ** 0.5)).astype(t)  # det of moderate size
+    close(la.det(xp.asarray(sd)), np.linalg.det(sd.astype(np.float64)), d, 10)
+    sign, logabs = la.slogdet(W)
+    s0, l0 = np.linalg.slogdet(wc.astype(np.float64))
+    assert float(sign) == s0
+    close(logabs, l0, d, 10)
+    hp = hermitian_pd((n, n), d, 5)
+    close(la.cholesky(xp.asarray(hp)), np.linalg.cholesky(hp.astype(np.float64)), d, 10)
+
+
+@pytest.mark.parametrize("d", REAL_FLOAT, ids=ids(REAL_FLOAT))
+def test_large_lu_and_cholesky(d):
+    """n = 264: LU and Cholesky themselves run past one dispatch's loop budget."""
+    _check_lu_qr_chol(well_conditioned((264, 264), d, 7), d)
+
+
+@pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
+def test_large_complex_svd(d):
+    """A complex 70 x 40 matrix (embedded as 140 x 80 real): Jacobi rounds split within a sweep."""
+    a = rand((70, 40), d, 9)
+    u, s, vh = (to_np(r) for r in la.svd(xp.asarray(a), full_matrices=False))
+    close(s, np.linalg.svd(a.astype(np.complex128), compute_uv=False), d, 10)
+    close((u * s[None, :]) @ vh, a, d, 10)
+
+
+@pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
+def test_qr_huge_and_tiny_columns(d):
+    """The Householder norms are scaled: no overflow of the squares past 1e19 (float32),
+    no underflow of tiny ones (the conformance suite's NaN R for a 1 x 1 complex64 1e30)."""
+    t = npdt(d)
+    big = 1e30 if d.name in ("float32", "complex64") else 1e200
+    for v in (big, 1 / big):
+        a = np.array([[v, 1.0], [v, 2.0]], t)
+        if d.kind == "c":
+            a = (a * (1 + 1j) / np.sqrt(2)).astype(t)
+        q, r = (to_np(x) for x in la.qr(xp.asarray(a)))
+        assert np.all(np.isfinite(q)) and np.all(np.isfinite(r)), (q, r)
+        close(q @ r, a, d, 10)
+        close(abs(r[0, 0]), np.sqrt(2) * v, d, 10)
+        q1, r1 = (to_np(x) for x in la.qr(xp.asarray(a[:1, :1])))
+        close(r1, np.abs(a[:1, :1]), d)
+        close(q1 * r1, a[:1, :1], d)
+
+
+def test_stacks_match_single_matrices_with_nan():
+    """A NaN matrix in a batch does not touch its neighbours, and each matrix of a batch
+    gets bit-identical results to the matrix alone (one workgroup per matrix)."""
+    d = FLOAT[0]
+    a = rand((3, 5, 5), d, 12)
+    a[1, 2, 3] = np.nan
+    A = xp.asarray(a)
+    for f in (lambda x: la.qr(x).Q, lambda x: la.qr(x).R, la.svdvals, la.inv, la.det):
+        batched = to_np(f(A))
+        for i in range(3):
+            np.testing.assert_array_equal(to_np(f(xp.asarray(a[i]))), batched[i])
+        assert np.all(np.isfinite(batched[0])) and np.all(np.isfinite(batched[2]))
+    r = to_np(la.qr(A).R)
+    assert np.all(np.tril(r, -1) == 0)
+
+
 # ---------------------------------------------------------------- norms, trace, diagonal
 
 @pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))

@@ -101,6 +101,39 @@ def _run(device, key, build, writes, buffers, words, groups) -> None:
     rt.dispatch(kernel, buffers, pack_params(words), groups)
 
 
+# lavapipe (Mesa's CPU Vulkan driver) ends every loop of an invocation, silently, once
+# 65535 loop iterations of all its loops together have run. The factorization kernels
+# therefore run in phases over several dispatches, each planned here to iterate at
+# most about BUDGET times per invocation (the kernels run 64 threads per matrix).
+BUDGET = 40000
+
+
+def _elem_ranges(total: int, per: int = 1):
+    """(a, c) ranges covering range(total) where a thread loops over ``(c - a) / 64``
+    items costing ``per`` iterations each."""
+    step = 64 * max(1, (BUDGET - 16) // max(per, 1))
+    return [(a, min(a + step, total)) for a in range(0, total, step)]
+
+
+def _item_ranges(count: int, cost):
+    """(a, c) ranges covering range(count), item i costing ``cost(i)`` loop iterations
+    per invocation: each range holds as many items as fit in BUDGET (at least one)."""
+    out = []
+    a = 0
+    while a < count:
+        c, used = a, 0
+        while c < count and (c == a or used + cost(c) <= BUDGET):
+            used += cost(c)
+            c += 1
+        out.append((a, c))
+        a = c
+    return out
+
+
+def _cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
 def _reduce_axes(node: g.Node, axes, op: str) -> g.Node:
     """``op`` ('sum', 'max', 'min') of ``node`` over ``axes``, in its own dtype (the
     statistical reductions, with ``node``'s elementwise producer fused in)."""
@@ -253,11 +286,26 @@ def _lu(x: Array, rhs, mode: str, func: str):
         out = rt.alloc(max(nb * n * r, 1) * isz)
     work = rt.alloc(max(nb * n * (n + r), 1) * isz)
     if nb and n:
-        bufs = [A.buf] + ([rhs.buf] if mode == "solve" else []) + [work, out]
+        st = rt.alloc(max(nb, 1) * 4)
+        bufs = [A.buf] + ([rhs.buf] if mode == "solve" else []) + [work, out, st]
         words = [nb, n, r, A.offset, rhs.offset if mode == "solve" else 0]
-        _run(device, ("linalg_lu", t, mode), lambda: kl.render_lu(t, mode),
-             [False] * (len(bufs) - 2) + [True, True], bufs, words, nb)
+        writes = [False] * (len(bufs) - 3) + [True, True, True]
+        for phase, a, c in _lu_phases(n, r, mode):
+            _run(device, ("linalg_lu", t, mode), lambda: kl.render_lu(t, mode), writes, bufs,
+                 words + [phase, a, c], nb)
     return out
+
+
+def _lu_phases(n: int, r: int, mode: str):
+    """The dispatches of the LU kernel: (phase, a, c) triples (see ``kl.render_lu``)."""
+    c = n + r
+    out = [(0, a, b) for a, b in _elem_ranges(n * c)]
+    out += [(1, a, b) for a, b in _item_ranges(
+        n, lambda k: 9 + _cdiv(n - k, 64) + _cdiv(c, 64) + _cdiv((n - k - 1) * (c - k - 1), 64))]
+    if mode == "det":
+        return out + [(3, a, b) for a, b in _item_ranges(n, lambda k: 48)]  # thread 0: a log per pivot
+    out += [(2, a, b) for a, b in _item_ranges(n, lambda kk: 1 + _cdiv(r, 64) + _cdiv((n - 1 - kk) * r, 64))]
+    return out + [(3, a, b) for a, b in _elem_ranges(n * r)]
 
 
 def solve(x1: Array, x2: Array, /) -> Array:
@@ -338,8 +386,13 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     A = _contig(x._node)
     out = device.runtime.alloc(max(nb * n * n, 1) * x.dtype.itemsize)
     if nb and n:
-        _run(device, ("linalg_chol", t), lambda: kl.render_cholesky(t), [False, True], [A.buf, out],
-             [nb, n, A.offset], nb)
+        phases = [(0, a, c) for a, c in _elem_ranges(n * n)]
+        phases += [(1, a, c) for a, c in _item_ranges(
+            n, lambda k: 3 + _cdiv(n - k - 1, 64) + _cdiv((n - k - 1) ** 2, 64))]
+        phases += [(2, a, c) for a, c in _elem_ranges(n * n)]
+        for phase, a, c in phases:
+            _run(device, ("linalg_chol", t), lambda: kl.render_cholesky(t), [False, True], [A.buf, out],
+                 [nb, n, A.offset, phase, a, c], nb)
     L = Array._new(g.Data(out, x.shape, x.dtype, device))
     if upper:
         return _ew().conj(matrix_transpose(L))
@@ -364,10 +417,21 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     if nb and m:
         A = _contig(x._node)
         work = rt.alloc(max(nb * (m * n + m * kk + kk), 1) * isz)
-        _run(device, ("linalg_qr", t), lambda: kl.render_qr(t), [False, True, True, True], [A.buf, work, Q, R],
-             [nb, m, n, kk, qc, rr, A.offset], nb)
+        for phase, a, c in _qr_phases(m, n, kk, qc, rr):
+            _run(device, ("linalg_qr", t), lambda: kl.render_qr(t), [False, True, True, True],
+                 [A.buf, work, Q, R], [nb, m, n, kk, qc, rr, A.offset, phase, a, c], nb)
     return QRResult(Array._new(g.Data(Q, batch + (m, qc), x.dtype, device)),
                     Array._new(g.Data(R, batch + (rr, n), x.dtype, device)))
+
+
+def _qr_phases(m: int, n: int, kk: int, qc: int, rr: int):
+    """The dispatches of the QR kernel: (phase, a, c) triples (see ``kl.render_qr``)."""
+    out = [(0, a, c) for a, c in _elem_ranges(m * n)]
+    out += [(1, a, c) for a, c in _item_ranges(
+        kk, lambda k: 16 + 2 * _cdiv(m - k, 64) + _cdiv(m, 64) + _cdiv(n - k - 1, 64) * (2 * (m - k) + 1))]
+    out += [(2, a, c) for a, c in _elem_ranges(m * qc)]
+    out += [(3, a, c) for a, c in _item_ranges(kk, lambda h: 2 + _cdiv(qc, 64) * (2 * (h + 1 + m - kk) + 1))]
+    return out + [(4, a, c) for a, c in _elem_ranges(m * qc + rr * n)]
 
 
 # ------------------------------------------------------------------ Jacobi: SVD and eigh
@@ -390,19 +454,39 @@ def _jacobi(node: g.Node, mode: str):
     V = rt.alloc(max(nb * n * n, 1) * isz) if mode in ("svd", "eigh") else None
     if nb and n:
         A = _contig(node)
-        G = rt.alloc(nb * (mm * nn + nn) * rsz)
+        G = rt.alloc(nb * (mm * nn + nn + 2) * rsz)
         W = rt.alloc(nb * nn * nn * rsz)
         O = rt.alloc(nb * nn * 4)
+        ST = rt.alloc(nb * 2 * 4)
         outs = [b for b in (Sv, U, V) if b is not None]
         t = _tag(dtype, device)
-        _run(device, ("linalg_jacobi", t, mode, MAX_SWEEPS), lambda: kl.render_svd(t, mode, MAX_SWEEPS),
-             [False] + [True] * (3 + len(outs)), [A.buf, G, W, O] + outs, [nb, m, n, A.offset], nb)
+        nout = n + (m * n if U is not None else 0) + (n * n if V is not None else 0)
+        for phase, a, c in _jacobi_phases(mm, nn, nout, mode in ("eigh", "eigvals")):
+            _run(device, ("linalg_jacobi", t, mode), lambda: kl.render_svd(t, mode),
+                 [False] + [True] * (4 + len(outs)), [A.buf, G, W, O, ST] + outs,
+                 [nb, m, n, A.offset, phase, a, c], nb)
     res = [g.Data(Sv, batch + (n,), rdt, device)]
     if U is not None:
         res.append(g.Data(U, batch + (m, n), dtype, device))
     if V is not None:
         res.append(g.Data(V, batch + (n, n), dtype, device))
     return res
+
+
+def _jacobi_phases(mm: int, nn: int, nout: int, shifted: bool):
+    """The dispatches of the Jacobi kernel on mm x nn (embedded) matrices: (phase, a, c)
+    triples (see ``kl.render_svd``); the rounds of up to MAX_SWEEPS sweeps, those after
+    convergence returning at once."""
+    out = [(0, a, c) for a, c in _elem_ranges(mm * nn + nn * nn)]
+    if shifted:
+        out += [(1, a, c) for a, c in _elem_ranges(mm * nn)] + [(2, 0, 0)]
+    n2 = nn + (nn & 1)
+    rounds = MAX_SWEEPS * (n2 - 1)
+    per = max(1, BUDGET // (3 + _cdiv(n2 // 2, 64) * (1 + 2 * mm + nn)))
+    out += [(3, a, min(a + per, rounds)) for a in range(0, rounds, per)]
+    out += [(4, a, c) for a, c in _elem_ranges(nn, mm + 1)]
+    out += [(5, a, c) for a, c in _elem_ranges(nn, nn + 1)]
+    return out + [(6, a, c) for a, c in _elem_ranges(nout)]
 
 
 def _conj_t(node: g.Node) -> g.Node:

@@ -93,17 +93,37 @@ def _bind(i: int, name: str, elem: str, write: bool) -> str:
 
 
 # ------------------------------------------------------------------ LU
+#
+# lavapipe ends every loop of an invocation once 65535 loop iterations (all loops
+# together) have run, silently. So every kernel below runs in phases over several
+# dispatches of one pipeline, P holding (phase, a, c): a range of elements, columns or
+# Jacobi rounds per dispatch, chosen on the host (``linalg._chunks``) so that no
+# invocation iterates more than about 40000 times; the state between dispatches lives
+# in device buffers. On GPUs the split only costs a few dispatches.
+
+def _tree(arr: str, cond: str, body: str) -> str:
+    """A 64-way tree reduction over workgroup array ``arr`` (result in arr[0])."""
+    return f"""    for (var st = {WG // 2}u; st > 0u; st >>= 1u) {{
+        if (lid < st) {{ let o = lid + st; if ({cond}) {{ {body} }} }}
+        workgroupBarrier();
+    }}"""
+
 
 def render_lu(t: str, mode: str) -> str:
-    """mode 'solve': bindings A, B, W, X; 'inv': A, W, X; 'det': A, W, D (sign, log|det|, det).
-    P: nbatch, n, nrhs, offA, offB."""
+    """mode 'solve': bindings A, B, W, X, FL; 'inv': A, W, X, FL; 'det': A, W, D, FL
+    (D: sign, log|det|, det per matrix; FL: u32 per matrix, the parity of the row swaps).
+    P: nbatch, n, nrhs, offA, offB, phase, a, c. Phases: 0 copies elements a..c-1 of
+    [A | B] into W; 1 eliminates columns a..c-1 (partial pivoting); 2 back-substitutes
+    rows n-1-a down to n-c; 3 writes elements a..c-1 of X (det: folds pivots a..c-1
+    into D, thread 0, in order)."""
     decls = [_bind(0, "A", "S", False)]
     i = 1
     if mode == "solve":
         decls.append(_bind(1, "B", "S", False))
         i = 2
-    decls += [_bind(i, "W", "S", True), _bind(i + 1, "X", "S", True), _bind(i + 2, "P", "u32", False)]
-    decls.append("var<workgroup> piv: u32;")
+    decls += [_bind(i, "W", "S", True), _bind(i + 1, "X", "S", True), _bind(i + 2, "FL", "u32", True),
+              _bind(i + 3, "P", "u32", False)]
+    decls += [f"var<workgroup> pv_v: array<R, {WG}>;", f"var<workgroup> pv_i: array<u32, {WG}>;"]
     body = _head()
     if mode == "solve":
         fill = "v = B[P[4] + b * n * r + i * r + (j - n)];"
@@ -111,28 +131,32 @@ def render_lu(t: str, mode: str) -> str:
         fill = "v = select(s_real(R(0)), s_real(R(1)), j - n == i);"
     else:
         fill = ""
+    tree = _tree("pv_v", "pv_i[o] < n && (pv_i[lid] >= n || pv_v[o] > pv_v[lid] || "
+                 "(pv_v[o] == pv_v[lid] && pv_i[o] < pv_i[lid]))",
+                 "pv_v[lid] = pv_v[o]; pv_i[lid] = pv_i[o];")
     body += f"""    let n = P[1]; let r = P[2]; let c = n + r; let w0 = b * n * c;
-    for (var e = lid; e < n * c; e += {WG}u) {{
+    let phase = P[5]; let pa = P[6]; let pc = P[7];
+    if (phase == 0u) {{
+    if (pa == 0u && lid == 0u) {{ FL[b] = 0u; }}
+    for (var e = pa + lid; e < min(pc, n * c); e += {WG}u) {{
         let i = e / c; let j = e % c;
         var v = s_real(R(0));
         if (j < n) {{ v = A[P[3] + b * n * n + i * n + j]; }} else {{ {fill} }}
         W[w0 + e] = v;
     }}
-    var sgn = s_real(R(1));
-    storageBarrier();
-    for (var k = 0u; k < n; k++) {{
-        if (lid == 0u) {{
-            var p = k; var best = s_abs2(W[w0 + k * c + k]);
-            for (var i = k + 1u; i < n; i++) {{
-                let a = s_abs2(W[w0 + i * c + k]);
-                if (a > best) {{ best = a; p = i; }}
-            }}
-            piv = p;
-            if (p != k) {{ sgn = -sgn; }}
+    }} else if (phase == 1u) {{
+    for (var k = pa; k < min(pc, n); k++) {{
+        var bi = n; var bv = R(-1);
+        for (var i = k + lid; i < n; i += {WG}u) {{
+            let a = s_abs2(W[w0 + i * c + k]);
+            if (bi == n || a > bv) {{ bv = a; bi = i; }}
         }}
+        pv_v[lid] = bv; pv_i[lid] = bi;
         workgroupBarrier();
-        let p = piv;
+{tree}
+        let p = workgroupUniformLoad(&pv_i[0]);
         if (p != k) {{
+            if (lid == 0u) {{ FL[b] = FL[b] ^ 1u; }}
             for (var j = lid; j < c; j += {WG}u) {{
                 let tmp = W[w0 + k * c + j]; W[w0 + k * c + j] = W[w0 + p * c + j]; W[w0 + p * c + j] = tmp;
             }}
@@ -147,10 +171,12 @@ def render_lu(t: str, mode: str) -> str:
         storageBarrier();
     }}""".split("\n")
     if mode == "det":
-        body += """    if (lid == 0u) {
-        var logabs = R(0);
-        var dprod = sgn;
-        for (var k = 0u; k < n; k++) {
+        body += """    } else if (phase == 3u) {
+    if (lid == 0u) {
+        var sgn = X[3u * b]; var logabs = s_re(X[3u * b + 1u]); var dprod = X[3u * b + 2u];
+        if (pa == 0u) { sgn = s_real(select(R(1), R(-1), (FL[b] & 1u) == 1u)); logabs = R(0); dprod = sgn; }
+        for (var k = pa; k < min(pc, n); k++) {
+            if (s_abs2(sgn) == R(0)) { break; }
             let d = W[w0 + k * c + k];
             let m = s_abs(d);
             dprod = s_mul(dprod, d);
@@ -162,9 +188,11 @@ def render_lu(t: str, mode: str) -> str:
         X[3u * b + 1u] = s_real(logabs);
         X[3u * b + 2u] = dprod;
     }
+    }
 }""".split("\n")
     else:
-        body += f"""    for (var kk = 0u; kk < n; kk++) {{
+        body += f"""    }} else if (phase == 2u) {{
+    for (var kk = pa; kk < min(pc, n); kk++) {{
         let k = n - 1u - kk;
         let pv = W[w0 + k * c + k];
         for (var j = lid; j < r; j += {WG}u) {{ W[w0 + k * c + n + j] = s_div(W[w0 + k * c + n + j], pv); }}
@@ -175,7 +203,9 @@ def render_lu(t: str, mode: str) -> str:
         }}
         storageBarrier();
     }}
-    for (var e = lid; e < n * r; e += {WG}u) {{ X[b * n * r + e] = W[w0 + (e / r) * c + n + e % r]; }}
+    }} else if (phase == 3u) {{
+    for (var e = pa + lid; e < min(pc, n * r); e += {WG}u) {{ X[b * n * r + e] = W[w0 + (e / r) * c + n + e % r]; }}
+    }}
 }}""".split("\n")
     return _finish(decls, t, body)
 
@@ -183,13 +213,16 @@ def render_lu(t: str, mode: str) -> str:
 # ------------------------------------------------------------------ Cholesky
 
 def render_cholesky(t: str) -> str:
-    """Bindings A, L; P: nbatch, n, offA."""
+    """Bindings A, L; P: nbatch, n, offA, phase, a, c. Phases: 0 copies elements a..c-1;
+    1 factors columns a..c-1; 2 zeroes the strict upper triangle in elements a..c-1."""
     decls = [_bind(0, "A", "S", False), _bind(1, "L", "S", True), _bind(2, "P", "u32", False)]
     body = _head()
     body += f"""    let n = P[1]; let w0 = b * n * n;
-    for (var e = lid; e < n * n; e += {WG}u) {{ L[w0 + e] = A[P[2] + w0 + e]; }}
-    storageBarrier();
-    for (var k = 0u; k < n; k++) {{
+    let phase = P[3]; let pa = P[4]; let pc = min(P[5], select(n * n, n, phase == 1u));
+    if (phase == 0u) {{
+    for (var e = pa + lid; e < pc; e += {WG}u) {{ L[w0 + e] = A[P[2] + w0 + e]; }}
+    }} else if (phase == 1u) {{
+    for (var k = pa; k < pc; k++) {{
         if (lid == 0u) {{ L[w0 + k * n + k] = s_real(r_sqrt(s_re(L[w0 + k * n + k]))); }}
         storageBarrier();
         let d = s_re(L[w0 + k * n + k]);
@@ -204,7 +237,9 @@ def render_cholesky(t: str) -> str:
         }}
         storageBarrier();
     }}
-    for (var e = lid; e < n * n; e += {WG}u) {{ if (e % n > e / n) {{ L[w0 + e] = s_real(R(0)); }} }}
+    }} else {{
+    for (var e = pa + lid; e < pc; e += {WG}u) {{ if (e % n > e / n) {{ L[w0 + e] = s_real(R(0)); }} }}
+    }}
 }}""".split("\n")
     return _finish(decls, t, body)
 
@@ -212,53 +247,85 @@ def render_cholesky(t: str) -> str:
 # ------------------------------------------------------------------ QR
 
 def render_qr(t: str) -> str:
-    """Bindings A, T (work: m*n matrix, m*kk reflectors, kk betas as S), Q (m x qc),
-    R (rr x n); P: nbatch, m, n, kk, qc, rr, offA."""
+    """Bindings A, T (work: m*n matrix, m*kk reflectors, kk taus as S), Q (m x qc),
+    R (rr x n); P: nbatch, m, n, kk, qc, rr, offA, phase, a, c.
+
+    Phases: 0 copies elements a..c-1 of A into T; 1 Householder reflectors of columns
+    a..c-1; 2 sets elements a..c-1 of Q to the identity; 3 applies reflectors kk-1-a
+    down to kk-c to Q; 4 writes elements a..c-1 of [Q phase-fixed | R].
+
+    The reflector of column k is LAPACK's zlarfg form H = I - tau v v^H with v_k = 1,
+    |v_i| <= 1 and tau = 1 + |x_k| / ||x|| in [1, 2]; ||x|| is computed scaled by
+    max |x_i| (no overflow of the squares for entries past 1e19 in f32, no underflow of
+    tiny ones)."""
     decls = [_bind(0, "A", "S", False), _bind(1, "T", "S", True), _bind(2, "Q", "S", True),
              _bind(3, "Rm", "S", True), _bind(4, "P", "u32", False)]
+    decls += [f"var<workgroup> g_red: array<R, {WG}>;"]
     body = _head()
+    mx = _tree("g_red", "true", "g_red[lid] = max(g_red[lid], g_red[o]);")
+    sm = _tree("g_red", "true", "g_red[lid] = g_red[lid] + g_red[o];")
     body += f"""    let m = P[1]; let n = P[2]; let kk = P[3]; let qc = P[4]; let rr = P[5];
+    let phase = P[7]; let pa = P[8]; let pc = P[9];
     let t0 = b * (m * n + m * kk + kk);
     let v0 = t0 + m * n; let be0 = v0 + m * kk;
-    for (var e = lid; e < m * n; e += {WG}u) {{ T[t0 + e] = A[P[6] + b * m * n + e]; }}
-    storageBarrier();
-    for (var k = 0u; k < kk; k++) {{
-        if (lid == 0u) {{
-            var nrm2 = R(0);
-            for (var i = k; i < m; i++) {{ nrm2 += s_abs2(T[t0 + i * n + k]); }}
-            let x0 = T[t0 + k * n + k];
-            let nrm = r_sqrt(nrm2);
-            for (var i = 0u; i < m; i++) {{
-                var v = s_real(R(0));
-                if (i > k) {{ v = T[t0 + i * n + k]; }}
-                T[v0 + i * kk + k] = v;
-            }}
-            var beta = R(0);
-            if (nrm > R(0)) {{
-                let alpha = s_scale(s_phase(x0), -nrm);
-                let vk = x0 - alpha;
-                T[v0 + k * kk + k] = vk;
-                beta = R(2) / (nrm2 - s_abs2(x0) + s_abs2(vk));
-            }}
-            T[be0 + k] = s_real(beta);
+    let q0 = b * m * qc;
+    if (phase == 0u) {{
+    for (var e = pa + lid; e < min(pc, m * n); e += {WG}u) {{ T[t0 + e] = A[P[6] + b * m * n + e]; }}
+    }} else if (phase == 1u) {{
+    for (var k = pa; k < min(pc, kk); k++) {{
+        var amax = R(0);
+        for (var i = k + lid; i < m; i += {WG}u) {{
+            let x = T[t0 + i * n + k];
+            amax = max(amax, s_abs(x));
         }}
+        g_red[lid] = amax;
+        workgroupBarrier();
+{mx}
+        amax = g_red[0];
+        workgroupBarrier();
+        var ss = R(0);
+        for (var i = k + lid; i < m; i += {WG}u) {{
+            if (amax > R(0)) {{ ss += s_abs2(T[t0 + i * n + k] / amax); }}
+        }}
+        g_red[lid] = ss;
+        workgroupBarrier();
+{sm}
+        let nrm = amax * r_sqrt(g_red[0]);
+        workgroupBarrier();
+        let x0 = T[t0 + k * n + k];
+        let ax0 = s_abs(x0);
+        let vk = s_scale(s_phase(x0), ax0 + nrm);
+        let refl = nrm > R(0);
+        for (var i = lid; i < m; i += {WG}u) {{
+            var v = s_real(select(R(0), R(1), i == k && refl));
+            if (i > k && refl) {{ v = s_div(T[t0 + i * n + k], vk); }}
+            T[v0 + i * kk + k] = v;
+        }}
+        let tau = select(R(0), R(1) + ax0 / nrm, refl);
         storageBarrier();
-        let beta = s_re(T[be0 + k]);
-        for (var j = k + lid; j < n; j += {WG}u) {{
+        for (var j = k + 1u + lid; j < n; j += {WG}u) {{
+            if (!refl) {{ break; }}
             var s = s_real(R(0));
             for (var i = k; i < m; i++) {{ s += s_mul(s_conj(T[v0 + i * kk + k]), T[t0 + i * n + j]); }}
-            s = s_scale(s, beta);
+            s = s_scale(s, tau);
             for (var i = k; i < m; i++) {{ T[t0 + i * n + j] = T[t0 + i * n + j] - s_mul(T[v0 + i * kk + k], s); }}
+        }}
+        if (lid == 0u) {{
+            T[be0 + k] = s_real(tau);
+            if (refl) {{ T[t0 + k * n + k] = s_scale(s_phase(x0), -nrm); }}
         }}
         storageBarrier();
     }}
-    let q0 = b * m * qc;
-    for (var e = lid; e < m * qc; e += {WG}u) {{ Q[q0 + e] = select(s_real(R(0)), s_real(R(1)), e / qc == e % qc); }}
-    storageBarrier();
-    for (var h = 0u; h < kk; h++) {{
+    }} else if (phase == 2u) {{
+    for (var e = pa + lid; e < min(pc, m * qc); e += {WG}u) {{
+        Q[q0 + e] = select(s_real(R(0)), s_real(R(1)), e / qc == e % qc);
+    }}
+    }} else if (phase == 3u) {{
+    for (var h = pa; h < min(pc, kk); h++) {{
         let k = kk - 1u - h;
         let beta = s_re(T[be0 + k]);
         for (var j = lid; j < qc; j += {WG}u) {{
+            if (beta == R(0)) {{ break; }}
             var s = s_real(R(0));
             for (var i = k; i < m; i++) {{ s += s_mul(s_conj(T[v0 + i * kk + k]), Q[q0 + i * qc + j]); }}
             s = s_scale(s, beta);
@@ -266,16 +333,20 @@ def render_qr(t: str) -> str:
         }}
         storageBarrier();
     }}
-    for (var e = lid; e < m * qc; e += {WG}u) {{
-        let j = e % qc;
-        if (j < kk) {{ Q[q0 + e] = s_mul(Q[q0 + e], s_phase(T[t0 + j * n + j])); }}
-    }}
+    }} else {{
     let r0 = b * rr * n;
-    for (var e = lid; e < rr * n; e += {WG}u) {{
-        let i = e / n; let j = e % n;
-        var v = s_real(R(0));
-        if (i < kk && j >= i) {{ v = s_mul(s_conj(s_phase(T[t0 + i * n + i])), T[t0 + i * n + j]); }}
-        Rm[r0 + e] = v;
+    for (var e = pa + lid; e < min(pc, m * qc + rr * n); e += {WG}u) {{
+        if (e < m * qc) {{
+            let j = e % qc;
+            if (j < kk) {{ Q[q0 + e] = s_mul(Q[q0 + e], s_phase(T[t0 + j * n + j])); }}
+        }} else {{
+            let f = e - m * qc;
+            let i = f / n; let j = f % n;
+            var v = s_real(R(0));
+            if (i < kk && j >= i) {{ v = s_mul(s_conj(s_phase(T[t0 + i * n + i])), T[t0 + i * n + j]); }}
+            Rm[r0 + f] = v;
+        }}
+    }}
     }}
 }}""".split("\n")
     return _finish(decls, t, body)
@@ -283,119 +354,160 @@ def render_qr(t: str) -> str:
 
 # ------------------------------------------------------------------ Jacobi SVD / eigh
 
-def render_svd(t: str, mode: str, max_sweeps: int) -> str:
-    """mode 'svd' (bindings A, G, V, O, Sv, U, Vo), 'vals' (A, G, V, O, Sv),
-    'eigh' (A, G, V, O, Sv, Vo), 'eigvals' (A, G, V, O, Sv). A is batch x m x n with
-    m >= n (the caller transposes). P: nbatch, m, n, offA."""
+def render_svd(t: str, mode: str) -> str:
+    """mode 'svd' (bindings A, G, V, O, FL, Sv, U, Vo), 'vals' (A, G, V, O, FL, Sv),
+    'eigh' (A, G, V, O, FL, Sv, Vo), 'eigvals' (A, G, V, O, FL, Sv). A is batch x m x n
+    with m >= n (the caller transposes). G per matrix: the mm x nn working matrix, nn
+    column norms, then (sum of squares, shift); FL per matrix: (converged, rotated in
+    this sweep). P: nbatch, m, n, offA, phase, a, c.
+
+    Phases: 0 loads elements a..c-1 of [G | V = I]; 1 ('eigh'/'eigvals') adds the
+    squares of elements a..c-1 of G into the sum; 2 shifts the diagonal by the
+    Frobenius norm; 3 runs Jacobi rounds a..c-1 (round r is round r % (n2 - 1) of sweep
+    r / (n2 - 1); a sweep starting after one that rotated nothing marks the matrix
+    converged and later rounds return at once); 4 column norms of columns a..c-1; 5
+    the descending rank of columns a..c-1 into O; 6 writes elements a..c-1 of
+    [values | U | V]."""
     cplx = t in ("c64", "c128")
+    r = {"c64": "f32", "c128": "f64"}.get(t, t)
     names = {"svd": ["Sv", "U", "Vo"], "vals": ["Sv"], "eigh": ["Sv", "Vo"], "eigvals": ["Sv"]}[mode]
     decls = [_bind(0, "A", "S", False), _bind(1, "G", "R", True), _bind(2, "V", "R", True),
-             _bind(3, "O", "u32", True)]
+             _bind(3, "O", "u32", True), _bind(4, "FL", "u32", True)]
     for i, nm in enumerate(names):
-        decls.append(_bind(4 + i, nm, "R" if nm == "Sv" else "S", True))
-    decls.append(_bind(4 + len(names), "P", "u32", False))
-    decls.append("var<workgroup> rot: u32;")
-    decls.append("var<workgroup> shift: R;")
+        decls.append(_bind(5 + i, nm, "R" if nm == "Sv" else "S", True))
+    decls.append(_bind(5 + len(names), "P", "u32", False))
+    decls.append("var<workgroup> g_done: u32;")
+    decls.append(f"var<workgroup> g_red: array<R, {WG}>;")
     eps = "R(1.2e-7)" if t in ("f32", "c64") else "R(2.3e-16)"
     f = 2 if cplx else 1
     if cplx:
         load = """let bi = i % m; let bj = j % n; let a = A[P[3] + b * m * n + bi * n + bj];
-            var v = a.x;
+            v = a.x;
             if ((i < m) != (j < n)) { v = select(a.y, -a.y, i < m); }"""
     else:
-        load = "let v = A[P[3] + b * m * n + i * n + j];"
+        load = "v = A[P[3] + b * m * n + i * n + j];"
+    eig = mode in ("eigh", "eigvals")
+    sm = _tree("g_red", "true", "g_red[lid] = g_red[lid] + g_red[o];")
     body = _head()
     body += f"""    let m = P[1]; let n = P[2]; let mm = {f}u * m; let nn = {f}u * n;
-    let g0 = b * (mm * nn + nn); let sg0 = g0 + mm * nn; let vv0 = b * nn * nn; let o0 = b * nn;
-    for (var e = lid; e < mm * nn; e += {WG}u) {{
-        let i = e / nn; let j = e % nn;
-        {load}
-        G[g0 + e] = v;
-    }}
-    for (var e = lid; e < nn * nn; e += {WG}u) {{ V[vv0 + e] = select(R(0), R(1), e / nn == e % nn); }}
-    storageBarrier();""".split("\n")
-    if mode in ("eigh", "eigvals"):
-        body += f"""    if (lid == 0u) {{
-        var s2 = R(0);
-        for (var e = 0u; e < mm * nn; e++) {{ s2 += G[g0 + e] * G[g0 + e]; }}
-        shift = r_sqrt(s2 / R({f}));
-        for (var i = 0u; i < nn; i++) {{ G[g0 + i * nn + i] += shift; }}
-    }}
-    storageBarrier();""".split("\n")
-    body += f"""    let n2 = nn + (nn & 1u);
+    let g0 = b * (mm * nn + nn + 2u); let sg0 = g0 + mm * nn; let x0 = sg0 + nn;
+    let vv0 = b * nn * nn; let o0 = b * nn;
+    let phase = P[4]; let pa = P[5]; let pc = P[6];
+    let n2 = nn + (nn & 1u);
     let npairs = n2 / 2u;
-    for (var sweep = 0u; sweep < {max_sweeps}u; sweep++) {{
-        if (lid == 0u) {{ rot = 0u; }}
-        workgroupBarrier();
-        for (var rd = 0u; rd + 1u < n2; rd++) {{
-            for (var pi = lid; pi < npairs; pi += {WG}u) {{
-                var p = n2 - 1u; var q = rd;
-                if (pi > 0u) {{ p = (rd + pi) % (n2 - 1u); q = (rd + n2 - 1u - pi) % (n2 - 1u); }}
-                if (p < nn && q < nn) {{
-                    var al = R(0); var be = R(0); var ga = R(0);
+    if (phase == 0u) {{
+    if (pa == 0u && lid == 0u) {{ FL[2u * b] = 0u; FL[2u * b + 1u] = 1u; G[x0] = R(0); G[x0 + 1u] = R(0); }}
+    for (var e = pa + lid; e < min(pc, mm * nn + nn * nn); e += {WG}u) {{
+        if (e < mm * nn) {{
+            let i = e / nn; let j = e % nn;
+            var v = R(0);
+            {load}
+            G[g0 + e] = v;
+        }} else {{
+            let f = e - mm * nn;
+            V[vv0 + f] = select(R(0), R(1), f / nn == f % nn);
+        }}
+    }}
+    }} else if (phase == 1u) {{
+    var s2 = R(0);
+    for (var e = pa + lid; e < min(pc, mm * nn); e += {WG}u) {{ s2 += G[g0 + e] * G[g0 + e]; }}
+    g_red[lid] = s2;
+    workgroupBarrier();
+{sm}
+    if (lid == 0u) {{ G[x0] = G[x0] + g_red[0]; }}
+    }} else if (phase == 2u) {{
+    let shift = r_sqrt(G[x0] / R({f}));
+    for (var i = lid; i < nn; i += {WG}u) {{ G[g0 + i * nn + i] += shift; }}
+    if (lid == 0u) {{ G[x0 + 1u] = shift; }}
+    }} else if (phase == 3u) {{
+    for (var gr = pa; gr < pc; gr++) {{
+        let rd = gr % (n2 - 1u);
+        if (lid == 0u) {{
+            var done = FL[2u * b];
+            if (rd == 0u && done == 0u) {{
+                if (FL[2u * b + 1u] == 0u) {{ done = 1u; FL[2u * b] = 1u; }}
+                FL[2u * b + 1u] = 0u;
+            }}
+            g_done = done;
+        }}
+        storageBarrier();
+        if (workgroupUniformLoad(&g_done) != 0u) {{ break; }}
+        for (var pi = lid; pi < npairs; pi += {WG}u) {{
+            var p = n2 - 1u; var q = rd;
+            if (pi > 0u) {{ p = (rd + pi) % (n2 - 1u); q = (rd + n2 - 1u - pi) % (n2 - 1u); }}
+            if (p < nn && q < nn) {{
+                var al = R(0); var be = R(0); var ga = R(0);
+                for (var i = 0u; i < mm; i++) {{
+                    let gp = G[g0 + i * nn + p]; let gq = G[g0 + i * nn + q];
+                    al += gp * gp; be += gq * gq; ga += gp * gq;
+                }}
+                if (r_abs(ga) > {eps} * r_sqrt(al * be) && ga != R(0)) {{
+                    let zeta = (be - al) / (R(2) * ga);
+                    let tt = select(R(-1), R(1), zeta >= R(0)) / (r_abs(zeta) + r_sqrt(R(1) + zeta * zeta));
+                    let cs = R(1) / r_sqrt(R(1) + tt * tt);
+                    let sn = cs * tt;
                     for (var i = 0u; i < mm; i++) {{
                         let gp = G[g0 + i * nn + p]; let gq = G[g0 + i * nn + q];
-                        al += gp * gp; be += gq * gq; ga += gp * gq;
+                        G[g0 + i * nn + p] = cs * gp - sn * gq; G[g0 + i * nn + q] = sn * gp + cs * gq;
                     }}
-                    if (r_abs(ga) > {eps} * r_sqrt(al * be) && ga != R(0)) {{
-                        let zeta = (be - al) / (R(2) * ga);
-                        let tt = select(R(-1), R(1), zeta >= R(0)) / (r_abs(zeta) + r_sqrt(R(1) + zeta * zeta));
-                        let cs = R(1) / r_sqrt(R(1) + tt * tt);
-                        let sn = cs * tt;
-                        for (var i = 0u; i < mm; i++) {{
-                            let gp = G[g0 + i * nn + p]; let gq = G[g0 + i * nn + q];
-                            G[g0 + i * nn + p] = cs * gp - sn * gq; G[g0 + i * nn + q] = sn * gp + cs * gq;
-                        }}
-                        for (var i = 0u; i < nn; i++) {{
-                            let vp = V[vv0 + i * nn + p]; let vq = V[vv0 + i * nn + q];
-                            V[vv0 + i * nn + p] = cs * vp - sn * vq; V[vv0 + i * nn + q] = sn * vp + cs * vq;
-                        }}
-                        rot = 1u;
+                    for (var i = 0u; i < nn; i++) {{
+                        let vp = V[vv0 + i * nn + p]; let vq = V[vv0 + i * nn + q];
+                        V[vv0 + i * nn + p] = cs * vp - sn * vq; V[vv0 + i * nn + q] = sn * vp + cs * vq;
                     }}
+                    FL[2u * b + 1u] = 1u;
                 }}
             }}
-            storageBarrier();
         }}
-        if (workgroupUniformLoad(&rot) == 0u) {{ break; }}
+        storageBarrier();
     }}
-    for (var j = lid; j < nn; j += {WG}u) {{
+    }} else if (phase == 4u) {{
+    for (var j = pa + lid; j < min(pc, nn); j += {WG}u) {{
         var s2 = R(0);
         for (var i = 0u; i < mm; i++) {{ s2 += G[g0 + i * nn + j] * G[g0 + i * nn + j]; }}
         G[sg0 + j] = r_sqrt(s2);
     }}
-    storageBarrier();
-    if (lid == 0u) {{
-        for (var j = 0u; j < nn; j++) {{ O[o0 + j] = j; }}
-        for (var a = 0u; a < nn; a++) {{
-            var best = a;
-            for (var c = a + 1u; c < nn; c++) {{ if (G[sg0 + O[o0 + c]] > G[sg0 + O[o0 + best]]) {{ best = c; }} }}
-            let tmp = O[o0 + a]; O[o0 + a] = O[o0 + best]; O[o0 + best] = tmp;
+    }} else if (phase == 5u) {{
+    for (var j = pa + lid; j < min(pc, nn); j += {WG}u) {{
+        let vj = G[sg0 + j]; let nj = {r}_isnan(vj);
+        var rank = 0u;
+        for (var c = 0u; c < nn; c++) {{
+            let vc = G[sg0 + c]; let nc = {r}_isnan(vc);
+            var before = c < j;
+            if (nc != nj) {{ before = nc; }} else if (!nc && vc != vj) {{ before = vc > vj; }}
+            if (before) {{ rank += 1u; }}
         }}
+        O[o0 + rank] = j;
     }}
-    storageBarrier();""".split("\n")
+    }} else {{""".split("\n")
     # output rank r (0..n) takes embedded column O[f*r] (descending); eigh: ascending
-    rank = "(n - 1u - r)" if mode in ("eigh", "eigvals") else "r"
+    rank = "(n - 1u - rr)" if eig else "rr"
     col = f"O[o0 + {f}u * {rank}]"
-    sval = f"G[sg0 + {col}]" + (" - shift" if mode in ("eigh", "eigvals") else "")
-    body.append(f"    for (var r = lid; r < n; r += {WG}u) {{ Sv[b * n + r] = {sval}; }}")
+    sval = f"G[sg0 + {col}]" + (" - G[x0 + 1u]" if eig else "")
+    outs = [("n", f"let rr = e; Sv[b * n + rr] = {sval};")]
     if "U" in names:
-        if cplx:
-            uval = "S(G[g0 + i * nn + j], G[g0 + (i + m) * nn + j]) / sg"
-        else:
-            uval = "G[g0 + i * nn + j] / sg"
-        body += f"""    for (var e = lid; e < m * n; e += {WG}u) {{
-        let i = e / n; let r = e % n; let j = {col};
-        let sg = G[sg0 + j];
-        var u = s_real(R(0));
-        if (sg > R(0)) {{ u = {uval}; }}
-        U[b * m * n + e] = u;
-    }}""".split("\n")
+        uval = "S(G[g0 + i * nn + j], G[g0 + (i + m) * nn + j]) / sg" if cplx else "G[g0 + i * nn + j] / sg"
+        outs.append(("m * n", f"""let i = e / n; let rr = e % n; let j = {col};
+            let sg = G[sg0 + j];
+            var u = s_real(R(0));
+            if (sg > R(0)) {{ u = {uval}; }}
+            U[b * m * n + e] = u;"""))
     if "Vo" in names:
         vval = "S(V[vv0 + i * nn + j], V[vv0 + (i + n) * nn + j])" if cplx else "V[vv0 + i * nn + j]"
-        body += f"""    for (var e = lid; e < n * n; e += {WG}u) {{
-        let i = e / n; let r = e % n; let j = {col};
-        Vo[b * n * n + e] = {vval};
-    }}""".split("\n")
+        outs.append(("n * n", f"""let i = e / n; let rr = e % n; let j = {col};
+            Vo[b * n * n + e] = {vval};"""))
+    total = " + ".join(sz for sz, _ in outs)
+    body.append(f"    for (var e0 = pa + lid; e0 < min(pc, {total}); e0 += {WG}u) {{")
+    body.append("        var e = e0;")
+    for i, (sz, code) in enumerate(outs):
+        last = i == len(outs) - 1
+        body.append(f"        if ({'true' if last else f'e < {sz}'}) {{")
+        body.append("            " + code)
+        body.append("            continue;")
+        body.append("        }")
+        if not last:
+            body.append(f"        e -= {sz};")
+    body.append("    }")
+    body.append("    }")
     body.append("}")
     return _finish(decls, t, body)
 
