@@ -1,0 +1,70 @@
+"""wgarray as the ``xp`` of array-API-aware libraries (scikit-learn, SciPy, array-api-compat).
+
+scikit-learn and SciPy read SCIPY_ARRAY_API at import, so each check runs in a fresh
+interpreter with it set.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+
+import wgarray as xp
+
+
+def _run(code: str) -> str:
+    env = dict(os.environ, SCIPY_ARRAY_API="1")
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True,
+                         text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout
+
+
+def test_array_api_compat_sees_wgarray():
+    import array_api_compat
+
+    x = xp.asarray([1.0, 2.0])
+    assert array_api_compat.array_namespace(x) is xp
+    assert array_api_compat.is_array_api_obj(x)
+    assert array_api_compat.device(x) == x.device
+
+
+def test_sklearn_pca_and_lda_run_on_wgarray_and_match_numpy():
+    out = _run("""
+        import numpy as np, sklearn, wgarray as xp
+        from sklearn.decomposition import PCA
+        from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+        sklearn.set_config(array_api_dispatch=True)
+        rng = np.random.default_rng(0)
+        X = rng.random((200, 5)).astype(np.float32)
+        y = (X[:, 0] + 0.3 * X[:, 1] > 0.6).astype(np.int64)
+        pca = PCA(n_components=2, svd_solver="full").fit(xp.asarray(X))
+        ref = PCA(n_components=2, svd_solver="full").fit(X)
+        assert type(pca.components_).__module__.startswith("wgarray")
+        np.testing.assert_allclose(np.abs(np.asarray(pca.components_)), np.abs(ref.components_), atol=1e-4)
+        np.testing.assert_allclose(np.asarray(pca.explained_variance_), ref.explained_variance_, rtol=1e-4)
+        lda = LinearDiscriminantAnalysis().fit(xp.asarray(X), xp.asarray(y))
+        pred = np.asarray(lda.predict(xp.asarray(X)))
+        ref_pred = LinearDiscriminantAnalysis().fit(X, y).predict(X)
+        assert (pred == ref_pred).mean() > 0.99
+        print("ok")
+    """)
+    assert out.strip().endswith("ok")
+
+
+def test_scipy_special_and_fft_take_wgarray():
+    out = _run("""
+        import numpy as np, scipy.special, scipy.fft, wgarray as xp
+        x = np.linspace(-3, 3, 50).astype(np.float32)
+        got = scipy.special.logsumexp(xp.asarray(x))
+        assert type(got).__module__.startswith("wgarray"), type(got)
+        np.testing.assert_allclose(float(got), scipy.special.logsumexp(x), rtol=1e-5)
+        f = scipy.fft.fft(xp.asarray(x.astype(np.complex64)))
+        assert type(f).__module__.startswith("wgarray"), type(f)
+        np.testing.assert_allclose(np.asarray(f), np.fft.fft(x), rtol=1e-4, atol=1e-4)
+        print("ok")
+    """)
+    assert out.strip().endswith("ok")
