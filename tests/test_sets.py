@@ -127,3 +127,18 @@ def test_unique_and_isin_hypothesis(data):
     a, b = rng.choice(pool, n), rng.choice(pool, data.draw(st.integers(1, 20)))
     check_unique(a)
     assert_exact(xp.isin(xp.asarray(a), xp.asarray(b)), np.isin(a, b))
+
+
+@pytest.mark.parametrize("dtype", [d for d in ("complex64", "complex128")
+                                   if d in xp.__array_namespace_info__().dtypes()])
+def test_unique_all_complex_matches_numpy_with_distinct_nans(dtype):
+    h = np.array([1 + 1j, 2, 1 + 1j, np.nan, complex(np.nan, 0), 0.5j, 2, 1 - 1j, -0.0], dtype)
+    r = xp.unique_all(xp.reshape(xp.asarray(h), (3, 3)))
+    values = np.asarray(r.values)
+    finite = values[~np.isnan(values)]
+    np.testing.assert_array_equal(finite, np.unique(h[~np.isnan(h)]))
+    assert np.isnan(values).sum() == 2  # NaNs are distinct
+    np.testing.assert_array_equal(values[np.asarray(r.inverse_indices)], h.reshape(3, 3))
+    np.testing.assert_array_equal(h[np.asarray(r.indices)], values)
+    assert int(np.asarray(r.counts).sum()) == h.size
+    assert r.inverse_indices.shape == (3, 3)

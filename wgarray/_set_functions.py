@@ -36,11 +36,35 @@ class UniqueInverseResult(NamedTuple):
     inverse_indices: Array
 
 
+def _unique_complex(x: Array):
+    """unique of complex input, composed of device primitives: a lexicographic (real,
+    then imaginary) stable argsort, flags where a value differs from its predecessor
+    (every NaN does), and compaction of the flags (one count read back)."""
+    import wgarray as xp
+
+    flat = xp.reshape(x, (-1,))
+    n = flat.shape[0]
+    by_imag = xp.argsort(xp.imag(flat), stable=True)
+    perm = xp.take(by_imag, xp.argsort(xp.take(xp.real(flat), by_imag), stable=True))
+    ordered = xp.take(flat, perm)
+    same = xp.equal(ordered[1:], ordered[:-1])  # NaN compares unequal, so every NaN is kept
+    flags = xp.concat([xp.ones(1, dtype=xp.bool, device=x.device), xp.logical_not(same)])
+    (starts,) = xp.nonzero(flags)
+    values = xp.take(ordered, starts)
+    indices = xp.take(perm, starts)
+    counts = xp.diff(xp.concat([starts, xp.asarray([n], dtype=starts.dtype, device=x.device)]))
+    rank = xp.cumulative_sum(xp.astype(flags, xp.int64)) - 1
+    inverse = xp.reshape(xp.take(rank, xp.argsort(perm, stable=True)), x.shape)
+    return values, indices, inverse, counts
+
+
 def _unique(x, func: str, with_inverse: bool):
     """(values, indices, inverse, counts) as lazy arrays."""
     _core.check_array(x, func)
-    if x.dtype not in dt.REAL_NUMERIC + (dt.bool,):
-        raise TypeError(f"{func}: expected a real-valued or bool dtype, got {x.dtype}")
+    if x.dtype.kind == "c" and x.size:
+        return _unique_complex(x)
+    if x.dtype not in dt.ALL:
+        raise TypeError(f"{func}: expected an Array API dtype, got {x.dtype}")
     device = x.device
     n = x.size
 
