@@ -267,3 +267,14 @@ def test_vecdot_split_k():
     d = REAL_FLOAT[0]
     a, b = rand((2, 3000), d, 1), rand((2, 3000), d, 2)
     check(xp.vecdot(xp.asarray(a), xp.asarray(b)), np.sum(a * b, axis=-1))
+
+
+def test_k_is_split_to_respect_a_per_invocation_loop_bound():
+    from wgarray._linear_algebra_functions import _splits
+
+    # a busy GPU (no occupancy split) still splits K where loops are bounded (lavapipe)
+    chunk, n = _splits(100_000, 1 << 22, 1, max_chunk=8000)
+    assert chunk <= 8000 and chunk * n >= 100_000
+    assert _splits(100_000, 1 << 22, 1) == (100_000, 1)
+    chunk, n = _splits(100_000, 1 << 22, 16, max_chunk=8000)
+    assert chunk % 16 == 0 and chunk <= 8000 + 15 and chunk * n >= 100_000

@@ -86,6 +86,13 @@ class Device:
             )
 
     @property
+    def max_loop_iterations(self) -> int | None:
+        """Loop iterations one invocation may run in total, where a driver cuts loops
+        short without an error: Mesa's lavapipe stops them after 65535. Kernels that
+        loop over data split the work over more invocations or dispatches there."""
+        return 65535 if "llvmpipe" in self.name.lower() else None
+
+    @property
     def max_buffer_bytes(self) -> int:
         return min(self.limits["max-buffer-size"], self.limits["max-storage-buffer-binding-size"])
 

@@ -113,14 +113,25 @@ def _tile_config(M: int, N: int, nbatch: int) -> tuple[int, int, int, int, int]:
     return bm, bn, bk, 4, 4
 
 
-def _splits(K: int, busy_threads: int, granule: int) -> tuple[int, int]:
-    """(K chunk, number of chunks): 1 chunk unless the output leaves the GPU idle."""
-    if busy_threads * 2 > TARGET_THREADS or K < 2 * MIN_CHUNK:
+def _splits(K: int, busy_threads: int, granule: int, max_chunk: int | None = None) -> tuple[int, int]:
+    """(K chunk, number of chunks): 1 chunk unless the output leaves the GPU idle, or
+    unless K exceeds ``max_chunk`` (a device's bound on loop iterations per invocation)."""
+    n = 1
+    if busy_threads * 2 <= TARGET_THREADS and K >= 2 * MIN_CHUNK:
+        n = min(K // MIN_CHUNK, -(-TARGET_THREADS // max(busy_threads, 1)))
+    if max_chunk is not None:
+        n = max(n, -(-K // max_chunk))
+    if n == 1:
         return K, 1
-    n = min(K // MIN_CHUNK, -(-TARGET_THREADS // max(busy_threads, 1)))
     chunk = -(-K // n)
     chunk = -(-chunk // granule) * granule
     return chunk, -(-K // chunk)
+
+
+def _max_chunk(device, loops_per_k: int) -> int | None:
+    """The longest K range one invocation may loop over on ``device`` (None: no bound)."""
+    limit = device.max_loop_iterations
+    return None if limit is None else max(MIN_CHUNK, (limit * 6 // 10) // loops_per_k)
 
 
 def _sum_partials(part, nsplit: int, total: int, stride: int, dtype, device) -> g.Data:
@@ -176,7 +187,7 @@ def matmul_nodes(a: g.Node, b: g.Node, batch) -> g.Data:
         tiles_m = -(-M // bm)
         tiles_n = -(-N // bn)
         tiles = tiles_m * tiles_n * nbatch
-        chunk, nsplit = _splits(K, tiles * km.tiled_threads(bm, bn, rm, cn), bk)
+        chunk, nsplit = _splits(K, tiles * km.tiled_threads(bm, bn, rm, cn), bk, _max_chunk(device, 1))
         words = km.param_words(M, N, K, nbatch, offA, offB, sAm, sAk, sBk, sBn, tiles_m, tiles_n, bshape, sa, sb,
                                chunk, nsplit)
         groups = tiles * nsplit
@@ -187,7 +198,7 @@ def matmul_nodes(a: g.Node, b: g.Node, batch) -> g.Data:
         kernel = rt.kernel(key, lambda: (km.generic_name(key), km.render_generic(dtype.name, native, len(bshape)),
                                          [False, False, True], False))
         q = -(-total // 4)
-        chunk, nsplit = _splits(K, q, 1)
+        chunk, nsplit = _splits(K, q, 1, _max_chunk(device, 4))
         words = km.param_words(M, N, K, nbatch, A.offset, B.offset, sAm, sAk, sBk, sBn, 0, 0, bshape, sa, sb,
                                chunk, nsplit)
         groups = -(-q * nsplit // 64)
