@@ -7,6 +7,7 @@ are fused lazily into single kernels; ``evaluate`` forces pending work.
 from __future__ import annotations
 
 __array_api_version__ = "2025.12"
+__version__ = "0.1.0"
 
 from ._dtypes import (  # noqa: F401
     bool, complex64, complex128, float32, float64, int8, int16, int32, int64,
