@@ -1,5 +1,5 @@
 """Diagnose the fused chain: Python vs device time, per-op cost (developer aid)."""
-import time, sys
+import time
 import numpy as np
 import wgarray as xp
 from wgarray._device import default_device

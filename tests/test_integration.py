@@ -10,7 +10,6 @@ import subprocess
 import sys
 import textwrap
 
-import numpy as np
 
 import wgarray as xp
 

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 from . import _dtypes as dt
 from . import _graph as g
-from . import debug  # noqa: F401  (counters are kept by the runtime)
 from ._realize import _plan
 from ._runtime import pack_params
 from ._wgsl import elementwise as ew

@@ -160,6 +160,26 @@ class LeafReader:
         return [f"let k{i} = {ty.const(d, self.pbase + cwhere[i], self.spec.int64_native)};"
                 for i, d in enumerate(self.spec.consts)]
 
+    def hoisted_loads(self, quad: str) -> tuple[list[str], dict[int, str]]:
+        """Loads made once for 4 consecutive elements: each broadcast scalar leaf ('s')
+        and each vec4 leaf ('v', the vec4 at index ``quad`` past the leaf's offset).
+        Returns the statements and a function of j giving ``element``'s ``hoisted``."""
+        spec, native, pre = self.spec, self.spec.int64_native, self.prefix
+        lines, names = [], {}
+        for i, (cls, b) in enumerate(spec.leaves):
+            off = f"P[{self.lwhere[i]}]"
+            if cls == "s":
+                lines.append(f"let s{i} = {ty.load(leaf_dtype(spec, i), f'{pre}B{b}', off, native)};")
+                names[i] = (f"s{i}", False)
+            elif cls == "v":
+                lines.append(f"let w{i} = {pre}B{b}[({off} >> 2u) + {quad}];")
+                names[i] = (f"w{i}", True)
+
+        def for_element(j: int) -> dict[int, str]:
+            return {i: f"{name}[{j}]" if vec else name for i, (name, vec) in names.items()}
+
+        return lines, for_element
+
     def element(self, e: str, j: str, hoisted: dict) -> tuple[list[str], list[str]]:
         """Statements and leaf arguments for flat element ``e`` (suffix ``j`` names locals).
         ``hoisted`` maps leaf index -> an already loaded expression (scalar/vec4 leaves)."""
@@ -233,20 +253,12 @@ def render(spec: ElementwiseSpec) -> str:
         "    if (base >= n) { return; }",
     ]
     main += ["    " + x for x in reader.const_lets()]
-    hoisted_once = {}
-    for i, (cls, b) in enumerate(spec.leaves):
-        off = f"P[{reader.lwhere[i]}]"
-        if cls == "s":
-            main.append(f"    let s{i} = {ty.load(leaf_dtype(spec, i), f'B{b}', off, native)};")
-            hoisted_once[i] = f"s{i}"
-        elif cls == "v":
-            main.append(f"    let w{i} = B{b}[({off} >> 2u) + gid];")
+    loads, hoisted = reader.hoisted_loads("gid")
+    main += ["    " + x for x in loads]
     results = []
     for j in range(PER_THREAD):
         main.append(f"    let e{j} = min(base + {j}u, n - 1u);")
-        hoisted = dict(hoisted_once)
-        hoisted.update({i: f"w{i}[{j}]" for i, (cls, _) in enumerate(spec.leaves) if cls == "v"})
-        lines, args = reader.element(f"e{j}", str(j), hoisted)
+        lines, args = reader.element(f"e{j}", str(j), hoisted(j))
         main += ["    " + x for x in lines]
         main.append(f"    let y{j} = compute({', '.join(args)});")
         results.append(f"y{j}")

@@ -155,19 +155,11 @@ def render_input_quad(spec: ew.ElementwiseSpec, prefix: str, pbase: int) -> str:
     native = spec.int64_native
     reader = ew.LeafReader(spec, prefix, pbase)
     lines = reader.const_lets()
-    hoisted = {}
-    for i, (cls, b) in enumerate(spec.leaves):
-        off = f"P[{reader.lwhere[i]}]"
-        if cls == "s":
-            lines.append(f"let s{i} = {ty.load(ew.leaf_dtype(spec, i), f'{prefix}B{b}', off, native)};")
-            hoisted[i] = f"s{i}"
-        elif cls == "v":
-            lines.append(f"let w{i} = {prefix}B{b}[({off} >> 2u) + q];")
+    loads, hoisted = reader.hoisted_loads("q")
+    lines += loads
     out_t = ty.wgsl_type(spec.outputs[0][1], native)
     for j in range(4):
-        h = dict(hoisted)
-        h.update({i: f"w{i}[{j}]" for i, (cls, _) in enumerate(spec.leaves) if cls == "v"})
-        ls, args = reader.element(f"(q * 4u + {j}u)", str(j), h)
+        ls, args = reader.element(f"(q * 4u + {j}u)", str(j), hoisted(j))
         lines += ls
         lines.append(f"let y{j} = {prefix}compute({', '.join(args)});")
     struct = f"struct {prefix}Quad {{ v0: {out_t}, v1: {out_t}, v2: {out_t}, v3: {out_t} }}\n"
