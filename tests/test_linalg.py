@@ -500,3 +500,98 @@ def test_eig_stacks_match_single_matrices():
         r1 = la.eig(xp.asarray(a[i]))
         np.testing.assert_array_equal(to_np(r1.eigenvalues), w[i])
         np.testing.assert_array_equal(to_np(r1.eigenvectors), v[i])
+
+
+# ---------------------------------------------------------------- tall matrices, loop bounds
+
+# lavapipe ends every loop of an invocation past 65535 iterations, silently: a kernel
+# that loops over all rows of a column in one invocation goes wrong past that many rows.
+
+def _check_tall(a, d, sc=10):
+    A = xp.asarray(a)
+    m, n = a.shape
+    a64 = a.astype(np.complex128 if d.kind == "c" else np.float64)
+    s0 = np.linalg.svd(a64, compute_uv=False)
+    close(la.svdvals(A), s0, d, sc)
+    u, s, vh = (to_np(r) for r in la.svd(A, full_matrices=False))
+    assert u.shape == (m, n) and vh.shape == (n, n)
+    close(s, s0, d, sc)
+    close((u * s[None, :]) @ vh, a, d, sc)
+    _orth(u, d, sc)
+    q, r = (to_np(x) for x in la.qr(A))
+    close(q @ r, a, d, sc)
+    _orth(q, d, sc)
+    assert np.all(np.tril(r, -1) == 0) and np.all(np.diagonal(r).real >= 0)
+    close(la.pinv(A), np.linalg.pinv(a64), d, sc * 10)
+    assert int(la.matrix_rank(A)) == n
+    close(la.matrix_norm(A, ord=2), s0[0], d, sc)
+    close(la.matrix_norm(A, ord="nuc"), s0.sum(), d, sc)
+    g = xp.matmul(xp.conj(A.mT) if d.kind == "c" else A.mT, A)
+    w0 = np.linalg.eigvalsh(herm(a64) @ a64)
+    w, v = (to_np(x) for x in la.eigh(g))
+    close(w, w0, d, sc * 10)
+    close(to_np(g) @ v, v * w[None, :], d, sc * 100)
+
+
+@pytest.mark.parametrize("d", REAL_FLOAT, ids=ids(REAL_FLOAT))
+@pytest.mark.parametrize("shape", [(70000, 3), (34000, 8)])
+def test_tall_svd_qr_pinv_rank(d, shape):
+    """Past 65535 rows (and past the ~33000 rows where a Householder or Jacobi column
+    pass in one invocation ran out of lavapipe's loop budget): QR row-blocked, Jacobi on
+    the n x n R of A = QR."""
+    m, n = shape
+    rng = np.random.default_rng(m + n)
+    a = (rng.standard_normal((m, n)) * np.linspace(1, 3, n) + 0.5).astype(npdt(d))
+    _check_tall(a, d)
+    low = (rng.standard_normal((m, 2)) @ rng.standard_normal((2, n))).astype(npdt(d))
+    assert int(la.matrix_rank(xp.asarray(low))) == 2
+
+
+def test_tall_complex_qr_and_svdvals():
+    d = COMPLEX[0]
+    a = rand((33000, 2), d, 5)
+    q, r = (to_np(x) for x in la.qr(xp.asarray(a)))
+    close(q @ r, a, d, 10)
+    _orth(q, d, 10)
+    close(la.svdvals(xp.asarray(a)), np.linalg.svd(a.astype(np.complex128), compute_uv=False), d, 10)
+
+
+@pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
+def test_small_loop_budget_paths(d, monkeypatch):
+    """With a tiny loop budget the row-blocked QR (several row and column blocks per
+    column) and the Jacobi rounds split over column pairs run on small matrices."""
+    monkeypatch.setattr(la, "BUDGET", 40)
+    for shape in [(2, 300, 5), (9, 9), (5, 12)]:
+        a = rand(shape, d, 3)
+        A = xp.asarray(a)
+        s0 = np.linalg.svd(a.astype(np.complex128), compute_uv=False)
+        u, s, vh = (to_np(r) for r in la.svd(A, full_matrices=False))
+        close(s, s0, d, 10)
+        close((u * s[..., None, :]) @ vh, a, d, 10)
+        for mode in ("reduced", "complete"):
+            q, r = (to_np(x) for x in la.qr(A, mode=mode))
+            close(q @ r, a, d, 10)
+    h = hermitian_pd((7, 7), d, 4)
+    w0 = np.linalg.eigvalsh(h.astype(np.complex128))
+    close(la.eigvalsh(xp.asarray(h)), w0, d, 10)
+
+
+@pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
+def test_jacobi_huge_and_tiny_entries(d):
+    """Jacobi scales by a power of two first: no overflow of the squares of float32
+    entries past 1e19, no underflow of tiny ones."""
+    big = 1e25 if d.name in ("float32", "complex64") else 1e200
+    for v in (big, 1 / big):
+        for shape in [(4, 3), (3, 3)]:
+            a = (rand(shape, d, 6) * v).astype(npdt(d))
+            A = xp.asarray(a)
+            s0 = np.linalg.svd(a.astype(np.complex128), compute_uv=False)
+            s = to_np(la.svdvals(A))
+            assert np.all(np.isfinite(s)), s
+            close(s, s0, d, 10)
+            u, s, vh = (to_np(r) for r in la.svd(A, full_matrices=False))
+            close((u * s[None, :]) @ vh, a, d, 10)
+        h = (hermitian_pd((3, 3), d, 7) * v).astype(npdt(d))
+        w = to_np(la.eigvalsh(xp.asarray(h)))
+        assert np.all(np.isfinite(w)), w
+        close(w, np.linalg.eigvalsh(h.astype(np.complex128)), d, 10)

@@ -416,35 +416,85 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     R = rt.alloc(max(nb * rr * n, 1) * isz)
     if nb and m:
         A = _contig(x._node)
-        work = rt.alloc(max(nb * (m * n + m * kk + kk), 1) * isz)
-        for phase, a, c in _qr_phases(m, n, kk, qc, rr):
+        work = rt.alloc(max(nb * (m * n + m * kk + kk + 4 + max(n, qc)), 1) * isz)
+        for ph in _qr_phases(m, n, kk, qc, rr):
             _run(device, ("linalg_qr", t), lambda: kl.render_qr(t), [False, True, True, True],
-                 [A.buf, work, Q, R], [nb, m, n, kk, qc, rr, A.offset, phase, a, c], nb)
+                 [A.buf, work, Q, R], [nb, m, n, kk, qc, rr, A.offset, *ph], nb)
     return QRResult(Array._new(g.Data(Q, batch + (m, qc), x.dtype, device)),
                     Array._new(g.Data(R, batch + (rr, n), x.dtype, device)))
 
 
 def _qr_phases(m: int, n: int, kk: int, qc: int, rr: int):
-    """The dispatches of the QR kernel: (phase, a, c) triples (see ``kl.render_qr``)."""
-    out = [(0, a, c) for a, c in _elem_ranges(m * n)]
-    out += [(1, a, c) for a, c in _item_ranges(
-        kk, lambda k: 16 + 2 * _cdiv(m - k, 64) + _cdiv(m, 64) + _cdiv(n - k - 1, 64) * (2 * (m - k) + 1))]
-    out += [(2, a, c) for a, c in _elem_ranges(m * qc)]
-    out += [(3, a, c) for a, c in _item_ranges(kk, lambda h: 2 + _cdiv(qc, 64) * (2 * (h + 1 + m - kk) + 1))]
-    return out + [(4, a, c) for a, c in _elem_ranges(m * qc + rr * n)]
+    """The dispatches of the QR kernel: (phase, a, c, k, j0, j1) tuples (see
+    ``kl.render_qr``).
+
+    Phases 1 and 3 give a thread a column and loop over all its rows below the
+    diagonal; where one column passes the loop budget (tall matrices: m past about
+    20000) the factorization, and separately the building of Q, run row-blocked
+    instead: per column, passes over blocks of rows accumulating max |x|, the scaled
+    sum of squares and the dot products with the other columns in the work buffer,
+    each block a dispatch."""
+    out = [(0, a, c, 0, 0, 0) for a, c in _elem_ranges(m * n)]
+    if kk and 16 + 3 * _cdiv(m, 64) + _cdiv(n - 1, 64) * (2 * m + 1) <= BUDGET:
+        out += [(1, a, c, 0, 0, 0) for a, c in _item_ranges(
+            kk, lambda k: 16 + 2 * _cdiv(m - k, 64) + _cdiv(m, 64) + _cdiv(n - k - 1, 64) * (2 * (m - k) + 1))]
+    else:
+        for k in range(kk):
+            rows = [(a, c, k, 0, 0) for a, c in _row_blocks(k, m, 1)]
+            out += [(p,) + r for p in (5, 6, 7) for r in rows]
+            out += _row_col_blocks(8, k, m, k + 1, n) + _row_col_blocks(9, k, m, k + 1, n)
+    out += [(2, a, c, 0, 0, 0) for a, c in _elem_ranges(m * qc)]
+    if kk and 2 + _cdiv(qc, 64) * (2 * m + 1) <= BUDGET:
+        out += [(3, a, c, 0, 0, 0) for a, c in _item_ranges(
+            kk, lambda h: 2 + _cdiv(qc, 64) * (2 * (h + 1 + m - kk) + 1))]
+    else:
+        for k in reversed(range(kk)):
+            out += _row_col_blocks(10, k, m, 0, qc) + _row_col_blocks(11, k, m, 0, qc)
+    return out + [(4, a, c, 0, 0, 0) for a, c in _elem_ranges(m * qc + rr * n)]
+
+
+def _row_blocks(r0: int, r1: int, per: int):
+    """Blocks (a, c) of rows r0..r1-1 (a 64-thread workgroup looping over a block's
+    rows, ``per`` iterations a row, within BUDGET)."""
+    step = 64 * max(1, (BUDGET - 16) // max(per, 1))
+    return [(a, min(a + step, r1)) for a in range(r0, r1, step)]
+
+
+def _row_col_blocks(phase: int, k: int, m: int, j0: int, j1: int):
+    """The dispatches of a row-blocked QR phase over rows k..m-1 and columns j0..j1-1:
+    each column costs a pass over the block's rows and a 64-way tree reduction."""
+    if j0 >= j1:
+        return []
+    per_col = min(_cdiv(m - k, 64), BUDGET // 2)
+    w = max(1, BUDGET // (per_col + 8))
+    step = 64 * per_col
+    return [(phase, a, min(a + step, m), k, c, min(c + w, j1))
+            for c in range(j0, j1, w) for a in range(k, m, step)]
 
 
 # ------------------------------------------------------------------ Jacobi: SVD and eigh
 
 def _jacobi(node: g.Node, mode: str):
-    """Run the Jacobi kernel on a (batch..., m, n) node with m >= n: returns Data of
-    the values (batch..., n) and, by mode, U (batch..., m, n) and V (batch..., n, n)."""
+    """Run the Jacobi kernel on a (batch..., m, n) node with m >= n: returns nodes of
+    the values (batch..., n) and, by mode, U (batch..., m, n) and V (batch..., n, n).
+
+    A taller than wide is first factored A = QR (Householder, row-blocked where tall)
+    and Jacobi runs on the n x n R, U = Q U_R: the rotations then loop over n rows, not
+    m (lavapipe ends every loop of an invocation past 65535 iterations, so a rotation
+    of two columns of 20000 rows in one invocation went silently wrong), each sweep is
+    cheaper, and Jacobi converges faster on R (Drmac and Veselic's preconditioning)."""
     device = node.device
     dtype = node.dtype
     rdt = dt.real_of(dtype)
     batch = node.shape[:-2]
     m, n = node.shape[-2:]
     nb = g.prod(batch)
+    if m > n and n and nb and mode in ("svd", "vals"):
+        q, r = qr(Array._new(node))
+        res = _jacobi(r._node, mode)
+        if mode == "svd":
+            res[1] = matmul(q, Array._new(res[1]))._node
+        return res
     f = 2 if dtype.kind == "c" else 1
     mm, nn = f * m, f * n
     rt = device.runtime
@@ -454,17 +504,17 @@ def _jacobi(node: g.Node, mode: str):
     V = rt.alloc(max(nb * n * n, 1) * isz) if mode in ("svd", "eigh") else None
     if nb and n:
         A = _contig(node)
-        G = rt.alloc(nb * (mm * nn + nn + 2) * rsz)
+        G = rt.alloc(nb * (mm * nn + nn + 4) * rsz)
         W = rt.alloc(nb * nn * nn * rsz)
         O = rt.alloc(nb * nn * 4)
         ST = rt.alloc(nb * 2 * 4)
         outs = [b for b in (Sv, U, V) if b is not None]
         t = _tag(dtype, device)
         nout = n + (m * n if U is not None else 0) + (n * n if V is not None else 0)
-        for phase, a, c in _jacobi_phases(mm, nn, nout, mode in ("eigh", "eigvals")):
+        for ph in _jacobi_phases(mm, nn, nout, mode in ("eigh", "eigvals")):
             _run(device, ("linalg_jacobi", t, mode), lambda: kl.render_svd(t, mode),
                  [False] + [True] * (4 + len(outs)), [A.buf, G, W, O, ST] + outs,
-                 [nb, m, n, A.offset, phase, a, c], nb)
+                 [nb, m, n, A.offset, *ph], nb)
     res = [g.Data(Sv, batch + (n,), rdt, device)]
     if U is not None:
         res.append(g.Data(U, batch + (m, n), dtype, device))
@@ -474,19 +524,29 @@ def _jacobi(node: g.Node, mode: str):
 
 
 def _jacobi_phases(mm: int, nn: int, nout: int, shifted: bool):
-    """The dispatches of the Jacobi kernel on mm x nn (embedded) matrices: (phase, a, c)
-    triples (see ``kl.render_svd``); the rounds of up to MAX_SWEEPS sweeps, those after
-    convergence returning at once."""
+    """The dispatches of the Jacobi kernel on mm x nn (embedded) matrices: (phase, a, c,
+    p0, p1) tuples (see ``kl.render_svd``); the rounds of up to MAX_SWEEPS sweeps, those
+    after convergence returning at once, a round's column pairs split over dispatches
+    where one round passes the loop budget."""
+    n2 = nn + (nn & 1)
+    npairs = n2 // 2
     out = [(0, a, c) for a, c in _elem_ranges(mm * nn + nn * nn)]
+    out += [(7, a, c) for a, c in _elem_ranges(mm * nn)]
+    out += [(8, a, c) for a, c in _elem_ranges(mm * nn, 2)]
     if shifted:
         out += [(1, a, c) for a, c in _elem_ranges(mm * nn)] + [(2, 0, 0)]
-    n2 = nn + (nn & 1)
     rounds = MAX_SWEEPS * (n2 - 1)
-    per = max(1, BUDGET // (3 + _cdiv(n2 // 2, 64) * (1 + 2 * mm + nn)))
-    out += [(3, a, min(a + per, rounds)) for a in range(0, rounds, per)]
-    out += [(4, a, c) for a, c in _elem_ranges(nn, mm + 1)]
-    out += [(5, a, c) for a, c in _elem_ranges(nn, nn + 1)]
-    return out + [(6, a, c) for a, c in _elem_ranges(nout)]
+    pair = 1 + 2 * mm + nn  # loop iterations of one pair's rotation
+    per = BUDGET // (3 + _cdiv(npairs, 64) * pair)
+    out = [ph + (0, npairs) for ph in out]
+    if per >= 1:
+        out += [(3, a, min(a + per, rounds), 0, npairs) for a in range(0, rounds, per)]
+    else:
+        w = 64 * max(1, (BUDGET - 3) // pair)
+        out += [(3, r, r + 1, p, min(p + w, npairs)) for r in range(rounds) for p in range(0, npairs, w)]
+    out += [(4, a, c, 0, 0) for a, c in _elem_ranges(nn, mm + 1)]
+    out += [(5, a, c, 0, 0) for a, c in _elem_ranges(nn, nn + 1)]
+    return out + [(6, a, c, 0, 0) for a, c in _elem_ranges(nout)]
 
 
 def _conj_t(node: g.Node) -> g.Node:

@@ -12,11 +12,13 @@ Kernels:
   lu      Gaussian elimination with partial pivoting on [A | B]: solve (B given),
           inv (B = I), det/slogdet (sign and log|det| per matrix)
   chol    right-looking Cholesky, lower triangle
-  qr      Householder QR; R's diagonal made real and non-negative (so Q is unique)
+  qr      Householder QR; R's diagonal made real and non-negative (so Q is unique);
+          row-blocked phases for tall matrices
   svd     one-sided (Hestenes) Jacobi, round-robin column pairs in parallel; complex
           input runs as the real 2m x 2n embedding [[X, -Y], [Y, X]] whose singular
           values come in equal pairs; 'eigh' shifts a Hermitian A by ||A||_F so that
-          its SVD is its eigendecomposition
+          its SVD is its eigendecomposition; scaled by a power of two first; a tall A
+          (m > n) runs as the n x n R of A = QR (``linalg._jacobi``)
   eig     general eigenproblem in complex arithmetic: Householder Hessenberg reduction,
           complex single-shift implicit QR to the Schur form, eigenvectors by
           back-substitution times the accumulated Q
@@ -254,20 +256,35 @@ def render_qr(t: str) -> str:
     a..c-1; 2 sets elements a..c-1 of Q to the identity; 3 applies reflectors kk-1-a
     down to kk-c to Q; 4 writes elements a..c-1 of [Q phase-fixed | R].
 
+    Phases 1 and 3 loop over all rows below the diagonal in one invocation (a thread per
+    column); for tall matrices, where that passes the loop budget, the host runs instead
+    the row-blocked phases below, P[10] = k the column (reflector), rows a..c-1 (the
+    first block starts at row k and resets the sums it accumulates), P[11..12] = j0, j1
+    a range of columns; the state (max |x|, sum of squares, x_k, -, then a dot product
+    per column) follows the taus in T:
+      5 max |T[i, k]| over the rows;  6 sum of |T[i, k] / max|^2 over the rows;
+      7 the reflector's v over the rows (with T[k, k] and tau when row k is in them);
+      8 / 9 the dot products v^H T[:, j] of columns j0..j1-1 (j > k) over the rows, then
+        T[i, j] -= v_i tau dot_j;  10 / 11 the same on Q's columns j0..j1-1 (phase 3's
+        work for reflector k).
+
     The reflector of column k is LAPACK's zlarfg form H = I - tau v v^H with v_k = 1,
     |v_i| <= 1 and tau = 1 + |x_k| / ||x|| in [1, 2]; ||x|| is computed scaled by
     max |x_i| (no overflow of the squares for entries past 1e19 in f32, no underflow of
     tiny ones)."""
     decls = [_bind(0, "A", "S", False), _bind(1, "T", "S", True), _bind(2, "Q", "S", True),
              _bind(3, "Rm", "S", True), _bind(4, "P", "u32", False)]
-    decls += [f"var<workgroup> g_red: array<R, {WG}>;"]
+    decls += [f"var<workgroup> g_red: array<R, {WG}>;", f"var<workgroup> g_sred: array<S, {WG}>;"]
     body = _head()
     mx = _tree("g_red", "true", "g_red[lid] = max(g_red[lid], g_red[o]);")
+    ssm = _tree("g_sred", "true", "g_sred[lid] = g_sred[lid] + g_sred[o];")
     sm = _tree("g_red", "true", "g_red[lid] = g_red[lid] + g_red[o];")
     body += f"""    let m = P[1]; let n = P[2]; let kk = P[3]; let qc = P[4]; let rr = P[5];
     let phase = P[7]; let pa = P[8]; let pc = P[9];
-    let t0 = b * (m * n + m * kk + kk);
-    let v0 = t0 + m * n; let be0 = v0 + m * kk;
+    let t0 = b * (m * n + m * kk + kk + 4u + max(n, qc));
+    let v0 = t0 + m * n; let be0 = v0 + m * kk; let x0s = be0 + kk; let sj0 = x0s + 4u;
+    let ck = P[10]; let first = pa <= ck;
+    let ra = max(pa, ck); let rc = min(pc, m);
     let q0 = b * m * qc;
     if (phase == 0u) {{
     for (var e = pa + lid; e < min(pc, m * n); e += {WG}u) {{ T[t0 + e] = A[P[6] + b * m * n + e]; }}
@@ -333,6 +350,79 @@ def render_qr(t: str) -> str:
         }}
         storageBarrier();
     }}
+    }} else if (phase == 5u) {{
+    var amax = R(0);
+    for (var i = ra + lid; i < rc; i += {WG}u) {{ amax = max(amax, s_abs(T[t0 + i * n + ck])); }}
+    g_red[lid] = amax;
+    workgroupBarrier();
+{mx}
+    if (lid == 0u) {{
+        if (first) {{ T[x0s] = s_real(g_red[0]); T[x0s + 2u] = T[t0 + ck * n + ck]; }}
+        else {{ T[x0s] = s_real(max(s_re(T[x0s]), g_red[0])); }}
+    }}
+    }} else if (phase == 6u) {{
+    let amax = s_re(T[x0s]);
+    var ss = R(0);
+    for (var i = ra + lid; i < rc; i += {WG}u) {{
+        if (amax > R(0)) {{ ss += s_abs2(T[t0 + i * n + ck] / amax); }}
+    }}
+    g_red[lid] = ss;
+    workgroupBarrier();
+{sm}
+    if (lid == 0u) {{ T[x0s + 1u] = s_real(select(s_re(T[x0s + 1u]), R(0), first) + g_red[0]); }}
+    }} else if (phase == 7u) {{
+    let nrm = s_re(T[x0s]) * r_sqrt(s_re(T[x0s + 1u]));
+    let x0 = T[x0s + 2u];
+    let ax0 = s_abs(x0);
+    let vk = s_scale(s_phase(x0), ax0 + nrm);
+    let refl = nrm > R(0);
+    for (var i = ra + lid; i < rc; i += {WG}u) {{
+        var v = s_real(select(R(0), R(1), i == ck && refl));
+        if (i > ck && refl) {{ v = s_div(T[t0 + i * n + ck], vk); }}
+        T[v0 + i * kk + ck] = v;
+        if (i == ck && refl) {{ T[t0 + ck * n + ck] = s_scale(s_phase(x0), -nrm); }}
+    }}
+    if (first && lid == 0u) {{ T[be0 + ck] = s_real(select(R(0), R(1) + ax0 / nrm, refl)); }}
+    }} else if (phase == 8u) {{
+    for (var j = max(P[11], ck + 1u); j < min(P[12], n); j++) {{
+        var s = s_real(R(0));
+        for (var i = ra + lid; i < rc; i += {WG}u) {{ s += s_mul(s_conj(T[v0 + i * kk + ck]), T[t0 + i * n + j]); }}
+        g_sred[lid] = s;
+        workgroupBarrier();
+{ssm}
+        if (lid == 0u) {{ T[sj0 + j] = select(T[sj0 + j], s_real(R(0)), first) + g_sred[0]; }}
+        workgroupBarrier();
+    }}
+    }} else if (phase == 9u) {{
+    let tau = s_re(T[be0 + ck]);
+    if (tau != R(0)) {{
+        for (var i = ra + lid; i < rc; i += {WG}u) {{
+            let vi = s_scale(T[v0 + i * kk + ck], tau);
+            for (var j = max(P[11], ck + 1u); j < min(P[12], n); j++) {{
+                T[t0 + i * n + j] = T[t0 + i * n + j] - s_mul(vi, T[sj0 + j]);
+            }}
+        }}
+    }}
+    }} else if (phase == 10u) {{
+    for (var j = max(P[11], 0u); j < min(P[12], qc); j++) {{
+        var s = s_real(R(0));
+        for (var i = ra + lid; i < rc; i += {WG}u) {{ s += s_mul(s_conj(T[v0 + i * kk + ck]), Q[q0 + i * qc + j]); }}
+        g_sred[lid] = s;
+        workgroupBarrier();
+{ssm}
+        if (lid == 0u) {{ T[sj0 + j] = select(T[sj0 + j], s_real(R(0)), first) + g_sred[0]; }}
+        workgroupBarrier();
+    }}
+    }} else if (phase == 11u) {{
+    let tau = s_re(T[be0 + ck]);
+    if (tau != R(0)) {{
+        for (var i = ra + lid; i < rc; i += {WG}u) {{
+            let vi = s_scale(T[v0 + i * kk + ck], tau);
+            for (var j = max(P[11], 0u); j < min(P[12], qc); j++) {{
+                Q[q0 + i * qc + j] = Q[q0 + i * qc + j] - s_mul(vi, T[sj0 + j]);
+            }}
+        }}
+    }}
     }} else {{
     let r0 = b * rr * n;
     for (var e = pa + lid; e < min(pc, m * qc + rr * n); e += {WG}u) {{
@@ -357,17 +447,23 @@ def render_qr(t: str) -> str:
 def render_svd(t: str, mode: str) -> str:
     """mode 'svd' (bindings A, G, V, O, FL, Sv, U, Vo), 'vals' (A, G, V, O, FL, Sv),
     'eigh' (A, G, V, O, FL, Sv, Vo), 'eigvals' (A, G, V, O, FL, Sv). A is batch x m x n
-    with m >= n (the caller transposes). G per matrix: the mm x nn working matrix, nn
-    column norms, then (sum of squares, shift); FL per matrix: (converged, rotated in
-    this sweep). P: nbatch, m, n, offA, phase, a, c.
+    with m >= n (the caller transposes; for m > n the caller runs it on the n x n R of
+    A = QR). G per matrix: the mm x nn working matrix, nn column norms, then (sum of
+    squares, shift, max |g|, scale); FL per matrix: (converged, rotated in this sweep).
+    P: nbatch, m, n, offA, phase, a, c, p0, p1.
 
     Phases: 0 loads elements a..c-1 of [G | V = I]; 1 ('eigh'/'eigvals') adds the
     squares of elements a..c-1 of G into the sum; 2 shifts the diagonal by the
-    Frobenius norm; 3 runs Jacobi rounds a..c-1 (round r is round r % (n2 - 1) of sweep
-    r / (n2 - 1); a sweep starting after one that rotated nothing marks the matrix
-    converged and later rounds return at once); 4 column norms of columns a..c-1; 5
-    the descending rank of columns a..c-1 into O; 6 writes elements a..c-1 of
-    [values | U | V]."""
+    Frobenius norm; 3 runs Jacobi rounds a..c-1 on column pairs p0..p1-1 (round r is
+    round r % (n2 - 1) of sweep r / (n2 - 1); a sweep starting after one that rotated
+    nothing marks the matrix converged and later rounds return at once; the host
+    splits a round's pairs over dispatches only where one round passes the loop
+    budget); 4 column norms of columns a..c-1; 5 the descending rank of columns a..c-1
+    into O; 6 writes elements a..c-1 of [values | U | V], the values scaled back.
+    Phases 7 (max |g| over elements a..c-1 of G) and 8 (scale elements a..c-1 of G by
+    the power of two sc that brings that max into [1/2, 2), within 2^-96..2^96 in f32
+    and 2^-896..2^896 in f64; exact) run right after 0, so that the squares and
+    sums of squares neither overflow (f32 entries past 1e19) nor underflow."""
     cplx = t in ("c64", "c128")
     r = {"c64": "f32", "c128": "f64"}.get(t, t)
     names = {"svd": ["Sv", "U", "Vo"], "vals": ["Sv"], "eigh": ["Sv", "Vo"], "eigvals": ["Sv"]}[mode]
@@ -388,15 +484,20 @@ def render_svd(t: str, mode: str) -> str:
         load = "v = A[P[3] + b * m * n + i * n + j];"
     eig = mode in ("eigh", "eigvals")
     sm = _tree("g_red", "true", "g_red[lid] = g_red[lid] + g_red[o];")
+    mxt = _tree("g_red", "true", "g_red[lid] = max(g_red[lid], g_red[o]);")
+    f64 = r == "f64"
+    rmax = "R(1.7976931348623157e308)" if f64 else "R(3.4028234e38)"
+    lo = f"R({2.0 ** -896!r})" if f64 else f"R({2.0 ** -96!r})"
+    hi = f"R({2.0 ** 896!r})" if f64 else f"R({2.0 ** 96!r})"
     body = _head()
     body += f"""    let m = P[1]; let n = P[2]; let mm = {f}u * m; let nn = {f}u * n;
-    let g0 = b * (mm * nn + nn + 2u); let sg0 = g0 + mm * nn; let x0 = sg0 + nn;
+    let g0 = b * (mm * nn + nn + 4u); let sg0 = g0 + mm * nn; let x0 = sg0 + nn;
     let vv0 = b * nn * nn; let o0 = b * nn;
     let phase = P[4]; let pa = P[5]; let pc = P[6];
     let n2 = nn + (nn & 1u);
     let npairs = n2 / 2u;
     if (phase == 0u) {{
-    if (pa == 0u && lid == 0u) {{ FL[2u * b] = 0u; FL[2u * b + 1u] = 1u; G[x0] = R(0); G[x0 + 1u] = R(0); }}
+    if (pa == 0u && lid == 0u) {{ FL[2u * b] = 0u; FL[2u * b + 1u] = 1u; G[x0] = R(0); G[x0 + 1u] = R(0); G[x0 + 2u] = R(0); G[x0 + 3u] = R(1); }}
     for (var e = pa + lid; e < min(pc, mm * nn + nn * nn); e += {WG}u) {{
         if (e < mm * nn) {{
             let i = e / nn; let j = e % nn;
@@ -424,7 +525,7 @@ def render_svd(t: str, mode: str) -> str:
         let rd = gr % (n2 - 1u);
         if (lid == 0u) {{
             var done = FL[2u * b];
-            if (rd == 0u && done == 0u) {{
+            if (rd == 0u && done == 0u && P[7] == 0u) {{
                 if (FL[2u * b + 1u] == 0u) {{ done = 1u; FL[2u * b] = 1u; }}
                 FL[2u * b + 1u] = 0u;
             }}
@@ -432,7 +533,7 @@ def render_svd(t: str, mode: str) -> str:
         }}
         storageBarrier();
         if (workgroupUniformLoad(&g_done) != 0u) {{ break; }}
-        for (var pi = lid; pi < npairs; pi += {WG}u) {{
+        for (var pi = P[7] + lid; pi < min(P[8], npairs); pi += {WG}u) {{
             var p = n2 - 1u; var q = rd;
             if (pi > 0u) {{ p = (rd + pi) % (n2 - 1u); q = (rd + n2 - 1u - pi) % (n2 - 1u); }}
             if (p < nn && q < nn) {{
@@ -460,6 +561,25 @@ def render_svd(t: str, mode: str) -> str:
         }}
         storageBarrier();
     }}
+    }} else if (phase == 7u) {{
+    var mx = R(0);
+    for (var e = pa + lid; e < min(pc, mm * nn); e += {WG}u) {{ mx = max(mx, r_abs(G[g0 + e])); }}
+    g_red[lid] = mx;
+    workgroupBarrier();
+{mxt}
+    if (lid == 0u) {{ G[x0 + 2u] = max(G[x0 + 2u], g_red[0]); }}
+    }} else if (phase == 8u) {{
+    var sc = R(1);
+    let amax = G[x0 + 2u];
+    if (amax > R(0) && amax <= {rmax}) {{
+        var mg = amax;
+        while (mg >= R(65536) && sc > {lo}) {{ mg *= R(1.52587890625e-05); sc *= R(1.52587890625e-05); }}
+        while (mg >= R(2) && sc > {lo}) {{ mg *= R(0.5); sc *= R(0.5); }}
+        while (mg < R(1.52587890625e-05) && sc < {hi}) {{ mg *= R(65536); sc *= R(65536); }}
+        while (mg < R(0.5) && sc < {hi}) {{ mg *= R(2); sc *= R(2); }}
+    }}
+    if (pa == 0u && lid == 0u) {{ G[x0 + 3u] = sc; }}
+    if (sc != R(1)) {{ for (var e = pa + lid; e < min(pc, mm * nn); e += {WG}u) {{ G[g0 + e] *= sc; }} }}
     }} else if (phase == 4u) {{
     for (var j = pa + lid; j < min(pc, nn); j += {WG}u) {{
         var s2 = R(0);
@@ -482,7 +602,7 @@ def render_svd(t: str, mode: str) -> str:
     # output rank r (0..n) takes embedded column O[f*r] (descending); eigh: ascending
     rank = "(n - 1u - rr)" if eig else "rr"
     col = f"O[o0 + {f}u * {rank}]"
-    sval = f"G[sg0 + {col}]" + (" - G[x0 + 1u]" if eig else "")
+    sval = (f"(G[sg0 + {col}] - G[x0 + 1u])" if eig else f"G[sg0 + {col}]") + " / G[x0 + 3u]"
     outs = [("n", f"let rr = e; Sv[b * n + rr] = {sval};")]
     if "U" in names:
         uval = "S(G[g0 + i * nn + j], G[g0 + (i + m) * nn + j]) / sg" if cplx else "G[g0 + i * nn + j] / sg"
