@@ -109,3 +109,17 @@ def test_gpu_timer_measures_recorded_passes():
     with rt.gpu_timer() as t:
         xp.evaluate(x * 2 + 1)
     assert t.passes >= 1 and t.seconds > 0
+
+
+def test_long_unsynchronized_loop_reuses_buffers():
+    # A batch keeps the buffers it uses alive until it is submitted; a loop that never
+    # synchronizes must still recycle its temporaries instead of allocating new ones.
+    x = xp.ones(4 << 20, dtype=xp.float32)  # 16 MiB
+    y = xp.cumulative_sum(x)
+    xp.evaluate(y)
+    xp.debug.reset_counters()
+    for _ in range(40):  # 640 MiB of results if nothing were reused
+        y = xp.cumulative_sum(x)
+    xp.evaluate(y)
+    assert xp.debug.counters()["buffers_created"] <= 24
+    assert float(y[-1]) == 4 << 20
