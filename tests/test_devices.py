@@ -121,5 +121,5 @@ def test_long_unsynchronized_loop_reuses_buffers():
     for _ in range(40):  # 640 MiB of results if nothing were reused
         y = xp.cumulative_sum(x)
     xp.evaluate(y)
-    assert xp.debug.counters()["buffers_created"] <= 24
+    assert xp.debug.counters()["buffers_created"] <= 40  # 157 without the bound
     assert float(y[-1]) == 4 << 20
