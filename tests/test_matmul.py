@@ -58,23 +58,25 @@ def test_matmul_float32_tile_edges(mkn):
     check(xp.asarray(a) @ xp.asarray(b), a @ b)
 
 
+def _strided_case(layout, a, b, sliced, offset):
+    """(x @ y, expected) with operands viewed by ``layout``, never copied on the device:
+    transposed (TN/NT/TT), strided (``sliced`` keys), reversed, or offset (``offset`` keys)."""
+    A, B = xp.asarray(a), xp.asarray(b)
+    if layout in ("TN", "NT", "TT"):
+        x = xp.asarray(a.T.copy()).T if layout[0] == "T" else A
+        y = xp.asarray(b.T.copy()).T if layout[1] == "T" else B
+        return x @ y, a @ b
+    if layout == "negative":
+        return A[::-1] @ B[:, ::-1], a[::-1] @ b[:, ::-1]
+    ka, kb = sliced if layout == "sliced" else offset
+    return A[ka] @ B[kb], a[ka] @ b[kb]
+
+
 @pytest.mark.parametrize("layout", ["TN", "NT", "TT", "sliced", "negative", "offset"])
 def test_matmul_float32_strided_views_without_copies(layout):
     a, b = rand((68, 36), xp.float32, 1), rand((36, 44), xp.float32, 2)
-    A, B = xp.asarray(a), xp.asarray(b)
-    if layout == "TN":
-        x, y, want = xp.asarray(a.T.copy()).T, B, a @ b
-    elif layout == "NT":
-        x, y, want = A, xp.asarray(b.T.copy()).T, a @ b
-    elif layout == "TT":
-        x, y, want = xp.asarray(a.T.copy()).T, xp.asarray(b.T.copy()).T, a @ b
-    elif layout == "sliced":
-        x, y, want = A[::2, 1::3], B[1::3, ::2], a[::2, 1::3] @ b[1::3, ::2]
-    elif layout == "negative":
-        x, y, want = A[::-1], B[:, ::-1], a[::-1] @ b[:, ::-1]
-    else:
-        x, y, want = A[1:, 3:35], B[2:34, 1:], a[1:, 3:35] @ b[2:34, 1:]
-    check(x @ y, want)
+    check(*_strided_case(layout, a, b, (np.s_[::2, 1::3], np.s_[1::3, ::2]),
+                         (np.s_[1:, 3:35], np.s_[2:34, 1:])))
 
 
 def test_matmul_float32_large_tiles_batched():
@@ -194,20 +196,8 @@ def test_matmul_float32_split_k(mkn):
 @pytest.mark.parametrize("layout", ["TN", "NT", "TT", "sliced", "negative", "offset"])
 def test_matmul_float32_split_k_strided_views(layout):
     a, b = rand((20, 1300), xp.float32, 1), rand((1300, 12), xp.float32, 2)
-    A, B = xp.asarray(a), xp.asarray(b)
-    if layout == "TN":
-        x, y, want = xp.asarray(a.T.copy()).T, B, a @ b
-    elif layout == "NT":
-        x, y, want = A, xp.asarray(b.T.copy()).T, a @ b
-    elif layout == "TT":
-        x, y, want = xp.asarray(a.T.copy()).T, xp.asarray(b.T.copy()).T, a @ b
-    elif layout == "sliced":
-        x, y, want = A[::2, 1::2], B[1::2, ::3], a[::2, 1::2] @ b[1::2, ::3]
-    elif layout == "negative":
-        x, y, want = A[::-1], B[:, ::-1], a[::-1] @ b[:, ::-1]
-    else:
-        x, y, want = A[1:, 3:1203], B[2:1202, 1:], a[1:, 3:1203] @ b[2:1202, 1:]
-    check(x @ y, want)
+    check(*_strided_case(layout, a, b, (np.s_[::2, 1::2], np.s_[1::2, ::3]),
+                         (np.s_[1:, 3:1203], np.s_[2:1202, 1:])))
 
 
 def test_matmul_float32_split_k_batched_broadcast():
