@@ -93,8 +93,10 @@ def main() -> None:
     counts = rt.alloc(4 * 256 * n_tiles)
     params = pack_params([N, N, n_tiles, 8, 0])
     up = rt.kernel(("radix8", "up", "key", 1, kpt), lambda: ("u", *ws.render_upsweep("key", 1, kpt), False))
-    down = rt.kernel(("radix8", "down", "key", 1, True, kpt),
-                     lambda: ("d", *ws.render_downsweep("key", 1, True, kpt), False))
+    print("subgroup size", rt.subgroup_size)
+    downs = {sg: rt.kernel(("radix8", "down", "key", 1, True, kpt, sg),
+                           lambda sg=sg: ("d", *ws.render_downsweep("key", 1, True, kpt, sg), False))
+             for sg in ([False, True] if rt.subgroup_size else [False])}
     R = 20
 
     def rep(f):
@@ -107,7 +109,9 @@ def main() -> None:
     print("pass kernels: upsweep", ms(rep(lambda: rt.dispatch(up, [kin, counts], params, n_tiles))))
     print("pass kernels: scan of counts", ms(rep(lambda: ks.exclusive_scan(rt, counts, 256 * n_tiles))))
     ks.exclusive_scan(rt, counts, 256 * n_tiles)
-    print("pass kernels: downsweep", ms(rep(lambda: rt.dispatch(down, [kin, vin, counts, kout, vout], params, n_tiles))))
+    for sg, down in downs.items():
+        print(f"pass kernels: downsweep, digit scan {'by subgroups' if sg else 'in workgroup memory'}",
+              ms(rep(lambda: rt.dispatch(down, [kin, vin, counts, kout, vout], params, n_tiles))))
     keys = rt.kernel(("sort-keys", src.key, False), lambda: None)  # compiled by radix_perm above
     print("key kernel", ms(rep(lambda: rt.dispatch(keys, list(src.buffers) + [kout], pack_params([N, 0]) + src.padded_params(), ks._groups(N)))))
     perm = ks.radix_perm(src, N, N, False)

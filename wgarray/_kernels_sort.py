@@ -81,12 +81,18 @@ class KeySource:
 
 # ------------------------------------------------------------------- scan
 
+def _subgroups(rt) -> bool:
+    """Whether workgroup-wide scans may go through subgroup operations."""
+    return rt.subgroup_size is not None
+
+
 def exclusive_scan(rt, buf, n: int) -> None:
     """Exclusive prefix sum of the u32 words buf[0:n], in place."""
     n_tiles = -(-n // ws.SCAN_TILE)
     sums = rt.alloc(4 * max(n_tiles, 1))
     params = pack_params([n, n_tiles])
-    tile = rt.kernel(("sort-scan-tile",), lambda: ("scan_tile", ws.render_scan_tile(), [True, True], False))
+    sg = _subgroups(rt)
+    tile = rt.kernel(("sort-scan-tile", sg), lambda: ("scan_tile", ws.render_scan_tile(sg), [True, True], False))
     rt.dispatch(tile, [buf, sums], params, n_tiles)
     if n_tiles > 1:
         exclusive_scan(rt, sums, n_tiles)
@@ -139,6 +145,7 @@ def radix_perm(src: KeySource, n: int, seglen: int, descending: bool, kpt: int |
     passes = [("key", p) for p in range(key_passes)] + [("seg", p) for p in range(seg_passes)]
     n_tiles = -(-n // tile)
     kw = src.kw
+    sg = _subgroups(rt)
 
     def build_keys():
         decls, fns = src.render("src_", 0, 2)
@@ -174,8 +181,8 @@ def radix_perm(src: KeySource, n: int, seglen: int, descending: bool, kpt: int |
         exclusive_scan(rt, counts, 256 * n_tiles)
         kout = kbufs[(i + 1) % 2] if write_keys else None
         vout = vbufs[i % 2]
-        down = rt.kernel(("radix8", "down", mode, kw, write_keys, kpt),
-                         lambda: (f"radix_down_{mode}", *ws.render_downsweep(mode, kw, write_keys, kpt), False))
+        down = rt.kernel(("radix8", "down", mode, kw, write_keys, kpt, sg),
+                         lambda: (f"radix_down_{mode}", *ws.render_downsweep(mode, kw, write_keys, kpt, sg), False))
         rt.dispatch(down, in_bufs + [counts] + ([kout] if write_keys else []) + [vout], params, n_tiles)
         kin, vin = kout, vout
     result = vin

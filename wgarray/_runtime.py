@@ -171,6 +171,40 @@ class Runtime:
         self._upload_next = 0
         self._reset_batch()
 
+    # ------------------------------------------------------------------ subgroups
+    @property
+    def subgroup_size(self) -> int | None:
+        """Lanes per compute subgroup, where the device has subgroups that are full, of
+        one size, and made of consecutive invocations (lane = local index mod size) in a
+        256-invocation workgroup, as probed once with a small kernel; None otherwise,
+        and kernels then take their workgroup-memory paths."""
+        if not hasattr(self, "_subgroup_size"):
+            self._subgroup_size = self._probe_subgroups() if self.device.has_subgroups else None
+        return self._subgroup_size
+
+    def _probe_subgroups(self) -> int | None:
+        src = """
+@group(0) @binding(0) var<storage, read_write> O: array<u32>;
+@group(0) @binding(1) var<storage, read> P: array<u32>;
+@compute @workgroup_size(256)
+fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: u32,
+        @builtin(subgroup_invocation_id) lane: u32) {
+    O[lid] = sgs;
+    O[256u + lid] = subgroupAdd(1u);
+    O[512u + lid] = lane;
+}
+"""
+        kernel = self.kernel(("probe-subgroups",), lambda: ("probe_subgroups", src, [True], False))
+        out = self.alloc(3072)
+        self.dispatch(kernel, [out], b"\0" * 16, 1)
+        words = self.read(out, 0, 3072).view("<u4")
+        size = int(words[0])
+        if not (4 <= size <= 128 and 256 % size == 0):
+            return None
+        full = (words[:512] == size).all()
+        contiguous = (words[512:768] == np.arange(256) % size).all()
+        return size if full and contiguous else None
+
     # ------------------------------------------------------------------ buffers
     def alloc(self, nbytes: int) -> DeviceBuffer:
         return self.pool.acquire(nbytes)

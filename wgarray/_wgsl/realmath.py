@@ -703,7 +703,7 @@ fn ${T}_sinh(x: $T) -> $T {
     }
     if (ax < $EXP_HI) { return h * ${T}_exp(ax); }
     let w = ${T}_exp(0.5 * ax);
-    return (h * w) * w;
+    return ${T}_launder(h * w) * w;  // not h * (w * w), which overflows
 }""",
     "cosh": """
 fn ${T}_cosh(x: $T) -> $T {
@@ -721,7 +721,7 @@ fn ${T}_cosh(x: $T) -> $T {
     }
     if (ax < $EXP_HI) { return 0.5 * ${T}_exp(ax); }
     let w = ${T}_exp(0.5 * ax);
-    return (0.5 * w) * w;
+    return ${T}_launder(0.5 * w) * w;  // not 0.5 * (w * w), which overflows
 }""",
     "tanh": """
 fn ${T}_tanh(x: $T) -> $T {

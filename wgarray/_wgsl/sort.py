@@ -140,6 +140,47 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     return "\n".join(decls) + "\n" + ew.library(code) + "\n" + code, [False] * b + [True] * (1 + int(values))
 
 
+def workgroup_scan(own: str, sh: str, subgroups: bool) -> str:
+    """Statements giving ``excl`` (the exclusive prefix sum over ``lid`` of the u32
+    ``own`` of each of the WG invocations) and ``wtot`` (the workgroup's total).
+
+    With ``subgroups`` (contiguous full subgroups, see Runtime.subgroup_size) each
+    subgroup scans itself and adds the totals of the subgroups before it: two barriers.
+    Without, a Hillis-Steele scan through ``sh`` (WG words of workgroup memory):
+    2 log2(WG) barriers. ``sh`` must hold WG u32 either way.
+    """
+    if subgroups:
+        return f"""    let incl_ = subgroupInclusiveAdd({own});
+    if (lane == sgs - 1u) {{ {sh}[lid / sgs] = incl_; }}
+    workgroupBarrier();
+    var before_ = 0u;
+    var wtot = 0u;
+    for (var q = 0u; q < WG / sgs; q++) {{
+        let t = {sh}[q];
+        before_ += select(0u, t, q < lid / sgs);
+        wtot += t;
+    }}
+    let excl = before_ + incl_ - ({own});
+    workgroupBarrier();"""
+    return f"""    {sh}[lid] = {own};
+    workgroupBarrier();
+    for (var s = 1u; s < WG; s <<= 1u) {{
+        var t = 0u;
+        if (lid >= s) {{ t = {sh}[lid - s]; }}
+        workgroupBarrier();
+        {sh}[lid] += t;
+        workgroupBarrier();
+    }}
+    let excl = {sh}[lid] - ({own});
+    let wtot = {sh}[WG - 1u];
+    workgroupBarrier();"""
+
+
+def scan_builtins(subgroups: bool) -> str:
+    """The extra entry-point parameters ``workgroup_scan`` needs."""
+    return ", @builtin(subgroup_size) sgs: u32, @builtin(subgroup_invocation_id) lane: u32" if subgroups else ""
+
+
 def _radix_load(src: str, kw: int) -> tuple[str, str]:
     """(statements loading element ``e`` into k and v, the digit expression) for a pass."""
     if src in ("key0", "key"):
@@ -208,7 +249,8 @@ def downsweep_shared_bytes(kpt: int) -> int:
     return 4 * (256 * WG // 32 + tile // 4 + 512 + tile)
 
 
-def render_downsweep(src: str, kw: int, write_keys: bool, kpt: int) -> tuple[str, list[bool]]:
+def render_downsweep(src: str, kw: int, write_keys: bool, kpt: int,
+                     subgroups: bool = False) -> tuple[str, list[bool]]:
     """One stable 8-bit radix pass over tiles of WG * kpt elements (every dtype: keys are
     already words).
 
@@ -306,7 +348,7 @@ var<workgroup> ofs: array<u32, 256>;
 var<workgroup> buf: array<u32, TILE>;
 
 @compute @workgroup_size({WG})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32{scan_builtins(subgroups)}) {{
     let n = P[0]; let seglen = P[1]; let n_tiles = P[2]; let shift = P[3]; let word = P[4];
     let blk = {linear_id()};
     let base = blk * TILE;
@@ -323,16 +365,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     workgroupBarrier();
     // tile-local start of each digit (exclusive scan of cnt)
     let own = cnt[lid];
-    ofs[lid] = own;
-    workgroupBarrier();
-    for (var s = 1u; s < 256u; s <<= 1u) {{
-        var t = 0u;
-        if (lid >= s) {{ t = ofs[lid - s]; }}
-        workgroupBarrier();
-        ofs[lid] += t;
-        workgroupBarrier();
-    }}
-    let lstart = ofs[lid] - own;
+{workgroup_scan("own", "ofs", subgroups)}
+    let lstart = excl;
     cnt[lid] = lstart;
     var g0 = 0u;
     if (blk < n_tiles) {{ g0 = SCAN[lid * n_tiles + blk]; }}
@@ -346,15 +380,16 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 
 # ------------------------------------------------------------------- scan
 
-def render_scan_tile() -> str:
+def render_scan_tile(subgroups: bool = False) -> str:
     """Exclusive scan of u32 X[0:n] in place, tile by tile; tile totals to SUMS."""
     return f"""{decl(0, "X", write=True)}
 {decl(1, "SUMS", write=True)}
 {params_decl(2)}
+const WG: u32 = {WG}u;
 var<workgroup> sh: array<u32, {WG}>;
 
 @compute @workgroup_size({WG})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32{scan_builtins(subgroups)}) {{
     let n = P[0];
     let blk = {linear_id()};
     let base = blk * {SCAN_TILE}u + lid * {SCAN_PER_THREAD}u;
@@ -364,21 +399,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         if (base + j < n) {{ v[j] = X[base + j]; }}
         total += v[j];
     }}
-    sh[lid] = total;
-    workgroupBarrier();
-    for (var s = 1u; s < {WG}u; s <<= 1u) {{
-        var t = 0u;
-        if (lid >= s) {{ t = sh[lid - s]; }}
-        workgroupBarrier();
-        sh[lid] += t;
-        workgroupBarrier();
-    }}
-    var acc = sh[lid] - total;
+{workgroup_scan("total", "sh", subgroups)}
+    var acc = excl;
     for (var j = 0u; j < {SCAN_PER_THREAD}u; j++) {{
         if (base + j < n) {{ X[base + j] = acc; }}
         acc += v[j];
     }}
-    if (lid == {WG - 1}u && blk < P[1]) {{ SUMS[blk] = sh[lid]; }}
+    if (lid == 0u && blk < P[1]) {{ SUMS[blk] = wtot; }}
 }}
 """
 
