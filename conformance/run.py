@@ -427,7 +427,7 @@ def run_mode(mode: str, args, gpu_name: str | None) -> dict:
                               + " are not among the dtypes the module reports; the suite "
                               "cannot test such a configuration sensibly")
         print(f"[{mode}] warning: {summary['warning']}")
-    results_dir = Path(args.results_dir)
+    results_dir = Path(args.results_dir).resolve()  # the suite runs in its own directory
     results_dir.mkdir(parents=True, exist_ok=True)
     results_file = results_dir / f"{mode}.jsonl"
     results_file.unlink(missing_ok=True)

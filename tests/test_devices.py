@@ -123,3 +123,57 @@ def test_long_unsynchronized_loop_reuses_buffers():
     xp.evaluate(y)
     assert xp.debug.counters()["buffers_created"] <= 40  # 157 without the bound
     assert float(y[-1]) == 4 << 20
+
+
+class _RefusingAdapter:
+    """An adapter that reports features and limits its driver then refuses (as the
+    H200's OpenGL adapter does): only a request without optional features succeeds,
+    or none at all."""
+
+    info = {"device": "refusing", "description": "", "backend_type": "OpenGL", "adapter_type": "DiscreteGPU"}
+    features = {"shader-f64", "shader-int64", "subgroup"}
+    limits = {"max-buffer-size": 1 << 40, "max-storage-buffer-binding-size": 1 << 40}
+
+    def __init__(self, opens: bool):
+        self.opens = opens
+        self.requests = []
+
+    def request_device_sync(self, label, required_features, required_limits):
+        self.requests.append((tuple(required_features), dict(required_limits)))
+        if required_features or required_limits or not self.opens:
+            raise RuntimeError("Validation Error")
+        return type("FakeDevice", (), {"limits": {"max-buffer-size": 256 << 20,
+                                                  "max-storage-buffer-binding-size": 128 << 20}})()
+
+
+def test_device_falls_back_to_no_optional_features_when_the_driver_refuses_them():
+    from wgarray._device import Device
+
+    adapter = _RefusingAdapter(opens=True)
+    dev = Device(7, adapter)
+    assert dev.features == frozenset()
+    assert not dev.has_f64 and not dev.has_int64 and not dev.has_subgroups
+    assert xp.float64 not in dev.dtypes and xp.float32 in dev.dtypes
+    assert dev.max_buffer_bytes == 128 << 20
+    assert [r[0] for r in adapter.requests] == [("shader-f64", "shader-int64", "subgroup")] * 2 + [()]
+
+
+def test_device_that_cannot_be_opened_says_which_and_why():
+    from wgarray._device import Device
+
+    dev = Device(3, _RefusingAdapter(opens=False))
+    with pytest.raises(RuntimeError, match=r"cannot open device 'refusing' \(OpenGL\): Validation Error"):
+        dev.features
+
+
+def test_adapters_without_compute_shaders_are_not_devices():
+    from wgarray import _device
+
+    good = _RefusingAdapter(opens=True)
+    good.limits = dict(good.limits, **{"max-compute-workgroups-per-dimension": 65535,
+                                       "max-compute-invocations-per-workgroup": 256})
+    no_compute = _RefusingAdapter(opens=True)
+    no_compute.limits = dict(no_compute.limits, **{"max-compute-workgroups-per-dimension": 0,
+                                                   "max-compute-invocations-per-workgroup": 0})
+    assert _device._can_compute(good) and not _device._can_compute(no_compute)
+    assert all(_device._can_compute(d.adapter) for d in _device.devices())

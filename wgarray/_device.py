@@ -44,13 +44,22 @@ class Device:
         self.backend: str = info["backend_type"]
         self.adapter_type: str = info["adapter_type"]
         disabled = _disabled_features()
-        self.features = frozenset(f for f in WANTED_FEATURES if f in adapter.features and f not in disabled)
+        self._features = frozenset(f for f in WANTED_FEATURES if f in adapter.features and f not in disabled)
         self.limits = dict(adapter.limits)
         self._wgpu_device = None
         self._runtime = None
         self._lock = threading.RLock()
 
     # -- capabilities ------------------------------------------------------------
+    @property
+    def features(self) -> frozenset[str]:
+        """The optional features in use: those of WANTED_FEATURES the adapter reports,
+        less the disabled ones and any the driver then refuses to enable (the device is
+        opened to find out)."""
+        if self._wgpu_device is None:
+            self.wgpu_device
+        return self._features
+
     @property
     def has_f64(self) -> bool:
         return "shader-f64" in self.features
@@ -106,20 +115,24 @@ class Device:
         return self._wgpu_device
 
     def _open(self):
-        """The wgpu device with the adapter's full limits; some backends (OpenGL) refuse
-        their own reported limits, so fall back to WebGPU's defaults, then say why."""
+        """The wgpu device with the adapter's full limits and wanted features. Some
+        backends (OpenGL) refuse what they report: fall back to WebGPU's default limits,
+        then to no optional features as well (float32 only), then say why."""
         request = self.adapter.request_device_sync
         label = f"wgarray:{self.name}"
-        try:
-            return request(label=label, required_features=sorted(self.features), required_limits=self.limits)
-        except Exception:
-            pass
-        try:
-            dev = request(label=label, required_features=sorted(self.features), required_limits={})
-        except Exception as exc:
-            raise RuntimeError(f"wgarray: cannot open device {self.name!r} ({self.backend}): {exc}") from None
-        self.limits = dict(dev.limits)
-        return dev
+        features = sorted(self._features)
+        attempts = [(features, self.limits), (features, {})] + ([([], {})] if features else [])
+        error = None
+        for feats, limits in attempts:
+            try:
+                dev = request(label=label, required_features=feats, required_limits=limits)
+            except Exception as exc:
+                error = exc
+                continue
+            self._features = frozenset(feats)
+            self.limits = dict(dev.limits)
+            return dev
+        raise RuntimeError(f"wgarray: cannot open device {self.name!r} ({self.backend}): {error}") from None
 
     @property
     def runtime(self):
@@ -152,10 +165,31 @@ def _device_by_index(index: int) -> Device:
     return devices()[index]
 
 
+def _can_compute(adapter) -> bool:
+    """Whether the adapter runs compute shaders of wgarray's 256-invocation workgroups:
+    an OpenGL context older than 4.3 (or ES 3.1) reports zero compute limits."""
+    limits = adapter.limits
+    return (limits.get("max-compute-workgroups-per-dimension", 0) > 0
+            and limits.get("max-compute-invocations-per-workgroup", 0) >= 256)
+
+
 @functools.cache
 def devices() -> tuple[Device, ...]:
-    adapters = wgpu.gpu.enumerate_adapters_sync()
-    return tuple(Device(i, a) for i, a in enumerate(adapters))
+    """The adapters that can run wgarray's kernels, in wgpu's order. OpenGL adapters
+    are opened first to make sure: some report compute limits for a context that has
+    no compute shaders (the NVIDIA driver's headless EGL one does)."""
+    found: list[Device] = []
+    for adapter in wgpu.gpu.enumerate_adapters_sync():
+        if not _can_compute(adapter):
+            continue
+        dev = Device(len(found), adapter)
+        if dev.backend == "OpenGL":
+            try:
+                dev.wgpu_device
+            except RuntimeError:
+                continue
+        found.append(dev)
+    return tuple(found)
 
 
 def _rank(d: Device):
