@@ -502,12 +502,19 @@ def totals(results: dict) -> dict[str, int]:
 
 
 def git_describe(path: Path) -> str:
+    """The commit of the checkout at ``path`` (a copy without .git may name it in a
+    COMMIT file); never that of a repository the path merely lies inside."""
+    def git(*cmd):
+        return subprocess.run(["git", "-C", str(path), *cmd], capture_output=True, text=True,
+                              check=True).stdout.strip()
+
     try:
-        out = subprocess.run(["git", "-C", str(path), "log", "-1", "--format=%H (%cs)"],
-                             capture_output=True, text=True, check=True).stdout.strip()
-        return out or "unknown"
+        if Path(git("rev-parse", "--show-toplevel")).resolve() == Path(path).resolve():
+            return git("log", "-1", "--format=%H (%cs)") or "unknown"
     except (OSError, subprocess.CalledProcessError):
-        return "unknown"
+        pass
+    marker = Path(path) / "COMMIT"
+    return marker.read_text().strip() if marker.is_file() else "unknown"
 
 
 def package_version(name: str) -> str:
