@@ -31,6 +31,7 @@ import datetime as _dt
 import importlib.util
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -642,7 +643,10 @@ def write_report(args, summaries: list[dict], skipped_modes: dict[str, str], sta
                   "`.aat/results/<mode>.jsonl` after a run.", ""]
         for fname, ids in failing.items():
             lines += [f"### {fname.removeprefix('array_api_tests/')} ({len(ids)})", ""]
-            lines += [f"- `{nodeid}` — {', '.join(modes)}" for nodeid, modes in ids.items()]
+            for nodeid, modes in ids.items():
+                note = next((why for pattern, (in_modes, why) in SUITE_DEFECTS.items()
+                             if re.search(pattern, nodeid) and set(modes) <= in_modes), None)
+                lines.append(f"- `{nodeid}` — {', '.join(modes)}" + (f". Suite defect: {note}" if note else ""))
             lines.append("")
     xpassed = ids_with_outcome(summaries, ("xpassed",))
     if xpassed:
@@ -651,6 +655,18 @@ def write_report(args, summaries: list[dict], skipped_modes: dict[str, str], sta
             lines += [f"- `{nodeid}` — {', '.join(modes)}" for nodeid, modes in ids.items()]
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+# Failures the suite itself causes, explained next to the failing id in the report (not
+# xfailed: a run where the random draw is harmless passes, and any other failure of the
+# same test still shows). See conformance/README.md.
+SUITE_DEFECTS = {
+    r"test_special_cases\.py::test_unary\[(floor|ceil|trunc|round)\(x_i\.is_integer\(\)\) -> x_i\]": (
+        {"nof64"},
+        "the test draws integers up to the largest float with `st.integers().map(float)` and "
+        "`.example()` (random every run); without float64 many are not representable in float32, "
+        "so the correctly rounded result differs from the unrounded draw."),
+}
 
 
 def read_xfail_ids(path: Path) -> list[str]:
