@@ -386,6 +386,29 @@ def test_f64_frexp_pow2i_scalbn_exact():
     assert not bad.any(), list(zip(vv[bad][:5], kk[bad][:5], got[bad][:5], want[bad][:5]))
 
 
+@pytest.mark.parametrize("off", [-3, -2, -1, 0, 1, 2, 3])
+def test_f32_division_and_sqrt_correct_a_quotient_a_few_ulp_off(off):
+    """f32_div_fix / f32_sqrt_fix turn a quotient or root up to 3 ulp off (what WGSL
+    allows a device; NVIDIA's are) into the correctly rounded one, and keep a right one:
+    the device's result is perturbed here by ``off`` ulp before the fix."""
+    rng = np.random.default_rng(11 + off)
+    n = 20000
+    a = rng.uniform(1, 2, n).astype(np.float32)
+    b = rng.uniform(1, 2, n).astype(np.float32)
+    a[:3], b[:3] = [1.0, 1.9999999, 1.5], [1.9999999, 1.0, 1.5]
+    offs = np.full(n, off, np.int32)
+    got = gpu_expr("f32_div_fix(in0[i], in1[i], bitcast<f32>(bitcast<i32>(in0[i] / in1[i]) + in2[i]))",
+                   "f32", [a, b, offs], in_types=["f32", "f32", "i32"])
+    want = (a.astype(np.float64) / b).astype(np.float32)
+    assert np.array_equal(got, want), list(zip(a[got != want][:5], b[got != want][:5]))
+    m = rng.uniform(1, 4, n).astype(np.float32)
+    m[:2] = [np.nextafter(np.float32(4), np.float32(0)), 1.0]
+    got = gpu_expr("f32_sqrt_fix(in0[i], bitcast<f32>(bitcast<i32>(sqrt(in0[i])) + in1[i]))",
+                   "f32", [m, offs], in_types=["f32", "i32"])
+    want = np.sqrt(m.astype(np.float64)).astype(np.float32)
+    assert np.array_equal(got, want), m[got != want][:5]
+
+
 def gpu_expr(expr, T, args, in_types=None):
     in_types = in_types or [T] * len(args)
     fns = __import__("re").findall(r"\b(f(?:32|64)_\w+)\s*\(", expr)

@@ -213,6 +213,78 @@ fn f32_split(a: f32) -> vec2<f32> {
     let h = bitcast<f32>(bitcast<u32>(a) & 0xfffff000u);
     return vec2<f32>(h, a - h);
 }""",
+    # x / y and sqrt(x) for finite nonzero x, y (x > 0 for sqrt), correctly rounded
+    # where the device's own are not: WGSL lets f32 division be 2.5 ulp off and sqrt
+    # more, and NVIDIA divides through a reciprocal that underflows for divisors beyond
+    # 2^126. The significands are divided (or the root taken) in [1, 4), where every
+    # device is within a few ulp, fixed by ``div_fix`` / ``sqrt_fix``, and the exponent
+    # goes back on exactly. Subnormal operands or results keep the device's operation.
+    "div_rn": """
+fn f32_div_rn(x: f32, y: f32) -> f32 {
+    let bx = bitcast<u32>(x);
+    let by = bitcast<u32>(y);
+    let ex = i32((bx >> 23u) & 0xffu);
+    let ey = i32((by >> 23u) & 0xffu);
+    let k = ex - ey;
+    if (ex == 0 || ey == 0 || k < -124 || k > 126) { return x / y; }
+    let a = bitcast<f32>((bx & 0x007fffffu) | 0x3f800000u);
+    let b = bitcast<f32>((by & 0x007fffffu) | 0x3f800000u);
+    let q = f32_div_fix(a, b, a / b) * bitcast<f32>(u32(k + 127) << 23u);
+    return bitcast<f32>(bitcast<u32>(q) | ((bx ^ by) & 0x80000000u));
+}""",
+    # The sign of a - (q + h) b, exactly, for a, b, q > 0 with q within an ulp of a / b
+    # and h = +-ulp/2: a - q b is exact as (a - p) - e (Sterbenz; Dekker's product of
+    # 12-bit halves, no FMA, since WGSL's fma may be unfused), h b is exact, and the
+    # result is a nonzero multiple of 2^-48 a (a quotient is never a midpoint).
+    "quot_side": """
+fn f32_quot_side(a: f32, b: f32, q: f32, h: f32) -> f32 {
+    let pe = f32_two_prod(q, b);
+    let t = f32_two_sum(f32_launder(a - pe.x), -(h * b));
+    return t.x + f32_launder(t.y - pe.y);
+}""",
+    # a / b correctly rounded from q, the device's quotient (within a few ulp), for a,
+    # b in [1, 2): one Newton step brings q within an ulp, then the exact sign of the
+    # remainder at each neighbouring midpoint settles it (Tuckerman's test).
+    "div_fix": """
+fn f32_div_fix(a: f32, b: f32, q0: f32) -> f32 {
+    let pe = f32_two_prod(q0, b);
+    let q = q0 + (f32_launder(a - pe.x) - pe.y) / b;
+    let up = bitcast<f32>(bitcast<u32>(q) + 1u);
+    let down = bitcast<f32>(bitcast<u32>(q) - 1u);
+    if (f32_quot_side(a, b, q, 0.5 * (up - q)) > 0.0) { return up; }
+    if (f32_quot_side(a, b, q, -0.5 * (q - down)) < 0.0) { return down; }
+    return q;
+}""",
+    "sqrt_rn": """
+fn f32_sqrt_rn(x: f32) -> f32 {
+    let bx = bitcast<u32>(x);
+    let ex = i32((bx >> 23u) & 0xffu);
+    if (ex == 0) { return sqrt(x); }
+    let odd = ((ex - 127) & 1) != 0;
+    let m = bitcast<f32>((bx & 0x007fffffu) | select(0x3f800000u, 0x40000000u, odd));
+    let h = (ex - 127 - select(0, 1, odd)) / 2;
+    return f32_sqrt_fix(m, sqrt(m)) * bitcast<f32>(u32(h + 127) << 23u);
+}""",
+    # The sign of m - (s + h)^2, exactly, for s within an ulp of sqrt(m) and h = +-ulp/2
+    # (as quot_side: a nonzero multiple of 2^-48 for m in [1, 4)).
+    "root_side": """
+fn f32_root_side(m: f32, s: f32, h: f32) -> f32 {
+    let pe = f32_two_prod(s, s);
+    let t = f32_two_sum(f32_launder(m - pe.x), -(s * (h + h)));
+    return t.x + f32_launder(f32_launder(t.y - pe.y) - h * h);
+}""",
+    # sqrt(m) correctly rounded from s, the device's root (within a few ulp), for m in
+    # [1, 4): a Newton step, then Tuckerman's test at the neighbouring midpoints.
+    "sqrt_fix": """
+fn f32_sqrt_fix(m: f32, s0: f32) -> f32 {
+    let pe = f32_two_prod(s0, s0);
+    let s = s0 + (f32_launder(m - pe.x) - pe.y) / (s0 + s0);
+    let up = bitcast<f32>(bitcast<u32>(s) + 1u);
+    let down = bitcast<f32>(bitcast<u32>(s) - 1u);
+    if (f32_root_side(m, s, 0.5 * (up - s)) > 0.0) { return up; }
+    if (f32_root_side(m, s, -0.5 * (s - down)) < 0.0) { return down; }
+    return s;
+}""",
     "nextafter": """
 fn f32_nextafter(x: f32, y: f32) -> f32 {
     if (f32_isnan(x) || f32_isnan(y)) { return f32_nan(); }
@@ -238,6 +310,9 @@ _PRIM_F64 = {
     "nan": "fn f64_nan() -> f64 { return f64(bitcast<f32>(0x7fc00000u)); }",
     "inf": "fn f64_inf() -> f64 { return f64(bitcast<f32>(0x7f800000u)); }",
     "abs": "fn f64_abs(x: f64) -> f64 { return abs(x); }",
+    # float64 division and sqrt are correctly rounded where the device has float64
+    "div_rn": "fn f64_div_rn(x: f64, y: f64) -> f64 { return x / y; }",
+    "sqrt_rn": "fn f64_sqrt_rn(x: f64) -> f64 { return sqrt(x); }",
     "copysign": """
 fn f64_copysign(x: f64, y: f64) -> f64 {
     let a = abs(x);
@@ -441,7 +516,8 @@ fn ${T}_scalbn(x: $T, n: i32) -> $T {
         k = k - ($SCALE_LO);
         if (k < $EMIN) { y = y * ${T}_pow2i($SCALE_LO); k = max(k - ($SCALE_LO), $EMIN); }
     }
-    return y * ${T}_pow2i(k);
+    let r = y * ${T}_pow2i(k);
+    return select(r, ${T}_copysign(0.0, x), r == 0.0);  // an underflow keeps x's sign
 }""",
     "divide": """
 fn ${T}_divide(x: $T, y: $T) -> $T {
@@ -454,7 +530,7 @@ fn ${T}_divide(x: $T, y: $T) -> $T {
     if ((xinf && yinf) || (xz && yz)) { return ${T}_nan(); }
     if (xinf || yz) { return select(${T}_inf(), -${T}_inf(), neg); }
     if (yinf || xz) { return select($T(0.0), -$T(0.0), neg); }
-    return x / y;
+    return ${T}_div_rn(x, y);
 }""",
     "reciprocal": """
 fn ${T}_reciprocal(x: $T) -> $T { return ${T}_divide($T(1.0), x); }""",
@@ -479,7 +555,7 @@ fn ${T}_sqrt(x: $T) -> $T {
     if (${T}_isnan(x) || ${T}_iszero(x)) { return x; }
     if (${T}_signbit(x)) { return ${T}_nan(); }
     if (${T}_isinf(x)) { return x; }
-    return sqrt(x);
+    return ${T}_sqrt_rn(x);
 }""",
     "maximum": """
 fn ${T}_maximum(x: $T, y: $T) -> $T {
