@@ -227,9 +227,9 @@ fn f32_div_rn(x: f32, y: f32) -> f32 {
     let ey = i32((by >> 23u) & 0xffu);
     let k = ex - ey;
     if (ex == 0 || ey == 0 || k < -124 || k > 126) { return x / y; }
-    let a = bitcast<f32>((bx & 0x007fffffu) | 0x3f800000u);
-    let b = bitcast<f32>((by & 0x007fffffu) | 0x3f800000u);
-    let q = f32_div_fix(a, b, a / b) * bitcast<f32>(u32(k + 127) << 23u);
+    let a = f32_launder(bitcast<f32>((bx & 0x007fffffu) | 0x3f800000u));
+    let b = f32_launder(bitcast<f32>((by & 0x007fffffu) | 0x3f800000u));
+    let q = f32_launder(f32_div_fix(a, b, f32_launder(a / b))) * bitcast<f32>(u32(k + 127) << 23u);
     return bitcast<f32>(bitcast<u32>(q) | ((bx ^ by) & 0x80000000u));
 }""",
     # The sign of a - (q + h) b, exactly, for a, b, q > 0 with q within an ulp of a / b
