@@ -57,6 +57,34 @@ def test_sort_many_tiles(d):
     check(a, descending=True)
 
 
+@pytest.mark.parametrize("path", ["subgroups", "workgroup-memory"])
+@pytest.mark.parametrize("n", [1, 1023, 1024, 5000, 1024 * 1024 + 3])
+def test_u32_scan_and_radix_digit_scan_on_both_paths(path, n, monkeypatch):
+    # Workgroup-wide scans go through subgroup operations where the runtime's probe
+    # found usable subgroups, else through workgroup memory: both must agree with NumPy.
+    from wgarray import _kernels_sort as ks
+
+    dev = xp.__array_namespace_info__().default_device()
+    rt = dev.runtime
+    sg = rt.subgroup_size
+    if "subgroup" not in dev.features:
+        assert sg is None
+    else:
+        assert sg is None or (256 % sg == 0 and 4 <= sg <= 128)
+    if path == "subgroups" and sg is None:
+        pytest.skip("the device has no usable subgroups")
+    monkeypatch.setattr(ks, "_subgroups", lambda runtime: path == "subgroups")
+    a = np.random.default_rng(n).integers(0, 1000, n, dtype=np.uint32)
+    buf = xp.asarray(a)._realize().buf
+    ks.exclusive_scan(rt, buf, n)
+    got = rt.read(buf, 0, 4 * n).view("<u4")
+    assert np.array_equal(got, np.concatenate([[0], np.cumsum(a)[:-1]]).astype(np.uint32))
+    b = np.random.default_rng(n + 1).integers(-50, 50, 9000).astype(np.int32)
+    check(b)
+    assert any(isinstance(k, tuple) and k[:2] == ("radix8", "down") and k[-1] == (path == "subgroups")
+               for k in rt.kernels)
+
+
 def test_sort_many_short_rows():
     # 1000 rows: the row number needs several radix passes of its own
     a = np.random.default_rng(2).standard_normal((1000, 7)).astype(np.float32)
