@@ -913,8 +913,8 @@ fn ${T}_tan(x: $T) -> $T {
     let rq = ${T}_rem_pio2(x);
     let s = ${T}_sin_kernel(rq.x);
     let c = ${T}_cos_kernel(rq.x);
-    if ((i32(rq.y) & 1) == 0) { return s / c; }
-    return -c / s;
+    if ((i32(rq.y) & 1) == 0) { return ${T}_div_rn(s, c); }
+    return ${T}_div_rn(-c, s);
 }""",
     "atan": """
 fn ${T}_atan(x: $T) -> $T {
