@@ -31,7 +31,6 @@ import datetime as _dt
 import importlib.util
 import json
 import os
-import re
 import shlex
 import subprocess
 import sys
@@ -311,8 +310,8 @@ def test_targets(args) -> list[str]:
     return targets
 
 
-def build_pytest_command(args) -> list[str]:
-    xfails = os.path.relpath(Path(args.xfails).resolve(), args.suite)
+def build_pytest_command(args, xfails_path: Path | None = None) -> list[str]:
+    xfails = os.path.relpath(Path(xfails_path or args.xfails).resolve(), args.suite)
     # pytest picks its rootdir/config from every existing path on the command line,
     # option values included: a separate "--xfails-file ../../conformance/xfails.txt"
     # would make this repository the rootdir (our pyproject's pytest config, node ids
@@ -411,7 +410,9 @@ def run_mode(mode: str, args, gpu_name: str | None) -> dict:
     if skip_dtypes:
         overrides["ARRAY_API_TESTS_SKIP_DTYPES"] = ",".join(skip_dtypes)
         env["ARRAY_API_TESTS_SKIP_DTYPES"] = overrides["ARRAY_API_TESTS_SKIP_DTYPES"]
-    cmd = build_pytest_command(args)
+    results_dir = Path(args.results_dir).resolve()  # the suite runs in its own directory
+    results_dir.mkdir(parents=True, exist_ok=True)
+    cmd = build_pytest_command(args, mode_xfails_file(args, mode, results_dir))
     shown_overrides = {"ARRAY_API_TESTS_MODULE": args.module, "ARRAY_API_TESTS_VERSION": API_VERSION,
                        "PYTHONPATH": os.path.relpath(REPO_ROOT, args.suite), **overrides}
     summary = {"mode": mode, "probe": probe, "skip_dtypes": skip_dtypes, "env": overrides,
@@ -428,8 +429,6 @@ def run_mode(mode: str, args, gpu_name: str | None) -> dict:
                               + " are not among the dtypes the module reports; the suite "
                               "cannot test such a configuration sensibly")
         print(f"[{mode}] warning: {summary['warning']}")
-    results_dir = Path(args.results_dir).resolve()  # the suite runs in its own directory
-    results_dir.mkdir(parents=True, exist_ok=True)
     results_file = results_dir / f"{mode}.jsonl"
     results_file.unlink(missing_ok=True)
     for old_log in results_dir.glob(f"{mode}.*log"):
@@ -588,7 +587,8 @@ def write_report(args, summaries: list[dict], skipped_modes: dict[str, str], sta
         "`unvectorized` tests); deadline disabled",
         f"- Python {sys.version.split()[0]}, pytest {package_version('pytest')}, "
         f"hypothesis {package_version('hypothesis')}, wgpu {package_version('wgpu')}",
-        f"- Xfails file: `conformance/xfails.txt` ({len(read_xfail_ids(Path(args.xfails)))} entries)",
+        f"- Xfails file: `conformance/xfails.txt` ({len(read_xfail_ids(Path(args.xfails)))} entries); "
+        "suite defects xfailed only in the modes they break: see the last section",
         "",
         "Reproduce (from the repository root):",
         "",
@@ -643,30 +643,60 @@ def write_report(args, summaries: list[dict], skipped_modes: dict[str, str], sta
                   "`.aat/results/<mode>.jsonl` after a run.", ""]
         for fname, ids in failing.items():
             lines += [f"### {fname.removeprefix('array_api_tests/')} ({len(ids)})", ""]
-            for nodeid, modes in ids.items():
-                note = next((why for pattern, (in_modes, why) in SUITE_DEFECTS.items()
-                             if re.search(pattern, nodeid) and set(modes) <= in_modes), None)
-                lines.append(f"- `{nodeid}` — {', '.join(modes)}" + (f". Suite defect: {note}" if note else ""))
+            lines += [f"- `{nodeid}` — {', '.join(modes)}" for nodeid, modes in ids.items()]
             lines.append("")
-    xpassed = ids_with_outcome(summaries, ("xpassed",))
+    xpassed = {f: {t: m for t, m in ids.items() if t not in SUITE_DEFECTS}
+               for f, ids in ids_with_outcome(summaries, ("xpassed",)).items()}
+    xpassed = {f: ids for f, ids in xpassed.items() if ids}
     if xpassed:
         lines += ["## Xfailed entries that passed (candidates for removal from xfails.txt)", ""]
         for fname, ids in xpassed.items():
             lines += [f"- `{nodeid}` — {', '.join(modes)}" for nodeid, modes in ids.items()]
         lines.append("")
+    lines += ["## Suite defects", "",
+              "Tests that fail by the suite's own construction in some modes, whatever the "
+              "implementation returns. They are xfailed in those modes only (the runner's "
+              "`SUITE_DEFECTS`), so a draw that happens to be harmless shows as xpassed; in "
+              "every other mode they run as usual.", ""]
+    reasons: dict[str, list[str]] = defaultdict(list)
+    for tid, (modes, why) in SUITE_DEFECTS.items():
+        reasons[why].append(tid)
+    for why, tids in reasons.items():
+        lines.append(f"- Reason: {why}.")
+        for tid in tids:
+            seen = ", ".join(f"{s['mode']}: {s['results'][tid]['outcome']}"
+                             for s in summaries if tid in s["results"])
+            lines.append(f"  - `{tid}` — xfailed in {', '.join(sorted(SUITE_DEFECTS[tid][0]))}"
+                         + (f" (this report: {seen})" if seen else ""))
+    lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
 
-# Failures the suite itself causes, explained next to the failing id in the report (not
-# xfailed: a run where the random draw is harmless passes, and any other failure of the
-# same test still shows). See conformance/README.md.
+# Tests of the suite that fail by their own construction in some modes, whatever the
+# implementation does: xfailed in those modes only (with this reason, listed in the
+# report), never in conformance/xfails.txt, which is for wgarray's own failures.
+_IS_INTEGER_DRAW = (
+    "the test draws integers up to the largest float with `st.integers().map(float)` and "
+    "`.example()` (random every run); without float64 many are not representable in "
+    "float32, so the correctly rounded input differs from the draw the result is compared with")
 SUITE_DEFECTS = {
-    r"test_special_cases\.py::test_unary\[(floor|ceil|trunc|round)\(x_i\.is_integer\(\)\) -> x_i\]": (
-        {"nof64"},
-        "the test draws integers up to the largest float with `st.integers().map(float)` and "
-        "`.example()` (random every run); without float64 many are not representable in float32, "
-        "so the correctly rounded result differs from the unrounded draw."),
+    f"array_api_tests/test_special_cases.py::test_unary[{f}(x_i.is_integer()) -> x_i]": ({"nof64"}, _IS_INTEGER_DRAW)
+    for f in ("floor", "ceil", "trunc", "round")
 }
+
+
+def mode_xfails_file(args, mode: str, results_dir: Path) -> Path:
+    """The xfails file of a mode: conformance/xfails.txt, plus the suite defects of
+    that mode (written next to the mode's results)."""
+    base = Path(args.xfails).resolve()
+    defects = [tid for tid, (modes, _) in SUITE_DEFECTS.items() if mode in modes]
+    if not defects:
+        return base
+    text = base.read_text(encoding="utf-8") if base.exists() else ""
+    path = results_dir / f"{mode}.xfails.txt"
+    path.write_text(text.rstrip("\n") + "\n\n# suite defects of this mode (conformance/run.py SUITE_DEFECTS)\n"
+                    + "".join(f"{tid}\n" for tid in defects), encoding="utf-8")
+    return path
 
 
 def read_xfail_ids(path: Path) -> list[str]:
