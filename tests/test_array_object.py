@@ -267,20 +267,20 @@ def test_unary_operators(d):
         assert_exact(~x, ~h)
 
 
-def test_inplace_rebinds_and_earlier_views_keep_old_values():
+def test_inplace_rebinds_basic_index_views_follow_other_results_keep_values():
     h = np.arange(6, dtype=np.float32).reshape(2, 3)
     x = xp.asarray(h)
-    row = x[0]
-    t = x.T
+    row = x[0]     # basic indexing: shares x's elements, as in NumPy
+    t = x.T        # any other function's result is a new array
     alias = x
     x += 10
     assert alias is x  # the same handle, rebound
     assert_exact(x, h + 10)
-    assert_exact(row, h[0])  # views taken before keep their values
+    assert_exact(row, h[0] + 10)
     assert_exact(t, h.T)
     x *= 2
     assert_exact(x, (h + 10) * 2)
-    assert_exact(row, h[0])
+    assert_exact(row, (h[0] + 10) * 2)
 
 
 def test_inplace_keeps_dtype_and_shape():

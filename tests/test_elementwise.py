@@ -256,11 +256,25 @@ def test_integer_input_to_float_functions_gives_default_float(name, d):
 @pytest.mark.parametrize("name,d", [pytest.param(n, d, id=f"{n}-{d.name}")
                                     for n, (_, cat, _, _) in sorted(FUNCTIONS.items())
                                     for d in DTYPES if d not in CATEGORY[cat] and not (
-                                        FUNCTIONS[n][2] == "float" and d.kind in "iu")])
+                                        FUNCTIONS[n][2] == "float" and d.kind in "iu") and cat != "bool"])
 def test_wrong_dtype_category_raises_type_error(name, d):
     x = xp.asarray(sample(d, 4)[:3])
     with pytest.raises(TypeError, match=name):
         getattr(xp, name)(*[x] * len(FUNCTIONS[name][0]))
+
+
+LOGICAL = sorted(n for n, (_, cat, _, _) in FUNCTIONS.items() if cat == "bool")
+
+
+@pytest.mark.parametrize("name", LOGICAL)
+@pytest.mark.parametrize("d", [d for d in DTYPES if d is not xp.bool], ids=str)
+def test_logical_functions_take_numbers_by_their_truth(name, d):
+    # as NumPy and PyTorch: nonzero (NaN included) is True, -0.0 is False
+    a = sample(d, 40)
+    b = np.random.default_rng(1).permutation(a)
+    args = [a, b][:len(FUNCTIONS[name][0])]
+    assert_exact(getattr(xp, name)(*map(xp.asarray, args)), getattr(np, name)(*args))
+    assert_exact(getattr(xp, name)(*map(xp.asarray, args[:1] * len(args))), getattr(np, name)(*args[:1] * len(args)))
 
 
 PROMOTIONS = [(xp.int8, xp.int16), (xp.uint8, xp.int8), (xp.uint16, xp.int32), (xp.uint8, xp.uint32),

@@ -326,15 +326,19 @@ def test_setitem_mask_with_scalar_performs_no_readback():
     assert debug.counters()["readbacks"] == 0
 
 
-def test_setitem_is_functional():
+def test_setitem_updates_the_array_and_its_views_not_other_results():
     a = np.arange(6, dtype=np.int32)
     x = xp.asarray(a)
     view = x[1:4]
+    copy = x[xp.asarray([1, 2, 3])]
+    doubled = x * 2
     before = x
     x[2] = 100
-    assert_exact(view, a[1:4])  # a view taken earlier keeps its values
     assert x is before
     assert_exact(x, np.array([0, 1, 100, 3, 4, 5], np.int32))
+    assert_exact(view, np.array([1, 100, 3], np.int32))  # basic indexing: shares, as NumPy
+    assert_exact(copy, a[1:4])
+    assert_exact(doubled, a * 2)
 
 
 def test_setitem_zero_d_and_empty():
@@ -422,3 +426,62 @@ def test_mask_with_a_zero_length_dim_selects_nothing():
     np.testing.assert_array_equal(np.asarray(x), h)
     with pytest.raises(IndexError):
         x[xp.asarray(np.zeros((2,), bool))]
+
+
+# ------------------------------------------------------------------ views share elements
+
+def test_basic_index_views_write_through_to_their_base():
+    # as NumPy: x[1, :, :] shares x's elements (scikit-learn's _add_to_diagonal writes
+    # the diagonal of covariances[k, :, :] one element at a time)
+    a = np.arange(18, dtype=np.float32).reshape(2, 3, 3)
+    x = xp.asarray(a)
+    v = x[1, :, :]
+    a1 = a[1, :, :]
+    for i in range(3):
+        v[i, i] = v[i, i] + 100
+        a1[i, i] = a1[i, i] + 100
+    assert_exact(x, a)
+    assert_exact(v, a1)
+    r = x[0][1:, ::-1]          # a view of a view, negative step
+    ra = a[0][1:, ::-1]
+    r[0, :] = -1
+    ra[0, :] = -1
+    r += 0.5
+    ra += 0.5
+    assert_exact(x, a)
+    e = x[..., 2]
+    e[...] = 7
+    a[..., 2] = 7
+    assert_exact(x, a)
+    n = x[None, 0]
+    n[0, 0, 0] = 3
+    a[0, 0, 0] = 3
+    assert_exact(x, a)
+
+
+def test_views_show_later_writes_to_their_base():
+    a = np.zeros((4, 5), np.int32)
+    x = xp.asarray(a)
+    row, col, inner = x[2], x[:, 3], x[1:3][1]
+    x[2, 3] = 9
+    x[x == 0] = 1              # a mask write to the base
+    a[2, 3] = 9
+    a[a == 0] = 1
+    assert_exact(row, a[2])
+    assert_exact(col, a[:, 3])
+    assert_exact(inner, a[1:3][1])
+    x += 1
+    a += 1
+    assert_exact(row, a[2])
+    assert_exact(inner, a[2])
+
+
+def test_advanced_indexing_results_are_copies():
+    a = np.arange(10, dtype=np.float32)
+    x = xp.asarray(a)
+    t = x[xp.asarray([1, 2])]
+    m = x[x > 5]
+    t[0] = -1
+    m[...] = -1
+    assert_exact(x, a)
+    assert_exact(t, np.array([-1, 2], np.float32))

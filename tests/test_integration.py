@@ -54,6 +54,43 @@ def test_sklearn_pca_and_lda_run_on_wgarray_and_match_numpy():
     assert out.strip().endswith("ok")
 
 
+def test_sklearn_preprocessing_metrics_ridge_and_mixture_match_numpy():
+    # roc_curve calls xp.diff(x, 2), xp.where(cond) and logical_or on floats (NumPy's
+    # habits); GaussianMixture writes the diagonal of covariances[k, :, :] in place
+    out = _run("""
+        import warnings
+        import numpy as np, sklearn, wgarray as xp
+        from sklearn import metrics, mixture, preprocessing, linear_model
+        from sklearn.metrics import pairwise
+        sklearn.set_config(array_api_dispatch=True)
+        warnings.simplefilter("ignore")
+        rng = np.random.default_rng(0)
+        X = rng.standard_normal((300, 6)).astype(np.float32)
+        X[:150] += 3
+        y = (X[:, 0] + 0.5 * X[:, 1] > 1.5).astype(np.int64)
+        score = (X @ rng.standard_normal(6)).astype(np.float32)
+        W, yw, sw = xp.asarray(X), xp.asarray(y), xp.asarray(score)
+
+        def same(got, want, tol=1e-4):
+            np.testing.assert_allclose(np.asarray(got, dtype=np.float64), want, rtol=tol, atol=tol)
+
+        same(metrics.roc_auc_score(yw, sw), metrics.roc_auc_score(y, score))
+        same(metrics.average_precision_score(yw, sw), metrics.average_precision_score(y, score))
+        same(metrics.r2_score(sw, sw * 0.9), metrics.r2_score(score, score * 0.9))
+        same(metrics.confusion_matrix(yw, yw[::-1]), metrics.confusion_matrix(y, y[::-1]))
+        same(preprocessing.StandardScaler().fit_transform(W), preprocessing.StandardScaler().fit_transform(X))
+        same(pairwise.rbf_kernel(W), pairwise.rbf_kernel(X))
+        same(linear_model.Ridge(solver="svd").fit(W, sw).coef_, linear_model.Ridge(solver="svd").fit(X, score).coef_, 1e-3)
+        for init in ("random", "random_from_data"):
+            a = mixture.GaussianMixture(2, random_state=0, init_params=init).fit(X)
+            b = mixture.GaussianMixture(2, random_state=0, init_params=init).fit(W)
+            assert a.n_iter_ == b.n_iter_, (init, a.n_iter_, b.n_iter_)
+            same(b.means_, a.means_, 1e-3)
+        print("ok")
+    """)
+    assert out.strip().endswith("ok")
+
+
 def test_scipy_special_and_fft_take_wgarray():
     out = _run("""
         import numpy as np, scipy.special, scipy.fft, wgarray as xp

@@ -128,3 +128,16 @@ def test_nonzero_is_exported_here():
     got = xp.nonzero(xp.asarray(a))
     for g_, w in zip(got, np.nonzero(a)):
         assert_exact(g_, w.astype(np.int64))
+
+
+def test_where_with_the_condition_alone_is_nonzero():
+    # NumPy's and PyTorch's one-argument form (scikit-learn's roc_curve uses it)
+    a = np.array([[0.0, 1.0, -0.0], [np.nan, 0.0, 2.0]], np.float32)
+    cond = xp.asarray(a) != 0
+    got = xp.where(cond)
+    want = np.where(a != 0)
+    assert len(got) == len(want)
+    for g_, w in zip(got, want):
+        assert_exact(g_, w.astype(np.int64))
+    with pytest.raises(TypeError, match="where: expected both x1 and x2"):
+        xp.where(cond, 1.0)

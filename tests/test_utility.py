@@ -85,6 +85,9 @@ def test_diff_prepend_append_and_edges():
     assert_exact(xp.diff(xp.asarray(f)), np.diff(f))
     u = np.array([3, 1, 200], np.uint8)
     assert_exact(xp.diff(xp.asarray(u)), np.diff(u))
+    # n and axis by position, in NumPy's order (scikit-learn's roc_curve relies on it)
+    assert_exact(xp.diff(x, 2), np.diff(a, 2))
+    assert_exact(xp.diff(x, 1, 0), np.diff(a, 1, 0))
     with pytest.raises(ValueError):
         xp.diff(xp.asarray(np.float32(1.0)))
     with pytest.raises(ValueError):

@@ -18,7 +18,7 @@ from ._device import Device
 
 
 class Array:
-    __slots__ = ("_node", "_host", "_origin", "__weakref__")
+    __slots__ = ("_node", "_host", "_origin", "_view", "_version", "__weakref__")
     __array_priority__ = 100  # NumPy defers binary operators to us
 
     def __init__(self, *args, **kwargs):
@@ -30,7 +30,33 @@ class Array:
         self._node = node
         self._host = None
         self._origin = None  # (array, its node then, host key) for element views, see _numpy
+        self._view = None  # (base array, basic index, base's version then), see _View
+        self._version = 0  # counts changes of value (not realizations)
         return self
+
+    def _sync(self) -> int:
+        """This array's version, after following any change of its bases (views)."""
+        view = self._view
+        if view is not None:
+            base, key, seen = view
+            now = base._sync()
+            if now != seen:
+                _NODE.__set__(self, base[key]._node)
+                self._host = None
+                self._version += 1
+                self._view = (base, key, now)
+        return self._version
+
+    def _assign(self, node: g.Node) -> None:
+        """Give this array a new value (same shape and dtype), and its base too."""
+        self._node = node
+        self._host = None
+        self._version += 1
+        view = self._view
+        if view is not None:
+            base, key, _ = view
+            base[key] = self
+            self._view = (base, key, base._version)
 
     # ----------------------------------------------------------- attributes
     @property
@@ -198,13 +224,16 @@ class Array:
     def __getitem__(self, key) -> Array:
         from ._indexing import getitem
 
-        return getitem(self, key)
+        out = getitem(self, key)
+        if out is not self and _is_view_index(key, out.ndim):
+            out._view = (self, key, self._sync())
+            out.__class__ = _View
+        return out
 
     def __setitem__(self, key, value) -> None:
         from ._indexing import setitem
 
-        self._node = setitem(self, key, value)._node
-        self._host = None
+        self._assign(setitem(self, key, value)._node)
 
     # ----------------------------------------------------------- operators
     def __matmul__(self, other):
@@ -227,8 +256,7 @@ class Array:
             raise ValueError(f"in-place operator: result shape {result.shape} differs from the array's {self.shape}")
         if result.dtype != self.dtype:
             raise TypeError(f"in-place operator: result dtype {result.dtype} differs from the array's {self.dtype}")
-        self._node = result._node
-        self._host = None
+        self._assign(result._node)
         return self
 
     def __neg__(self):
@@ -303,3 +331,47 @@ def _install_operators():
 
 _install_operators()
 del operator
+
+
+def _is_view_index(key, ndim: int) -> bool:
+    """Whether ``key`` makes a view of an array: integers, slices, Ellipsis and None
+    only (basic indexing), except one element picked by integers alone (a copy, as
+    NumPy's scalar; ``ndim``: the result's)."""
+    items = key if isinstance(key, tuple) else (key,)
+    ints = [isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)) for k in items]
+    if ndim == 0 and all(ints):
+        return False
+    return all(i or k is None or k is Ellipsis or isinstance(k, slice) for i, k in zip(ints, items))
+
+
+_NODE = Array._node  # the slots' descriptors
+_HOST = Array._host
+
+
+class _View(Array):
+    """An array made by basic indexing (integers, slices, ..., None): it shares its
+    base's elements, as in NumPy, CuPy and PyTorch. Writing to it writes to the base
+    (``Array._assign``), and it shows later writes to the base. Nodes are values, so the
+    sharing is kept by versions: reading the node (or the host mirror) first re-derives
+    it from the base if the base (or one of its own bases) has changed since. Only views
+    pay for the check."""
+
+    __slots__ = ()
+
+    @property
+    def _node(self) -> g.Node:
+        self._sync()
+        return _NODE.__get__(self, Array)
+
+    @_node.setter
+    def _node(self, node: g.Node) -> None:
+        _NODE.__set__(self, node)
+
+    @property
+    def _host(self):
+        self._sync()
+        return _HOST.__get__(self, Array)
+
+    @_host.setter
+    def _host(self, host) -> None:
+        _HOST.__set__(self, host)

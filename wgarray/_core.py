@@ -168,6 +168,12 @@ def elementwise_function(name: str, args, category: str, rule: str):
     if rule == "float" and common.kind in "iu":  # integers only: bool is not a number here
         common = device.default_float
         nodes = [cast_node(n, common) for n in nodes]
+    elif category == "bool" and common.kind in "iufc":
+        # logical_*: the standard asks for bool; numbers count as their truth (nonzero,
+        # NaN included), as in NumPy and PyTorch, which array-API code (scikit-learn's
+        # roc_curve) relies on
+        common = dt.bool
+        nodes = [cast_node(n, common) for n in nodes]
     if common not in dt.CATEGORIES[category]:
         which = ", ".join(f"{nm}: {a.dtype}" for nm, a in zip(names, args) if is_array(a))
         raise TypeError(f"{name}: expected {category} input, got {which}")

@@ -403,7 +403,7 @@ def logaddexp(x1: Array | bool | int | float | complex, x2: Array | bool | int |
 
 
 def logical_and(x1: Array | bool | int | float | complex, x2: Array | bool | int | float | complex, /) -> Array:
-    """Logical AND.
+    """Logical AND; numbers count as their truth (nonzero, NaN too), as in NumPy.
 
     Input: bool dtypes. Result: a bool array.
     """
@@ -411,7 +411,7 @@ def logical_and(x1: Array | bool | int | float | complex, x2: Array | bool | int
 
 
 def logical_not(x: Array, /) -> Array:
-    """Logical NOT.
+    """Logical NOT; numbers count as their truth (nonzero, NaN too), as in NumPy.
 
     Input: bool dtypes. Result: a bool array.
     """
@@ -419,7 +419,7 @@ def logical_not(x: Array, /) -> Array:
 
 
 def logical_or(x1: Array | bool | int | float | complex, x2: Array | bool | int | float | complex, /) -> Array:
-    """Logical OR.
+    """Logical OR; numbers count as their truth (nonzero, NaN too), as in NumPy.
 
     Input: bool dtypes. Result: a bool array.
     """
@@ -427,7 +427,7 @@ def logical_or(x1: Array | bool | int | float | complex, x2: Array | bool | int 
 
 
 def logical_xor(x1: Array | bool | int | float | complex, x2: Array | bool | int | float | complex, /) -> Array:
-    """Logical exclusive OR.
+    """Logical exclusive OR; numbers count as their truth (nonzero, NaN too), as in NumPy.
 
     Input: bool dtypes. Result: a bool array.
     """

@@ -64,9 +64,20 @@ def _scalar_array(value, device):
     return Array._new(_core.const(value, d, device, "where"))
 
 
-def where(condition: Array, x1, x2, /) -> Array:
-    """Elements of ``x1`` where ``condition`` is True, else of ``x2`` (broadcast)."""
+_NOT_GIVEN = object()
+
+
+def where(condition: Array, x1=_NOT_GIVEN, x2=_NOT_GIVEN, /):
+    """Elements of ``x1`` where ``condition`` is True, else of ``x2`` (broadcast).
+
+    ``where(condition)`` alone is ``nonzero(condition)``, as in NumPy and PyTorch (not in
+    the standard; scikit-learn's ``roc_curve`` calls it so)."""
     func = "where"
+    if x1 is _NOT_GIVEN and x2 is _NOT_GIVEN:
+        return nonzero(condition)
+    if x1 is _NOT_GIVEN or x2 is _NOT_GIVEN:
+        raise TypeError(f"{func}: expected both x1 and x2, or neither, got only "
+                        f"{'x1' if x2 is _NOT_GIVEN else 'x2'}")
     _core.check_array(condition, func, "condition")
     if condition.dtype is not dt.bool:
         raise TypeError(f"{func}: expected condition to have dtype bool, got {condition.dtype}")

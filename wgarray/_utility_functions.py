@@ -40,10 +40,13 @@ def any(x: Array, /, *, axis=None, keepdims: builtins.bool = False) -> Array:  #
     return _truth(x, axis, keepdims, "any", "max")
 
 
-def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | None = None,
+def diff(x: Array, /, n: int = 1, axis: int = -1, *, prepend: Array | None = None,
          append: Array | None = None) -> Array:
     """The ``n``-th forward difference along ``axis``, after joining ``prepend`` and
-    ``append`` to ``x`` along it (as ``concat``). Booleans differ by ``!=``, as NumPy."""
+    ``append`` to ``x`` along it (as ``concat``). Booleans differ by ``!=``, as NumPy.
+
+    ``n`` and ``axis`` may also be given by position, in NumPy's order (the standard
+    makes them keyword-only; scikit-learn's ``roc_curve`` calls ``xp.diff(x, 2)``)."""
     from ._elementwise_functions import not_equal, subtract
 
     _core.check_array(x, "diff")
