@@ -371,3 +371,30 @@ def test_integer_dtypes_wrap_like_numpy():
         x = xp.asarray(h)
         assert_exact(x + 1, h + npdt(d).type(1))
         assert_exact(x * 3, h * npdt(d).type(3))
+
+
+@pytest.mark.parametrize("d", DTYPES, ids=ids(DTYPES))
+def test_pickle_copy_and_deepcopy_keep_values_device_and_dtype(d):
+    import copy
+    import pickle
+
+    h = sample(d, 7)
+    for a in (h, h[:0], h[3]):  # 1-d, empty, 0-d
+        x = xp.asarray(a)
+        for y in (pickle.loads(pickle.dumps(x)), copy.copy(x), copy.deepcopy(x)):
+            assert y is not x and y.device == x.device
+            assert_exact(y, a)
+
+
+def test_copies_do_not_follow_the_original_and_a_view_copies_to_a_plain_array():
+    import copy
+
+    h = np.arange(6, dtype=np.float32).reshape(2, 3)
+    x = xp.asarray(h)
+    v = x[0]
+    c, d = copy.copy(v), copy.deepcopy(x)
+    x[0, 0] = 50
+    assert_exact(c, h[0])
+    assert_exact(d, h)
+    c[1] = -1  # not a view of x
+    assert float(x[0, 1]) == 1.0

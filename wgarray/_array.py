@@ -144,6 +144,21 @@ class Array:
         target.check_dtype(self.dtype, "to_device")
         return Array._new(upload(self._numpy(), target))
 
+    # ----------------------------------------------------------- copies and pickling
+    def __copy__(self) -> Array:
+        """A new array with the same values (copied on the device; a view's copy is a
+        plain array, as NumPy's)."""
+        from ._creation_functions import asarray
+
+        return asarray(self, copy=True)
+
+    def __deepcopy__(self, memo) -> Array:
+        return self.__copy__()
+
+    def __reduce__(self):
+        """Pickles as the values (read back to the host) and the device they live on."""
+        return (_unpickle, (np.array(self._numpy()), self.device))
+
     def __dlpack_device__(self):
         return (1, 0)  # kDLCPU: wgarray exports through a host copy
 
@@ -375,3 +390,9 @@ class _View(Array):
     @_host.setter
     def _host(self, host) -> None:
         _HOST.__set__(self, host)
+
+
+def _unpickle(host: np.ndarray, device) -> Array:
+    from ._creation_functions import asarray
+
+    return asarray(host, device=device)
