@@ -104,3 +104,31 @@ def test_scipy_special_and_fft_take_wgarray():
         print("ok")
     """)
     assert out.strip().endswith("ok")
+
+
+def test_scipy_stats_special_signal_integrate_ndimage_take_wgarray():
+    out = _run("""
+        import warnings
+        import numpy as np, wgarray as xp
+        from scipy import special, stats, signal, integrate, ndimage, cluster
+        warnings.simplefilter("ignore")
+        rng = np.random.default_rng(0)
+        a = rng.standard_normal(64).astype(np.float32)
+        b = (np.abs(rng.standard_normal((8, 8))) + 0.1).astype(np.float32)
+        A, B = xp.asarray(a), xp.asarray(b)
+        cases = [
+            lambda x, y: special.softmax(y, axis=1), lambda x, y: special.ndtr(x),
+            lambda x, y: stats.zscore(x), lambda x, y: stats.skew(x), lambda x, y: stats.kurtosis(x),
+            lambda x, y: stats.gmean(y, axis=1), lambda x, y: stats.pearsonr(x[:32], x[32:]).statistic,
+            lambda x, y: stats.ttest_1samp(x, 0.0).statistic, lambda x, y: stats.entropy(y, axis=1),
+            lambda x, y: signal.convolve(x, x[:5]), lambda x, y: integrate.trapezoid(y, axis=1),
+            lambda x, y: ndimage.gaussian_filter(y, 1.0), lambda x, y: cluster.vq.whiten(y),
+        ]
+        for i, f in enumerate(cases):
+            got = f(A, B)
+            assert type(got).__module__.startswith("wgarray"), (i, type(got))
+            np.testing.assert_allclose(np.asarray(got, dtype=np.float64), np.asarray(f(a, b), dtype=np.float64),
+                                       rtol=1e-3, atol=1e-4, err_msg=str(i))
+        print("ok")
+    """)
+    assert out.strip().endswith("ok")
