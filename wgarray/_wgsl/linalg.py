@@ -63,10 +63,13 @@ def prelude(t: str) -> str:
     if t in ("c64", "c128"):
         lines.append("fn s_abs(a: S) -> R { let ax = r_abs(a.x); let ay = r_abs(a.y); let mx = max(ax, ay); "
                      "if (mx == R(0)) { return R(0); } let q = min(ax, ay) / mx; return mx * r_sqrt(R(1) + q * q); }")
+        lines.append("fn s_phase(a: S) -> S { let m = s_abs(a); "
+                     "if (m == R(0)) { return s_real(R(1)); } return a / m; }")
     else:
         lines.append("fn s_abs(a: S) -> R { return r_abs(a); }")
-    lines.append("fn s_phase(a: S) -> S { let m = s_abs(a); "
-                 "if (m == R(0)) { return s_real(R(1)); } return a / m; }")
+        # exactly +-1 (a / |a| is not, where division is not correctly rounded)
+        lines.append(f"fn s_phase(a: S) -> S {{ if ({r}_isnan(a)) {{ return a; }} "
+                     "return select(S(-1), S(1), a >= S(0)); }")
     return "\n".join(lines) + "\n"
 
 
