@@ -358,3 +358,16 @@ def test_integer_creation_matches_each_integer_dtype():
         info = np.iinfo(npdt(d))
         h = np.array([info.min, 0, info.max], npdt(d))
         assert_exact(xp.asarray(h), h)
+
+
+@pytest.mark.parametrize("d", [xp.uint64, xp.int64, xp.uint32, xp.int8], ids=str)
+def test_asarray_python_ints_exact_over_the_whole_integer_range(d):
+    # a list mixing values beyond int64 (or beyond float64's 53 bits) with small ones
+    info = np.iinfo(d.numpy if hasattr(d, "numpy") else np.dtype(str(d)))
+    vals = [int(info.max), int(info.min), 0, 3, int(info.max) - 2, True]
+    if info.max > 2**53:
+        vals += [2**53 + 1, int(info.max) // 2 + 1]
+    x = xp.asarray(vals, dtype=d)
+    assert [int(x[i]) for i in range(len(vals))] == [int(v) for v in vals]
+    with pytest.raises(OverflowError, match="asarray"):
+        xp.asarray([int(info.max) + 1, 1], dtype=d)

@@ -300,7 +300,12 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
         if not -(2**63) <= obj < 2**63:
             raise OverflowError(f"asarray: Python int {obj} does not fit int64")
     try:
-        host = np.asarray(obj)
+        if from_python and target is not None and target.kind in "iu":
+            # Python ints straight to the integer dtype: exact over its whole range
+            # (through NumPy's inferred dtype, [2**63 + 1, 3] would pass via float64)
+            host = np.asarray(obj, dtype=target.numpy)
+        else:
+            host = np.asarray(obj)
     except (ValueError, OverflowError) as exc:
         raise type(exc)(f"asarray: cannot convert the input to an array: {exc}") from None
     d = target or _host_dtype(host, dev, "asarray", from_python)
