@@ -646,8 +646,7 @@ def write_report(args, summaries: list[dict], skipped_modes: dict[str, str], sta
             lines += [f"### {fname.removeprefix('array_api_tests/')} ({len(ids)})", ""]
             lines += [f"- `{nodeid}` — {', '.join(modes)}" for nodeid, modes in ids.items()]
             lines.append("")
-    defect_ids = set(SUITE_DEFECTS) | {tid for tid, _, _ in SUITE_DEFECTS_WHEN}
-    xpassed = {f: {t: m for t, m in ids.items() if t not in defect_ids}
+    xpassed = {f: {t: m for t, m in ids.items() if t not in SUITE_DEFECTS}
                for f, ids in ids_with_outcome(summaries, ("xpassed",)).items()}
     xpassed = {f: ids for f, ids in xpassed.items() if ids}
     if xpassed:
@@ -662,8 +661,6 @@ def write_report(args, summaries: list[dict], skipped_modes: dict[str, str], sta
               "every other mode they run as usual.", ""]
     reasons: dict[str, list[str]] = defaultdict(list)
     for tid, (_, why) in SUITE_DEFECTS.items():
-        reasons[why].append(tid)
-    for tid, _, why in SUITE_DEFECTS_WHEN:
         reasons[why].append(tid)
     for why, tids in reasons.items():
         lines.append(f"- Reason: {why}.")
@@ -684,33 +681,34 @@ _IS_INTEGER_DRAW = (
     "the test draws integers up to the largest float with `st.integers().map(float)` and "
     "`.example()` (random every run); without float64 many are not representable in "
     "float32, so the correctly rounded input differs from the draw the result is compared with")
-SUITE_DEFECTS = {
-    f"array_api_tests/test_special_cases.py::test_unary[{f}(x_i.is_integer()) -> x_i]": ({"nof64"}, _IS_INTEGER_DRAW)
-    for f in ("floor", "ceil", "trunc", "round")
-}
-# Defects that depend on the machine: (test id, when(probe), reason).
 _MIXED_DEVICES = (
     "the test moves an array of any dtype to any of `info.devices()`; where the devices "
     "offer different dtypes (a software OpenGL adapter without float64 beside a Vulkan "
     "one with it), moving float64 to the other raises TypeError, as it must")
-SUITE_DEFECTS_WHEN = [
-    ("array_api_tests/test_dlpack.py::test_from_dlpack",
-     lambda probe: len({tuple(v) for v in probe.get("dtypes_per_device", {}).values()}) > 1, _MIXED_DEVICES),
-]
 
 
-def mode_defects(mode: str, probe: dict) -> dict[str, str]:
-    """{test id: reason} of the suite defects that apply to a mode on this machine."""
-    found = {tid: why for tid, (modes, why) in SUITE_DEFECTS.items() if mode in modes}
-    found.update({tid: why for tid, when, why in SUITE_DEFECTS_WHEN if when(probe)})
-    return found
+def _devices_differ(mode: str, probe: dict) -> bool:
+    return len({tuple(v) for v in probe.get("dtypes_per_device", {}).values()}) > 1
+
+
+# test id -> (applies(mode, probe), reason)
+SUITE_DEFECTS = {
+    **{f"array_api_tests/test_special_cases.py::test_unary[{f}(x_i.is_integer()) -> x_i]":
+       (lambda mode, probe: mode == "nof64", _IS_INTEGER_DRAW) for f in ("floor", "ceil", "trunc", "round")},
+    "array_api_tests/test_dlpack.py::test_from_dlpack": (_devices_differ, _MIXED_DEVICES),
+}
+
+
+def mode_defects(mode: str, probe: dict) -> list[str]:
+    """The ids of the suite defects that apply to a mode on this machine."""
+    return [tid for tid, (applies, _) in SUITE_DEFECTS.items() if applies(mode, probe)]
 
 
 def mode_xfails_file(args, mode: str, probe: dict, results_dir: Path) -> Path:
     """The xfails file of a mode: conformance/xfails.txt, plus the suite defects of
     that mode (written next to the mode's results)."""
     base = Path(args.xfails).resolve()
-    defects = list(mode_defects(mode, probe))
+    defects = mode_defects(mode, probe)
     if not defects:
         return base
     text = base.read_text(encoding="utf-8") if base.exists() else ""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import functools
 import os
 import itertools
 import struct
@@ -172,15 +173,13 @@ class Runtime:
         self._reset_batch()
 
     # ------------------------------------------------------------------ subgroups
-    @property
+    @functools.cached_property
     def subgroup_size(self) -> int | None:
         """Lanes per compute subgroup, where the device has subgroups that are full, of
         one size, and made of consecutive invocations (lane = local index mod size) in a
         256-invocation workgroup, as probed once with a small kernel; None otherwise,
         and kernels then take their workgroup-memory paths."""
-        if not hasattr(self, "_subgroup_size"):
-            self._subgroup_size = self._probe_subgroups() if self.device.has_subgroups else None
-        return self._subgroup_size
+        return self._probe_subgroups() if self.device.has_subgroups else None
 
     def _probe_subgroups(self) -> int | None:
         src = """

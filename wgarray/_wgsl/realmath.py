@@ -232,15 +232,16 @@ fn f32_div_rn(x: f32, y: f32) -> f32 {
     let q = f32_launder(f32_div_fix(a, b, f32_launder(a / b))) * bitcast<f32>(u32(k + 127) << 23u);
     return bitcast<f32>(bitcast<u32>(q) | ((bx ^ by) & 0x80000000u));
 }""",
-    # The sign of a - (q + h) b, exactly, for a, b, q > 0 with q within an ulp of a / b
-    # and h = +-ulp/2: a - q b is exact as (a - p) - e (Sterbenz; Dekker's product of
-    # 12-bit halves, no FMA, since WGSL's fma may be unfused), h b is exact, and the
-    # result is a nonzero multiple of 2^-48 a (a quotient is never a midpoint).
-    "quot_side": """
-fn f32_quot_side(a: f32, b: f32, q: f32, h: f32) -> f32 {
+    # The sign of a - q b - c - d, exactly, for q within an ulp of a / b and small
+    # exact c, d: a - q b is exact as (a - p) - e (Sterbenz; Dekker's product of 12-bit
+    # halves, no FMA, since WGSL's fma may be unfused). For a midpoint q + h of the
+    # quotient (c = h b, d = 0) or of the root of a (b = q, c = 2 q h, d = h^2) it is a
+    # nonzero multiple of 2^-48 a (neither is ever exactly a midpoint).
+    "rem_side": """
+fn f32_rem_side(a: f32, q: f32, b: f32, c: f32, d: f32) -> f32 {
     let pe = f32_two_prod(q, b);
-    let t = f32_two_sum(f32_launder(a - pe.x), -(h * b));
-    return t.x + f32_launder(t.y - pe.y);
+    let t = f32_two_sum(f32_launder(a - pe.x), -c);
+    return t.x + f32_launder(f32_launder(t.y - pe.y) - d);
 }""",
     # a / b correctly rounded from q, the device's quotient (within a few ulp), for a,
     # b in [1, 2): one Newton step brings q within an ulp, then the exact sign of the
@@ -251,8 +252,8 @@ fn f32_div_fix(a: f32, b: f32, q0: f32) -> f32 {
     let q = q0 + (f32_launder(a - pe.x) - pe.y) / b;
     let up = bitcast<f32>(bitcast<u32>(q) + 1u);
     let down = bitcast<f32>(bitcast<u32>(q) - 1u);
-    if (f32_quot_side(a, b, q, 0.5 * (up - q)) > 0.0) { return up; }
-    if (f32_quot_side(a, b, q, -0.5 * (q - down)) < 0.0) { return down; }
+    if (f32_rem_side(a, q, b, 0.5 * (up - q) * b, 0.0) > 0.0) { return up; }
+    if (f32_rem_side(a, q, b, -0.5 * (q - down) * b, 0.0) < 0.0) { return down; }
     return q;
 }""",
     "sqrt_rn": """
@@ -265,14 +266,6 @@ fn f32_sqrt_rn(x: f32) -> f32 {
     let h = (ex - 127 - select(0, 1, odd)) / 2;
     return f32_sqrt_fix(m, sqrt(m)) * bitcast<f32>(u32(h + 127) << 23u);
 }""",
-    # The sign of m - (s + h)^2, exactly, for s within an ulp of sqrt(m) and h = +-ulp/2
-    # (as quot_side: a nonzero multiple of 2^-48 for m in [1, 4)).
-    "root_side": """
-fn f32_root_side(m: f32, s: f32, h: f32) -> f32 {
-    let pe = f32_two_prod(s, s);
-    let t = f32_two_sum(f32_launder(m - pe.x), -(s * (h + h)));
-    return t.x + f32_launder(f32_launder(t.y - pe.y) - h * h);
-}""",
     # sqrt(m) correctly rounded from s, the device's root (within a few ulp), for m in
     # [1, 4): a Newton step, then Tuckerman's test at the neighbouring midpoints.
     "sqrt_fix": """
@@ -281,8 +274,10 @@ fn f32_sqrt_fix(m: f32, s0: f32) -> f32 {
     let s = s0 + (f32_launder(m - pe.x) - pe.y) / (s0 + s0);
     let up = bitcast<f32>(bitcast<u32>(s) + 1u);
     let down = bitcast<f32>(bitcast<u32>(s) - 1u);
-    if (f32_root_side(m, s, 0.5 * (up - s)) > 0.0) { return up; }
-    if (f32_root_side(m, s, -0.5 * (s - down)) < 0.0) { return down; }
+    let hu = 0.5 * (up - s);
+    let hd = -0.5 * (s - down);
+    if (f32_rem_side(m, s, s, s * (hu + hu), hu * hu) > 0.0) { return up; }
+    if (f32_rem_side(m, s, s, s * (hd + hd), hd * hd) < 0.0) { return down; }
     return s;
 }""",
     "nextafter": """
