@@ -20,6 +20,9 @@ from ._device import Device
 class Array:
     __slots__ = ("_node", "_host", "_origin", "_view", "_version", "__weakref__")
     __array_priority__ = 100  # NumPy defers binary operators to us
+    # ... and never runs a ufunc on our data behind the user's back: `numpy_array + x`
+    # reaches our reflected operator, which asks for an explicit conversion.
+    __array_ufunc__ = None
 
     def __init__(self, *args, **kwargs):
         raise TypeError("Array: use wgarray.asarray() or another creation function to make an array")
@@ -224,6 +227,14 @@ class Array:
     def __str__(self) -> str:
         return str(self._numpy())
 
+    def __format__(self, spec: str) -> str:
+        # as NumPy: a 0-d array formats as its scalar, a larger one only as str()
+        if self.ndim == 0:
+            return format(self._numpy().item(), spec)
+        if spec:
+            raise TypeError(f"__format__: expected a 0-d array for format spec {spec!r}, got shape {self.shape}")
+        return str(self)
+
     def __len__(self) -> int:
         if self.ndim == 0:
             raise TypeError("len() of a 0-d array")
@@ -254,12 +265,12 @@ class Array:
     def __matmul__(self, other):
         from ._linear_algebra_functions import matmul
 
-        return matmul(self, other) if _operand_ok(other) else NotImplemented
+        return matmul(self, other) if _operand_ok(other, "__matmul__") else NotImplemented
 
     def __rmatmul__(self, other):
         from ._linear_algebra_functions import matmul
 
-        return matmul(other, self) if _operand_ok(other) else NotImplemented
+        return matmul(other, self) if _operand_ok(other, "__rmatmul__") else NotImplemented
 
     def __imatmul__(self, other):
         return self._rebind(self.__matmul__(other))
@@ -299,8 +310,18 @@ def _ew():
     return _elementwise_functions
 
 
-def _operand_ok(other) -> builtins.bool:
-    return isinstance(other, (Array, builtins.bool, int, float, complex))
+def _operand_ok(other, op: str = "in-place operator") -> builtins.bool:
+    """Whether an operator takes ``other``: arrays, Python scalars, and NumPy scalars or
+    0-d arrays (as Python scalars). A NumPy array of ndim >= 1 is an error, not a host
+    computation: the user converts it explicitly (CuPy's rule)."""
+    if isinstance(other, (Array, builtins.bool, int, float, complex, np.generic)):
+        return True
+    if isinstance(other, np.ndarray):
+        if other.ndim == 0:
+            return True
+        raise TypeError(f"{op}: expected a wgarray Array or a scalar, got a NumPy array of shape {other.shape};"
+                        " convert it with xp.asarray(...) first")
+    return False
 
 
 def _install_operators():
@@ -316,14 +337,14 @@ def _install_operators():
 
     def forward(fname):
         def op(self, other):
-            if not _operand_ok(other):
+            if not _operand_ok(other, fname):
                 return NotImplemented
             return getattr(_ew(), fname)(self, other)
         return op
 
     def reflected(fname):
         def op(self, other):
-            if not _operand_ok(other):
+            if not _operand_ok(other, fname):
                 return NotImplemented
             return getattr(_ew(), fname)(other, self)
         return op

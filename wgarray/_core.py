@@ -57,6 +57,18 @@ def same_device(arrays, func: str) -> Device:
 
 # ------------------------------------------------------------------- scalars
 
+def is_host_scalar(value) -> builtins.bool:
+    """A NumPy scalar or 0-d NumPy array: taken wherever a Python scalar is, as CuPy does."""
+    return isinstance(value, np.generic) or (isinstance(value, np.ndarray) and value.ndim == 0)
+
+
+def host_scalar(value):
+    """``value`` as a Python scalar if it is a NumPy scalar or 0-d array, else unchanged."""
+    if is_host_scalar(value) and value.dtype.kind in "biufc":
+        return value.item()
+    return value
+
+
 def scalar_dtype(value, like: dt.DType, device: Device, func: str) -> dt.DType:
     """The dtype a Python scalar takes beside an array of dtype ``like``."""
     if isinstance(value, builtins.bool):
@@ -116,6 +128,8 @@ def operands(args, func: str, names=("x1", "x2", "x3")):
                 if node.dtype is not common:
                     common = dt.promote(common, node.dtype, func)
         elif not isinstance(a, _PY_SCALARS):
+            if is_host_scalar(a):  # NumPy scalars and 0-d arrays act as Python scalars
+                return operands(tuple(host_scalar(x) for x in args), func, names)
             nm = next((n for x, n in zip(args, names) if x is a), "an operand")
             raise TypeError(f"{func}: expected {nm} to be a wgarray Array or a Python scalar, got {type(a).__name__}")
     if device is None:

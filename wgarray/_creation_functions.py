@@ -76,15 +76,29 @@ def ones(shape, *, dtype=None, device=None) -> Array:
 
 
 def full(shape, fill_value, *, dtype=None, device=None) -> Array:
-    device = resolve_device(device, "full")
     if _core.is_array(fill_value):
-        raise TypeError("full: expected fill_value to be a Python scalar, got an Array (use broadcast_to)")
+        return _full_from_array(shape, fill_value, dtype, device)
+    fill_value = _core.host_scalar(fill_value)
+    device = resolve_device(device, "full")
     d = _dtype_arg(dtype, device, "full", _scalar_default_dtype(fill_value, device))
     if d.kind in "iu" and isinstance(fill_value, float):
         raise TypeError(f"full: a float fill_value cannot fill an integer array of {d}")
     if d.kind != "c" and isinstance(fill_value, complex):
         raise TypeError(f"full: a complex fill_value cannot fill a real array of {d}")
     return _fill(_shape(shape, "full"), fill_value, d, device, "full")
+
+
+def _full_from_array(shape, fill_value: Array, dtype, device) -> Array:
+    """``full`` with a 0-d array as the value (NumPy, CuPy, PyTorch and JAX accept one;
+    SciPy passes them): broadcast and copied on the device, never read back."""
+    if fill_value.ndim != 0:
+        raise ValueError(f"full: expected fill_value to be a scalar or a 0-d array, got shape {fill_value.shape}")
+    if device is not None and resolve_device(device, "full") is not fill_value.device:
+        raise ValueError(f"full: fill_value is on {fill_value.device}, expected the requested device {device}")
+    d = _dtype_arg(dtype, fill_value.device, "full", fill_value.dtype)
+    node = _core.cast_node(fill_value._node, d)
+    node = g.broadcast_view(node, _shape(shape, "full"))
+    return Array._new(g.realize(g.make_op("copy", [node], d)))
 
 
 def _like(x, dtype, device, func):

@@ -46,4 +46,15 @@ class __array_namespace_info__:  # noqa: N801 - the standard's name
         return {d.name: d for d in dt.ALL if d in chosen}
 
     def devices(self) -> tuple:
-        return tuple(devices())
+        return _Devices(devices())
+
+
+class _Devices(tuple):
+    """The standard's tuple of devices, which also concatenates with a list (SciPy's test
+    fixtures write ``devices() + [None]``, which NumPy's and CuPy's lists allow)."""
+
+    def __add__(self, other):
+        return _Devices(tuple(self) + tuple(other)) if isinstance(other, (list, tuple)) else NotImplemented
+
+    def __radd__(self, other):
+        return _Devices(tuple(other) + tuple(self)) if isinstance(other, (list, tuple)) else NotImplemented
