@@ -30,6 +30,12 @@ class DType:
         return (_by_name, (self.name,))
 
     @property
+    def dtype(self) -> np.dtype:
+        """The NumPy dtype, so that ``numpy.dtype(wgarray.float64)`` works (scikit-learn's
+        ``check_array(..., dtype=xp.float64)`` calls it)."""
+        return self.numpy
+
+    @property
     def bits(self) -> int:
         return self.itemsize * 8
 

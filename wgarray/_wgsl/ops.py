@@ -102,9 +102,14 @@ for _name, _sym in _CMP.items():
     else:
         TABLE[_name] = {"num": "({a} " + _sym + " {b})", "eint": "{S}_" + _EMU_CMP[_name] + "({a}, {b})"}
 
+from .specialmath import TABLE as _SPECIAL_TABLE  # noqa: E402 - wgarray.special's ops
+
+TABLE.update(_SPECIAL_TABLE)
+
+
 def _library() -> dict:
     lib = {}
-    for name in ("realmath", "intmath", "complexmath"):
+    for name in ("realmath", "intmath", "complexmath", "specialmath"):
         try:  # TODO(lead): drop the fallback once all three libraries have landed
             lib.update(importlib.import_module(f"{__package__}.{name}").LIBRARY)
         except ImportError:
