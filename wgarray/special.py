@@ -155,7 +155,9 @@ def i1e(x, /) -> Array:
 
 def expit(x, /) -> Array:
     (x,) = _floats("expit", x)
-    return 1.0 / (1.0 + ew.exp(-x))
+    # e / (1 + e) below 0, where exp(-x) would overflow before the result underflows
+    e = ew.exp(-ew.abs(x))
+    return where(x < 0.0, e / (1.0 + e), 1.0 / (1.0 + e))
 
 
 def log_expit(x, /) -> Array:
@@ -200,8 +202,9 @@ def kl_div(x, y, /) -> Array:
 
 def sinc(x, /) -> Array:
     (x,) = _floats("sinc", x)
-    y = math.pi * where(x == 0.0, 1.0e-20, x)
-    return ew.sin(y) / y
+    y = math.pi * x
+    # the series near 0, where sin(y) / y would lose subnormal y
+    return where(ew.abs(y) < 1.0e-4, 1.0 - y * y / 6.0, ew.sin(y) / y)
 
 
 def huber(delta, r, /) -> Array:
@@ -245,12 +248,15 @@ def inv_boxcox1p(y, lmbda, /) -> Array:
 
 def exp2(x, /) -> Array:
     (x,) = _floats("exp2", x)
-    return ew.pow(2.0, x)
+    # pow flushes subnormal results: square the root of those
+    h = ew.pow(2.0, 0.5 * x)
+    return where(x < -1000.0, h * h, ew.pow(2.0, x))
 
 
 def exp10(x, /) -> Array:
     (x,) = _floats("exp10", x)
-    return ew.pow(10.0, x)
+    h = ew.pow(10.0, 0.5 * x)
+    return where(x < -300.0, h * h, ew.pow(10.0, x))
 
 
 def cbrt(x, /) -> Array:
@@ -270,7 +276,8 @@ def cosm1(x, /) -> Array:
 
 def exprel(x, /) -> Array:
     (x,) = _floats("exprel", x)
-    return where(x == 0.0, 1.0, where(ew.isinf(x) & (x > 0.0), math.inf, ew.expm1(x) / x))
+    small = ew.abs(x) < 1.0e-8
+    return where(small, 1.0 + 0.5 * x, where(ew.isinf(x) & (x > 0.0), math.inf, ew.expm1(x) / x))
 
 
 def radian(d, m, s, /) -> Array:

@@ -76,6 +76,13 @@ fn ${T}_expmx2(x: $T) -> $T {
     let l = x - h;
     return ${T}_exp(-h * h) * ${T}_exp(-l * (x + h));
 }""",
+    # exp(-x^2 / 2), the same way (ndtr's tail from x itself, not from the rounded x / sqrt 2)
+    "expmhx2": """
+fn ${T}_expmhx2(x: $T) -> $T {
+    let h = floor(x * $SPLIT) / $SPLIT;
+    let l = x - h;
+    return ${T}_exp(-0.5 * h * h) * ${T}_exp(-0.5 * l * (x + h));
+}""",
     # erfcx for x >= 0.5 (inf included)
     "erfcx_pos": """
 fn ${T}_erfcx_pos(x: $T) -> $T {
@@ -118,17 +125,18 @@ fn ${T}_ndtr(x: $T) -> $T {
     if (${T}_isnan(x)) { return x; }
     let t = x * 0.7071067811865476;
     if (abs(t) < 0.5) { return 0.5 + 0.5 * ${T}_erf(t); }
-    let y = 0.5 * ${T}_erfc(abs(t));
+    var y: $T = 0.0;
+    if (abs(t) < $ERFC_BIG) { y = 0.5 * ${T}_expmhx2(abs(x)) * ${T}_erfcx_pos(abs(t)); }
     return select(y, 1.0 - y, t > 0.0);
 }""",
     "log_ndtr": """
 fn ${T}_log_ndtr(x: $T) -> $T {
     if (${T}_isnan(x)) { return x; }
-    if (x > 6.0) { return ${T}_log1p(-0.5 * ${T}_erfc(x * 0.7071067811865476)); }
+    if (x > 0.0) { return ${T}_log1p(-0.5 * ${T}_erfc(x * 0.7071067811865476)); }
     if (x > -5.0) { return ${T}_log(${T}_ndtr(x)); }
     // log(erfc(t) / 2) = log(erfcx(t) / 2) - t^2: no underflow in the far tail
     let t = -x * 0.7071067811865476;
-    return ${T}_log(0.5 * ${T}_erfcx_pos(t)) - t * t;
+    return ${T}_log(0.5 * ${T}_erfcx_pos(t)) - 0.5 * x * x;
 }""",
     # |z| where ndtr(-|z|) = p, 0 < p <= 0.5
     "ndtri_lower": """
@@ -139,7 +147,10 @@ fn ${T}_ndtri_lower(p: $T) -> $T {
     for (var i = 0; i < 3; i = i + 1) {
         // g(z) = ndtr(-z) - p, g' = -phi(z), g''/g' = -z: Halley's step
         let phi = ${T}_expmx2(z * 0.7071067811865476) * 0.3989422804014327;
-        let r = (0.5 * ${T}_erfc(z * 0.7071067811865476) - p) / (-phi);
+        // the residual from erf near p = 1/2, where 0.5 - p is exact and erfc would cancel
+        var g = 0.5 * ${T}_erfc(z * 0.7071067811865476) - p;
+        if (p > 0.25) { g = (0.5 - p) - 0.5 * ${T}_erf(z * 0.7071067811865476); }
+        let r = g / (-phi);
         z = z - r / (1.0 + 0.5 * z * r);
     }
     return z;
@@ -274,7 +285,11 @@ fn ${T}_gamma(x: $T) -> $T {
         return ${T}_gamma_pos(x);
     }
     if (x == floor(x)) { return ${T}_nan(); }
-    if (1.0 - x > $GAMMA_MAX) { return 0.0 * ${T}_sinpi(x); }
+    if (-x > $GAMMA_MAX) { return 0.0 * ${T}_sinpi(x); }
+    if (1.0 - x > $GAMMA_MAX) {
+        // Gamma(1 - x) = -x Gamma(-x) would overflow; the quotient may not
+        return 3.141592653589793 / ((${T}_sinpi(x) * -x) * ${T}_gamma_pos(-x));
+    }
     return 3.141592653589793 / (${T}_sinpi(x) * ${T}_gamma_pos(1.0 - x));
 }""",
     "rgamma": """
@@ -287,7 +302,8 @@ fn ${T}_rgamma(x: $T) -> $T {
         return 1.0 / ${T}_gamma_pos(x);
     }
     if (x == floor(x)) { return 0.0; }
-    if (1.0 - x > $GAMMA_MAX) { return ${T}_sinpi(x) * ${T}_inf(); }
+    if (-x > $GAMMA_MAX) { return ${T}_sinpi(x) * ${T}_inf(); }
+    if (1.0 - x > $GAMMA_MAX) { return (${T}_sinpi(x) * -x) * ${T}_gamma_pos(-x) * 0.3183098861837907; }
     return ${T}_sinpi(x) * ${T}_gamma_pos(1.0 - x) * 0.3183098861837907;
 }""",
     "gammasgn": """
@@ -346,14 +362,38 @@ fn ${T}_log1pmx(d: $T) -> $T {
         s = s + t;
         if (abs(t) <= $EPS * abs(s)) { break; }
     }
-    return -s;
+    return s;
 }""",
     # x^a e^-x / Gamma(a) for a > 0, x > 0 finite
     "igam_fac": """
 fn ${T}_igam_fac(a: $T, x: $T) -> $T {
     if (a < 8.0) { return ${T}_exp(a * ${T}_log(x) - x - ${T}_lgamma_pos(a)); }
-    let e = a * ${T}_log1pmx((x - a) / a) - ${T}_stirling_s(a);
-    return sqrt(a * 0.15915494309189535) * ${T}_exp(e);
+    // a log(x / a) + a - x by log1pmx where x is near a (the cancelling part), directly
+    // elsewhere (where 1 + d would round away the digits of x / a)
+    let d = (x - a) / a;
+    var e: $T;
+    if (abs(d) < 0.5) { e = a * ${T}_log1pmx(d); } else { e = a * ${T}_log(x / a) + (a - x); }
+    return sqrt(a * 0.15915494309189535) * ${T}_exp(e - ${T}_stirling_s(a));
+}""",
+    # lgamma(1 + a) for |a| <= 0.5, exact for small a
+    "lgamma1p": """
+fn ${T}_lgamma1p(a: $T) -> $T {
+    if (abs(a) > 0.5) { return ${T}_lgamma_pos(1.0 + a); }
+    return a * ${T}_cheb_lgamma_2(2.0 * a) - ${T}_log1p(a);
+}""",
+    # Q(a, x) for a < 1, x < 1.5 by its own series (1 - P would cancel)
+    "igamc_series": """
+fn ${T}_igamc_series(a: $T, x: $T) -> $T {
+    var fac: $T = 1.0;
+    var s: $T = 0.0;
+    for (var n = 1; n < 60; n = n + 1) {
+        fac = -fac * x / $T(n);
+        let t = fac / (a + $T(n));
+        s = s + t;
+        if (abs(t) <= $EPS * abs(s)) { break; }
+    }
+    let lx = ${T}_log(x);
+    return -${T}_expm1(a * lx - ${T}_lgamma1p(a)) - ${T}_exp(a * lx - ${T}_lgamma_pos(a)) * s;
 }""",
     # (P, Q) of the regularized incomplete gamma function, a > 0, x > 0 finite
     "igam_pq": """
@@ -370,6 +410,7 @@ fn ${T}_igam_pq(a: $T, x: $T) -> vec2<$T> {
             if (term <= $EPS * s) { break; }
         }
         let p = min(fac / a * s, 1.0);
+        if (a < 1.0 && x < 1.5) { return vec2<$T>(p, ${T}_igamc_series(a, x)); }
         return vec2<$T>(p, 1.0 - p);
     }
     var b = x + 1.0 - a;
