@@ -203,8 +203,10 @@ def kl_div(x, y, /) -> Array:
 def sinc(x, /) -> Array:
     (x,) = _floats("sinc", x)
     y = math.pi * x
+    # sin(pi x) from x reduced exactly by 2 (pi x rounded would not vanish at integers);
     # the series near 0, where sin(y) / y would lose subnormal y
-    return where(ew.abs(y) < 1.0e-4, 1.0 - y * y / 6.0, ew.sin(y) / y)
+    r = x - 2.0 * ew.round(0.5 * x)
+    return where(ew.abs(y) < 1.0e-4, 1.0 - y * y / 6.0, ew.sin(math.pi * r) / y)
 
 
 def huber(delta, r, /) -> Array:
@@ -277,7 +279,9 @@ def cosm1(x, /) -> Array:
 def exprel(x, /) -> Array:
     (x,) = _floats("exprel", x)
     small = ew.abs(x) < 1.0e-8
-    return where(small, 1.0 + 0.5 * x, where(ew.isinf(x) & (x > 0.0), math.inf, ew.expm1(x) / x))
+    # exp(x - log x) where expm1(x) = exp(x) to the last bit but might overflow first
+    big = where(x > 50.0, ew.exp(x - ew.log(x)), ew.expm1(x) / x)
+    return where(small, 1.0 + 0.5 * x, where(ew.isinf(x) & (x > 0.0), math.inf, big))
 
 
 def radian(d, m, s, /) -> Array:

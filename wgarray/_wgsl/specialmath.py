@@ -132,7 +132,7 @@ fn ${T}_ndtr(x: $T) -> $T {
     "log_ndtr": """
 fn ${T}_log_ndtr(x: $T) -> $T {
     if (${T}_isnan(x)) { return x; }
-    if (x > 0.0) { return ${T}_log1p(-0.5 * ${T}_erfc(x * 0.7071067811865476)); }
+    if (x > 0.0) { return ${T}_log1p(-${T}_ndtr(-x)); }
     if (x > -5.0) { return ${T}_log(${T}_ndtr(x)); }
     // log(erfc(t) / 2) = log(erfcx(t) / 2) - t^2: no underflow in the far tail
     let t = -x * 0.7071067811865476;
