@@ -80,8 +80,10 @@ MULTI = {
     # mpmath: test_betaln_far_apart_against_mpmath); compared with SciPy below that
     "betaln": _near(_grid(_pos(-3, 6, 30), _pos(-3, 6, 30)), 1e4),
     "beta": _grid(_pos(-2, 2.2, 25), _pos(-2, 2.2, 25)),
-    "betainc": _grid(_pos(-1.5, 2.5, 12), _pos(-1.5, 2.5, 12), _P),
-    "betaincc": _grid(_pos(-1.5, 2.5, 12), _pos(-1.5, 2.5, 12), _P),
+    # up to 100: beyond, SciPy's own error grows past wgarray's (betainc(316, 25.7, 0.1):
+    # SciPy 1.6e-10 off, wgarray 7.7e-14, by mpmath)
+    "betainc": _grid(_pos(-1.5, 2, 12), _pos(-1.5, 2, 12), _P),
+    "betaincc": _grid(_pos(-1.5, 2, 12), _pos(-1.5, 2, 12), _P),
     "xlogy": _grid(np.array([0.0, -0.0, 1.5, -2.0, 1e-300, 1e300]), np.concatenate([_pos(-300, 300, 20), [0.0, -1.0]])),
     "xlog1py": _grid(np.array([0.0, 1.5, -2.0, 1e-300, 1e300]), np.concatenate([_pos(-300, 300, 20), [-1.0, -0.5, -2.0]])),
     "rel_entr": _grid(np.concatenate([_pos(-300, 300, 15), [0.0, -1.0]]), np.concatenate([_pos(-300, 300, 15), [0.0, -1.0]])),

@@ -100,7 +100,7 @@ def test_special_ops_fuse_into_one_kernel():
 
 
 _DISPATCH = r"""
-import json, numpy as np, scipy.special as sp, scipy.stats as st, wgarray as xp
+import json, numpy as np, scipy.special as sp, wgarray as xp
 dt = xp.float64 if "float64" in xp.__array_namespace_info__().dtypes() else xp.float32
 x = xp.asarray(np.linspace(0.05, 0.95, 1000), dtype=dt)
 y = xp.asarray(np.linspace(-2.0, 3.0, 1000), dtype=dt)
@@ -119,16 +119,16 @@ calls = {
     "i0e": lambda: sp.i0e(y), "i1": lambda: sp.i1(y), "i1e": lambda: sp.i1e(y),
     "chdtr": lambda: sp.chdtr(a, a), "chdtrc": lambda: sp.chdtrc(a, a), "stdtr": lambda: sp.stdtr(a, y),
     "pdtr": lambda: sp.pdtr(a, a), "bdtr": lambda: sp.bdtr(a, 20.0 * a, x), "sinc": lambda: sp.sinc(y),
-    "stats.norm.cdf": lambda: st.norm.cdf(y), "stats.norm.ppf": lambda: st.norm.ppf(x),
-    "stats.norm.logpdf": lambda: st.norm.logpdf(y),
 }
 moved = {}
 for name, f in calls.items():
     out = f()
-    xp.evaluate(out)  # compile and run once
+    if isinstance(out, xp.Array):
+        xp.evaluate(out)  # compile and run once
     xp.debug.reset_counters()
     out = f()
-    xp.evaluate(out)
+    if isinstance(out, xp.Array):
+        xp.evaluate(out)
     c = xp.debug.counters()
     moved[name] = [type(out).__module__.split(".")[0], c["bytes_uploaded"], c["bytes_downloaded"]]
 print(json.dumps(moved))
