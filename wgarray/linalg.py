@@ -16,6 +16,7 @@ from typing import NamedTuple
 from . import _core
 from . import _dtypes as dt
 from . import _graph as g
+from . import _linalg_blocked as blk
 from ._array import Array
 from ._linear_algebra_functions import matmul, matrix_transpose, tensordot, vecdot
 from ._runtime import pack_params
@@ -106,6 +107,15 @@ def _run(device, key, build, writes, buffers, words, groups) -> None:
 # therefore run in phases over several dispatches, each planned here to iterate at
 # most about BUDGET times per invocation (the kernels run 64 threads per matrix).
 BUDGET = 40000
+
+# Above this order solve, inv, det and slogdet run the blocked LU (``_linalg_blocked``,
+# matmul-bound); at and below it the one-workgroup kernel, fewer dispatches for stacks
+# of small matrices.
+BLOCKED_MIN = 64
+# qr of a matrix at least TALL_RATIO times taller than wide (and of TALL_MIN elements)
+# runs the tall-skinny CholeskyQR, and svd/svdvals the SVD of its square R.
+TALL_RATIO = 4
+TALL_MIN = 4096
 
 
 def _elem_ranges(total: int, per: int = 1):
@@ -271,6 +281,11 @@ def _lu(x: Array, rhs, mode: str, func: str):
     """Run the LU kernel over the batch of x (already checked square, floating)."""
     device = x.device
     n = x.shape[-1]
+    if n > BLOCKED_MIN:
+        res = blk.lu(x._node, rhs, mode)
+        if not res.is_contiguous or res.offset:
+            res = g.realize(g.Op("copy", [res], res.dtype))
+        return res.buf
     batch = x.shape[:-2]
     nb = g.prod(batch)
     dtype = x.dtype
@@ -379,21 +394,7 @@ def slogdet(x: Array, /) -> SlogdetResult:
 
 def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     _float_input(x, "cholesky", square=True)
-    device = x.device
-    n = x.shape[-1]
-    nb = g.prod(x.shape[:-2])
-    t = _tag(x.dtype, device)
-    A = _contig(x._node)
-    out = device.runtime.alloc(max(nb * n * n, 1) * x.dtype.itemsize)
-    if nb and n:
-        phases = [(0, a, c) for a, c in _elem_ranges(n * n)]
-        phases += [(1, a, c) for a, c in _item_ranges(
-            n, lambda k: 3 + _cdiv(n - k - 1, 64) + _cdiv((n - k - 1) ** 2, 64))]
-        phases += [(2, a, c) for a, c in _elem_ranges(n * n)]
-        for phase, a, c in phases:
-            _run(device, ("linalg_chol", t), lambda: kl.render_cholesky(t), [False, True], [A.buf, out],
-                 [nb, n, A.offset, phase, a, c], nb)
-    L = Array._new(g.Data(out, x.shape, x.dtype, device))
+    L = Array._new(blk.cholesky(x._node))
     if upper:
         return _ew().conj(matrix_transpose(L))
     return L
@@ -409,6 +410,12 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     nb = g.prod(batch)
     kk = min(m, n)
     qc, rr = (kk, kk) if mode == "reduced" else (m, m)
+    if mode == "reduced" and nb and n and m >= TALL_RATIO * n and m * n >= TALL_MIN:
+        # matmul-bound shifted CholeskyQR; Householder below when it reports failure
+        # (rank deficiency): one scalar read back
+        q, r, ok = blk.qr_tall(x._node)
+        if bool(Array._new(ok)):
+            return QRResult(Array._new(q), Array._new(r))
     t = _tag(x.dtype, device)
     rt = device.runtime
     isz = x.dtype.itemsize
@@ -555,11 +562,26 @@ def _conj_t(node: g.Node) -> g.Node:
     return g.make_op("conj", [node], node.dtype) if node.dtype.kind == "c" else node
 
 
+def _svd_tall(node: g.Node, mode: str):
+    """_jacobi's results for a (batch..., m, n) node with m >= TALL_RATIO n: the SVD of
+    the n x n R of node = QR (the square core), U = Q U_R."""
+    q, r = qr(Array._new(node))
+    res = _jacobi(r._node, mode)
+    if mode == "svd":
+        res[1] = matmul(q, Array._new(res[1]))._node
+    return res
+
+
+def _is_tall(shape) -> bool:
+    m, n = max(shape[-2:]), min(shape[-2:])
+    return n > 0 and g.prod(shape[:-2]) > 0 and m >= TALL_RATIO * n and m * n >= TALL_MIN
+
+
 def svdvals(x: Array, /) -> Array:
     _float_input(x, "svdvals")
     m, n = x.shape[-2:]
     node = x._node if m >= n else _conj_t(x._node)
-    return Array._new(_jacobi(node, "vals")[0])
+    return Array._new((_svd_tall if _is_tall(x.shape) else _jacobi)(node, "vals")[0])
 
 
 def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
@@ -567,7 +589,7 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     m, n = x.shape[-2:]
     tall = m >= n
     node = x._node if tall else _conj_t(x._node)
-    S, U, V = _jacobi(node, "svd")
+    S, U, V = (_svd_tall if _is_tall(x.shape) else _jacobi)(node, "svd")
     Ua = Array._new(U)
     if full_matrices and node.shape[-2] > node.shape[-1]:
         Ua = qr(Ua, mode="complete").Q
