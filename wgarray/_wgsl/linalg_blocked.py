@@ -25,7 +25,8 @@ LEAF = 64  # the leaf kernels' block size: one thread per column of a block
 
 def render_store(t: str) -> str:
     """Bindings SRC, DST. P: total, rows, cols, srcOff, srcZ, srcR, srcC, dstOff, dstZ,
-    dstR, dstC, mode (0 copy, 1 subtract, 2 copy the lower triangle, zero above)."""
+    dstR, dstC, mode (0 copy, 1 subtract, 2 copy the lower triangle, zero above, 3
+    subtract on and below the diagonal only)."""
     decls = [_bind(0, "SRC", "S", False), _bind(1, "DST", "S", True), _bind(2, "P", "u32", False)]
     body = ["@compute @workgroup_size(64)",
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
@@ -36,7 +37,8 @@ def render_store(t: str) -> str:
     let s = SRC[P[3] + z * P[4] + i * P[5] + j * P[6]];
     let d = P[7] + z * P[8] + i * P[9] + j * P[10];
     let mode = P[11];
-    if (mode == 1u) {{ DST[d] = DST[d] - s; }}
+    if (mode == 1u || (mode == 3u && j <= i)) {{ DST[d] = DST[d] - s; }}
+    else if (mode == 3u) {{ return; }}
     else if (mode == 2u && j > i) {{ DST[d] = s_real(R(0)); }}
     else {{ DST[d] = s; }}
 }}"""]
