@@ -208,9 +208,9 @@ def test_solve_dispatches_grow_as_n_over_panel():
     assert c["dispatches"] <= 6 * panels + 6 * leaves + 8
 
 
-# ------------------------------------------------------------------ tall QR and SVD
+# ------------------------------------------------------------------ CholeskyQR (tall and square), tall SVD
 
-TALL = [(2000, 40), (300, 40)]
+TALL = [(2000, 40), (300, 40), (130, 130)]
 
 
 @pytest.mark.parametrize("m,n", TALL)

@@ -410,9 +410,10 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     nb = g.prod(batch)
     kk = min(m, n)
     qc, rr = (kk, kk) if mode == "reduced" else (m, m)
-    if mode == "reduced" and nb and n and m >= TALL_RATIO * n and m * n >= TALL_MIN:
-        # matmul-bound shifted CholeskyQR; Householder below when it reports failure
-        # (rank deficiency): one scalar read back
+    if nb and n and (mode == "reduced" or m == n) and (_is_tall(x.shape) and m > n or m >= n > BLOCKED_MIN):
+        # matmul-bound shifted CholeskyQR, for tall and for large square matrices (no
+        # blocked Householder yet); Householder below when it reports failure (rank
+        # deficiency, condition near 1 / eps): one scalar read back
         q, r, ok = blk.qr_tall(x._node)
         if bool(Array._new(ok)):
             return QRResult(Array._new(q), Array._new(r))
