@@ -238,8 +238,8 @@ def lu(a: g.Node, rhs: g.Node | None, mode: str):
     dbuf = rt.alloc(nb * LEAF * LEAF * dtype.itemsize)
     for k in range(0, n, PANEL):
         kend = min(n, k + PANEL)
-        rows64 = _cdiv(n - k, 64)
-        cost = 12 + 2 * rows64 + _cdiv(ld, 64) + rows64 * PANEL
+        rows = _cdiv(n - k, kb.PANEL_WG)
+        cost = 16 + 2 * rows + _cdiv(ld, kb.PANEL_WG) + _cdiv((n - k) * PANEL, kb.PANEL_WG)
         step = max(1, BUDGET // cost)
         for a0 in range(k, kend, step):
             _run(device, ("linalg_blk_panel", t), lambda: kb.render_panel(t), [True, True, True], [w.buf, piv, fl],

@@ -21,6 +21,7 @@ from __future__ import annotations
 from .linalg import WG, _bind, _finish, _head, _tree
 
 LEAF = 64  # the leaf kernels' block size: one thread per column of a block
+PANEL_WG = 256  # the panel kernel's threads: its rank-1 updates span all the panel's rows
 
 
 def render_store(t: str) -> str:
@@ -103,19 +104,21 @@ def render_panel(t: str) -> str:
     per matrix: the row swapped with row k at step k), FL (u32 per matrix: the parity
     of the swaps). P: nbatch, n, ld, k0, kend, a, c. Factors columns a..c-1 of the
     panel k0..kend-1 (rows a..n-1), each pivot's row swap over all ld columns."""
+    T = PANEL_WG
     decls = [_bind(0, "W", "S", True), _bind(1, "PIV", "u32", True), _bind(2, "FL", "u32", True),
              _bind(3, "P", "u32", False),
-             f"var<workgroup> pv_v: array<R, {WG}>;", f"var<workgroup> pv_i: array<u32, {WG}>;"]
+             f"var<workgroup> pv_v: array<R, {T}>;", f"var<workgroup> pv_i: array<u32, {T}>;"]
     tree = _tree("pv_v", "pv_i[o] < n && (pv_i[lid] >= n || pv_v[o] > pv_v[lid] || "
                  "(pv_v[o] == pv_v[lid] && pv_i[o] < pv_i[lid]))",
-                 "pv_v[lid] = pv_v[o]; pv_i[lid] = pv_i[o];")
+                 "pv_v[lid] = pv_v[o]; pv_i[lid] = pv_i[o];").replace(f"{WG // 2}u;", f"{T // 2}u;")
     body = _head()
+    body[0] = f"@compute @workgroup_size({T})"
     body += f"""    let n = P[1]; let ld = P[2]; let kend = P[4];
     let w0 = b * n * ld;
     if (P[5] == 0u && lid == 0u) {{ FL[b] = 0u; }}
     for (var k = P[5]; k < P[6]; k++) {{
         var bi = n; var bv = R(-1);
-        for (var i = k + lid; i < n; i += {WG}u) {{
+        for (var i = k + lid; i < n; i += {T}u) {{
             let a = s_abs2(W[w0 + i * ld + k]);
             if (bi == n || a > bv) {{ bv = a; bi = i; }}
         }}
@@ -126,16 +129,16 @@ def render_panel(t: str) -> str:
         if (lid == 0u) {{ PIV[b * n + k] = p; }}
         if (p != k) {{
             if (lid == 0u) {{ FL[b] = FL[b] ^ 1u; }}
-            for (var j = lid; j < ld; j += {WG}u) {{
+            for (var j = lid; j < ld; j += {T}u) {{
                 let tmp = W[w0 + k * ld + j]; W[w0 + k * ld + j] = W[w0 + p * ld + j]; W[w0 + p * ld + j] = tmp;
             }}
         }}
         storageBarrier();
         let pv = W[w0 + k * ld + k];
-        for (var i = k + 1u + lid; i < n; i += {WG}u) {{ W[w0 + i * ld + k] = s_div(W[w0 + i * ld + k], pv); }}
+        for (var i = k + 1u + lid; i < n; i += {T}u) {{ W[w0 + i * ld + k] = s_div(W[w0 + i * ld + k], pv); }}
         storageBarrier();
         let cols = kend - k - 1u;
-        for (var e = lid; e < (n - k - 1u) * cols; e += {WG}u) {{
+        for (var e = lid; e < (n - k - 1u) * cols; e += {T}u) {{
             let i = k + 1u + e / cols; let j = k + 1u + e % cols;
             W[w0 + i * ld + j] = W[w0 + i * ld + j] - s_mul(W[w0 + i * ld + k], W[w0 + k * ld + j]);
         }}
