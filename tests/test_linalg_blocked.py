@@ -274,3 +274,19 @@ def test_svd_tall_within_10x_of_lapack_and_of_the_square_core(d):
     # wide: through the conjugate transpose; matrix_norm(ord=2) is the largest value
     assert bound(err(to_np(la.svdvals(xp.asarray(a.T)))), floor, d)
     assert bound(abs(float(to_np(la.matrix_norm(xp.asarray(a), ord=2))) - 1.0), floor, d)
+
+
+@pytest.mark.parametrize("d", [xp.float32, xp.complex64], ids=["float32", "complex64"])
+def test_tsqr_fallback_rank_deficient_within_10x_of_lapack(d):
+    """The tree of Householder QRs that backs CholeskyQR, on its own: rank-deficient
+    tall matrices, batched, a row count that is no multiple of its block."""
+    a = np.stack([with_cond(2500, 24, d, 10.0, seed=s, rank=20) for s in range(2)])
+    q, r = la._qr_tsqr(xp.asarray(a))
+    q, r = to_np(q), to_np(r)
+    assert q.shape == (2, 2500, 24) and r.shape == (2, 24, 24)
+    eye = np.eye(24)
+    for k in range(2):
+        qn, rn = np.linalg.qr(a[k])
+        assert np.all(np.tril(r[k], -1) == 0)
+        assert bound(rel(q[k] @ r[k], a[k]), rel(qn @ rn, a[k]), d)
+        assert bound(float(np.abs(ct(q[k]) @ q[k] - eye).max()), float(np.abs(ct(qn) @ qn - eye).max()), d)

@@ -17,6 +17,7 @@ from . import _core
 from . import _dtypes as dt
 from . import _graph as g
 from . import _linalg_blocked as blk
+from . import _manipulation_functions as mf
 from ._array import Array
 from ._linear_algebra_functions import matmul, matrix_transpose, tensordot, vecdot
 from ._runtime import pack_params
@@ -116,6 +117,7 @@ BLOCKED_MIN = 64
 # runs the tall-skinny CholeskyQR, and svd/svdvals the SVD of its square R.
 TALL_RATIO = 4
 TALL_MIN = 4096
+TSQR_ROWS = 1024  # rows of a TSQR leaf block (at least TALL_RATIO n)
 
 
 def _elem_ranges(total: int, per: int = 1):
@@ -417,6 +419,41 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
         q, r, ok = blk.qr_tall(x._node)
         if bool(Array._new(ok)):
             return QRResult(Array._new(q), Array._new(r))
+        if m > n:
+            return _qr_tsqr(x)
+    return _qr_householder(x, mode)
+
+
+def _qr_tsqr(x: Array) -> QRResult:
+    """Reduced QR of a tall x (batch..., m, n) by a tree of Householder QRs (TSQR):
+    blocks of TSQR_ROWS rows factored side by side (a workgroup each), their stacked
+    R's factored the same way, Q = Q_block Q_stack by one batched matmul. Stable on
+    any input (rank-deficient included), so it backs the CholeskyQR path."""
+    batch = x.shape[:-2]
+    m, n = x.shape[-2:]
+    nb = g.prod(batch)
+    h = max(TSQR_ROWS, TALL_RATIO * n)
+    p = _cdiv(m, h)
+    if p == 1:
+        return _qr_householder(x, "reduced")
+    xs = mf.reshape(x, (nb, m, n))
+    if p * h > m:
+        xs = mf.concat([xs, _zeros((nb, p * h - m, n), x.dtype, x.device)], axis=1)
+    q1, r1 = _qr_householder(mf.reshape(xs, (nb * p, h, n)), "reduced")
+    q2, r = _qr_tsqr(mf.reshape(r1, (nb, p * n, n)))
+    q = matmul(q1, mf.reshape(q2, (nb * p, n, n)))
+    q = mf.reshape(q, (nb, p * h, n))[:, :m, :]
+    return QRResult(mf.reshape(q, batch + (m, n)), mf.reshape(r, batch + (n, n)))
+
+
+def _qr_householder(x: Array, mode: str) -> QRResult:
+    """The one-workgroup-per-matrix Householder kernel (row-blocked phases where tall)."""
+    device = x.device
+    batch = x.shape[:-2]
+    m, n = x.shape[-2:]
+    nb = g.prod(batch)
+    kk = min(m, n)
+    qc, rr = (kk, kk) if mode == "reduced" else (m, m)
     t = _tag(x.dtype, device)
     rt = device.runtime
     isz = x.dtype.itemsize
