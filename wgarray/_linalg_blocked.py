@@ -13,11 +13,11 @@ tiled matmul (``matmul_nodes``); the narrow steps run as the small kernels of
   det), by panels of PANEL columns: the panel kernel searches pivots in parallel and
   swaps whole rows, U12 = L11^-1 A12 and the trailing update (which carries B along,
   so L^-1 B comes for free) are matmuls; then the blocked upper solve.
-- Tall QR (m >= 4n): CholeskyQR with a shift (Fukaya et al.'s shifted CholeskyQR3):
-  R from the Cholesky factor of the Gram matrix X^H X (+ s I), Q = X R^-1, repeated
-  on Q until the Gram matrix of the input is near I; products of the R's give R.
-  When the last Gram matrix is not (rank deficiency, extreme condition) the caller
-  falls back to Householder QR.
+- Tall and large square QR: CholeskyQR with a shift (Fukaya et al.'s shifted
+  CholeskyQR3): R from the Cholesky factor of the Gram matrix X^H X (+ s I),
+  Q = X R^-1, repeated on Q until the Gram matrix of the input is near I; products of
+  the R's give R. Where that does not happen within a few steps (rank deficiency,
+  extreme condition) the caller falls back to TSQR / Householder QR.
 
 Dispatches per factorization grow as n / LEAF (or n / PANEL), not n; each dispatch's
 per-invocation loops stay within lavapipe's 65535-iteration bound (leaf kernels by
@@ -285,12 +285,20 @@ def _eye3(nb: int, n: int, dtype, device) -> _Mat:
     return w
 
 
-def qr_tall(node: g.Node, shifted_steps: int | None = None):
-    """Shifted CholeskyQR of the (batch..., m, n) ``node``: (Q, R, ok) with Q
-    (batch..., m, n), R (batch..., n, n) Data and ``ok`` a 0-d node, true when the last
-    step's Gram matrix was within 0.1 of the identity (so Q is orthonormal to working
-    precision). Steps: ``shifted_steps`` shifted ones (two in float32, one in float64:
-    each divides the condition number by about 1 / sqrt(sqrt(m) u)), then two plain."""
+MAX_SHIFTED = 3  # shifted CholeskyQR steps before the caller falls back to Householder
+
+
+def qr_tall(node: g.Node):
+    """Shifted CholeskyQR of the (batch..., m, n) ``node``, m >= n: (Q, R) Data of
+    shapes (batch..., m, n) and (batch..., n, n), or None where it cannot reach an
+    orthonormal Q (rank deficiency, condition near 1 / eps): the caller falls back.
+
+    Steps with the shift s = sqrt(m) u ||Q||_F^2 (above the Gram matrix's rounding
+    error, so its Cholesky factorization exists however ill-conditioned Q is; each such
+    step divides the condition number by about 1 / sqrt(sqrt(m) u)) until the next
+    Gram matrix is within 0.1 of I, read back after each step; then one plain step
+    makes Q orthonormal to working precision (Fukaya et al.'s shifted CholeskyQR3 in
+    its adaptive form: two steps for well-conditioned input, not four)."""
     from . import _statistical_functions as st
     from ._array import Array
 
@@ -301,43 +309,44 @@ def qr_tall(node: g.Node, shifted_steps: int | None = None):
     m, n = node.shape[-2:]
     nb = g.prod(batch)
     u = 2.0 ** -24 if rdt is dt.float32 else 2.0 ** -53
-    if shifted_steps is None:
-        shifted_steps = 2 if rdt is dt.float32 else 1
-    x = as_batch3(node)
     eye = _eye3(nb, n, dtype, device)
-    q, r_tot, gram = x, None, None
-    for step in range(shifted_steps + 2):
-        qm = _Mat.of(q)
-        gram = _matmul(qm.conj_t(), q)
-        if step < shifted_steps:
-            # s = sqrt(m) u ||X||_F^2: above the Gram matrix's rounding error, so its
-            # Cholesky factorization exists however ill-conditioned X is
+    q, r_tot = as_batch3(node), None
+    gram = _matmul(_Mat.of(q).conj_t(), q)
+    for step in range(MAX_SHIFTED + 1):
+        final = False
+        if step:
+            dev = g.make_op("abs", [g.make_op("subtract", [gram, eye.node()], dtype)], rdt)
+            err = float(Array._new(st.max(Array._new(dev))._node))
+            if not err < 0.1:  # NaN included: a failed Cholesky
+                if step == MAX_SHIFTED:
+                    return None
+            else:
+                final = True
+        gm = _Mat.new(nb, n, n, dtype, device)
+        if final:
+            _store(gram, gm, 2)
+        else:
             a2 = g.make_op("abs", [q], rdt)
             fro2 = st.sum(Array._new(g.make_op("multiply", [a2, a2], rdt)), axis=(1, 2), keepdims=True)._node
             shift = g.make_op("multiply", [fro2, g.Const(math.sqrt(m) * u, rdt, device, fro2.shape)], rdt)
             shift = g.broadcast_view(_cast(shift, dtype), gram.shape)
             shifted = g.make_op("add", [gram, g.make_op("multiply", [shift, eye.node()], dtype)], dtype)
-            gm = _Mat.new(nb, n, n, dtype, device)
             _store(g.realize(shifted), gm, 2)
-        else:
-            gm = _Mat.new(nb, n, n, dtype, device)
-            _store(gram, gm, 2)
         _cholesky_inplace(gm)
-        # Q = X R^-1 = X L^-H: the inverse of L by the blocked lower solve of L Z = I
+        # Q = Q R^-1 = Q L^-H: the inverse of L by the blocked lower solve of L Z = I
         linv = _Mat.new(nb, n, n, dtype, device)
         _store(eye.node(), linv, 0)
         _trsm(gm, linv, lower=True)
         q = _matmul(q, linv.conj_t())
         r = gm.conj_t()
         r_tot = g.realize(r) if r_tot is None else _matmul(r, r_tot)
-    last = g.make_op("abs", [g.make_op("subtract", [gram, eye.node()], dtype)], rdt)
-    err = st.max(Array._new(last))._node
-    ok = g.make_op("less", [err, g.Const(0.1, rdt, device, ())], dt.bool)
+        if final:
+            break
+        gram = _matmul(_Mat.of(q).conj_t(), q)
     rd = g.realize(r_tot)
     if rd.strides != (n * n, n, 1):
         rd = g.realize(g.Op("copy", [rd], dtype))
-    return (g.reshape_view(q, batch + (m, n)), g.Data(rd.buf, batch + (n, n), dtype, device, rd.offset),
-            ok)
+    return g.reshape_view(q, batch + (m, n)), g.Data(rd.buf, batch + (n, n), dtype, device, rd.offset)
 
 
 def _cast(node, dtype):

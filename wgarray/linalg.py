@@ -414,11 +414,11 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     qc, rr = (kk, kk) if mode == "reduced" else (m, m)
     if nb and n and (mode == "reduced" or m == n) and (_is_tall(x.shape) and m > n or m >= n > BLOCKED_MIN):
         # matmul-bound shifted CholeskyQR, for tall and for large square matrices (no
-        # blocked Householder yet); Householder below when it reports failure (rank
-        # deficiency, condition near 1 / eps): one scalar read back
-        q, r, ok = blk.qr_tall(x._node)
-        if bool(Array._new(ok)):
-            return QRResult(Array._new(q), Array._new(r))
+        # blocked Householder yet); TSQR or Householder below when it reports failure
+        # (rank deficiency, condition near 1 / eps); a scalar read back per step
+        res = blk.qr_tall(x._node)
+        if res is not None:
+            return QRResult(Array._new(res[0]), Array._new(res[1]))
         if m > n:
             return _qr_tsqr(x)
     return _qr_householder(x, mode)
