@@ -134,8 +134,11 @@ def solve_residual(a, x, b) -> float:
     return float(np.linalg.norm(a @ x - b) / (np.linalg.norm(a) * np.linalg.norm(x)))
 
 
-@pytest.mark.parametrize("n", [7, 33, 65, 100, 130])
-@pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
+# orders past BLOCKED_MIN (64) run the blocked LU; 33 the one-workgroup kernel beside it
+SOLVE_CASES = [(d, n) for d in REAL_FLOAT for n in (33, 65, 100, 130)] + [(d, 100) for d in COMPLEX]
+
+
+@pytest.mark.parametrize("d,n", SOLVE_CASES, ids=[f"{d.name}-{n}" for d, n in SOLVE_CASES])
 def test_solve_residual_within_10x_of_lapack(d, n):
     a = with_cond(n, n, d, 1e3, seed=n)
     b = with_cond(n, 3, d, 10.0, seed=n + 1)
@@ -213,10 +216,12 @@ def test_solve_dispatches_grow_as_n_over_panel():
 TALL = [(2000, 40), (300, 40), (130, 130)]
 
 
-@pytest.mark.parametrize("m,n", TALL)
-@pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
-@pytest.mark.parametrize("kind", ["cond10", "condhigh", "rankdef"])
-def test_qr_tall_within_10x_of_lapack(d, m, n, kind):
+QR_CASES = ([(d, m, n, k) for d in REAL_FLOAT for m, n in TALL for k in ("cond10", "condhigh", "rankdef")]
+            + [(d, 2000, 40, k) for d in COMPLEX for k in ("condhigh", "rankdef")])
+
+
+@pytest.mark.parametrize("d,m,n,kind", QR_CASES, ids=[f"{d.name}-{m}x{n}-{k}" for d, m, n, k in QR_CASES])
+def test_qr_cholesky_qr_within_10x_of_lapack(d, m, n, kind):
     cond = {"cond10": 10.0, "condhigh": hi_cond(d), "rankdef": 10.0}[kind]
     a = with_cond(m, n, d, cond, seed=m + n, rank=n - 5 if kind == "rankdef" else None)
     q, r = la.qr(xp.asarray(a))
@@ -290,3 +295,13 @@ def test_tsqr_fallback_rank_deficient_within_10x_of_lapack(d):
         assert np.all(np.tril(r[k], -1) == 0)
         assert bound(rel(q[k] @ r[k], a[k]), rel(qn @ rn, a[k]), d)
         assert bound(float(np.abs(ct(q[k]) @ q[k] - eye).max()), float(np.abs(ct(qn) @ qn - eye).max()), d)
+
+
+def test_blocked_lu_empty_batch_no_rhs_and_nan():
+    assert to_np(la.solve(xp.zeros((0, 100, 100)), xp.zeros((0, 100, 2)))).shape == (0, 100, 2)
+    assert to_np(la.inv(xp.zeros((0, 100, 100)))).shape == (0, 100, 100)
+    assert to_np(la.det(xp.zeros((0, 100, 100)))).shape == (0,)
+    a = with_cond(100, 100, xp.float32, 10.0)
+    assert to_np(la.solve(xp.asarray(a), xp.zeros((100, 0)))).shape == (100, 0)
+    a[5, 5] = np.nan
+    assert np.all(np.isnan(to_np(la.solve(xp.asarray(a), xp.ones((100, 1))))))
