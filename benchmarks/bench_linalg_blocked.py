@@ -5,13 +5,17 @@
         --benchmark-group-by=param:case --benchmark-columns=median,min,rounds -q
 
 ``case``: cholesky / solve / qr at 1024 and 4096 square, qr and svd of 100000 x 256,
-Ridge(solver='svd') 50000 x 64 (an SVD of the tall data, as scikit-learn does it) and
-the least-squares solve of LDA's 100000 x 32 (a tall QR). Every timed call ends in a
-device sync: wgarray reads back one scalar of the result (``float(xp.sum(r))``),
+and scikit-learn's Ridge(solver='svd').fit on 50000 x 64 and
+LinearDiscriminantAnalysis().fit on 100000 x 32 with 10 classes (array API dispatch;
+both are a tall SVD inside). Every timed call ends in a device sync: wgarray reads back one scalar of the result (``float(xp.sum(r))``),
 torch calls ``torch.cuda.synchronize()``. Also prints each case's dispatch count and
 pipelines compiled on the second call (expected 0) once.
 """
 from __future__ import annotations
+
+import os
+
+os.environ.setdefault("SCIPY_ARRAY_API", "1")  # scikit-learn's array API dispatch needs it
 
 import numpy as np
 import pytest
@@ -27,7 +31,7 @@ except Exception:  # torch absent
     torch, CUDA = None, False
 
 CASES = ["cholesky-1024", "cholesky-4096", "solve-1024", "solve-4096", "qr-1024", "qr-4096",
-         "qr-100000x256", "svd-100000x256", "ridge_svd-50000x64", "lda_qr-100000x32"]
+         "qr-100000x256", "svd-100000x256", "sk_ridge-50000x64", "sk_lda-100000x32"]
 LIBS = ["wgarray", "numpy"] + (["torch"] if CUDA else [])
 
 
@@ -36,7 +40,12 @@ def _inputs(case):
     name, size = case.split("-")
     if "x" in size:
         m, n = map(int, size.split("x"))
-        return name, [rng.standard_normal((m, n)).astype(np.float32)]
+        x = rng.standard_normal((m, n)).astype(np.float32)
+        if name == "sk_ridge":
+            return name, [x, rng.standard_normal(m).astype(np.float32)]
+        if name == "sk_lda":
+            return name, [x, rng.integers(0, 10, m)]
+        return name, [x]
     n = int(size)
     a = rng.standard_normal((n, n)).astype(np.float32)
     if name == "cholesky":
@@ -47,24 +56,26 @@ def _inputs(case):
     return name, [a]
 
 
+def _sk(estimator, dispatch):
+    import sklearn
+
+    def fit(x, y):
+        with sklearn.config_context(array_api_dispatch=dispatch):
+            return estimator().fit(x, y).coef_
+
+    return fit
+
+
 def _ops(lib):
-    if lib == "wgarray":
-        la = xp.linalg
-        return {"cholesky": la.cholesky, "solve": la.solve, "qr": lambda a: la.qr(a)[1],
-                "svd": lambda a: la.svd(a, full_matrices=False)[1],
-                "ridge_svd": lambda a: la.svd(a, full_matrices=False)[0],
-                "lda_qr": lambda a: la.qr(a)[0]}
-    if lib == "numpy":
-        la = np.linalg
-        return {"cholesky": la.cholesky, "solve": la.solve, "qr": lambda a: la.qr(a)[1],
-                "svd": lambda a: la.svd(a, full_matrices=False)[1],
-                "ridge_svd": lambda a: la.svd(a, full_matrices=False)[0],
-                "lda_qr": lambda a: la.qr(a)[0]}
-    la = torch.linalg
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+    from sklearn.linear_model import Ridge
+
+    la = {"wgarray": xp.linalg, "numpy": np.linalg}.get(lib) or torch.linalg
+    dispatch = lib != "numpy"
     return {"cholesky": la.cholesky, "solve": la.solve, "qr": lambda a: la.qr(a)[1],
             "svd": lambda a: la.svd(a, full_matrices=False)[1],
-            "ridge_svd": lambda a: la.svd(a, full_matrices=False)[0],
-            "lda_qr": lambda a: la.qr(a)[0]}
+            "sk_ridge": _sk(lambda: Ridge(solver="svd"), dispatch),
+            "sk_lda": _sk(LinearDiscriminantAnalysis, dispatch)}
 
 
 @pytest.mark.parametrize("lib", LIBS)
