@@ -131,11 +131,12 @@ def _store(src: g.Data, dst: _Mat, mode: int) -> None:
 def _leaf(w: _Mat, nblk: int, phase: int, d_buf=None, unit: bool = False) -> None:
     """The leaf kernel over the ``nblk`` diagonal blocks (of LEAF, the last one smaller)
     of each of w's square matrices: phase 0 Cholesky in place, phase 1 the inverse of
-    each lower-triangular block into ``d_buf`` (LEAF x LEAF per block, batch-major)."""
+    each lower-triangular block into ``d_buf`` (LEAF x LEAF per block, batch-major),
+    phase 2 the factorization and then the inverse of its factor."""
     device = w.device
     t = _tag(w.dtype, device)
     d = d_buf if d_buf is not None else w.buf
-    if phase == 1 and d is w.buf:
+    if phase and d is w.buf:
         raise AssertionError("leaf: the inverse needs its own buffer")
     if phase == 0:  # the output binding is unused: a tiny scratch keeps the bindings distinct
         d = device.runtime.alloc(16)
@@ -196,10 +197,10 @@ def _cholesky_inplace(w: _Mat) -> None:
     for k in range(0, n, LEAF):
         e = min(n, k + LEAF)
         diag = w.block(k, e, k, e)
-        _leaf(diag, 1, 0)
         if e == n:
+            _leaf(diag, 1, 0)
             break
-        _leaf(diag, 1, 1, dbuf)
+        _leaf(diag, 1, 2, dbuf)
         dm = _Mat(dbuf, 0, LEAF * LEAF, LEAF, 1, e - k, e - k, w.nb, w.dtype, w.device)
         a21 = w.block(e, n, k, e)
         l21 = _matmul(a21.node(), dm.conj_t())

@@ -8,7 +8,8 @@ around them:
           the diagonal (zero above), over a batch of blocks
   leaf    one workgroup per diagonal block of at most LEAF x LEAF: phase 0 Cholesky in
           place (zero above the diagonal), phase 1 the inverse of a lower-triangular
-          block (unit diagonal or not) into D, a column per thread by substitution
+          block (unit diagonal or not) into D, a column per thread by substitution;
+          phase 2 both, one after the other
   panel   one workgroup per matrix: LU with partial pivoting of a panel of columns
           (parallel pivot search, whole-row swaps, rank-1 updates within the panel),
           columns a..c-1 per dispatch
@@ -48,7 +49,7 @@ def render_store(t: str) -> str:
 
 def render_leaf(t: str) -> str:
     """Bindings W (read_write), D. P: nitems, nblk, kb, ntot, offW, szW, sblk, rs, cs,
-    phase, unit, offD. Item b is block b % nblk of matrix b / nblk: its element (i, j)
+    phase (0 factor, 1 invert, 2 both), unit, offD. Item b is block b % nblk of matrix b / nblk: its element (i, j)
     is W[offW + (b / nblk) * szW + (b % nblk) * sblk + i * rs + j * cs], of size
     min(kb, ntot - (b % nblk) * kb). Phase 1 writes the inverse to
     D[offD + b * LEAF * LEAF + i * LEAF + j] (zero above the diagonal)."""
@@ -58,7 +59,7 @@ def render_leaf(t: str) -> str:
     let m = min(P[2], P[3] - blk * P[2]);
     let w0 = P[4] + (b / P[1]) * P[5] + blk * P[6];
     let rs = P[7]; let cs = P[8];
-    if (P[9] == 0u) {{
+    if (P[9] != 1u) {{
     for (var k = 0u; k < m; k++) {{
         let kk = w0 + k * rs + k * cs;
         if (lid == 0u) {{ W[kk] = s_real(r_sqrt(s_re(W[kk]))); }}
@@ -80,7 +81,9 @@ def render_leaf(t: str) -> str:
         let i = e / m; let j = e % m;
         if (j > i) {{ W[w0 + i * rs + j * cs] = s_real(R(0)); }}
     }}
-    }} else {{
+    storageBarrier();
+    }}
+    if (P[9] != 0u) {{
     let d0 = P[11] + b * {LEAF * LEAF}u;
     let unit = P[10] == 1u;
     for (var j = lid; j < {LEAF}u; j += {WG}u) {{
