@@ -7,9 +7,10 @@
 ``case``: cholesky / solve / qr at 1024 and 4096 square, qr and svd of 100000 x 256,
 and scikit-learn's Ridge(solver='svd').fit on 50000 x 64 and
 LinearDiscriminantAnalysis().fit on 100000 x 32 with 10 classes (array API dispatch;
-both are a tall SVD inside). Every timed call ends in a device sync: wgarray reads back one scalar of the result (``float(xp.sum(r))``),
-torch calls ``torch.cuda.synchronize()``. Also prints each case's dispatch count and
-pipelines compiled on the second call (expected 0) once.
+both are a tall SVD inside). Every timed call ends in a device sync: wgarray reads back
+one scalar of the result (``float(xp.sum(r))``), torch calls ``torch.cuda.synchronize()``.
+Also prints, once per case, wgarray's dispatch count and the pipelines compiled on its
+second call (expected 0). The first call (compilation) is untimed.
 """
 from __future__ import annotations
 
@@ -93,7 +94,8 @@ def test_linalg_blocked(benchmark, case, lib):
         debug.reset_counters()
         run()
         c = debug.counters()
-        print(f"\n{case}: {c['dispatches']} dispatches, {c['pipelines_compiled']} pipelines compiled on the second call")
+        print(f"\n{case}: {c['dispatches']} dispatches, "
+              f"{c['pipelines_compiled']} pipelines compiled on the second call")
     elif lib == "numpy":
         def run():
             return fn(*host)

@@ -406,12 +406,8 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     _float_input(x, "qr")
     if mode not in ("reduced", "complete"):
         raise ValueError(f"qr: expected mode 'reduced' or 'complete', got {mode!r}")
-    device = x.device
-    batch = x.shape[:-2]
     m, n = x.shape[-2:]
-    nb = g.prod(batch)
-    kk = min(m, n)
-    qc, rr = (kk, kk) if mode == "reduced" else (m, m)
+    nb = g.prod(x.shape[:-2])
     if nb and n and (mode == "reduced" or m == n) and (_is_tall(x.shape) and m > n or m >= n > BLOCKED_MIN):
         # matmul-bound shifted CholeskyQR, for tall and for large square matrices (no
         # blocked Householder yet); TSQR or Householder below when it reports failure

@@ -65,7 +65,9 @@ def render_leaf(t: str) -> str:
         if (lid == 0u) {{ W[kk] = s_real(r_sqrt(s_re(W[kk]))); }}
         storageBarrier();
         let inv = R(1) / s_re(W[kk]);
-        for (var i = k + 1u + lid; i < m; i += {WG}u) {{ W[w0 + i * rs + k * cs] = s_scale(W[w0 + i * rs + k * cs], inv); }}
+        for (var i = k + 1u + lid; i < m; i += {WG}u) {{
+            W[w0 + i * rs + k * cs] = s_scale(W[w0 + i * rs + k * cs], inv);
+        }}
         storageBarrier();
         let r = m - k - 1u;
         for (var e = lid; e < r * r; e += {WG}u) {{
