@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import builtins
 import operator
+import weakref
 
 import numpy as np
 
@@ -18,7 +19,7 @@ from ._device import Device
 
 
 class Array:
-    __slots__ = ("_node", "_host", "_origin", "_view", "_version", "__weakref__")
+    __slots__ = ("_node", "_host", "_origin", "_view", "_version", "_views", "__weakref__")
     __array_priority__ = 100  # NumPy defers binary operators to us
 
     def __init__(self, *args, **kwargs):
@@ -29,9 +30,10 @@ class Array:
         self = object.__new__(cls)
         self._node = node
         self._host = None
-        self._origin = None  # (array, its node then, host key) for element views, see _numpy
+        self._origin = None  # (array, its version then, host key) for element copies, see _numpy
         self._view = None  # (base array, basic index, base's version then), see _View
         self._version = 0  # counts changes of value (not realizations)
+        self._views = None  # weak references to the views made from this array (_inplace)
         return self
 
     def _sync(self) -> int:
@@ -41,7 +43,9 @@ class Array:
             base, key, seen = view
             now = base._sync()
             if now != seen:
-                _NODE.__set__(self, base[key]._node)
+                from ._indexing import getitem
+
+                _NODE.__set__(self, getitem(base, key)._node)
                 self._host = None
                 self._version += 1
                 self._view = (base, key, now)
@@ -51,6 +55,7 @@ class Array:
         """Give this array a new value (same shape and dtype), and its base too."""
         self._node = node
         self._host = None
+        self._origin = None  # an element copy now has a value of its own
         self._version += 1
         view = self._view
         if view is not None:
@@ -108,7 +113,7 @@ class Array:
         """The values on the host (cached; read-only)."""
         if self._host is None:
             origin = self._origin
-            if origin is not None and origin[0]._node is origin[1]:
+            if origin is not None and origin[0]._sync() == origin[1]:
                 # An element of a small array that was never read: read the whole
                 # array once, so a loop over its elements costs one round trip.
                 self._host = origin[0]._numpy()[origin[2]]
@@ -243,12 +248,22 @@ class Array:
         if out is not self and _is_view_index(key, out.ndim):
             out._view = (self, key, self._sync())
             out.__class__ = _View
+            views = self._views
+            if views is None:
+                self._views = [weakref.ref(out)]
+            else:
+                if len(views) >= 8 and not len(views) & (len(views) - 1):  # amortized pruning
+                    views[:] = [r for r in views if r() is not None]
+                views.append(weakref.ref(out))
         return out
 
     def __setitem__(self, key, value) -> None:
-        from ._indexing import setitem
+        from ._indexing import setitem, setitem_inplace
 
-        self._assign(setitem(self, key, value)._node)
+        # under the runtime's lock: writes from several threads apply one at a time
+        with self.device.runtime.lock:
+            if not setitem_inplace(self, key, value):
+                self._assign(setitem(self, key, value)._node)
 
     # ----------------------------------------------------------- operators
     def __matmul__(self, other):

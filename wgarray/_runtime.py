@@ -390,6 +390,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         self.params = bytearray()
         self.keep: list = []  # DeviceBuffers referenced by recorded commands
         self.keep_bytes = 0
+        self.keep_uids: set = set()
         self.n_dispatches = 0
 
     def _end_pass(self) -> None:
@@ -439,7 +440,11 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
             gy = -(-groups // 65535)
             self.cpass.dispatch_workgroups(gx, gy)
             self.keep.extend(buffers)
-            self.keep_bytes += sum(b.size for b in buffers)
+            kept = self.keep_uids
+            for b in buffers:  # bytes of distinct buffers: a loop writing one buffer is one
+                if b.uid not in kept:
+                    kept.add(b.uid)
+                    self.keep_bytes += b.size
             self.n_dispatches += 1
         debug.count("dispatches")
 
