@@ -53,15 +53,18 @@ class Array:
 
     def _assign(self, node: g.Node) -> None:
         """Give this array a new value (same shape and dtype), and its base too."""
-        self._node = node
-        self._host = None
-        self._origin = None  # an element copy now has a value of its own
-        self._version += 1
-        view = self._view
-        if view is not None:
-            base, key, _ = view
-            base[key] = self
-            self._view = (base, key, base._version)
+        with node.device.runtime.lock:  # the write and the version it gives, as one step
+            view = self._view
+            if view is not None:  # the new value replaces what the base holds now (no re-sync)
+                self._view = (view[0], view[1], view[0]._sync())
+            self._node = node
+            self._host = None
+            self._origin = None  # an element copy now has a value of its own
+            self._version += 1
+            if view is not None:
+                base, key, _ = view
+                base[key] = self
+                self._view = (base, key, base._version)
 
     # ----------------------------------------------------------- attributes
     @property
@@ -244,9 +247,10 @@ class Array:
     def __getitem__(self, key) -> Array:
         from ._indexing import getitem
 
+        seen = self._sync()  # before the node: a write in between makes the view re-derive
         out = getitem(self, key)
         if out is not self and _is_view_index(key, out.ndim):
-            out._view = (self, key, self._sync())
+            out._view = (self, key, seen)
             out.__class__ = _View
             views = self._views
             if views is None:

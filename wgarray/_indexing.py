@@ -730,6 +730,8 @@ def setitem_inplace(x: Array, key, value) -> bool:
     if x.size == 0:
         return False
     root = _inplace.root_of(x)
+    if type(g.settle(_NODE.__get__(root, Array))) is not g.Data:
+        return False  # a pending value: the functional form stays lazy and fuses
     with x.device.runtime.lock:
         buf = _root_buffer(root)
         for e in entries:  # a mask computed from x itself, say

@@ -30,8 +30,11 @@ def realize_many(nodes) -> None:
         node = g.settle(node)
         if isinstance(node, g.Op) and node.realized is None:
             groups.setdefault((node.device, node.shape), {})[id(node)] = node
-    for group in groups.values():
-        _run(_plan(list(group.values())))
+    for (device, _), group in groups.items():
+        with device.runtime.lock:  # one thread realizes a node; the others then see its data
+            pending = [n for n in group.values() if n.realized is None]
+            if pending:
+                _run(_plan(pending))
 
 
 class _Plan:
@@ -63,6 +66,7 @@ def _plan(outputs, vec4: bool = True) -> _Plan:
     leaves: list[g.Data] = []
     leaf_index: dict = {}
     consts: list[g.Const] = []
+    op_srcs: dict[int, tuple] = {}
 
     def visit(root):
         stack = [(root, False)]
@@ -84,8 +88,12 @@ def _plan(outputs, vec4: bool = True) -> _Plan:
                 seen[id(node)] = ("I", len(order))
                 order.append(node)
             else:
+                # the settled sources as seen now: another thread may realize an op
+                # (and drop its sources) while this plan is made
+                srcs = tuple(g.settle(s) for s in node.srcs)
+                op_srcs[id(node)] = srcs
                 stack.append((node, True))
-                stack.extend((s, False) for s in reversed(node.srcs))
+                stack.extend((s, False) for s in reversed(srcs))
 
     for out in outputs:
         visit(out)
@@ -123,7 +131,7 @@ def _plan(outputs, vec4: bool = True) -> _Plan:
             cls = "c"
         spec_leaves.append((cls, b))
 
-    instrs = tuple((op.op, op.dtype.name, op.arg, tuple(seen[id(g.settle(s))] for s in op.srcs)) for op in order)
+    instrs = tuple((op.op, op.dtype.name, op.arg, tuple(seen[id(s)] for s in op_srcs[id(op)])) for op in order)
     spec = ew.ElementwiseSpec(
         ndim=len(shape),
         int64_native=native,

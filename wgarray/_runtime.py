@@ -206,7 +206,8 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
 
     # ------------------------------------------------------------------ buffers
     def alloc(self, nbytes: int) -> DeviceBuffer:
-        return self.pool.acquire(nbytes)
+        with self.lock:
+            return self.pool.acquire(nbytes)
 
     def upload(self, data) -> DeviceBuffer:
         """A new buffer holding the bytes of ``data`` (a contiguous NumPy array or bytes)."""
