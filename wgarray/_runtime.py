@@ -170,6 +170,7 @@ class Runtime:
         self._upload_ring: list = []
         self._timing = None  # [query set, passes used, capacity] inside gpu_timer
         self._upload_next = 0
+        self._read_mode = "READ_NOSYNC"  # wgpu-py's read map without its extra submit
         self._reset_batch()
 
     # ------------------------------------------------------------------ subgroups
@@ -271,7 +272,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
                 self.flush()
                 for i, (c0, c1) in enumerate(chunks):
                     staging = ring[i % len(ring)]
-                    staging.map_sync(wgpu.MapMode.READ, 0, c1 - c0)
+                    self._map_read(staging, c1 - c0)
                     try:
                         raw = staging.read_mapped(0, c1 - c0, copy=False)
                         _parallel_copy(out[c0 - start:c1 - start], np.frombuffer(raw, np.uint8))
@@ -288,6 +289,24 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         debug.count("readbacks")
         debug.count("bytes_downloaded", nbytes)
         return out[offset - start: offset - start + nbytes]
+
+    def _map_read(self, staging, nbytes: int) -> None:
+        """Map bytes [0, nbytes) of a staging buffer whose copy has been submitted.
+
+        wgpu-py's ``map_sync`` makes an extra empty submit before each read map (a guard
+        for buffers never written by the device, not needed here: ours were just copied
+        into) and then waits for its poll thread to signal, two thread hand-offs. Instead
+        the map is requested without that submit and this thread polls the device,
+        blocking until the work is done, so the map callback normally runs right here."""
+        try:
+            promise = staging.map_async(self._read_mode, 0, nbytes)
+        except (KeyError, ValueError, TypeError, AttributeError):  # a wgpu-py without the internal mode
+            self._read_mode = wgpu.MapMode.READ
+            promise = staging.map_async(self._read_mode, 0, nbytes)
+        poll = getattr(self.wgpu, "_poll_wait", None)
+        if poll is not None:
+            poll()
+        promise.sync_wait()  # at once when the callback already ran
 
     def copy(self, src: DeviceBuffer, src_offset: int, dst: DeviceBuffer, dst_offset: int, nbytes: int) -> None:
         with self.lock:
@@ -471,7 +490,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
             self._end_pass()
             self.encoder.copy_buffer_to_buffer(self.params_buffer, 0, staging, 0, 4)
             self.flush()
-            staging.map_sync(wgpu.MapMode.READ, 0, 4)
+            self._map_read(staging, 4)
             staging.unmap()
             self._staging[16].append(staging)
 
