@@ -1,8 +1,10 @@
 """The Array object: a handle on a lazy graph node, with a host mirror.
 
-An Array is immutable from the graph's point of view: ``x[i] = v`` and ``x += y``
-rebind the handle to a new node, so a view taken earlier keeps its values. Once data
-has been read to the host it is kept (``_host``) until the handle is rebound, so
+Nodes are values. ``x[key] = v`` on a realized array stores into its buffer (one small
+dispatch over the region, ``_inplace``), copying first only when another value still
+uses that buffer; on a pending array, and for ``x += y``, the handle is rebound to a new
+node, which stays lazy and fuses. Views follow their bases by versions (``_View``).
+Once data has been read to the host it is kept (``_host``) until the value changes, so
 element-by-element reads cost no further GPU round trips.
 """
 from __future__ import annotations

@@ -12,7 +12,11 @@ How each kind of key runs (all on the device):
   the gather, so ``x[i + 1]`` is one dispatch;
 - a boolean mask: device-side ``nonzero`` gives integer arrays, then as above.
 
-Assignment is functional (``setitem`` returns the new array):
+Assignment into a realized array is in place (``setitem_inplace``, ``_inplace.write``):
+one dispatch over the region of a basic key, over the array with the mask as predicate,
+or over the updates of an index that names distinct elements (a mask's, or host indices
+without repeats). Otherwise, and for pending arrays (so the write fuses), it is
+functional (``setitem`` returns the new array):
 
 - ``x[mask] = v`` with ``v`` not depending on the position among the selected elements
   is ``where(mask, v, x)``: elementwise, lazy, no readback;
