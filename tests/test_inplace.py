@@ -318,3 +318,19 @@ def test_concurrent_reads_and_writes_give_a_serial_result():
     for k in range(40):
         expect[k % 16] = k
     assert np.array_equal(np.asarray(x), expect)
+
+
+def test_add_to_diagonal_pattern_copies_once_then_writes_in_place():
+    n = 40
+    a = np.random.default_rng(2).random((n, n), dtype=np.float32)
+    x = realized(a)
+    debug.reset_counters()
+    value = xp.linalg.diagonal(x) + 1.0  # pending: reads x's buffer, so the first write copies
+    for i in range(n):
+        x[i, i] = value[i]
+    h = np.asarray(x)
+    c = debug.counters()
+    assert c["dispatches"] <= n + 2 and c["realizations"] <= 1
+    b = a.copy()
+    b[np.arange(n), np.arange(n)] += np.float32(1.0)
+    assert np.array_equal(h, b)
