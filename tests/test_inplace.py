@@ -335,3 +335,19 @@ def test_add_to_diagonal_pattern_copies_once_then_writes_in_place():
     b = a.copy()
     b[np.arange(n), np.arange(n)] += np.float32(1.0)
     assert np.array_equal(h, b)
+
+
+def test_write_loop_into_a_pending_array_realizes_it_once():
+    n = 50
+    a = np.random.default_rng(3).standard_normal((n, n)).astype(np.float32)
+    x = realized(a)
+    d = xp.maximum(x * 2.0 - 1.0, 0.0)  # pending, as a distance matrix before its diagonal fill
+    debug.reset_counters()
+    for i in range(n):
+        d[i, i] = 0.0
+    h = np.asarray(d)
+    c = debug.counters()
+    assert c["realizations"] <= 2 and c["dispatches"] <= n + 2
+    e = np.maximum(a * np.float32(2.0) - np.float32(1.0), np.float32(0.0))
+    np.fill_diagonal(e, 0.0)
+    assert np.array_equal(h, e)

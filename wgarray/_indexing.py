@@ -714,6 +714,12 @@ def _entry_axes(entries):
         d += e[1].ndim if isinstance(e, tuple) and e[0] == "mask" else 1
 
 
+# A pending array this large (in graph nodes) is realized before a write, which then
+# goes in place: a loop of writes into a pending array (say the result of a maximum,
+# then a fill of its diagonal) would otherwise grow a chain of whole-array selects.
+PENDING_WRITE_NODES = 8
+
+
 def setitem_inplace(x: Array, key, value) -> bool:
     """``x[key] = value`` written into x's buffer (its base's, for a view) with work
     proportional to the written region; False (nothing done) where that is not possible
@@ -734,8 +740,10 @@ def setitem_inplace(x: Array, key, value) -> bool:
     if x.size == 0:
         return False
     root = _inplace.root_of(x)
-    if type(g.settle(_NODE.__get__(root, Array))) is not g.Data:
-        return False  # a pending value: the functional form stays lazy and fuses
+    pending = g.settle(_NODE.__get__(root, Array))
+    if type(pending) is not g.Data and pending.n_nodes < PENDING_WRITE_NODES:
+        return False  # a small pending value: the functional form stays lazy and fuses
+    del pending
     with x.device.runtime.lock:
         buf = _root_buffer(root)
         for e in entries:  # a mask computed from x itself, say
