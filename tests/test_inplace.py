@@ -351,3 +351,34 @@ def test_write_loop_into_a_pending_array_realizes_it_once():
     e = np.maximum(a * np.float32(2.0) - np.float32(1.0), np.float32(0.0))
     np.fill_diagonal(e, 0.0)
     assert np.array_equal(h, e)
+
+
+def test_readers_see_whole_writes_and_no_stale_mirror_after_concurrent_writes():
+    x = realized(np.zeros((8, 8), np.float32))
+    errors = []
+    done = threading.Event()
+
+    def writer():
+        try:
+            for k in range(1, 31):
+                x[...] = float(k)
+        except Exception as exc:
+            errors.append(exc)
+        finally:
+            done.set()
+
+    def reader():
+        try:
+            while not done.is_set():
+                h = np.asarray(x)
+                assert (h == h.flat[0]).all()  # one write or the next, never a mix
+        except Exception as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer), threading.Thread(target=reader), threading.Thread(target=reader)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors
+    assert np.array_equal(np.asarray(x), np.full((8, 8), 30, np.float32))

@@ -110,24 +110,32 @@ class Array:
 
     # ----------------------------------------------------------- host data
     def _realize(self) -> g.Data:
-        data = g.realize(self._node)
-        self._node = data
+        node = self._node
+        with node.device.runtime.lock:  # a write from another thread lands before or after
+            node = self._node
+            data = g.realize(node)
+            self._node = data
         return data
 
     def _numpy(self) -> np.ndarray:
         """The values on the host (cached; read-only)."""
-        if self._host is None:
-            origin = self._origin
-            if origin is not None and origin[0]._sync() == origin[1]:
-                # An element of a small array that was never read: read the whole
-                # array once, so a loop over its elements costs one round trip.
-                self._host = origin[0]._numpy()[origin[2]]
-                return self._host
-            from ._transfer import download
+        host = self._host
+        if host is not None:
+            return host
+        with self._node.device.runtime.lock:  # the mirror and the value it mirrors, as one step
+            if self._host is None:
+                origin = self._origin
+                if origin is not None and origin[0]._sync() == origin[1]:
+                    # An element of a small array that was never read: read the whole
+                    # array once, so a loop over its elements costs one round trip.
+                    self._host = origin[0]._numpy()[origin[2]]
+                    return self._host
+                from ._transfer import download
 
-            self._host = download(self._realize())
-            self._host.flags.writeable = False
-        return self._host
+                host = download(self._realize())
+                host.flags.writeable = False
+                self._host = host
+            return self._host
 
     def __array__(self, dtype=None, copy=None):
         """The values as a NumPy array. Without ``copy=True`` this is a read-only view
