@@ -382,3 +382,28 @@ def test_readers_see_whole_writes_and_no_stale_mirror_after_concurrent_writes():
         th.join()
     assert not errors
     assert np.array_equal(np.asarray(x), np.full((8, 8), 30, np.float32))
+
+
+def test_element_writes_from_scalars_and_zero_d_arrays_and_bad_indices():
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    x = realized(a)
+    v = xp.asarray(7, dtype=xp.float32)  # 0-d, as scikit-learn's fill value
+    debug.reset_counters()
+    for i in range(3):
+        x[i, i] = v
+    x[-1, -1] = 3  # a Python int into float32
+    x[0, 3] = -2.5
+    c = debug.counters()
+    assert c["realizations"] == 0 and c["dispatches"] <= 2
+    for i in range(3):
+        a[i, i] = 7
+    a[-1, -1] = 3
+    a[0, 3] = -2.5
+    assert np.array_equal(np.asarray(x), a)
+    with pytest.raises(IndexError, match="__setitem__: index 3 is out of bounds for axis 0 with size 3"):
+        x[3, 0] = 1.0
+    i = realized(np.zeros(3, np.int32))
+    with pytest.raises((TypeError, OverflowError, ValueError)):
+        i[0] = 1.5
+    i[1] = -(2 ** 31)
+    assert np.array_equal(np.asarray(i), np.array([0, -(2 ** 31), 0], np.int32))

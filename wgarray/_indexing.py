@@ -720,12 +720,57 @@ def _entry_axes(entries):
 PENDING_WRITE_NODES = 8
 
 
+def _element_write(x: Array, key, value) -> bool:
+    """``x[i, j, ...] = scalar`` on a realized array that is not a view: the lean path of
+    element-write loops (one tiny dispatch, or one buffer copy from a 0-d array of the
+    same dtype); False when the write is not of that form."""
+    if type(x) is not Array:
+        return False
+    node = _NODE.__get__(x, Array)
+    if type(node) is not g.Data or node.buf is None:
+        return False
+    shape = node.shape
+    del node
+    items = key if type(key) is tuple else (key,)
+    if len(items) != len(shape) or not all(type(i) is int for i in items):
+        return False
+    src = None
+    if type(value) in (float, int, bool):
+        value = _core.check_scalar_fits(value, x.dtype, "__setitem__")
+    elif isinstance(value, Array) and type(value) is Array and value.ndim == 0 and value.dtype is x.dtype:
+        src = g.settle(_NODE.__get__(value, Array))
+        if type(src) is not g.Data or src.buf is None or src.dtype.itemsize < 4 or value.device is not x.device:
+            return False
+    else:
+        return False
+    flat = 0
+    for d, (i, n) in enumerate(zip(items, shape)):
+        if not -n <= i < n:
+            raise IndexError(f"__setitem__: index {i} is out of bounds for axis {d} with size {n}")
+        flat = flat * n + (i % n)
+    _inplace.own(x)
+    node = _NODE.__get__(x, Array)  # contiguous now
+    t = node.offset + flat
+    if src is not None and src.buf is node.buf:
+        return False  # the value is an element of x itself: the general path copies it first
+    if src is not None:
+        size = src.dtype.itemsize
+        x.device.runtime.copy(src.buf, src.offset * size, node.buf, t * size, size)
+    else:
+        _inplace.write_element(node, t, value)
+    del node
+    _inplace.written(x, x)
+    return True
+
+
 def setitem_inplace(x: Array, key, value) -> bool:
     """``x[key] = value`` written into x's buffer (its base's, for a view) with work
     proportional to the written region; False (nothing done) where that is not possible
     (indexed writes that may repeat an element, or whose indices need a device check),
     and ``setitem`` then gives the new value functionally."""
     func = "__setitem__"
+    if _element_write(x, key, value):
+        return True
     v = _value_node(x, value, func)
     entries = _split_key(x.shape, key, x.device, func)
     basic = _is_basic(entries)

@@ -23,6 +23,7 @@ from . import _graph as g
 from ._array import _NODE, Array
 from ._realize import FusedInput
 from ._wgsl import gather as gk
+from ._wgsl import types as ty
 from ._wgsl import write as wk
 
 
@@ -62,7 +63,7 @@ def _exclusive(root: Array) -> bool:
     buf = node.buf
     # references to the buffer: node.buf, this local, the argument, then the known holders
     others = sys.getrefcount(buf) - 3
-    others -= sum(1 for b in buf.runtime.keep if b is buf)
+    others -= buf.runtime.keep_counts.get(buf.uid, 0)
     others -= _view_refs(root, buf)
     return others == 0
 
@@ -154,3 +155,16 @@ def write(dst: g.Data, value: g.Node, pred: g.Node | None = None, index: g.Node 
 
     kernel = rt.kernel(key, build)
     rt.dispatch(kernel, [b for fi in inputs for b in fi.buffers] + [buf], bytes(words), -(-n // 256))
+
+
+def write_element(dst: g.Data, t: int, value) -> None:
+    """Store the Python scalar ``value`` (checked to fit) into element ``t`` of ``dst``'s
+    buffer: one invocation, its bytes as a kernel parameter."""
+    device = dst.device
+    rt = device.runtime
+    dname = dst.dtype.name
+    native = device.has_int64
+    kernel = rt.kernel(("write-element", dname, native),
+                       lambda: ("write_element", wk.render_write_element(dname, native), [True], False))
+    blob = ty.const_bytes(dst.dtype, value)
+    rt.dispatch(kernel, [dst.buf], t.to_bytes(4, "little") + blob + b"\0" * (-len(blob) % 4), 1)

@@ -314,6 +314,8 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
             self.encoder.copy_buffer_to_buffer(src.buffer, src_offset, dst.buffer, dst_offset, nbytes)
             self.keep.append(src)
             self.keep.append(dst)
+            for b in (src, dst):
+                self.keep_counts[b.uid] = self.keep_counts.get(b.uid, 0) + 1
 
     # ---------------------------------------------------------------- pipelines
     def kernel(self, key, build):
@@ -410,7 +412,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         self.params = bytearray()
         self.keep: list = []  # DeviceBuffers referenced by recorded commands
         self.keep_bytes = 0
-        self.keep_uids: set = set()
+        self.keep_counts: dict[int, int] = {}  # uid -> references to it in keep
         self.n_dispatches = 0
 
     def _end_pass(self) -> None:
@@ -460,11 +462,12 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
             gy = -(-groups // 65535)
             self.cpass.dispatch_workgroups(gx, gy)
             self.keep.extend(buffers)
-            kept = self.keep_uids
+            kept = self.keep_counts
             for b in buffers:  # bytes of distinct buffers: a loop writing one buffer is one
-                if b.uid not in kept:
-                    kept.add(b.uid)
+                n = kept.get(b.uid, 0)
+                if not n:
                     self.keep_bytes += b.size
+                kept[b.uid] = n + 1
             self.n_dispatches += 1
         debug.count("dispatches")
 

@@ -17,6 +17,7 @@ the index, bound in that order from binding 0; the target follows, then the para
 """
 from __future__ import annotations
 
+from .. import _dtypes as dt
 from . import elementwise as ew
 from . import types as ty
 
@@ -78,3 +79,26 @@ def render_write(value, pred, index, dname: str, native: bool, ndim: int, pbases
     body = "\n".join(main) + "\n"
     code = "".join(fns)
     return "\n".join(decls) + "\n\n" + ew.library(code + body) + "\n" + code + "\n" + body, f64
+
+
+def render_write_element(dname: str, native: bool) -> str:
+    """WGSL storing one scalar parameter into element ``P[0]`` of ``O`` (one invocation):
+    the value's bytes follow in ``P[1..]``, as ``types.const_bytes`` packs them."""
+    head = ["@compute @workgroup_size(1)", "fn main() {", "    let t = P[0];"]
+    if dname == "bool" or dname in ty.NARROW:
+        bits = 8 if dname == "bool" else ty.NARROW[dname][1]
+        per = 32 // bits
+        mask = (1 << bits) - 1
+        decl = "@group(0) @binding(0) var<storage, read_write> O: array<atomic<u32>>;"
+        body = [
+            f"    let w = t >> {per.bit_length() - 1}u;",
+            f"    let sh = (t & {per - 1}u) * {bits}u;",
+            f"    atomicAnd(&O[w], ~({mask}u << sh));",
+            f"    atomicOr(&O[w], (P[1] & {mask}u) << sh);",
+        ]
+    else:
+        words = dt.BY_NAME[dname].itemsize // 4
+        decl = "@group(0) @binding(0) var<storage, read_write> O: array<u32>;"
+        body = [f"    O[t * {words}u + {w}u] = P[{1 + w}];" for w in range(words)]
+    params = "@group(0) @binding(1) var<storage, read> P: array<u32>;"
+    return "\n".join([decl, params, ""] + head + body + ["}"]) + "\n"
