@@ -17,16 +17,26 @@ def realized(a):
     return x
 
 
-def test_element_write_is_one_small_dispatch_without_whole_array_pass():
+def test_element_write_is_one_small_command_without_whole_array_pass():
     x = realized(np.zeros((64, 64), np.float32))
     debug.reset_counters()
-    x[3, 5] = 2.5
+    x[3, 5] = 2.5  # a 4-byte store, copied in order with the batch
     x._node.device.runtime.flush()
     c = debug.counters()
-    assert c["dispatches"] == 1 and c["realizations"] == 0 and c["buffers_created"] == 0
-    assert c["readbacks"] == 0
+    assert c["stores"] == 1 and c["dispatches"] == 0 and c["realizations"] == 0
+    assert c["buffers_created"] == 0 and c["readbacks"] == 0
+    b = realized(np.zeros((64, 64), bool))
+    debug.reset_counters()
+    b[3, 5] = True  # shares a word with its neighbours: one one-invocation dispatch
+    c = debug.counters()
+    assert c["dispatches"] == 1 and c["realizations"] == 0
+    assert np.asarray(b).sum() == 1 and np.asarray(b)[3, 5]
+    x[0:2, 1] = 1.0  # a region: one dispatch over its 2 elements
+    c = debug.counters()
+    assert c["dispatches"] == 2 and c["realizations"] == 0
     expect = np.zeros((64, 64), np.float32)
     expect[3, 5] = 2.5
+    expect[0:2, 1] = 1.0
     assert np.array_equal(np.asarray(x), expect)
 
 
@@ -39,7 +49,7 @@ def test_diagonal_write_loop_is_one_dispatch_per_write_in_few_submits():
         x[i, i] = 0.0
     h = np.asarray(x)
     c = debug.counters()
-    assert c["dispatches"] == n and c["realizations"] == 0
+    assert c["stores"] == n and c["dispatches"] == 0 and c["realizations"] == 0
     assert c["submits"] <= 3 and c["readbacks"] == 1
     np.fill_diagonal(a, 0.0)
     assert np.array_equal(h, a)

@@ -159,12 +159,17 @@ def write(dst: g.Data, value: g.Node, pred: g.Node | None = None, index: g.Node 
 
 def write_element(dst: g.Data, t: int, value) -> None:
     """Store the Python scalar ``value`` (checked to fit) into element ``t`` of ``dst``'s
-    buffer: one invocation, its bytes as a kernel parameter."""
+    buffer: a copy of its bytes, or for 8/16-bit and bool elements (which share a word)
+    one invocation that merges them in."""
     device = dst.device
     rt = device.runtime
     dname = dst.dtype.name
+    size = dst.dtype.itemsize
+    blob = ty.const_bytes(dst.dtype, value)
+    if size >= 4:  # whole words: copied in from the parameter ring, no dispatch
+        rt.store(dst.buf, t * size, blob)
+        return
     native = device.has_int64
     kernel = rt.kernel(("write-element", dname, native),
                        lambda: ("write_element", wk.render_write_element(dname, native), [True], False))
-    blob = ty.const_bytes(dst.dtype, value)
     rt.dispatch(kernel, [dst.buf], t.to_bytes(4, "little") + blob + b"\0" * (-len(blob) % 4), 1)

@@ -317,6 +317,24 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
             for b in (src, dst):
                 self.keep_counts[b.uid] = self.keep_counts.get(b.uid, 0) + 1
 
+    def store(self, dst: DeviceBuffer, dst_offset: int, data: bytes) -> None:
+        """Record a write of ``data`` (whole 4-byte words) into ``dst`` at ``dst_offset``,
+        in order with the batch's other commands: the bytes travel in the parameter
+        ring (uploaded before the batch runs) and are copied from there, so an element
+        write costs one copy command and no pipeline."""
+        with self.lock:
+            if len(self.params) + len(data) > PARAM_RING or self.n_dispatches >= MAX_BATCH_DISPATCHES:
+                self.flush()
+            self.params += b"\0" * (-len(self.params) % 4)
+            offset = len(self.params)
+            self.params += data
+            self._end_pass()
+            self.encoder.copy_buffer_to_buffer(self.params_buffer, offset, dst.buffer, dst_offset, len(data))
+            self.keep.append(dst)
+            self.keep_counts[dst.uid] = self.keep_counts.get(dst.uid, 0) + 1
+            self.n_dispatches += 1
+        debug.count("stores")
+
     # ---------------------------------------------------------------- pipelines
     def kernel(self, key, build):
         """The cached Kernel for ``key``; ``build()`` returns (name, wgsl, writes, f64_params)."""
