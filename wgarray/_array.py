@@ -110,10 +110,8 @@ class Array:
 
     # ----------------------------------------------------------- host data
     def _realize(self) -> g.Data:
-        node = self._node
-        with node.device.runtime.lock:  # a write from another thread lands before or after
-            node = self._node
-            data = g.realize(node)
+        with self.device.runtime.lock:  # a write from another thread lands before or after
+            data = g.realize(self._node)
             self._node = data
         return data
 
@@ -122,7 +120,7 @@ class Array:
         host = self._host
         if host is not None:
             return host
-        with self._node.device.runtime.lock:  # the mirror and the value it mirrors, as one step
+        with self.device.runtime.lock:  # the mirror and the value it mirrors, as one step
             if self._host is None:
                 origin = self._origin
                 if origin is not None and origin[0]._sync() == origin[1]:
