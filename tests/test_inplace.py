@@ -417,3 +417,17 @@ def test_element_writes_from_scalars_and_zero_d_arrays_and_bad_indices():
         i[0] = 1.5
     i[1] = -(2 ** 31)
     assert np.array_equal(np.asarray(i), np.array([0, -(2 ** 31), 0], np.int32))
+
+
+def test_row_write_loop_into_a_large_array_stays_in_few_submits():
+    n = 512
+    x = realized(np.zeros((n, n), np.float32))
+    row = xp.asarray(np.arange(n, dtype=np.float32))
+    debug.reset_counters()
+    for i in range(200):
+        x[i, :] = row  # a region write: one dispatch each; the target is no temporary
+    c = debug.counters()
+    assert c["dispatches"] == 200 and c["realizations"] == 0 and c["submits"] <= 1
+    h = np.asarray(x)
+    assert np.array_equal(h[:200], np.broadcast_to(np.arange(n, dtype=np.float32), (200, n)))
+    assert not h[200:].any()

@@ -154,7 +154,8 @@ def write(dst: g.Data, value: g.Node, pred: g.Node | None = None, index: g.Node 
         return "write", src, [False] * sum(len(s.bindings) for s in specs) + [True], f64
 
     kernel = rt.kernel(key, build)
-    rt.dispatch(kernel, [b for fi in inputs for b in fi.buffers] + [buf], bytes(words), -(-n // 256))
+    sources = [b for fi in inputs for b in fi.buffers]
+    rt.dispatch(kernel, sources + [buf], bytes(words), -(-n // 256), held=sources)
 
 
 def write_element(dst: g.Data, t: int, value) -> None:
@@ -172,4 +173,4 @@ def write_element(dst: g.Data, t: int, value) -> None:
     native = device.has_int64
     kernel = rt.kernel(("write-element", dname, native),
                        lambda: ("write_element", wk.render_write_element(dname, native), [True], False))
-    rt.dispatch(kernel, [dst.buf], t.to_bytes(4, "little") + blob + b"\0" * (-len(blob) % 4), 1)
+    rt.dispatch(kernel, [dst.buf], t.to_bytes(4, "little") + blob + b"\0" * (-len(blob) % 4), 1, held=())

@@ -455,8 +455,10 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
             self._bind_groups.popitem(last=False)
         return bg
 
-    def dispatch(self, kernel: Kernel, buffers, params: bytes, groups: int) -> None:
-        """Record one dispatch of ``groups`` workgroups (folded into 2-D past 65535)."""
+    def dispatch(self, kernel: Kernel, buffers, params: bytes, groups: int, held=None) -> None:
+        """Record one dispatch of ``groups`` workgroups (folded into 2-D past 65535).
+        ``held``: the buffers that count towards the batch's bytes (default all; an
+        in-place write leaves out its target, which is no temporary)."""
         if groups <= 0:
             return
         with self.lock:
@@ -481,11 +483,9 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
             self.cpass.dispatch_workgroups(gx, gy)
             self.keep.extend(buffers)
             kept = self.keep_counts
-            for b in buffers:  # bytes of distinct buffers: a loop writing one buffer is one
-                n = kept.get(b.uid, 0)
-                if not n:
-                    self.keep_bytes += b.size
-                kept[b.uid] = n + 1
+            for b in buffers:
+                kept[b.uid] = kept.get(b.uid, 0) + 1
+            self.keep_bytes += sum(b.size for b in (buffers if held is None else held))
             self.n_dispatches += 1
         debug.count("dispatches")
 
