@@ -20,7 +20,7 @@ Groups (``case``):
 - ``logsumexp_zscore``: SciPy ``logsumexp(axis=1)`` + ``zscore(axis=0)`` on 4M x 16.
 
 Each wgarray case records the work counters of one step (dispatches, submits,
-readbacks, realizations) in the benchmark's extra_info (``--benchmark-json``) and prints
+readbacks, realizations, element stores) in the benchmark's extra_info (``--benchmark-json``) and prints
 them. WGARRAY_BENCH_SMALL=1 shrinks the large cases for a run on lavapipe, where only
 host-time figures and counters mean anything.
 """
@@ -99,7 +99,7 @@ def _counters(benchmark, lib, step):
     debug.reset_counters()
     step()
     c = debug.counters()
-    info = {k: c[k] for k in ("dispatches", "submits", "readbacks", "realizations", "buffers_created")}
+    info = {k: c.get(k, 0) for k in ("dispatches", "stores", "submits", "readbacks", "realizations", "buffers_created")}
     benchmark.extra_info.update(info)
     print(f"\n  wgarray counters per step: {info}")
 
