@@ -45,7 +45,7 @@ def _hermitian(n, kind, dtype, seed):
         w = rng.standard_normal(n)
         w[: n // 2] = 0
     else:  # clustered and repeated
-        w = np.repeat(rng.standard_normal(max(1, n // 4)), 4)[:n] + rng.standard_normal(n) * 1e-6
+        w = np.repeat(rng.standard_normal(-(-n // 4)), 4)[:n] + rng.standard_normal(n) * 1e-6
         if n > 3:
             w[:3] = 2.0
     h = (q * w) @ q.conj().T

@@ -88,7 +88,7 @@ def _sweep_cost(ns: int) -> int:
     npairs = n2 // 2
     per = -(-npairs // 64)
     el = -(-npairs * ns // 64)
-    return 2 + (n2 - 1) * (2 * per + 2 * el + 4)
+    return 2 + (n2 - 1) * (2 * per + 2 * el + 4) + 2 * ns * (-(-ns // 64))
 
 
 def _jeig(device, t, src: g.Data, nblocks, ns, nper, strides, lower, th, tolmul, gf, gf_index):
@@ -103,13 +103,14 @@ def _jeig(device, t, src: g.Data, nblocks, ns, nper, strides, lower, th, tolmul,
     k = _kernel(device, "jeig", t, ke.render_jeig, [False, True, True, True, False, True])
     bufs = [src.buf, W, U, FL, thb, gf]
     head = [nblocks, ns, src.offset, nper, *strides]
-    rt.dispatch(k, bufs, pack_params(head + [0, 0, tolmul, use_th, int(lower), gf_index]), nblocks)
+    rt.dispatch(k, bufs, pack_params(head + [0, 0, tolmul, use_th, int(lower), gf_index, 0]), nblocks)
     per = max(1, BUDGET // _sweep_cost(ns))
     done = 0
     while done < INNER_SWEEPS:
         s = min(per, INNER_SWEEPS - done)
-        rt.dispatch(k, bufs, pack_params(head + [1, s, tolmul, use_th, int(lower), gf_index]), nblocks)
         done += s
+        last = int(done >= INNER_SWEEPS)
+        rt.dispatch(k, bufs, pack_params(head + [1, s, tolmul, use_th, int(lower), gf_index, last]), nblocks)
     return W, U
 
 
@@ -207,7 +208,15 @@ def _refined(A: g.Data, lam: g.Node, X: g.Node, mode: str):
     n = A.shape[-1]
     H = Array._new(_hermitian(A))
     Xa = Array._new(X)
-    Xh = Array._new(_conj_t(X))
+    work = dtype
+    if dtype in (dt.float32, dt.complex64) and device.has_f64:
+        # in float32 the product X^H A X alone costs ~sqrt(n) eps of eigenvalue error
+        # (LAPACK's is ~eps): where the device has float64, refine in it
+        work = dt.float64 if dtype is dt.float32 else dt.complex128
+        H = st_astype(H, work)
+        Xa = st_astype(Xa, work)
+        dtype = work
+    Xh = Array._new(_conj_t(Xa._node))
     # symmetrized: e_ij + e_ji = r_ij must hold exactly, or the rounding asymmetry of
     # the products, divided by small gaps, undoes the orthogonality
     Sm = _sym(matmul(Xh, matmul(H, Xa)))
@@ -225,11 +234,22 @@ def _refined(A: g.Data, lam: g.Node, X: g.Node, mode: str):
     fro = (lambda M: ew.sqrt(st.sum(ew.real(M * ew.conj(M)) if dtype.kind == "c" else M * M, axis=(-2, -1))))
     delta = 2 * (fro(dS) + fro(Array._new(H._node)) * fro(Rm))
     gap = lj - li
-    sep = ew.abs(gap) > delta[..., None, None]
+    num = Sm + cast(lj) * Rm
+    # first order only where the correction stays below sqrt(eps): its square is the
+    # error the step leaves (pairs closer than that are only re-orthogonalized)
+    tau = math.sqrt(_eps_of(dtype)) / 4
+    sep = (ew.abs(gap) > delta[..., None, None]) & (ew.abs(num) < ew.abs(gap) * tau)
     safe = srch.where(sep, gap, gap * 0 + 1)
-    E = srch.where(sep, (Sm + cast(lj) * Rm) / cast(safe), Rm * 0.5)
+    E = srch.where(sep, num / cast(safe), Rm * 0.5)
     Xn = Xa + matmul(Xa, E)
+    if work is not A.dtype:
+        Xn = st_astype(Xn, A.dtype)
+        lt = st_astype(lt, dt.real_of(A.dtype))
     return _sorted(lt._node, _contig(Xn._node), mode)
+
+
+def _eps_of(dtype) -> float:
+    return 1.1920928955078125e-07 if dt.real_of(dtype) is dt.float32 else 2.220446049250313e-16
 
 
 def _sym(M: Array) -> Array:
@@ -299,7 +319,7 @@ def _blocked(node: g.Node, mode: str):
     nz = g.prod(batch)
     t = _tag(dtype, device)
     eig = mode in ("eigh", "eigvals")
-    vectors = eig or mode == "svd"  # eigvals too: the refinement needs them
+    vectors = True  # eigvals and svdvals too: the final refinement needs them
     npad = -(-n // NS) * NS
     nblk = npad // BS
     P = nblk // 2
@@ -375,18 +395,62 @@ def _blocked(node: g.Node, mode: str):
         lam = g.Data(A, batch + (n,), dtype, device, 0, _bstr(batch, rows * npad) + (npad + 1,))
         X = g.Data(V, batch + (n, n), dtype, device, 0, _bstr(batch, n * npad) + (npad, 1))
         return _refined(A0, lam, X, mode)
-    cols = data(A, batch + (m, n), _bstr(batch, m * npad) + (npad, 1))
-    a2 = g.make_op("abs", [cols], rdt)
-    ss = st.sum(Array._new(g.make_op("multiply", [a2, a2], rdt)), axis=-2)._node
-    S = _contig(g.make_op("sqrt", [ss], rdt))
+    Ajac = g.Data(A, batch + (m, n), dtype, device, 0, _bstr(batch, m * npad) + (npad, 1))
+    Vjac = g.Data(V, batch + (n, n), dtype, device, 0, _bstr(batch, n * npad) + (npad, 1))
+    return _svd_finish(A0, Ajac, Vjac, mode)
+
+
+def _orthonormalized(X: Array) -> Array:
+    """One Newton-Schulz step X (I + (I - X^H X) / 2): the orthogonality error of X,
+    about sqrt(rotations) eps after the Jacobi sweeps, squared (to the rounding of the
+    product, ~sqrt(n) eps); zero columns stay zero."""
+    G = _sym(matmul(Array._new(_conj_t(X._node)), X))
+    return X + matmul(X, (_eye(X.shape[-1], X.dtype, X.device) - G) * 0.5)
+
+
+def _eye(n, dtype, device) -> Array:
+    return Array._new(g.make_op("cast", [g.make_op("equal", [g.Iota((n, n), device, 0, (1, 0)),
+                                                            g.Iota((n, n), device, 0, (0, 1))], dt.bool)], dtype))
+
+
+def _colnorms(M: Array, rdt) -> Array:
+    a2 = ew.abs(M)
+    return ew.sqrt(st.sum(a2 * a2, axis=-2))
+
+
+def _svd_finish(A0: g.Data, Ajac: g.Data, Vjac, mode: str):
+    """Singular values and vectors from the converged one-sided Jacobi state: A V
+    (columns of norm sigma_j) and V. sigma_j = ||A v_j|| with v_j of the
+    re-orthonormalized V, in float64 where the device has it (the columns of A V
+    carry the rounding of every round's product; ||A v|| is stationary in v: its
+    error is second order in that of v)."""
+    device = A0.device
+    dtype = A0.dtype
+    rdt = dt.real_of(dtype)
+    batch = A0.shape[:-2]
+    m, n = A0.shape[-2:]
+    nz = g.prod(batch)
+    t = _tag(dtype, device)
+    Aj = Array._new(Ajac)
+    Vn = _orthonormalized(Array._new(Vjac))
+    work = dtype
+    if dtype in (dt.float32, dt.complex64) and device.has_f64:
+        work = dt.float64 if dtype is dt.float32 else dt.complex128
+    Av = matmul(st_astype(Array._new(A0), work), st_astype(Vn, work))
+    S = _contig(st_astype(_colnorms(Av, rdt), rdt)._node)
+    # U: the unit columns of A V, re-orthonormalized (their cosines are sqrt(m) eps)
+    nrm = Array._new(g.reshape_view(_contig(_colnorms(Aj, rdt)._node), batch + (1, n)))
+    unit = srch.where(nrm > 0, Aj / srch.where(nrm > 0, nrm, nrm * 0 + 1), Aj * 0)
+    Und = _contig(_orthonormalized(unit)._node)
+    Vnd = _contig(Vn._node)
     val = (S.buf, S.offset, n, 1)
-    Sv, Uo = _order(device, t, rdt, dtype, nz, n, True, val, (A, 0, m * npad, npad, 1) if vectors else None, m,
-                    True)
-    res = [g.Data(Sv, batch + (n,), rdt, device)]
-    if vectors:
-        _, Vo = _order(device, t, rdt, dtype, nz, n, True, val, (V, 0, n * npad, npad, 1), n, False)
-        res += [g.Data(Uo, batch + (m, n), dtype, device), g.Data(Vo, batch + (n, n), dtype, device)]
-    return res
+    if mode == "vals":
+        Sv, _ = _order(device, t, rdt, dtype, nz, n, True, val, None, m, False)
+        return [g.Data(Sv, batch + (n,), rdt, device)]
+    Sv, Uo = _order(device, t, rdt, dtype, nz, n, True, val, (Und.buf, Und.offset, m * n, n, 1), m, False)
+    _, Vo = _order(device, t, rdt, dtype, nz, n, True, val, (Vnd.buf, Vnd.offset, n * n, n, 1), n, False)
+    return [g.Data(Sv, batch + (n,), rdt, device), g.Data(Uo, batch + (m, n), dtype, device),
+            g.Data(Vo, batch + (n, n), dtype, device)]
 
 
 def _bstr(batch, mat: int) -> tuple:

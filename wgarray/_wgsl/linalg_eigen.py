@@ -36,7 +36,7 @@ def render_jeig(t: str) -> str:
     matrix: the magnitude an off-diagonal entry must pass to count as a rotation in GF),
     GF (u32 flags, one per outer sweep); P: nblocks, ns, src offset, blocks per matrix
     (nper), src strides (matrix, block, row, col), phase, sweeps, flag tolerance
-    multiplier, use TH, read the lower triangle, GF index.
+    multiplier, use TH, read the lower triangle, GF index, normalize U's columns after.
 
     Block b reads SRC[off + (b / nper) * s_mat + (b % nper) * s_blk + i * s_row + j * s_col].
     Phase 0 loads W (the lower triangle mirrored when asked; diagonal real) and U = I.
@@ -159,6 +159,16 @@ def render_jeig(t: str) -> str:
             if (atomicLoad(&g_sig) != 0u) {{ GF[P[13]] = 1u; }}
         }}
         workgroupBarrier();
+    }}
+    if (P[14] == 1u) {{
+        // unit columns: the rounding of c and s drifts the norms the same way in
+        // every rotation, which the blocked products would compound round after round
+        for (var j = lid; j < ns; j += {WG}u) {{
+            var s2 = R(0);
+            for (var i = 0u; i < ns; i++) {{ s2 += s_abs2(U[w0 + i * ns + j]); }}
+            let sc = R(1) / r_sqrt(s2);
+            for (var i = 0u; i < ns; i++) {{ U[w0 + i * ns + j] = s_scale(U[w0 + i * ns + j], sc); }}
+        }}
     }}
 }}""".split("\n")
     return _finish(decls, t, body)
