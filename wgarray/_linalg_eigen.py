@@ -237,7 +237,7 @@ def _refined(A: g.Data, lam: g.Node, X: g.Node, mode: str):
     num = Sm + cast(lj) * Rm
     # first order only where the correction stays below sqrt(eps): its square is the
     # error the step leaves (pairs closer than that are only re-orthogonalized)
-    tau = math.sqrt(_eps_of(dtype)) / 4
+    tau = math.sqrt(_eps_of(A.dtype)) / 4
     sep = (ew.abs(gap) > delta[..., None, None]) & (ew.abs(num) < ew.abs(gap) * tau)
     safe = srch.where(sep, gap, gap * 0 + 1)
     E = srch.where(sep, num / cast(safe), Rm * 0.5)
@@ -418,12 +418,21 @@ def _colnorms(M: Array, rdt) -> Array:
     return ew.sqrt(st.sum(a2 * a2, axis=-2))
 
 
-def _svd_finish(A0: g.Data, Ajac: g.Data, Vjac, mode: str):
-    """Singular values and vectors from the converged one-sided Jacobi state: A V
-    (columns of norm sigma_j) and V. sigma_j = ||A v_j|| with v_j of the
-    re-orthonormalized V, in float64 where the device has it (the columns of A V
-    carry the rounding of every round's product; ||A v|| is stationary in v: its
-    error is second order in that of v)."""
+def _svd_finish(A0: g.Data, Ajac: g.Data, Vjac: g.Data, mode: str):
+    """Singular values and vectors from the converged one-sided Jacobi state A V
+    (columns of norm sigma_j) and V, after one step of Ogita and Aishima's refinement
+    (in float64 where the device has it and A is float32).
+
+    Jacobi's A V carries the rounding of every round's product (and V that of every
+    rotation): ~sqrt(rounds) eps, where LAPACK's backward error is ~eps. With
+    U = the unit columns of A V, R = I - U^H U, Q = I - V^H V, T = U^H A V:
+    sigma_i = t_ii / (1 - (r_ii + q_ii) / 2), U <- U (I + F), V <- V (I + G),
+    f_ij = (a sigma_j + b sigma_i) / (sigma_j^2 - sigma_i^2),
+    g_ij = (a sigma_i + b sigma_j) / (sigma_j^2 - sigma_i^2), a = t_ij + sigma_j r_ij,
+    b = conj(t_ji) + sigma_j q_ij, where that stays below sqrt(eps) (else and on the
+    diagonal, R / 2 and Q / 2: orthonormalization only); a tall U also takes the part of
+    A V outside its span, (A V - U T) / sigma. R, Q symmetrized so that F + F^H = R
+    holds exactly."""
     device = A0.device
     dtype = A0.dtype
     rdt = dt.real_of(dtype)
@@ -431,22 +440,52 @@ def _svd_finish(A0: g.Data, Ajac: g.Data, Vjac, mode: str):
     m, n = A0.shape[-2:]
     nz = g.prod(batch)
     t = _tag(dtype, device)
-    Aj = Array._new(Ajac)
-    Vn = _orthonormalized(Array._new(Vjac))
     work = dtype
     if dtype in (dt.float32, dt.complex64) and device.has_f64:
         work = dt.float64 if dtype is dt.float32 else dt.complex128
-    Av = matmul(st_astype(Array._new(A0), work), st_astype(Vn, work))
-    S = _contig(st_astype(_colnorms(Av, rdt), rdt)._node)
-    # U: the unit columns of A V, re-orthonormalized (their cosines are sqrt(m) eps)
-    nrm = Array._new(g.reshape_view(_contig(_colnorms(Aj, rdt)._node), batch + (1, n)))
-    unit = srch.where(nrm > 0, Aj / srch.where(nrm > 0, nrm, nrm * 0 + 1), Aj * 0)
-    Und = _contig(_orthonormalized(unit)._node)
-    Vnd = _contig(Vn._node)
+    wr = dt.real_of(work)
+    Aj = Array._new(Ajac)
+    nj = _colnorms(Aj, rdt)[..., None, :]
+    U = st_astype(srch.where(nj > 0, Aj / srch.where(nj > 0, nj, nj * 0 + 1), Aj * 0), work)
+    V = st_astype(Array._new(Vjac), work)
+    A = st_astype(Array._new(A0), work)
+    AV = matmul(A, V)
+    Uh = Array._new(_conj_t(U._node))
+    T = matmul(Uh, AV)
+    eye = _eye(n, work, device)
+    R = eye - _sym(matmul(Uh, U))
+    Q = eye - _sym(matmul(Array._new(_conj_t(V._node)), V))
+    sig = ew.real(_diag(T)) / (1 - (ew.real(_diag(R)) + ew.real(_diag(Q))) * 0.5)
+
+    def c(x):
+        return st_astype(x, work) if work.kind == "c" else x
+
+    si = sig[..., :, None]
+    sj = sig[..., None, :]
+    al = T + R * c(sj)
+    be = Array._new(_conj_t(T._node)) + Q * c(sj)
+    den = sj * sj - si * si
+    fn = al * c(sj) + be * c(si)
+    gn = al * c(si) + be * c(sj)
+    tau = math.sqrt(_eps_of(dtype)) / 4
+    lim = ew.abs(den) * tau
+    ok = (ew.abs(fn) < lim) & (ew.abs(gn) < lim)
+    dd = c(srch.where(ok, den, den * 0 + 1))
+    F = srch.where(ok, fn / dd, R * 0.5)
+    G = srch.where(ok, gn / dd, Q * 0.5)
+    Un = U + matmul(U, F)
+    if m > n:
+        big = sj > st.max(sig, axis=-1)[..., None, None] * (m * _eps_of(dtype))
+        out = (AV - matmul(U, T)) / c(srch.where(big, sj, sj * 0 + 1))
+        Un = Un + srch.where(big, out, out * 0)
+    Vn = V + matmul(V, G)
+    S = _contig(st_astype(sig, rdt)._node)
     val = (S.buf, S.offset, n, 1)
     if mode == "vals":
         Sv, _ = _order(device, t, rdt, dtype, nz, n, True, val, None, m, False)
         return [g.Data(Sv, batch + (n,), rdt, device)]
+    Und = _contig(st_astype(Un, dtype)._node)
+    Vnd = _contig(st_astype(Vn, dtype)._node)
     Sv, Uo = _order(device, t, rdt, dtype, nz, n, True, val, (Und.buf, Und.offset, m * n, n, 1), m, False)
     _, Vo = _order(device, t, rdt, dtype, nz, n, True, val, (Vnd.buf, Vnd.offset, n * n, n, 1), n, False)
     return [g.Data(Sv, batch + (n,), rdt, device), g.Data(Uo, batch + (m, n), dtype, device),
