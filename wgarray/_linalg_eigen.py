@@ -24,10 +24,17 @@ off-diagonal entry), and are dropped at the end.
 
 Convergence: jeig rotates a pair while |a_pq| > eps sqrt(|a_pp a_qq|) (relative, as
 LAPACK's Jacobi codes), and marks a flag of the sweep when a rotation passes the outer
-bound (for eigh also 4 eps ||A||_F: the block products leave rounding noise of about
-eps ||A|| that relative tests would chase forever; for the SVD cosines
-sqrt(m) eps, as LAPACK's gesvj). The host reads that flag once per sweep from the
-fourth sweep on, and stops after a sweep that marked nothing.
+bound (sqrt(m) eps for the SVD cosines, as LAPACK's gesvj). For eigh, couplings
+below 4 eps ||A||_F / sqrt(n) are not rotated at all: a block product rounds at about
+NS eps ||A||, noise that relative tests would chase forever, while blocks with nothing
+left to rotate get U = I exactly and stay noise-free. The host reads that flag once per sweep from the
+third sweep on, and stops after a sweep that marked nothing.
+
+Jacobi's rotations (and the products that apply them) leave ~sqrt(rotations) eps of
+error in the vectors, well above LAPACK's ~eps; one step of Ogita and Aishima's
+matmul-based refinement (in float64 where the device has it, for float32 input)
+brings backward error, orthogonality and values to LAPACK's level (``_refined``,
+``_svd_finish``).
 """
 from __future__ import annotations
 
@@ -36,12 +43,12 @@ import math
 import numpy as np
 
 from . import _dtypes as dt
+from . import _elementwise_functions as ew
 from . import _graph as g
+from . import _searching_functions as srch
 from . import _statistical_functions as st
 from ._array import Array
-from . import _elementwise_functions as ew
-from . import _searching_functions as srch
-from ._data_type_functions import astype as st_astype
+from ._data_type_functions import astype
 from ._linear_algebra_functions import matmul, matmul_nodes
 from ._runtime import pack_params
 from ._wgsl import linalg_eigen as ke
@@ -54,6 +61,7 @@ BS = NS // 2
 INNER_SWEEPS = 30   # sweeps of jeig per subproblem at most (quadratic: ~5-8 from scratch)
 OUTER_SWEEPS = 30   # block sweeps at most
 FIRST_CHECK = 3     # sweeps before the first convergence readback
+FLOOR = 4           # blocked eigh: couplings below FLOOR eps ||A||_F / sqrt(n) are left
 BUDGET = 40000      # loop iterations per invocation and dispatch (lavapipe stops at 65535)
 
 
@@ -213,8 +221,8 @@ def _refined(A: g.Data, lam: g.Node, X: g.Node, mode: str):
         # in float32 the product X^H A X alone costs ~sqrt(n) eps of eigenvalue error
         # (LAPACK's is ~eps): where the device has float64, refine in it
         work = dt.float64 if dtype is dt.float32 else dt.complex128
-        H = st_astype(H, work)
-        Xa = st_astype(Xa, work)
+        H = astype(H, work)
+        Xa = astype(Xa, work)
         dtype = work
     Xh = Array._new(_conj_t(Xa._node))
     # symmetrized: e_ij + e_ji = r_ij must hold exactly, or the rounding asymmetry of
@@ -229,7 +237,7 @@ def _refined(A: g.Data, lam: g.Node, X: g.Node, mode: str):
     lt = sd / gd
     li = lt[..., :, None]
     lj = lt[..., None, :]
-    cast = (lambda v: v) if dtype.kind != "c" else (lambda v: st_astype(v, dtype))
+    cast = (lambda v: v) if dtype.kind != "c" else (lambda v: astype(v, dtype))
     dS = Sm - cast(li) * eye
     fro = (lambda M: ew.sqrt(st.sum(ew.real(M * ew.conj(M)) if dtype.kind == "c" else M * M, axis=(-2, -1))))
     delta = 2 * (fro(dS) + fro(Array._new(H._node)) * fro(Rm))
@@ -243,8 +251,8 @@ def _refined(A: g.Data, lam: g.Node, X: g.Node, mode: str):
     E = srch.where(sep, num / cast(safe), Rm * 0.5)
     Xn = Xa + matmul(Xa, E)
     if work is not A.dtype:
-        Xn = st_astype(Xn, A.dtype)
-        lt = st_astype(lt, dt.real_of(A.dtype))
+        Xn = astype(Xn, A.dtype)
+        lt = astype(lt, dt.real_of(A.dtype))
     return _sorted(lt._node, _contig(Xn._node), mode)
 
 
@@ -338,7 +346,7 @@ def _blocked(node: g.Node, mode: str):
         x = g.Data(A0.buf, batch + (n * n,), dtype, device, A0.offset)
         a2 = g.make_op("abs", [x], rdt)
         ss = st.sum(Array._new(g.make_op("multiply", [a2, a2], rdt)), axis=-1)._node
-        fl = g.make_op("multiply", [g.make_op("sqrt", [ss], rdt), g.Const(4 * eps / math.sqrt(n), rdt, device,
+        fl = g.make_op("multiply", [g.make_op("sqrt", [ss], rdt), g.Const(FLOOR * eps / math.sqrt(n), rdt, device,
                                                                            ss.shape)], rdt)
         th = _contig(fl).buf
     tolmul = 1 if eig else max(1, math.isqrt(m - 1) + 1)
@@ -446,9 +454,9 @@ def _svd_finish(A0: g.Data, Ajac: g.Data, Vjac: g.Data, mode: str):
     wr = dt.real_of(work)
     Aj = Array._new(Ajac)
     nj = _colnorms(Aj, rdt)[..., None, :]
-    U = st_astype(srch.where(nj > 0, Aj / srch.where(nj > 0, nj, nj * 0 + 1), Aj * 0), work)
-    V = st_astype(Array._new(Vjac), work)
-    A = st_astype(Array._new(A0), work)
+    U = astype(srch.where(nj > 0, Aj / srch.where(nj > 0, nj, nj * 0 + 1), Aj * 0), work)
+    V = astype(Array._new(Vjac), work)
+    A = astype(Array._new(A0), work)
     AV = matmul(A, V)
     Uh = Array._new(_conj_t(U._node))
     T = matmul(Uh, AV)
@@ -458,7 +466,7 @@ def _svd_finish(A0: g.Data, Ajac: g.Data, Vjac: g.Data, mode: str):
     sig = ew.real(_diag(T)) / (1 - (ew.real(_diag(R)) + ew.real(_diag(Q))) * 0.5)
 
     def c(x):
-        return st_astype(x, work) if work.kind == "c" else x
+        return astype(x, work) if work.kind == "c" else x
 
     si = sig[..., :, None]
     sj = sig[..., None, :]
@@ -479,13 +487,13 @@ def _svd_finish(A0: g.Data, Ajac: g.Data, Vjac: g.Data, mode: str):
         out = (AV - matmul(U, T)) / c(srch.where(big, sj, sj * 0 + 1))
         Un = Un + srch.where(big, out, out * 0)
     Vn = V + matmul(V, G)
-    S = _contig(st_astype(sig, rdt)._node)
+    S = _contig(astype(sig, rdt)._node)
     val = (S.buf, S.offset, n, 1)
     if mode == "vals":
         Sv, _ = _order(device, t, rdt, dtype, nz, n, True, val, None, m, False)
         return [g.Data(Sv, batch + (n,), rdt, device)]
-    Und = _contig(st_astype(Un, dtype)._node)
-    Vnd = _contig(st_astype(Vn, dtype)._node)
+    Und = _contig(astype(Un, dtype)._node)
+    Vnd = _contig(astype(Vn, dtype)._node)
     Sv, Uo = _order(device, t, rdt, dtype, nz, n, True, val, (Und.buf, Und.offset, m * n, n, 1), m, False)
     _, Vo = _order(device, t, rdt, dtype, nz, n, True, val, (Vnd.buf, Vnd.offset, n * n, n, 1), n, False)
     return [g.Data(Sv, batch + (n,), rdt, device), g.Data(Uo, batch + (m, n), dtype, device),

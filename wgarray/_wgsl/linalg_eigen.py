@@ -42,9 +42,12 @@ def render_jeig(t: str) -> str:
     Phase 0 loads W (the lower triangle mirrored when asked; diagonal real) and U = I.
     Phase 1 runs up to P[9] more sweeps, none once a sweep rotated nothing. A pair (p, q) is
     rotated when |a_pq| > eps sqrt(|a_pp| |a_qq|) (relative: what keeps small eigenvalues
-    of definite matrices and the cosines of the one-sided SVD accurate); the rotation
-    also sets GF[idx] when |a_pq| passes TH and the multiplier times that bound (the
-    outer sweeps' convergence test, above the rounding noise of the block products).
+    of definite matrices and the cosines of the one-sided SVD accurate) and, where TH is
+    given, |a_pq| > TH: the blocked eigh skips couplings below the bound that its
+    block products' rounding could not hold anyway, so that converged blocks get U = I
+    exactly and their products add no new rounding noise. A rotation also sets GF[idx]
+    when |a_pq| passes the multiplier times the relative bound (the outer sweeps'
+    convergence test).
 
     The rotation of a Hermitian pair: with g = a_pq = |g| w, R = diag(1, conj w) J(c, s)
     makes the pair real first; t = sign(zeta) / (|zeta| + sqrt(1 + zeta^2)),
@@ -102,7 +105,7 @@ def render_jeig(t: str) -> str:
                     let g = W[w0 + p * ns + q];
                     let h = s_abs(g);
                     let lim = r_sqrt(r_abs(a)) * r_sqrt(r_abs(d));
-                    if (h > {eps} * lim && h > {tiny}) {{
+                    if (h > {eps} * lim && h > {tiny} && h > floor) {{
                         w = {phase_of};
                         let zeta = (d - a) / (R(2) * h);
                         let az = r_abs(zeta);
@@ -112,7 +115,7 @@ def render_jeig(t: str) -> str:
                         na = a - tt * h; nd = d + tt * h;
                         act = 1u;
                         atomicStore(&g_rot, 1u);
-                        if (h > floor && h > ftol * lim) {{ atomicStore(&g_sig, 1u); }}
+                        if (h > ftol * lim) {{ atomicStore(&g_sig, 1u); }}
                     }}
                 }}
                 g_c[pi] = cs; g_s[pi] = sn; g_w[pi] = w; g_a[pi] = na; g_d[pi] = nd;
