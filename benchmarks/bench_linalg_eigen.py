@@ -119,7 +119,10 @@ def main(sizes):
             d = {k: after.get(k, 0) - before.get(k, 0) for k in ("dispatches", "submits", "readbacks")}
             tw = _best(lambda: _wg_call(xp, func, x))
             tn = _best(lambda: _np_call(func, a))
-            tt = _best(lambda: _torch_call(torch, func, torch.from_numpy(a).cuda())) if torch else float("nan")
+            tt = float("nan")
+            if torch is not None:
+                ta = torch.from_numpy(a).cuda()
+                tt = _best(lambda: _torch_call(torch, func, ta))
             vals = np.asarray(xp.linalg.eigvalsh(x) if func.startswith("eig") else xp.linalg.svdvals(x))
             ref = (np.linalg.eigvalsh(a.astype(np.float64)) if func.startswith("eig")
                    else np.linalg.svd(a.astype(np.float64), compute_uv=False))

@@ -71,12 +71,27 @@ def _check(ours, theirs, dtype):
         assert e <= 10 * max(theirs[k], _eps(dtype)), (k, e, theirs[k])
 
 
-EIG_CASES = [(n, "random") for n in (1, 2, 7, 33, 64, 100, 130)] + \
-    [(n, kind) for n in (7, 64, 100) for kind in ("ill", "rankdef", "clustered")]
+KINDS = ("ill", "rankdef", "clustered")
 
 
-@pytest.mark.parametrize("dtype", [np.float32, pytest.param(np.float64, marks=needs_f64)], ids=["f32", "f64"])
-@pytest.mark.parametrize("n,kind", EIG_CASES)
+def _case(dtype, *args, slow=False):
+    """A parameter set; float64 ones need the device's float64, and the blocked
+    float64 runs past 100 (10-40 s each on lavapipe) go behind -m slow."""
+    marks = []
+    if dtype is np.float64:
+        marks.append(needs_f64)
+        if slow:
+            marks.append(pytest.mark.slow)
+    name = "-".join([np.dtype(dtype).name] + [str(a) for a in args])
+    return pytest.param(dtype, *args, marks=marks, id=name)
+
+
+EIG_CASES = [_case(d, n, "random", slow=n > 100) for d in (np.float32, np.float64)
+             for n in (1, 2, 7, 33, 64, 100, 130)] + \
+    [_case(d, n, kind, slow=n >= 100) for d in (np.float32, np.float64) for n in (7, 64, 100) for kind in KINDS]
+
+
+@pytest.mark.parametrize("dtype,n,kind", EIG_CASES)
 def test_eigh_backward_orthogonality_values_vs_lapack(dtype, n, kind):
     h = _hermitian(n, kind, dtype, seed=n)
     w, v = la.eigh(xp.asarray(h))
@@ -149,12 +164,12 @@ def _matrix(m, n, kind, dtype, seed):
     return ((qu * s) @ qv.T).astype(dtype)
 
 
-SVD_CASES = [(n, n, "random") for n in (33, 64, 100, 130)] + [(100, 40, "random"), (40, 100, "random")] + \
-    [(64, 64, kind) for kind in ("ill", "rankdef")]
+SVD_CASES = [_case(d, m, n, kind, slow=m > 100) for d in (np.float32, np.float64) for m, n, kind in
+             [(33, 33, "random"), (64, 64, "random"), (100, 100, "random"), (130, 130, "random"),
+              (100, 40, "random"), (40, 100, "random"), (64, 64, "ill"), (64, 64, "rankdef")]]
 
 
-@pytest.mark.parametrize("dtype", [np.float32, pytest.param(np.float64, marks=needs_f64)], ids=["f32", "f64"])
-@pytest.mark.parametrize("m,n,kind", SVD_CASES)
+@pytest.mark.parametrize("dtype,m,n,kind", SVD_CASES)
 def test_svd_backward_orthogonality_values_vs_lapack(dtype, m, n, kind):
     a = _matrix(m, n, kind, dtype, seed=m + n)
     u, s, vh = (np.asarray(r) for r in la.svd(xp.asarray(a), full_matrices=False))

@@ -247,6 +247,7 @@ def _refined(A: g.Data, lam: g.Node, X: g.Node, mode: str):
     # error the step leaves (pairs closer than that are only re-orthogonalized)
     tau = math.sqrt(_eps_of(A.dtype)) / 4
     sep = (ew.abs(gap) > delta[..., None, None]) & (ew.abs(num) < ew.abs(gap) * tau)
+    sep = sep & _t(sep)  # both of a pair or neither: e_ij + e_ji = r_ij
     safe = srch.where(sep, gap, gap * 0 + 1)
     E = srch.where(sep, num / cast(safe), Rm * 0.5)
     Xn = Xa + matmul(Xa, E)
@@ -258,6 +259,11 @@ def _refined(A: g.Data, lam: g.Node, X: g.Node, mode: str):
 
 def _eps_of(dtype) -> float:
     return 1.1920928955078125e-07 if dt.real_of(dtype) is dt.float32 else 2.220446049250313e-16
+
+
+def _t(M: Array) -> Array:
+    axes = tuple(range(M.ndim - 2)) + (M.ndim - 1, M.ndim - 2)
+    return Array._new(g.permute_view(M._node, axes))
 
 
 def _sym(M: Array) -> Array:
@@ -478,6 +484,7 @@ def _svd_finish(A0: g.Data, Ajac: g.Data, Vjac: g.Data, mode: str):
     tau = math.sqrt(_eps_of(dtype)) / 4
     lim = ew.abs(den) * tau
     ok = (ew.abs(fn) < lim) & (ew.abs(gn) < lim)
+    ok = ok & _t(ok)  # both of a pair or neither: f_ij + conj(f_ji) = r_ij
     dd = c(srch.where(ok, den, den * 0 + 1))
     F = srch.where(ok, fn / dd, R * 0.5)
     G = srch.where(ok, gn / dd, Q * 0.5)
