@@ -112,7 +112,8 @@ def _jeig(device, t, src: g.Data, nblocks, ns, nper, strides, lower, th, tolmul,
     bufs = [src.buf, W, U, FL, thb, gf]
     head = [nblocks, ns, src.offset, nper, *strides]
     rt.dispatch(k, bufs, pack_params(head + [0, 0, tolmul, use_th, int(lower), gf_index, 0]), nblocks)
-    per = max(1, BUDGET // _sweep_cost(ns))
+    # lavapipe stops an invocation's loops past 65535 iterations: chunk the sweeps there
+    per = INNER_SWEEPS if device.max_loop_iterations is None else max(1, BUDGET // _sweep_cost(ns))
     done = 0
     while done < INNER_SWEEPS:
         s = min(per, INNER_SWEEPS - done)
