@@ -18,6 +18,7 @@ from . import _dtypes as dt
 from . import _graph as g
 from . import _linalg_blocked as blk
 from . import _manipulation_functions as mf
+from . import _linalg_eigen
 from ._array import Array
 from ._linear_algebra_functions import matmul, matrix_transpose, tensordot, vecdot
 from ._runtime import pack_params
@@ -536,6 +537,8 @@ def _jacobi(node: g.Node, mode: str):
         if mode == "svd":
             res[1] = matmul(q, Array._new(res[1]))._node
         return res
+    if _linalg_eigen.handles(node, mode):
+        return _linalg_eigen.jacobi(node, mode)
     f = 2 if dtype.kind == "c" else 1
     mm, nn = f * m, f * n
     rt = device.runtime
