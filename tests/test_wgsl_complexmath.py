@@ -626,4 +626,3 @@ def test_symmetries(prec):
                 if not _same(out[k], -f[k]):
                     failures.append(f"{fn}(-{z[k]}) = {out[k]} != -{f[k]}")
     assert not failures, f"{len(failures)} failures:\n" + "\n".join(failures[:30])
-
