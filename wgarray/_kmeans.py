@@ -17,7 +17,8 @@ def kmeans(xp, X, centers, iters: int):
     """Lloyd iterations from ``centers``; returns (centers, labels, inertia)."""
     k = centers.shape[0]
     x2 = xp.sum(X * X, axis=1, keepdims=True)
-    cluster_ids = xp.arange(k)[None, :]
+    # on X's device: a library with several devices (torch, CuPy) does not move data itself
+    cluster_ids = xp.arange(k, device=getattr(X, "device", None))[None, :]
     for _ in range(iters):
         dist = x2 - 2 * (X @ centers.T) + xp.sum(centers * centers, axis=1)[None, :]
         labels = xp.argmin(dist, axis=1)
