@@ -185,7 +185,7 @@ def libs(*names: str) -> list[str]:
 ALL = ("numpy", "wgarray", "torch", "cupy")
 
 
-def measure(benchmark, group: str, lib: str, fn, *, ops: int = 1, nbytes: int | None = None,
+def measure(benchmark, group: str, lib: str, fn, ops: int = 1, *, nbytes: int | None = None,
             flops: float | None = None, rounds: int | None = None, sync=None):
     """Time ``fn`` (which returns its result) to a synchronized result, after warming up;
     returns the result of the last call. ``ops``: how many workload operations one call
@@ -208,7 +208,10 @@ def measure(benchmark, group: str, lib: str, fn, *, ops: int = 1, nbytes: int | 
     benchmark.extra_info.update(
         workload=group, library=lib, ops=ops, bytes=nbytes, flops=flops, scale=SCALE,
         device=backend.device if backend else BACKENDS["wgarray"].device)
-    return benchmark.pedantic(call, rounds=rounds or ROUNDS, iterations=1, warmup_rounds=0)
+    if rounds is None:
+        # NumPy's host times are steady and long at full size: fewer rounds keep the suite short
+        rounds = ROUNDS if backend is None or backend.gpu or SMALL else 3
+    return benchmark.pedantic(call, rounds=rounds, iterations=1, warmup_rounds=0)
 
 
 def check_close(got, want, *, rtol: float = 1e-5, atol_of_max: float = 0.0, what: str = ""):
