@@ -79,7 +79,7 @@ EW_GROUP = f"elementwise exp(-(a-b)**2/2)*c + a, 2^{LOG2_EW} float32"
 def test_elementwise_chain(benchmark, lib):
     be, xp, (a, b, c) = inputs(lib, "a", "b", "c")
     r = measure(benchmark, EW_GROUP, lib, *repeat(be, lambda: xp.exp(-(a - b) ** 2 / 2) * c + a),
-                 nbytes=16 * N_EW)
+                nbytes=16 * N_EW)
     ha, hb, hc = host("a"), host("b"), host("c")
     check_close(be.to_numpy(r), np.exp(-(ha - hb) ** 2 / 2) * hc + ha, rtol=1e-5, what=lib)
 

@@ -37,7 +37,8 @@ def _classes(n, d, k):
 # name -> (estimator factory, n, d, extra)
 CASES = {
     "PCA full": (lambda: PCA(n_components=16, svd_solver="full"), *size((100_000, 256), (2_000, 32))),
-    "PCA randomized": (lambda: PCA(n_components=16, svd_solver="randomized", random_state=0),
+    "PCA randomized": (lambda: PCA(n_components=16, svd_solver="randomized", random_state=0,
+                                           power_iteration_normalizer="QR"),
                        *size((200_000, 512), (4_000, 64))),
     "PCA covariance_eigh": (lambda: PCA(n_components=16, svd_solver="covariance_eigh"),
                             *size((1_000_000, 64), (20_000, 16))),
