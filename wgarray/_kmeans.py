@@ -17,8 +17,10 @@ def kmeans(xp, X, centers, iters: int):
     """Lloyd iterations from ``centers``; returns (centers, labels, inertia)."""
     k = centers.shape[0]
     x2 = xp.sum(X * X, axis=1, keepdims=True)
-    # on X's device: a library with several devices (torch, CuPy) does not move data itself
-    cluster_ids = xp.arange(k, device=getattr(X, "device", None))[None, :]
+    # on X's device: a library with several devices (torch, CuPy) does not move data
+    # itself (NumPy before 2.0 has no device at all)
+    device = getattr(X, "device", None)
+    cluster_ids = (xp.arange(k) if device is None else xp.arange(k, device=device))[None, :]
     for _ in range(iters):
         dist = x2 - 2 * (X @ centers.T) + xp.sum(centers * centers, axis=1)[None, :]
         labels = xp.argmin(dist, axis=1)
