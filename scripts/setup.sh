@@ -55,6 +55,9 @@ elif [ "$(id -u)" -eq 0 ] || command -v sudo >/dev/null 2>&1; then
     echo "setup: no Vulkan driver found; installing $DRIVER_PACKAGES (lavapipe)${SUDO:+ with sudo}"
     $SUDO apt-get update -qq
     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $DRIVER_PACKAGES >/dev/null
+    if ! { have_vulkan_loader && have_vulkan_driver; }; then
+        missing_driver="$DRIVER_PACKAGES installed, yet no loader or driver manifest (icd.d/*.json) was found"
+    fi
 else
     missing_driver="ask an administrator to run: apt-get install -y $DRIVER_PACKAGES   (installing a driver needs root; there is no sudo here)"
 fi
