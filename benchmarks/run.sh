@@ -16,7 +16,12 @@ out="docs/results/bench_${label}.json"
 mkdir -p docs/results
 # Every bench_*.py is collected (test_* functions in them are the cases); a file that
 # fails to import is reported without stopping the others.
-python3 -m pytest benchmarks -o python_files='bench_*.py' -p no:cacheprovider -q \
+# The whole folder unless the arguments name files or folders of their own.
+where=benchmarks
+for arg in "$@"; do
+    case "$arg" in -*) ;; *) [ -e "${arg%%::*}" ] && where="" ;; esac
+done
+python3 -m pytest $where -o python_files='bench_*.py' -p no:cacheprovider -q \
     --continue-on-collection-errors --benchmark-only --benchmark-json "$out" \
     --benchmark-sort=name --benchmark-columns=median,min,max,rounds "$@"
 status=$?
