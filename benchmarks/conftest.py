@@ -155,7 +155,9 @@ def _leaves(result):
 
 
 def _backends() -> dict[str, Backend]:
-    found: dict[str, Backend] = {"numpy": NumPyBackend(np), "wgarray": WgarrayBackend()}
+    from array_api_compat import numpy as np_xp  # the standard's names on any NumPy version
+
+    found: dict[str, Backend] = {"numpy": NumPyBackend(np_xp), "wgarray": WgarrayBackend()}
     try:
         import torch
 
