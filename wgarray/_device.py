@@ -7,6 +7,7 @@ run on a full-featured driver sees what a Metal- or browser-class device offers.
 from __future__ import annotations
 
 import functools
+import logging
 import os
 import threading
 
@@ -25,7 +26,14 @@ _BACKEND_RANK = {"Vulkan": 0, "Metal": 0, "D3D12": 0, "OpenGL": 1, "BrowserWebGP
 
 def _disabled_features() -> frozenset[str]:
     raw = os.environ.get("WGARRAY_DISABLE_FEATURES", "")
-    return frozenset(f.strip() for f in raw.split(",") if f.strip())
+    names = frozenset(f.strip() for f in raw.split(",") if f.strip())
+    # A misspelled name would silently test the wrong mode.
+    unknown = sorted(names - set(WANTED_FEATURES))
+    if unknown:
+        raise ValueError(
+            f"WGARRAY_DISABLE_FEATURES: expected comma-separated names from "
+            f"{', '.join(sorted(WANTED_FEATURES))}, got {', '.join(map(repr, unknown))}")
+    return names
 
 
 class Device:
@@ -173,21 +181,41 @@ def _can_compute(adapter) -> bool:
             and limits.get("max-compute-invocations-per-workgroup", 0) >= 256)
 
 
+class _DropLogRecords(logging.Filter):
+    def filter(self, record) -> bool:
+        return False
+
+
 @functools.cache
 def devices() -> tuple[Device, ...]:
-    """The adapters that can run wgarray's kernels, in wgpu's order. OpenGL adapters
-    are opened first to make sure: some report compute limits for a context that has
-    no compute shaders (the NVIDIA driver's headless EGL one does)."""
+    """The adapters that can run wgarray's kernels, in wgpu's order.
+
+    OpenGL adapters are left out when a Vulkan, Metal or D3D12 GPU adapter exists (the
+    same GPU through a weaker backend). Otherwise they are opened first to make sure:
+    some report compute limits for a context that has no compute shaders (the NVIDIA
+    driver's headless EGL one does), and wgpu-native's log lines from that probe
+    (``indirect-validation error`` on NVIDIA) are dropped, since they read like
+    failures of the user's program."""
+    adapters = [a for a in wgpu.gpu.enumerate_adapters_sync() if _can_compute(a)]
+    native_gpu = any(a.info["backend_type"] != "OpenGL" and a.info["adapter_type"] != "CPU"
+                     for a in adapters)
     found: list[Device] = []
-    for adapter in wgpu.gpu.enumerate_adapters_sync():
-        if not _can_compute(adapter):
-            continue
-        dev = Device(len(found), adapter)
-        if dev.backend == "OpenGL":
+    for adapter in adapters:
+        if adapter.info["backend_type"] == "OpenGL":
+            if native_gpu:
+                continue
+            dev = Device(len(found), adapter)
+            quiet = _DropLogRecords()
+            wgpu_log = logging.getLogger("wgpu")
+            wgpu_log.addFilter(quiet)
             try:
                 dev.wgpu_device
             except RuntimeError:
                 continue
+            finally:
+                wgpu_log.removeFilter(quiet)
+        else:
+            dev = Device(len(found), adapter)
         found.append(dev)
     return tuple(found)
 
