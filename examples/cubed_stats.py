@@ -52,6 +52,14 @@ def _generate(x, block_id=None, chunk_rows=None, seed=SEED):
     return xp.astype(h >> 8, xp.float32) * (1.0 / (1 << 24))
 
 
+def _chunk_gram(b):
+    """b.T @ b of one row chunk, as a (1, COLS, COLS) block of the partial sums."""
+    from cubed.backend_array_api import namespace as xp
+
+    cols = b.shape[1]
+    return xp.reshape(xp.matmul(xp.permute_dims(b, (1, 0)), b), (1, cols, cols))
+
+
 def _run_one(args) -> dict:
     """One backend, in this process: build the plan, compute it, report."""
     import cubed
@@ -74,11 +82,22 @@ def _run_one(args) -> dict:
                       executor_name=args.executor,
                       executor_options={"max_workers": args.workers} if args.executor == "processes" else {})
     chunks = normalize_chunks((args.chunk_rows, args.cols), shape=(args.rows, args.cols), dtype=np.float32)
-    x = cubed.map_blocks(_generate, dtype=np.float32, chunks=chunks, spec=spec, chunk_rows=args.chunk_rows)
-    mean, std, gram = cxp.mean(x), cxp.std(x), x.T @ x
+
+    def generated():
+        return cubed.map_blocks(_generate, dtype=np.float32, chunks=chunks, spec=spec, chunk_rows=args.chunk_rows)
+
+    # Each statistic reads its own (identical) generated X: an array that two operations
+    # of a plan read is stored whole in the work dir first, while an array with one
+    # reader is fused into it, so its chunks never leave the worker (nor the device).
+    # X.T @ X is the sum of per-chunk Gram matrices for the same reason: cubed's matmul
+    # reads X twice (as X.T and as X).
+    nblocks = len(chunks[0])
+    partial = cubed.map_blocks(_chunk_gram, generated(), dtype=np.float32, new_axis=2,
+                               chunks=((1,) * nblocks, (args.cols,), (args.cols,)))
     peak = PeakMemory()
     t0 = time.perf_counter()
-    m, s, g = cubed.compute(mean, std, gram, callbacks=[peak])
+    m, s, g = cubed.compute(cxp.mean(generated()), cxp.std(generated()), cxp.sum(partial, axis=0),
+                            callbacks=[peak])
     seconds = time.perf_counter() - t0
     g = np.asarray(g)
     np.save(os.path.join(args.work_dir, f"gram-{args.backend}.npy"), g)
@@ -93,14 +112,14 @@ def _run_one(args) -> dict:
 
 
 def _gib(n: float) -> str:
-    return f"{n / (1 << 30):.2f} GiB"
+    return f"{n / (1 << 30):.2f} GiB" if n >= 1 << 30 else f"{n / (1 << 20):.1f} MiB"
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--rows", type=int, default=100_000)
-    p.add_argument("--cols", type=int, default=64)
-    p.add_argument("--chunk-rows", type=int, default=16_384)
+    p.add_argument("--rows", type=int, default=50_000)
+    p.add_argument("--cols", type=int, default=48)
+    p.add_argument("--chunk-rows", type=int, default=9_000)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--full", action="store_true", help=f"the GPU size: {FULL}")
     p.add_argument("--executor", default="processes", choices=["processes", "single-threaded", "threads"])
