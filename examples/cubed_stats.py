@@ -8,7 +8,7 @@ each in a fresh process: with NumPy chunks on the host, then with wgarray chunks
 It prints both times, the peak memory of a worker, and how far the results agree.
 
     python3 examples/cubed_stats.py                 # small: seconds on lavapipe
-    python3 examples/cubed_stats.py --full          # 64 GiB: 2**24 x 1024, 16 workers
+    python3 examples/cubed_stats.py --full          # 32 GiB: 2**23 x 1024, 16 workers
 
 See docs/cubed.md.
 """
@@ -26,7 +26,7 @@ import numpy as np
 
 WGARRAY_BACKEND = "wgarray.cubed_backend"
 SEED = 0x5EED
-FULL = dict(rows=1 << 24, cols=1024, chunk_rows=1 << 16, workers=16)
+FULL = dict(rows=1 << 23, cols=1024, chunk_rows=1 << 16, workers=16)
 
 
 def _mix(h):

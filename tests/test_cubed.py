@@ -226,6 +226,23 @@ def test_per_process_device_default_pool_is_the_best_kind(monkeypatch):
         assert _device._rank(got)[:2] == _device._rank(best)[:2]
 
 
+def test_per_process_device_in_spawned_workers(monkeypatch):
+    """Workers of a spawn pool (as cubed's processes executor starts them) take the
+    devices of the list in turn; choosing does not open the device."""
+    import concurrent.futures
+    import multiprocessing
+
+    import cubed_worker
+
+    if len(_device.devices()) < 2:
+        pytest.skip("needs two adapters to tell choices apart")
+    monkeypatch.setenv("WGARRAY_DEVICE", "per-process:1,0")
+    ctx = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(2, mp_context=ctx) as pool:
+        got = dict(pool.map(cubed_worker.device_index, [1.0, 1.0]))
+    assert len(got) == 2 and sorted(got.values()) == [0, 1], got
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork() on this platform")
 def test_forked_child_is_refused_with_a_clear_error():
     wgarray.asarray([1.0, 2.0]) + 1  # the parent has devices open
