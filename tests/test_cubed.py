@@ -122,6 +122,8 @@ def test_nansum_counts_nan_as_zero(spec):
     # later: keep the whole-array sum to one sign of infinity
     a = np.where(np.isneginf(A), np.float32(3), A)
     _check(cubed.nansum(cubed.from_array(a, chunks=(4, 3), spec=spec)).compute(), np.nansum(a))
+    i = cubed.from_array(R.astype(np.int32), chunks=(4, 3), spec=spec)  # no NaN: a plain int64 sum
+    _check(cubed.nansum(i, axis=1).compute(), np.nansum(R.astype(np.int32), axis=1, dtype=np.int64))
 
 
 @needs_f64
@@ -213,6 +215,11 @@ def test_per_process_device_takes_the_worker_position(monkeypatch, identity, lis
         pytest.skip("needs two adapters to tell choices apart")
     monkeypatch.setattr(multiprocessing, "current_process", lambda: _FakeProcess(identity))
     assert _device._per_process_device(listing, devs) is devs[expected]
+
+
+def test_per_process_device_unknown_entry_names_the_variable():
+    with pytest.raises(ValueError, match="WGARRAY_DEVICE: no device matches 'no-such-gpu'"):
+        _device._per_process_device("0,no-such-gpu", _device.devices())
 
 
 def test_per_process_device_default_pool_is_the_best_kind(monkeypatch):
