@@ -251,6 +251,7 @@ def test_per_process_device_in_spawned_workers(monkeypatch):
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork() on this platform")
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded, use of fork:DeprecationWarning")
 def test_forked_child_is_refused_with_a_clear_error():
     wgarray.asarray([1.0, 2.0]) + 1  # the parent has devices open
     read, write = os.pipe()
