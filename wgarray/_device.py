@@ -1,12 +1,14 @@
 """Devices: one per wgpu adapter, opened lazily with the adapter's full limits.
 
-``WGARRAY_DEVICE`` picks the default device by index or name substring;
+``WGARRAY_DEVICE`` picks the default device by index or name substring, or
+``per-process[:i,j,...]`` for one device per worker of a process pool;
 ``WGARRAY_DISABLE_FEATURES`` (comma separated) hides adapter features, so that a test
 run on a full-featured driver sees what a Metal- or browser-class device offers.
 """
 from __future__ import annotations
 
 import functools
+import multiprocessing
 import os
 import threading
 
@@ -268,8 +270,6 @@ PER_PROCESS = "per-process"
 
 
 def _per_process_device(listing: str, devs: tuple[Device, ...]) -> Device:
-    import multiprocessing
-
     if listing:
         pool = [find_device(p.strip(), "WGARRAY_DEVICE") for p in listing.split(",") if p.strip()]
     else:
