@@ -1,6 +1,7 @@
 """Devices: one per wgpu adapter, opened lazily with the adapter's full limits.
 
-``WGARRAY_DEVICE`` picks the default device by index or name substring;
+``WGARRAY_DEVICE`` picks the default device by index or name substring, or
+``per-process[:i,j,...]`` for one device per worker of a process pool;
 ``WGARRAY_DISABLE_FEATURES`` (comma separated) hides adapter features, so that a test
 run on a full-featured driver sees what a Metal- or browser-class device offers.
 """
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import multiprocessing
 import os
 import threading
 
@@ -116,6 +118,8 @@ class Device:
     # -- lazily opened GPU state ---------------------------------------------------
     @property
     def wgpu_device(self):
+        if _forked_child:
+            _refuse_after_fork()
         if self._wgpu_device is None:
             with self._lock:
                 if self._wgpu_device is None:
@@ -144,6 +148,8 @@ class Device:
 
     @property
     def runtime(self):
+        if _forked_child:
+            _refuse_after_fork()
         if self._runtime is None:
             from ._runtime import Runtime
 
@@ -167,6 +173,26 @@ class Device:
 
     def __reduce__(self):
         return (_device_by_index, (self.index,))
+
+
+# A wgpu instance and its devices do not survive fork(): the child has the parent's
+# handles but none of the driver's threads. A child forked after adapters were
+# enumerated is refused with a clear error rather than left to hang or crash.
+_forked_child = False
+
+
+def _mark_forked_child() -> None:
+    global _forked_child
+    _forked_child = devices.cache_info().currsize > 0
+
+
+def _refuse_after_fork():
+    raise RuntimeError(
+        "wgarray: this process was forked from one that had already opened WebGPU "
+        "devices, which cannot cross fork(); start worker processes with the 'spawn' "
+        "method (multiprocessing.get_context('spawn'); cubed's processes executor "
+        "spawns by default)"
+    )
 
 
 def _device_by_index(index: int) -> Device:
@@ -220,6 +246,9 @@ def devices() -> tuple[Device, ...]:
     return tuple(found)
 
 
+os.register_at_fork(after_in_child=_mark_forked_child)
+
+
 def _rank(d: Device):
     return (_ADAPTER_RANK.get(d.adapter_type, 5), _BACKEND_RANK.get(d.backend, 2), d.index)
 
@@ -253,9 +282,29 @@ def default_device() -> Device:
             "apt-get install mesa-vulkan-drivers for the software driver lavapipe)."
         )
     choice = os.environ.get("WGARRAY_DEVICE", "").strip()
+    if choice.startswith(PER_PROCESS):
+        return _per_process_device(choice[len(PER_PROCESS):].lstrip(":"), devs)
     if choice:
         return find_device(choice, "WGARRAY_DEVICE")
     return min(devs, key=_rank)
+
+
+# ``WGARRAY_DEVICE=per-process[:i,j,...]``: each worker of a process pool takes its own
+# device. Pools (multiprocessing, concurrent.futures) start their workers one after
+# another from one counter, so N consecutive workers land on N different devices; the
+# process that starts them (no pool identity) keeps the first. Without a list, the pool
+# spreads over the adapters of the best kind (every discrete GPU on its best backend).
+PER_PROCESS = "per-process"
+
+
+def _per_process_device(listing: str, devs: tuple[Device, ...]) -> Device:
+    if listing:
+        pool = [find_device(p.strip(), "WGARRAY_DEVICE") for p in listing.split(",") if p.strip()]
+    else:
+        best = _rank(min(devs, key=_rank))[:2]
+        pool = [d for d in devs if _rank(d)[:2] == best]
+    identity = multiprocessing.current_process()._identity  # (k,) in the k-th worker started
+    return pool[(identity[-1] - 1) % len(pool)] if identity else pool[0]
 
 
 def resolve_device(device, func: str) -> Device:
