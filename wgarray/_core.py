@@ -150,12 +150,18 @@ def _cast_scalar(value, dtype: dt.DType):
     return np.array(value).astype(dtype.numpy).item()
 
 
+def _is_scalar(node) -> builtins.bool:
+    """A Python scalar operand: a 0-d Const, which every op takes as it is. A Const
+    with a shape (imag of a real array, a sum over an empty axis) is an array."""
+    return isinstance(node, g.Const) and node.shape == ()
+
+
 def broadcast_nodes(nodes, func: str):
-    shapes = {n.shape for n in nodes if not isinstance(n, g.Const)}
+    shapes = {n.shape for n in nodes if not _is_scalar(n)}
     if len(shapes) <= 1:
         return (shapes.pop() if shapes else ()), nodes
     shape = broadcast_shapes(*(n.shape for n in nodes), func=func)
-    return shape, [g.broadcast_view(n, shape) if not isinstance(n, g.Const) else n for n in nodes]
+    return shape, [n if _is_scalar(n) else g.broadcast_view(n, shape) for n in nodes]
 
 
 _IDENTITY_ON_REAL = {"positive", "conj", "real", "floor", "ceil", "trunc", "round"}
@@ -184,7 +190,7 @@ def elementwise_function(name: str, args, category: str, rule: str):
             return Array._new(node)
         if name == "imag" and common.kind != "c":
             return Array._new(g.Const(0, common, device, node.shape))
-    if name == "pow" and isinstance(nodes[1], g.Const) and not isinstance(nodes[0], g.Const):
+    if name == "pow" and _is_scalar(nodes[1]) and not isinstance(nodes[0], g.Const):
         # Exact fast paths, as NumPy takes them: x**2 is x*x and x**1 is x, special
         # cases included, and both are far cheaper than a general pow.
         if nodes[1].value == 2:

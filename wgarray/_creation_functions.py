@@ -126,10 +126,13 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Array:
     for nm, v in (("start", start), ("stop", stop), ("step", step)):
         if v is not None and (isinstance(v, complex) or not isinstance(v, (int, float, np.integer, np.floating))):
             raise TypeError(f"arange: expected {nm} to be a real Python scalar, got {type(v).__name__}")
+    start, stop, step = (v.item() if isinstance(v, np.generic) else v for v in (start, stop, step))
     if stop is None:
         start, stop = 0, start
     if step == 0:
         raise ValueError("arange: step must not be zero")
+    if not all(math.isfinite(v) for v in (start, stop, step)):
+        raise ValueError(f"arange: expected finite start, stop and step, got {start}, {stop}, {step}")
     all_int = all(isinstance(v, (int, np.integer)) for v in (start, stop, step))
     d = _dtype_arg(dtype, device, "arange", dt.int64 if all_int else device.default_float)
     if all_int:
