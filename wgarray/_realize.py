@@ -31,7 +31,27 @@ def realize_many(nodes) -> None:
         if isinstance(node, g.Op) and node.realized is None:
             groups.setdefault((node.device, node.shape), {})[id(node)] = node
     for group in groups.values():
-        _run(_plan(list(group.values())))
+        _run_within_binding_limit(list(group.values()))
+
+
+def _run_within_binding_limit(nodes) -> None:
+    """Run ``nodes`` as few kernels as the device's storage-binding limit allows
+    (inputs, outputs and the parameter block, or two, per kernel): a group too wide for
+    one kernel is split, each part planned after the previous ran."""
+    limit = nodes[0].device.limits.get("max-storage-buffers-per-shader-stage") or 8
+    i = 0
+    while i < len(nodes):
+        k = min(len(nodes) - i, max(1, limit - 2))
+        while True:
+            part = [n for n in nodes[i:i + k] if g.settle(n) is n and n.realized is None]
+            if not part:
+                break
+            plan = _plan(part)
+            if k == 1 or len(plan.buffers) + len(part) + 1 + plan.spec.has_f64_params <= limit:
+                _run(plan)
+                break
+            k //= 2
+        i += k
 
 
 class _Plan:
