@@ -143,6 +143,9 @@ def compute_fn(spec: ElementwiseSpec, prefix: str) -> str:
 
     consumed = {s for *_, srcs in spec.instrs for s in srcs}
     n_instr = len(spec.instrs)
+    # Each instruction's launder has its own zero (kz times its salt): two launders of one
+    # value would merge (x - x folds), and equal keys on both sides of a bit-level op
+    # (negation is an xor) would cancel. The products are uniform: once per invocation.
     body = []
     for i, (op, out_dtype, arg, srcs) in enumerate(spec.instrs):
         out_tag = ty.tag(out_dtype, native)
