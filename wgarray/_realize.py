@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from . import _graph as g
 from . import debug
+from ._numerics import float32_behaviour
 from ._wgsl import elementwise as ew
 from ._wgsl import types as ty
 
@@ -152,6 +153,7 @@ def _plan(outputs, vec4: bool = True) -> _Plan:
         consts=tuple(c.dtype.name for c in consts),
         instrs=instrs,
         outputs=tuple((seen[id(o)], o.dtype.name) for o in outputs),
+        fma_fused=float32_behaviour(device).fma_fused,
     )
     plan = _Plan()
     plan.spec = spec

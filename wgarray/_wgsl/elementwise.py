@@ -24,6 +24,7 @@ which is the value itself at one integer op, and no float identity reaches acros
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from . import ops, snippets
@@ -42,6 +43,7 @@ class ElementwiseSpec:
     consts: tuple[str, ...]  # dtype name of each scalar parameter
     instrs: tuple[tuple[str, str, object, tuple], ...]  # (op, out dtype, arg, operand refs)
     outputs: tuple[tuple[tuple, str], ...]  # (value ref, dtype name)
+    fma_fused: bool = False  # the device's fma rounds once: cheaper exact f32 division/sqrt
 
     # Operand refs: ('L', i) leaf i, ('K', i) constant i, ('I', i) instruction i.
 
@@ -84,6 +86,7 @@ _LAUNDER = {
     "b": "({v} != ({z} != 0u))",
 }
 _FLOAT_TAGS = ("f32", "f64", "c64", "c128")
+_FMA_CALL = re.compile(r"\bf32_(divide|reciprocal|sqrt)\(")
 
 
 def launder(expr: str, tag: str, salt: int) -> str:
@@ -158,6 +161,8 @@ def compute_fn(spec: ElementwiseSpec, prefix: str) -> str:
                 text = launder(text, t, 2 + n_instr + 3 * i + j)
             operands.append(text)
         expr = template.format(**dict(zip("abc", operands)))
+        if spec.fma_fused:
+            expr = _FMA_CALL.sub(r"f32_\1_fma(", expr)
         if out_dtype in ty.NARROW and op != "where":
             expr = f"wrap_{out_dtype.replace('int', 'i').replace('ui', 'u')}({expr})"
         tags_of[("I", i)] = out_tag

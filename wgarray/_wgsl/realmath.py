@@ -283,6 +283,33 @@ fn f32_div_fix(a: f32, b: f32, q0: f32) -> f32 {
     if (f32_rem_side(a, q, b, -0.5 * (q - down) * b, 0.0) < 0.0) { return down; }
     return q;
 }""",
+    # The same corrections where the device's fma is fused (probed at device open, see
+    # wgarray._numerics): with q within an ulp of a / b, fma(-q, b, a) is the exact
+    # remainder, so each midpoint test is one fma and a compare.
+    "div_fix_fma": """
+fn f32_div_fix_fma(a: f32, b: f32, q0: f32) -> f32 {
+    let q = q0 + f32_launder(fma(-q0, b, a)) / b;   // not foldable into a / b
+    let r = fma(-q, b, a);
+    let up = bitcast<f32>(bitcast<u32>(q) + 1u);
+    let down = bitcast<f32>(bitcast<u32>(q) - 1u);
+    if (r > 0.5 * (up - q) * b) { return up; }
+    if (r < -(0.5 * (q - down) * b)) { return down; }
+    return q;
+}""",
+    # m - (s + h)^2 = r - 2 s h - h^2, where r and 2 s h are multiples of 2^-46 and
+    # h^2 < 2^-46: its sign is that of r - 2 s h, or negative where that is 0
+    "sqrt_fix_fma": """
+fn f32_sqrt_fix_fma(m: f32, s0: f32) -> f32 {
+    let s = s0 + f32_launder(fma(-s0, s0, m)) / (s0 + s0);
+    let r = fma(-s, s, m);
+    let up = bitcast<f32>(bitcast<u32>(s) + 1u);
+    let down = bitcast<f32>(bitcast<u32>(s) - 1u);
+    let hu = 0.5 * (up - s);
+    let hd = 0.5 * (s - down);
+    if (r - s * (hu + hu) > 0.0) { return up; }
+    if (r + s * (hd + hd) <= 0.0) { return down; }
+    return s;
+}""",
     "sqrt_rn": """
 fn f32_sqrt_rn(x: f32) -> f32 {
     let bx = bitcast<u32>(x);
@@ -1241,10 +1268,29 @@ def _build(T: str) -> dict[str, str]:
     return out
 
 
+# float32 division and sqrt through the fma-based corrections: ``{name}_fma`` is
+# ``{name}`` calling the ``_fma`` variant of each of these (used on fused-fma devices).
+FMA_VARIANTS = ("divide", "reciprocal", "sqrt", "div_rn", "sqrt_rn", "div_fix", "sqrt_fix")
+
+
+def _fma_variants(texts: dict[str, str]) -> dict[str, str]:
+    out = {}
+    for name in FMA_VARIANTS:
+        if name + "_fma" in texts:
+            continue
+        text = texts[name]
+        for other in FMA_VARIANTS:
+            text = re.sub(rf"\bf32_{other}\(", f"f32_{other}_fma(", text)
+        out[name + "_fma"] = text
+    return out
+
+
 def _make_library() -> dict[str, Snippet]:
     lib: dict[str, Snippet] = {}
     for T in ("f32", "f64"):
         texts = _build(T)
+        if T == "f32":
+            texts.update(_fma_variants(texts))
         full = {f"{T}_{n}": s for n, s in texts.items()}
         for fname, src in full.items():
             called = re.findall(r"\b(f32_\w+|f64_\w+)\s*\(", src)
