@@ -217,3 +217,22 @@ def test_random_programs_match_numpy(seed):
 def test_random_programs_long(seed):
     Program(np.random.default_rng(seed)).run(300)
 
+
+
+def test_lengths_past_32_bits_are_refused_at_the_call():
+    x = xp.ones((1,), dtype=xp.float32)
+    with pytest.raises(ValueError, match="broadcast_to: expected at most 2\\*\\*32 - 1 elements"):
+        xp.broadcast_to(x, (2**32 + 8,))
+    with pytest.raises(ValueError, match="add: expected at most"):
+        xp.ones((2**16, 1), dtype=xp.float32) + xp.ones((1, 2**16 + 1), dtype=xp.float32)
+    assert xp.broadcast_shapes((2**40,), (1,)) == (2**40,)  # shapes alone are not arrays
+
+
+def test_a_lazy_result_too_large_to_store_is_refused_at_the_call():
+    dev = xp.asarray(0.0).device
+    n = dev.max_buffer_bytes // 4 + 1
+    rows = 2 ** ((n.bit_length() + 1) // 2)
+    a = xp.ones((rows, 1), dtype=xp.float32)
+    b = xp.ones((1, -(-n // rows)), dtype=xp.float32)
+    with pytest.raises(MemoryError, match="multiply: expected a result of at most"):
+        a * b

@@ -47,6 +47,26 @@ def broadcast_shapes(*shapes, func: str = "broadcast_shapes") -> tuple[int, ...]
     return tuple(out)
 
 
+# Kernels index elements with 32-bit integers (WGSL's u32): a larger array is refused
+# where it is made, never wrapped around later.
+MAX_ELEMENTS = 2**32 - 1
+
+
+def check_size(shape, func: str) -> None:
+    n = g.prod(shape)
+    if n > MAX_ELEMENTS:
+        raise ValueError(f"{func}: expected at most 2**32 - 1 elements (32-bit indexing), got shape "
+                         f"{tuple(shape)} with {n} elements")
+
+
+def check_result_bytes(shape, dtype: dt.DType, device: Device, func: str) -> None:
+    """A lazy result that could never be stored is refused at the call, not at first read."""
+    nbytes = g.prod(shape) * dtype.itemsize
+    if nbytes > device.max_buffer_bytes:
+        raise MemoryError(f"{func}: expected a result of at most {device.max_buffer_bytes} bytes on "
+                          f"{device.name!r}, got shape {tuple(shape)} of {dtype} ({nbytes} bytes)")
+
+
 def same_device(arrays, func: str) -> Device:
     devices = {a.device for a in arrays}
     if len(devices) > 1:
@@ -161,6 +181,7 @@ def broadcast_nodes(nodes, func: str):
     if len(shapes) <= 1:
         return (shapes.pop() if shapes else ()), nodes
     shape = broadcast_shapes(*(n.shape for n in nodes), func=func)
+    check_size(shape, func)
     return shape, [n if _is_scalar(n) else g.broadcast_view(n, shape) for n in nodes]
 
 
@@ -201,4 +222,5 @@ def elementwise_function(name: str, args, category: str, rule: str):
     if all(isinstance(n, g.Const) for n in nodes):
         nodes = [g.realize(nodes[0])] + nodes[1:]
     out = {"same": common, "float": common, "bool": dt.bool, "real": dt.real_of(common)}[rule]
+    check_result_bytes(shape, out, device, name)
     return Array._new(g.make_op(name, nodes, out))
