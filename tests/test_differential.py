@@ -236,3 +236,12 @@ def test_a_lazy_result_too_large_to_store_is_refused_at_the_call():
     b = xp.ones((1, -(-n // rows)), dtype=xp.float32)
     with pytest.raises(MemoryError, match="multiply: expected a result of at most"):
         a * b
+
+
+def test_bad_arguments_name_the_function_and_the_value():
+    with pytest.raises(TypeError, match="eye: expected n_rows to be an int, got float 2.5"):
+        xp.eye(2.5)
+    with pytest.raises(TypeError, match="matrix_power: expected n to be an int"):
+        xp.linalg.matrix_power(xp.eye(2), 1.5)
+    with pytest.raises(TypeError, match=str(2**100)):
+        xp.asarray([1, 2**100])
