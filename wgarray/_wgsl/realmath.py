@@ -57,8 +57,10 @@ sin/cos/tan reduce modulo pi/2 with a multi-part Cody-Waite reduction for
 |x| <= 2^26 (f64) / 2^10 (f32) and with an exact Payne-Hanek reduction beyond (2/pi as
 24-bit chunks in f64, or as u32 words for f32: no 64-bit integers), so they are accurate
 for every finite input up to the largest finite value.
-Subnormal handling follows the device (lavapipe keeps subnormals; GPUs flushing
-them to zero will flush here too).
+Subnormal arithmetic follows the device (lavapipe keeps subnormals; NVIDIA's Vulkan
+driver flushes float32 ones to zero, see ``wgarray._numerics``), but whatever needs no
+arithmetic is done on the bits and stays exact there: float32 comparisons (``f32_key``),
+maximum/minimum, nextafter, abs/copysign/signbit and the f32 <-> f64 conversions.
 """
 from __future__ import annotations
 
