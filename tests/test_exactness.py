@@ -372,3 +372,18 @@ def test_fma_corrected_division_and_sqrt(monkeypatch):
                 ulps = np.abs(got.view(np.int32).astype(np.int64) - want.view(np.int32).astype(np.int64))
                 normal = np.abs(want) >= np.finfo(np.float32).smallest_normal
                 assert ulps[normal].max() <= 1
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_fused_inputs_of_reductions_and_scans_match_realized_inputs(dtype):
+    # the elementwise producer fused into a reduction is laundered at its output too, so
+    # sum(a * b + c) is the sum of the rounded products, as with the product realized
+    rng = np.random.default_rng(11)
+    ha, hb, hc = (rng.standard_normal(5000).astype(dtype) for _ in range(3))
+    a, b, c = xp.asarray(ha), xp.asarray(hb), xp.asarray(hc)
+    fused = [xp.sum(a * b + c), xp.sum(a * b), xp.max(a - a * b), xp.cumulative_sum(a * b + c)]
+    t, p, m = a * b + c, a * b, a - a * b
+    xp.evaluate(t, p, m)
+    one_by_one = [xp.sum(t), xp.sum(p), xp.max(m), xp.cumulative_sum(t)]
+    for f, o in zip(fused, one_by_one):
+        assert same_bits(np.asarray(f), np.asarray(o))

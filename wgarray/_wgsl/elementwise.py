@@ -127,8 +127,10 @@ def leaf_dtype(spec: ElementwiseSpec, i: int) -> str:
     return "uint32" if cls in ("ic", "ig") else spec.bindings[b][0]
 
 
-def compute_fn(spec: ElementwiseSpec, prefix: str) -> str:
-    """``fn {prefix}compute(leaves..., consts...) -> outputs``: the op DAG as WGSL."""
+def compute_fn(spec: ElementwiseSpec, prefix: str, launder_outputs: bool = True) -> str:
+    """``fn {prefix}compute(leaves..., consts..., kz) -> outputs``: the op DAG as WGSL.
+    The outputs are laundered too unless they are only stored (``launder_outputs``): a
+    kernel consuming them (a sum of x * y) must not contract or regroup across them."""
     native = spec.int64_native
     tags_of = {}
     params = []
@@ -170,6 +172,10 @@ def compute_fn(spec: ElementwiseSpec, prefix: str) -> str:
                                      or (out_tag == "b" and any(t in _FLOAT_TAGS for t in src_tags))):
             expr = launder(expr, out_tag, 1 + i)
         body.append(f"    let v{i} = {expr};")
+    if launder_outputs:
+        def ref(r, plain=ref):
+            t = tags_of[r]
+            return launder(plain(r), t, 1 + n_instr) if r[0] == "I" and t in _FLOAT_TAGS else plain(r)
     out_types = [ty.wgsl_type(d, native) for _, d in spec.outputs]
     struct = ""
     if len(spec.outputs) == 1:
@@ -319,7 +325,7 @@ def render(spec: ElementwiseSpec) -> str:
         vals = [r if len(spec.outputs) == 1 else f"{r}.o{jo}" for r in results]
         main.extend("    " + line for line in store4(f"O{jo}", dname, vals, native))
     main.append("}")
-    code = compute_fn(spec, "")
+    code = compute_fn(spec, "", launder_outputs=False)
     return "\n".join(decls) + "\n\n" + library(code) + "\n" + code + "\n" + "\n".join(main) + "\n"
 
 
