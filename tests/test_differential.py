@@ -245,3 +245,14 @@ def test_bad_arguments_name_the_function_and_the_value():
         xp.linalg.matrix_power(xp.eye(2), 1.5)
     with pytest.raises(TypeError, match=str(2**100)):
         xp.asarray([1, 2**100])
+
+
+def test_ops_of_constants_only_take_the_broadcast_shape():
+    e = xp.sum(xp.zeros((0, 1)), axis=0)  # a shaped constant, (1,)
+    z = xp.prod(xp.zeros((2, 0)), axis=1)  # ones, (2,)
+    one = xp.prod(xp.zeros((0,)))  # 0-d
+    assert (one * xp.sum(xp.zeros((3, 0)), axis=1)).shape == (3,)
+    assert np.array_equal(np.asarray(one * z), [1.0, 1.0])
+    assert (e + xp.sum(xp.zeros((0, 4, 0)), axis=(0, 2))).shape == (4,)
+    w = xp.where(xp.all(xp.zeros((0,))), z, one)  # a 0-d constant condition
+    assert w.shape == (2,) and np.array_equal(np.asarray(w), [1.0, 1.0])

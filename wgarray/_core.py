@@ -212,6 +212,8 @@ def elementwise_function(name: str, args, category: str, rule: str):
             return Array._new(g.make_op("copy", nodes[:1], common))
     shape, nodes = broadcast_nodes(nodes, name)
     if all(isinstance(n, g.Const) for n in nodes):
-        nodes = [g.realize(nodes[0])] + nodes[1:]
+        # an op needs one array source: the Const that has the result's shape
+        i = next(k for k, n in enumerate(nodes) if n.shape == shape)
+        nodes = nodes[:i] + [g.realize(nodes[i])] + nodes[i + 1:]
     out = {"same": common, "float": common, "bool": dt.bool, "real": dt.real_of(common)}[rule]
     return Array._new(g.make_op(name, nodes, out))

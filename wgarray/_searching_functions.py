@@ -91,5 +91,5 @@ def where(condition: Array, x1=_NOT_GIVEN, x2=_NOT_GIVEN, /):
     _core.same_device([condition] + [a for a in (x1, x2) if _core.is_array(a)], func)
     shape, (c, a, b) = _core.broadcast_nodes([condition._node] + nodes, func)
     if all(isinstance(nd, g.Const) for nd in (c, a, b)):
-        c = g.realize(c)
+        c = g.realize(g.broadcast_view(c, shape))  # one array source, of the result's shape
     return Array._new(g.make_op("where", [c, a, b], common))
