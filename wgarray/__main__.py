@@ -37,6 +37,9 @@ def info() -> None:
     print("  dtypes:", ", ".join(wgarray.__array_namespace_info__().dtypes(device=chosen)))
     print("  int64:", "native" if chosen.has_int64 else "emulated (two u32 words)")
     print("  default float:", chosen.default_float)
+    from wgarray._numerics import float32_behaviour
+
+    print("  " + float32_behaviour(chosen).describe())
 
 
 def main(argv=None) -> int:

@@ -246,10 +246,9 @@ class Array:
         return self.shape[0]
 
     def __iter__(self):
-        if self.ndim == 0:
+        if self.ndim == 0:  # raised by iter() itself, as NumPy does, not at the first next()
             raise TypeError("iteration over a 0-d array")
-        for i in range(self.shape[0]):
-            yield self[i]
+        return (self[i] for i in range(self.shape[0]))
 
     # ----------------------------------------------------------- indexing
     def __getitem__(self, key) -> Array:

@@ -360,6 +360,9 @@ def _host_key(items) -> tuple:
             key.append(None)
         else:
             _, start, step, length = it
+            if length == 0:  # an empty slice: its start may lie outside the axis
+                key.append(slice(0, 0))
+                continue
             stop = start + step * length
             key.append(slice(start, stop if stop >= 0 else None, step))
     return (*key, Ellipsis)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from . import _graph as g
 from . import debug
+from ._numerics import float32_behaviour
 from ._wgsl import elementwise as ew
 from ._wgsl import types as ty
 
@@ -34,7 +35,27 @@ def realize_many(nodes) -> None:
         with device.runtime.lock:  # one thread realizes a node; the others then see its data
             pending = [n for n in group.values() if n.realized is None]
             if pending:
-                _run(_plan(pending))
+                _run_within_binding_limit(pending)
+
+
+def _run_within_binding_limit(nodes) -> None:
+    """Run ``nodes`` as few kernels as the device's storage-binding limit allows
+    (inputs, outputs and the parameter block, or two, per kernel): a group too wide for
+    one kernel is split, each part planned after the previous ran."""
+    limit = nodes[0].device.limits.get("max-storage-buffers-per-shader-stage") or 8
+    i = 0
+    while i < len(nodes):
+        k = min(len(nodes) - i, max(1, limit - 2))
+        while True:
+            part = [n for n in nodes[i:i + k] if g.settle(n) is n and n.realized is None]
+            if not part:
+                break
+            plan = _plan(part)
+            if k == 1 or len(plan.buffers) + len(part) + 1 + plan.spec.has_f64_params <= limit:
+                _run(plan)
+                break
+            k //= 2
+        i += k
 
 
 class _Plan:
@@ -62,7 +83,7 @@ PLAN_CACHE_ENTRIES = 4096
 _PLANS: dict = {}
 
 
-def _derive(out_shape, leaves, slots, n_buffers, vec4, native, instrs, const_dtypes, out_refs):
+def _derive(out_shape, leaves, slots, n_buffers, vec4, native, fma_fused, instrs, const_dtypes, out_refs):
     """(spec, simplified shape, simplified leaf strides) of a visited graph."""
     shape, leaf_strides = _simplify(out_shape, [leaf.strides for leaf in leaves])
     contiguous = g.contiguous_strides(shape)
@@ -96,6 +117,7 @@ def _derive(out_shape, leaves, slots, n_buffers, vec4, native, instrs, const_dty
         consts=const_dtypes,
         instrs=instrs,
         outputs=out_refs,
+        fma_fused=fma_fused,
     )
     return spec, shape, leaf_strides
 
@@ -161,10 +183,12 @@ def _plan(outputs, vec4: bool = True) -> _Plan:
     # A graph planned before (same ops, dtypes, leaf layouts and shape; buffers and
     # scalar values may differ) takes its spec from here instead of being classified
     # again: the step of a loop plans once.
-    key = (outputs[0].shape, native, vec4, instrs, tuple(leaf_keys), const_dtypes, out_refs)
+    fma_fused = float32_behaviour(device).fma_fused
+    key = (outputs[0].shape, native, fma_fused, vec4, instrs, tuple(leaf_keys), const_dtypes, out_refs)
     found = _PLANS.get(key)
     if found is None:
-        found = _derive(outputs[0].shape, leaves, slots, len(buffers), vec4, native, instrs, const_dtypes, out_refs)
+        found = _derive(outputs[0].shape, leaves, slots, len(buffers), vec4, native, fma_fused, instrs,
+                        const_dtypes, out_refs)
         if len(_PLANS) >= PLAN_CACHE_ENTRIES:
             _PLANS.clear()
         _PLANS[key] = found

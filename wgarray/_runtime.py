@@ -37,6 +37,9 @@ PARAM_RING = 1 << 20  # bytes of parameters one batch may hold before it is flus
 MAX_BATCH_DISPATCHES = 512
 BATCH_FLUSH_BYTES = 256 << 20  # buffer bytes a batch may hold before it is submitted
 POOL_CACHE_BYTES = int(os.environ.get("WGARRAY_POOL_CACHE_MB", 4096)) << 20
+# ...and at most this many buffers: 100k small freed arrays must not stay as 100k GPU
+# allocations (each costs driver memory well beyond its size)
+POOL_CACHE_BUFFERS = 4096
 
 _buffer_ids = itertools.count(1)
 
@@ -123,11 +126,12 @@ class BufferPool:
             self.free[size].append((uid, buf))
             self.order[(size, uid)] = buf
             self.cached_bytes += size
-        if self.cached_bytes > POOL_CACHE_BYTES:
-            self.trim(POOL_CACHE_BYTES // 2)
+        if self.cached_bytes > POOL_CACHE_BYTES or len(self.order) > POOL_CACHE_BUFFERS:
+            self.trim(POOL_CACHE_BYTES // 2, POOL_CACHE_BUFFERS // 2)
 
-    def trim(self, target: int) -> None:
-        while self.cached_bytes > target and self.order:
+    def trim(self, target: int, max_buffers: int | None = None) -> None:
+        while self.order and (self.cached_bytes > target
+                              or (max_buffers is not None and len(self.order) > max_buffers)):
             (size, uid), buf = self.order.popitem(last=False)
             self.free[size].remove((uid, buf))
             self.cached_bytes -= size

@@ -258,7 +258,10 @@ def matrix_power(x: Array, n: int, /) -> Array:
         raise ValueError(f"matrix_power: expected square matrices in the last two dimensions, got shape {x.shape}")
     if x.dtype not in dt.NUMERIC:
         raise TypeError(f"matrix_power: expected a numeric dtype, got {x.dtype}")
-    n = operator.index(n)
+    try:
+        n = operator.index(n)
+    except TypeError:
+        raise TypeError(f"matrix_power: expected n to be an int, got {type(n).__name__} {n!r}") from None
     if n == 0:
         from ._creation_functions import eye
 
