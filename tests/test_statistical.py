@@ -139,7 +139,11 @@ def test_sum_of_empty_and_zero_signs():
     f = xp.float32
     assert_exact(xp.sum(xp.asarray(np.zeros(0, np.float32))), np.float32(0.0), dtype=f)
     assert_exact(xp.prod(xp.asarray(np.zeros((0, 3), np.float32)), axis=0), np.ones(3, np.float32), dtype=f)
-    assert_exact(xp.sum(xp.asarray(np.array([-0.0, -0.0], np.float32))), np.float32(-0.0), dtype=f)
+    # NumPy's sums start from +0.0: a sum of negative zeros is 0.0; a running sum keeps -0.0
+    assert_exact(xp.sum(xp.asarray(np.array([-0.0, -0.0], np.float32))), np.float32(0.0), dtype=f)
+    assert_exact(xp.sum(xp.asarray(np.array([[-0.0], [-0.0]], np.float32)), axis=1), np.zeros(2, np.float32), dtype=f)
+    assert_exact(xp.cumulative_sum(xp.asarray(np.array([-0.0, -0.0], np.float32))), np.array([-0.0, -0.0], np.float32),
+                 dtype=f)
     assert_exact(xp.sum(xp.asarray(np.array([-0.0, 0.0], np.float32))), np.float32(0.0), dtype=f)
     assert_exact(xp.sum(xp.asarray(np.zeros((2, 0), np.int8)), axis=1), np.zeros(2, np.int64), dtype=xp.int64)
     assert_exact(xp.sum(xp.asarray(np.float32(2.5))), np.float32(2.5), dtype=f)

@@ -177,9 +177,6 @@ def _compare(prec, name, got, ref, z_desc):
     return float(ulps.max())
 
 
-ACCURACY: dict[tuple[str, str], float] = {}
-
-
 @pytest.mark.parametrize("prec", list(PRECS))
 @pytest.mark.parametrize("name", UNARY)
 def test_unary_against_numpy(prec, name):
@@ -198,7 +195,7 @@ def test_unary_against_numpy(prec, name):
             ref = ref.astype(np.float32 if name == "abs" else np.complex64)
         elif name in EXACT and prec == "c64" and not isinstance(ref.flat[0], np.bool_):
             ref = REFERENCE[name](z)
-    ACCURACY[(prec, name)] = _compare(prec, name, got, ref, lambda m: z[m][:3])
+    _compare(prec, name, got, ref, lambda m: z[m][:3])
 
 
 @pytest.mark.parametrize("prec", list(PRECS))
@@ -227,7 +224,7 @@ def test_binary_against_numpy(prec, name):
         # relative error of exp(w) is |dw|: measure against |y log x| as well
         mag = np.maximum(1.0, np.abs(y.astype(np.complex128) * np.log(x.astype(np.complex128))))
         TOLERANCE["pow"] = 16 * float(mag.max())
-    ACCURACY[(prec, name)] = _compare(prec, name, got, ref, lambda m: list(zip(x[m][:3], y[m][:3])))
+    _compare(prec, name, got, ref, lambda m: list(zip(x[m][:3], y[m][:3])))
 
 
 # ---------------------------------------------------------------- special cases
@@ -629,11 +626,3 @@ def test_symmetries(prec):
                 if not _same(out[k], -f[k]):
                     failures.append(f"{fn}(-{z[k]}) = {out[k]} != -{f[k]}")
     assert not failures, f"{len(failures)} failures:\n" + "\n".join(failures[:30])
-
-
-def test_report_accuracy(capsys):
-    """Print the measured errors (in eps) of the NumPy comparisons run above."""
-    if ACCURACY:
-        with capsys.disabled():
-            print("\nmax normwise error in eps:", ", ".join(
-                f"{p}_{n}={e:.1f}" for (p, n), e in sorted(ACCURACY.items()) if e))

@@ -1,14 +1,17 @@
 """The Array object: a handle on a lazy graph node, with a host mirror.
 
-An Array is immutable from the graph's point of view: ``x[i] = v`` and ``x += y``
-rebind the handle to a new node, so a view taken earlier keeps its values. Once data
-has been read to the host it is kept (``_host``) until the handle is rebound, so
+Nodes are values. ``x[key] = v`` on a realized array stores into its buffer (one small
+dispatch over the region, ``_inplace``), copying first only when another value still
+uses that buffer; on a pending array, and for ``x += y``, the handle is rebound to a new
+node, which stays lazy and fuses. Views follow their bases by versions (``_View``).
+Once data has been read to the host it is kept (``_host``) until the value changes, so
 element-by-element reads cost no further GPU round trips.
 """
 from __future__ import annotations
 
 import builtins
 import operator
+import weakref
 
 import numpy as np
 
@@ -18,7 +21,7 @@ from ._device import Device
 
 
 class Array:
-    __slots__ = ("_node", "_host", "_origin", "_view", "_version", "__weakref__")
+    __slots__ = ("_node", "_host", "_origin", "_view", "_version", "_views", "__weakref__")
     __array_priority__ = 100  # NumPy defers binary operators to us
     # ... and never runs a ufunc on our data behind the user's back: `numpy_array + x`
     # reaches our reflected operator, which asks for an explicit conversion.
@@ -32,9 +35,10 @@ class Array:
         self = object.__new__(cls)
         self._node = node
         self._host = None
-        self._origin = None  # (array, its node then, host key) for element views, see _numpy
+        self._origin = None  # (array, its version then, host key) for element copies, see _numpy
         self._view = None  # (base array, basic index, base's version then), see _View
         self._version = 0  # counts changes of value (not realizations)
+        self._views = None  # weak references to the views made from this array (_inplace)
         return self
 
     def _sync(self) -> int:
@@ -44,7 +48,9 @@ class Array:
             base, key, seen = view
             now = base._sync()
             if now != seen:
-                _NODE.__set__(self, base[key]._node)
+                from ._indexing import getitem
+
+                _NODE.__set__(self, getitem(base, key)._node)
                 self._host = None
                 self._version += 1
                 self._view = (base, key, now)
@@ -52,14 +58,18 @@ class Array:
 
     def _assign(self, node: g.Node) -> None:
         """Give this array a new value (same shape and dtype), and its base too."""
-        self._node = node
-        self._host = None
-        self._version += 1
-        view = self._view
-        if view is not None:
-            base, key, _ = view
-            base[key] = self
-            self._view = (base, key, base._version)
+        with node.device.runtime.lock:  # the write and the version it gives, as one step
+            view = self._view
+            if view is not None:  # the new value replaces what the base holds now (no re-sync)
+                self._view = (view[0], view[1], view[0]._sync())
+            self._node = node
+            self._host = None
+            self._origin = None  # an element copy now has a value of its own
+            self._version += 1
+            if view is not None:
+                base, key, _ = view
+                base[key] = self
+                self._view = (base, key, base._version)
 
     # ----------------------------------------------------------- attributes
     @property
@@ -103,24 +113,30 @@ class Array:
 
     # ----------------------------------------------------------- host data
     def _realize(self) -> g.Data:
-        data = g.realize(self._node)
-        self._node = data
+        with self.device.runtime.lock:  # a write from another thread lands before or after
+            data = g.realize(self._node)
+            self._node = data
         return data
 
     def _numpy(self) -> np.ndarray:
         """The values on the host (cached; read-only)."""
-        if self._host is None:
-            origin = self._origin
-            if origin is not None and origin[0]._node is origin[1]:
-                # An element of a small array that was never read: read the whole
-                # array once, so a loop over its elements costs one round trip.
-                self._host = origin[0]._numpy()[origin[2]]
-                return self._host
-            from ._transfer import download
+        host = self._host
+        if host is not None:
+            return host
+        with self.device.runtime.lock:  # the mirror and the value it mirrors, as one step
+            if self._host is None:
+                origin = self._origin
+                if origin is not None and origin[0]._sync() == origin[1]:
+                    # An element of a small array that was never read: read the whole
+                    # array once, so a loop over its elements costs one round trip.
+                    self._host = origin[0]._numpy()[origin[2]]
+                    return self._host
+                from ._transfer import download
 
-            self._host = download(self._realize())
-            self._host.flags.writeable = False
-        return self._host
+                host = download(self._realize())
+                host.flags.writeable = False
+                self._host = host
+            return self._host
 
     def __array__(self, dtype=None, copy=None):
         """The values as a NumPy array. Without ``copy=True`` this is a read-only view
@@ -241,25 +257,35 @@ class Array:
         return self.shape[0]
 
     def __iter__(self):
-        if self.ndim == 0:
+        if self.ndim == 0:  # raised by iter() itself, as NumPy does, not at the first next()
             raise TypeError("iteration over a 0-d array")
-        for i in range(self.shape[0]):
-            yield self[i]
+        return (self[i] for i in range(self.shape[0]))
 
     # ----------------------------------------------------------- indexing
     def __getitem__(self, key) -> Array:
         from ._indexing import getitem
 
+        seen = self._sync()  # before the node: a write in between makes the view re-derive
         out = getitem(self, key)
         if out is not self and _is_view_index(key, out.ndim):
-            out._view = (self, key, self._sync())
+            out._view = (self, key, seen)
             out.__class__ = _View
+            views = self._views
+            if views is None:
+                self._views = [weakref.ref(out)]
+            else:
+                if len(views) >= 8 and not len(views) & (len(views) - 1):  # amortized pruning
+                    views[:] = [r for r in views if r() is not None]
+                views.append(weakref.ref(out))
         return out
 
     def __setitem__(self, key, value) -> None:
-        from ._indexing import setitem
+        from ._indexing import setitem, setitem_inplace
 
-        self._assign(setitem(self, key, value)._node)
+        # under the runtime's lock: writes from several threads apply one at a time
+        with self.device.runtime.lock:
+            if not setitem_inplace(self, key, value):
+                self._assign(setitem(self, key, value)._node)
 
     # ----------------------------------------------------------- operators
     def __matmul__(self, other):

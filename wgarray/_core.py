@@ -47,6 +47,18 @@ def broadcast_shapes(*shapes, func: str = "broadcast_shapes") -> tuple[int, ...]
     return tuple(out)
 
 
+# Kernels index elements with 32-bit integers (WGSL's u32): a larger array is refused
+# where it is made, never wrapped around later.
+MAX_ELEMENTS = 2**32 - 1
+
+
+def check_size(shape, func: str) -> None:
+    n = g.prod(shape)
+    if n > MAX_ELEMENTS:
+        raise ValueError(f"{func}: expected at most 2**32 - 1 elements (32-bit indexing), got shape "
+                         f"{tuple(shape)} with {n} elements")
+
+
 def same_device(arrays, func: str) -> Device:
     devices = {a.device for a in arrays}
     if len(devices) > 1:
@@ -164,12 +176,19 @@ def _cast_scalar(value, dtype: dt.DType):
     return np.array(value).astype(dtype.numpy).item()
 
 
+def _is_scalar(node) -> builtins.bool:
+    """A Python scalar operand: a 0-d Const, which every op takes as it is. A Const
+    with a shape (imag of a real array, a sum over an empty axis) is an array."""
+    return isinstance(node, g.Const) and node.shape == ()
+
+
 def broadcast_nodes(nodes, func: str):
-    shapes = {n.shape for n in nodes if not isinstance(n, g.Const)}
+    shapes = {n.shape for n in nodes if not _is_scalar(n)}
     if len(shapes) <= 1:
         return (shapes.pop() if shapes else ()), nodes
     shape = broadcast_shapes(*(n.shape for n in nodes), func=func)
-    return shape, [g.broadcast_view(n, shape) if not isinstance(n, g.Const) else n for n in nodes]
+    check_size(shape, func)
+    return shape, [n if _is_scalar(n) else g.broadcast_view(n, shape) for n in nodes]
 
 
 _IDENTITY_ON_REAL = {"positive", "conj", "real", "floor", "ceil", "trunc", "round"}
@@ -198,7 +217,7 @@ def elementwise_function(name: str, args, category: str, rule: str):
             return Array._new(node)
         if name == "imag" and common.kind != "c":
             return Array._new(g.Const(0, common, device, node.shape))
-    if name == "pow" and isinstance(nodes[1], g.Const) and not isinstance(nodes[0], g.Const):
+    if name == "pow" and _is_scalar(nodes[1]) and not isinstance(nodes[0], g.Const):
         # Exact fast paths, as NumPy takes them: x**2 is x*x and x**1 is x, special
         # cases included, and both are far cheaper than a general pow.
         if nodes[1].value == 2:
@@ -207,6 +226,8 @@ def elementwise_function(name: str, args, category: str, rule: str):
             return Array._new(g.make_op("copy", nodes[:1], common))
     shape, nodes = broadcast_nodes(nodes, name)
     if all(isinstance(n, g.Const) for n in nodes):
-        nodes = [g.realize(nodes[0])] + nodes[1:]
+        # an op needs one array source: the Const that has the result's shape
+        i = next(k for k, n in enumerate(nodes) if n.shape == shape)
+        nodes = nodes[:i] + [g.realize(nodes[i])] + nodes[i + 1:]
     out = {"same": common, "float": common, "bool": dt.bool, "real": dt.real_of(common)}[rule]
     return Array._new(g.make_op(name, nodes, out))

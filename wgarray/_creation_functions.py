@@ -140,10 +140,13 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Array:
     for nm, v in (("start", start), ("stop", stop), ("step", step)):
         if v is not None and (isinstance(v, complex) or not isinstance(v, (int, float, np.integer, np.floating))):
             raise TypeError(f"arange: expected {nm} to be a real Python scalar, got {type(v).__name__}")
+    start, stop, step = (v.item() if isinstance(v, np.generic) else v for v in (start, stop, step))
     if stop is None:
         start, stop = 0, start
     if step == 0:
         raise ValueError("arange: step must not be zero")
+    if not all(math.isfinite(v) for v in (start, stop, step)):
+        raise ValueError(f"arange: expected finite start, stop and step, got {start}, {stop}, {step}")
     all_int = all(isinstance(v, (int, np.integer)) for v in (start, stop, step))
     d = _dtype_arg(dtype, device, "arange", dt.int64 if all_int else device.default_float)
     if all_int:
@@ -190,11 +193,18 @@ def _row_col(n_rows: int, n_cols: int, device: Device):
     return g.make_op("cast", [rows], dt.int32), g.make_op("cast", [cols], dt.int32)
 
 
+def _index(value, func: str, name: str) -> int:
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{func}: expected {name} to be an int, got {type(value).__name__} {value!r}") from None
+
+
 def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype=None, device=None) -> Array:
     device = resolve_device(device, "eye")
-    n_rows = operator.index(n_rows)
-    n_cols = n_rows if n_cols is None else operator.index(n_cols)
-    k = operator.index(k)
+    n_rows = _index(n_rows, "eye", "n_rows")
+    n_cols = n_rows if n_cols is None else _index(n_cols, "eye", "n_cols")
+    k = _index(k, "eye", "k")
     if n_rows < 0 or n_cols < 0:
         raise ValueError(f"eye: expected non-negative sizes, got {n_rows} x {n_cols}")
     d = _dtype_arg(dtype, device, "eye")
@@ -261,7 +271,11 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
 
 def _host_dtype(host: np.ndarray, device: Device, func: str, from_python: builtins.bool) -> dt.DType:
     if host.dtype == object:
-        raise TypeError(f"{func}: cannot make an array from {host.ravel()[0]!r} (not a number, or an int out of range)")
+        # name the element that is not a machine number, not merely the first one
+        flat = host.ravel()
+        bad = next((v for v in flat if not isinstance(v, (builtins.bool, int, float, complex, np.generic))
+                    or (isinstance(v, int) and not -2**63 <= v < 2**64)), flat[0] if flat.size else None)
+        raise TypeError(f"{func}: expected numbers that fit a dtype, got {bad!r} (not a number, or an int out of range)")
     if host.dtype.kind in "US":
         raise TypeError(f"{func}: expected numbers, got strings")
     if from_python:  # Python scalars take the device's default dtypes

@@ -1,12 +1,15 @@
 """Devices: one per wgpu adapter, opened lazily with the adapter's full limits.
 
-``WGARRAY_DEVICE`` picks the default device by index or name substring;
+``WGARRAY_DEVICE`` picks the default device by index or name substring, or
+``per-process[:i,j,...]`` for one device per worker of a process pool;
 ``WGARRAY_DISABLE_FEATURES`` (comma separated) hides adapter features, so that a test
 run on a full-featured driver sees what a Metal- or browser-class device offers.
 """
 from __future__ import annotations
 
 import functools
+import logging
+import multiprocessing
 import os
 import threading
 
@@ -25,7 +28,14 @@ _BACKEND_RANK = {"Vulkan": 0, "Metal": 0, "D3D12": 0, "OpenGL": 1, "BrowserWebGP
 
 def _disabled_features() -> frozenset[str]:
     raw = os.environ.get("WGARRAY_DISABLE_FEATURES", "")
-    return frozenset(f.strip() for f in raw.split(",") if f.strip())
+    names = frozenset(f.strip() for f in raw.split(",") if f.strip())
+    # A misspelled name would silently test the wrong mode.
+    unknown = sorted(names - set(WANTED_FEATURES))
+    if unknown:
+        raise ValueError(
+            f"WGARRAY_DISABLE_FEATURES: expected comma-separated names from "
+            f"{', '.join(sorted(WANTED_FEATURES))}, got {', '.join(map(repr, unknown))}")
+    return names
 
 
 class Device:
@@ -108,6 +118,8 @@ class Device:
     # -- lazily opened GPU state ---------------------------------------------------
     @property
     def wgpu_device(self):
+        if _forked_child:
+            _refuse_after_fork()
         if self._wgpu_device is None:
             with self._lock:
                 if self._wgpu_device is None:
@@ -136,6 +148,8 @@ class Device:
 
     @property
     def runtime(self):
+        if _forked_child:
+            _refuse_after_fork()
         if self._runtime is None:
             from ._runtime import Runtime
 
@@ -161,6 +175,26 @@ class Device:
         return (_device_by_index, (self.index,))
 
 
+# A wgpu instance and its devices do not survive fork(): the child has the parent's
+# handles but none of the driver's threads. A child forked after adapters were
+# enumerated is refused with a clear error rather than left to hang or crash.
+_forked_child = False
+
+
+def _mark_forked_child() -> None:
+    global _forked_child
+    _forked_child = devices.cache_info().currsize > 0
+
+
+def _refuse_after_fork():
+    raise RuntimeError(
+        "wgarray: this process was forked from one that had already opened WebGPU "
+        "devices, which cannot cross fork(); start worker processes with the 'spawn' "
+        "method (multiprocessing.get_context('spawn'); cubed's processes executor "
+        "spawns by default)"
+    )
+
+
 def _device_by_index(index: int) -> Device:
     return devices()[index]
 
@@ -173,23 +207,46 @@ def _can_compute(adapter) -> bool:
             and limits.get("max-compute-invocations-per-workgroup", 0) >= 256)
 
 
+class _DropLogRecords(logging.Filter):
+    def filter(self, record) -> bool:
+        return False
+
+
 @functools.cache
 def devices() -> tuple[Device, ...]:
-    """The adapters that can run wgarray's kernels, in wgpu's order. OpenGL adapters
-    are opened first to make sure: some report compute limits for a context that has
-    no compute shaders (the NVIDIA driver's headless EGL one does)."""
+    """The adapters that can run wgarray's kernels, in wgpu's order.
+
+    OpenGL adapters are left out when a Vulkan, Metal or D3D12 GPU adapter exists (the
+    same GPU through a weaker backend). Otherwise they are opened first to make sure:
+    some report compute limits for a context that has no compute shaders (the NVIDIA
+    driver's headless EGL one does), and wgpu-native's log lines from that probe
+    (``indirect-validation error`` on NVIDIA) are dropped, since they read like
+    failures of the user's program."""
+    adapters = [a for a in wgpu.gpu.enumerate_adapters_sync() if _can_compute(a)]
+    native_gpu = any(a.info["backend_type"] != "OpenGL" and a.info["adapter_type"] != "CPU"
+                     for a in adapters)
     found: list[Device] = []
-    for adapter in wgpu.gpu.enumerate_adapters_sync():
-        if not _can_compute(adapter):
-            continue
-        dev = Device(len(found), adapter)
-        if dev.backend == "OpenGL":
+    for adapter in adapters:
+        if adapter.info["backend_type"] == "OpenGL":
+            if native_gpu:
+                continue
+            dev = Device(len(found), adapter)
+            quiet = _DropLogRecords()
+            wgpu_log = logging.getLogger("wgpu")
+            wgpu_log.addFilter(quiet)
             try:
                 dev.wgpu_device
             except RuntimeError:
                 continue
+            finally:
+                wgpu_log.removeFilter(quiet)
+        else:
+            dev = Device(len(found), adapter)
         found.append(dev)
     return tuple(found)
+
+
+os.register_at_fork(after_in_child=_mark_forked_child)
 
 
 def _rank(d: Device):
@@ -225,9 +282,29 @@ def default_device() -> Device:
             "apt-get install mesa-vulkan-drivers for the software driver lavapipe)."
         )
     choice = os.environ.get("WGARRAY_DEVICE", "").strip()
+    if choice.startswith(PER_PROCESS):
+        return _per_process_device(choice[len(PER_PROCESS):].lstrip(":"), devs)
     if choice:
         return find_device(choice, "WGARRAY_DEVICE")
     return min(devs, key=_rank)
+
+
+# ``WGARRAY_DEVICE=per-process[:i,j,...]``: each worker of a process pool takes its own
+# device. Pools (multiprocessing, concurrent.futures) start their workers one after
+# another from one counter, so N consecutive workers land on N different devices; the
+# process that starts them (no pool identity) keeps the first. Without a list, the pool
+# spreads over the adapters of the best kind (every discrete GPU on its best backend).
+PER_PROCESS = "per-process"
+
+
+def _per_process_device(listing: str, devs: tuple[Device, ...]) -> Device:
+    if listing:
+        pool = [find_device(p.strip(), "WGARRAY_DEVICE") for p in listing.split(",") if p.strip()]
+    else:
+        best = _rank(min(devs, key=_rank))[:2]
+        pool = [d for d in devs if _rank(d)[:2] == best]
+    identity = multiprocessing.current_process()._identity  # (k,) in the k-th worker started
+    return pool[(identity[-1] - 1) % len(pool)] if identity else pool[0]
 
 
 def resolve_device(device, func: str) -> Device:

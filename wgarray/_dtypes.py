@@ -39,6 +39,12 @@ class DType:
     def bits(self) -> int:
         return self.itemsize * 8
 
+    @property
+    def dtype(self) -> np.dtype:
+        """The NumPy dtype: ``np.dtype(wgarray.int32)`` reads this attribute, so host
+        code that normalizes dtypes through NumPy (cubed, zarr) accepts ours."""
+        return self.numpy
+
 
 def _by_name(name: str) -> DType:
     return BY_NAME[name]

@@ -12,7 +12,11 @@ How each kind of key runs (all on the device):
   the gather, so ``x[i + 1]`` is one dispatch;
 - a boolean mask: device-side ``nonzero`` gives integer arrays, then as above.
 
-Assignment is functional (``setitem`` returns the new array):
+Assignment into a realized array is in place (``setitem_inplace``, ``_inplace.write``):
+one dispatch over the region of a basic key, over the array with the mask as predicate,
+or over the updates of an index that names distinct elements (a mask's, or host indices
+without repeats). Otherwise, and for pending arrays (so the write fuses), it is
+functional (``setitem`` returns the new array):
 
 - ``x[mask] = v`` with ``v`` not depending on the position among the selected elements
   is ``where(mask, v, x)``: elementwise, lazy, no readback;
@@ -41,7 +45,8 @@ import numpy as np
 from . import _core
 from . import _dtypes as dt
 from . import _graph as g
-from ._array import Array
+from . import _inplace
+from ._array import _NODE, Array, _View
 from ._realize import FusedInput
 from ._wgsl import gather as gk
 
@@ -355,6 +360,9 @@ def _host_key(items) -> tuple:
             key.append(None)
         else:
             _, start, step, length = it
+            if length == 0:  # an empty slice: its start may lie outside the axis
+                key.append(slice(0, 0))
+                continue
             stop = start + step * length
             key.append(slice(start, stop if stop >= 0 else None, step))
     return (*key, Ellipsis)
@@ -500,7 +508,7 @@ def getitem(x: Array, key) -> Array:
         if x._host is not None:  # the host mirror: element reads after a readback stay on the host
             out._host = x._host[_host_key(items)]
         elif out.size == 1 and x.size <= ELEMENT_READ_MIRRORS:
-            out._origin = (x, x._node, _host_key(items))
+            out._origin = (x, x._sync(), _host_key(items))
         return out
     out_shape, flat, flag = _plan_advanced(x.shape, entries, x.device, func)
     data = gather(x._node, flat, None, flag)
@@ -591,6 +599,13 @@ def _region(x_shape, items, device):
 def _mask_where(x: Array, mask: Array, v: g.Node, func):
     """``where(mask, v, x)`` when v does not depend on the position among the selected
     elements; None otherwise."""
+    parts = _mask_parts(x, mask, v, func)
+    return None if parts is None else _where(parts[0], parts[1], x._node, x.dtype)
+
+
+def _mask_parts(x: Array, mask: Array, v: g.Node, func):
+    """(mask, value), both over x's shape, when v does not depend on the position among
+    the selected elements; None otherwise."""
     k = mask.ndim
     if k > x.ndim or not all(m in (w, 0) for m, w in zip(mask.shape, x.shape)):
         raise IndexError(f"{func}: boolean index of shape {mask.shape} does not match the indexed dimensions "
@@ -614,7 +629,7 @@ def _mask_where(x: Array, mask: Array, v: g.Node, func):
         raise ValueError(f"{func}: a value of shape {vshape} cannot be broadcast to the indexed shape (n,) + {rest}")
     m = g.broadcast_view(g.reshape_view(mask._node, mask.shape + (1,) * len(rest)), x.shape)
     vb = _broadcast_value(v, x.shape, func)
-    return _where(m, vb, x._node, x.dtype)
+    return m, vb
 
 
 def setitem(x: Array, key, value) -> Array:
@@ -653,3 +668,170 @@ def setitem(x: Array, key, value) -> Array:
     node = scatter(x._node, flat, vb, flag)
     _check_flag(flag, func, x.shape)
     return Array._new(node)
+
+
+# ========================================================= in-place setitem
+
+def _reads(node: g.Node, buf) -> bool:
+    """Whether computing ``node`` reads ``buf``."""
+    stack = [node]
+    while stack:
+        nd = g.settle(stack.pop())
+        if type(nd) is g.Data:
+            if nd.buf is buf:
+                return True
+        elif type(nd) is g.Op:
+            stack.extend(nd.srcs)
+    return False
+
+
+def _root_buffer(root: Array):
+    node = _NODE.__get__(root, Array)
+    return node.buf if type(node) is g.Data else None
+
+
+def _unique_index(entries, x_shape) -> bool:
+    """Whether the single advanced entry of ``entries`` picks distinct elements (a mask,
+    or integer indices known on the host without repeats): only then can an indexed
+    write go in place with no ordering between its updates."""
+    adv = [(d, e) for d, e in _entry_axes(entries) if isinstance(e, tuple) and e[0] in ("arr", "mask", "mask0")]
+    if len(adv) != 1:
+        return False
+    axis, e = adv[0]
+    if e[0] != "arr":
+        return True
+    host = e[2]
+    if host is None:
+        return False
+    h = np.asarray(host).ravel().astype(np.int64) % max(x_shape[axis], 1)
+    return np.unique(h).size == h.size
+
+
+def _entry_axes(entries):
+    """(axis of x, entry) for each entry of a split key."""
+    d = 0
+    for e in entries:
+        yield d, e
+        if e is None or (isinstance(e, tuple) and e[0] == "mask0"):
+            continue
+        d += e[1].ndim if isinstance(e, tuple) and e[0] == "mask" else 1
+
+
+# A pending array this large (in graph nodes) is realized before a write, which then
+# goes in place: a loop of writes into a pending array (say the result of a maximum,
+# then a fill of its diagonal) would otherwise grow a chain of whole-array selects.
+PENDING_WRITE_NODES = 8
+
+
+def _element_write(x: Array, key, value) -> bool:
+    """``x[i, j, ...] = scalar`` on a realized array that is not a view: the lean path of
+    element-write loops (one tiny dispatch, or one buffer copy from a 0-d array of the
+    same dtype); False when the write is not of that form."""
+    if type(x) is not Array:
+        return False
+    node = _NODE.__get__(x, Array)
+    if type(node) is not g.Data or node.buf is None:
+        return False
+    shape = node.shape
+    del node
+    items = key if type(key) is tuple else (key,)
+    if len(items) != len(shape) or not all(type(i) is int for i in items):
+        return False
+    src = None
+    if type(value) in (float, int, bool):
+        value = _core.check_scalar_fits(value, x.dtype, "__setitem__")
+    elif isinstance(value, Array) and type(value) is Array and value.ndim == 0 and value.dtype is x.dtype:
+        src = g.settle(_NODE.__get__(value, Array))
+        if type(src) is not g.Data or src.buf is None or src.dtype.itemsize < 4 or value.device is not x.device:
+            return False
+    else:
+        return False
+    flat = 0
+    for d, (i, n) in enumerate(zip(items, shape)):
+        if not -n <= i < n:
+            raise IndexError(f"__setitem__: index {i} is out of bounds for axis {d} with size {n}")
+        flat = flat * n + (i % n)
+    _inplace.own(x)
+    node = _NODE.__get__(x, Array)  # contiguous now
+    t = node.offset + flat
+    if src is not None and src.buf is node.buf:
+        return False  # the value is an element of x itself: the general path copies it first
+    if src is not None:
+        size = src.dtype.itemsize
+        x.device.runtime.copy(src.buf, src.offset * size, node.buf, t * size, size)
+    else:
+        _inplace.write_element(node, t, value)
+    del node
+    _inplace.written(x, x)
+    return True
+
+
+def setitem_inplace(x: Array, key, value) -> bool:
+    """``x[key] = value`` written into x's buffer (its base's, for a view) with work
+    proportional to the written region; False (nothing done) where that is not possible
+    (indexed writes that may repeat an element, or whose indices need a device check),
+    and ``setitem`` then gives the new value functionally."""
+    func = "__setitem__"
+    if _element_write(x, key, value):
+        return True
+    v = _value_node(x, value, func)
+    entries = _split_key(x.shape, key, x.device, func)
+    basic = _is_basic(entries)
+    if basic:
+        items = _basic_items(x.shape, entries, func)
+        rshape = tuple(it[3] if it[0] == "slice" else 1 for it in items if it[0] != "int")
+        _broadcast_value(v, rshape, func)  # a bad value shape raises before any work
+        if g.prod(rshape) == 0:
+            return True
+    elif not _unique_index(entries, x.shape):
+        return False
+    if x.size == 0:
+        return False
+    root = _inplace.root_of(x)
+    pending = g.settle(_NODE.__get__(root, Array))
+    if type(pending) is not g.Data and pending.n_nodes < PENDING_WRITE_NODES:
+        return False  # a small pending value: the functional form stays lazy and fuses
+    del pending
+    with x.device.runtime.lock:
+        buf = _root_buffer(root)
+        for e in entries:  # a mask computed from x itself, say
+            if isinstance(e, tuple) and e[0] in ("mask", "arr") and buf is not None:
+                idx = _NODE.__get__(e[1], Array) if not isinstance(e[1], _View) else None
+                if type(idx) is g.Op and idx.realized is None and _reads(idx, buf):
+                    g.realize(idx)
+                del idx
+        if buf is not None and _reads(v, buf):
+            # the value reads what is about to be written: compute it first, into a
+            # buffer of its own (and let its sources go, so they do not count as users)
+            if type(g.settle(v)) is g.Op:
+                g.realize(v)
+            elif isinstance(value, Array) and not isinstance(value, _View):
+                _NODE.__set__(value, _inplace._detached(v))
+                v = value._node
+        del buf
+        _inplace.own(root)
+        node = x._node
+        if type(node) is not g.Data or node.buf is not _root_buffer(root):
+            return False  # not a strided view of its base's buffer: take the functional path
+        if basic:
+            _inplace.write(g.index_view(node, items), _broadcast_value(v, rshape, func))
+            _inplace.written(root, x)
+            return True
+        masks = [e for e in entries if isinstance(e, tuple) and e[0] in ("mask", "mask0")]
+        plain = [e for e in entries if not (isinstance(e, slice) and e == slice(None))]
+        if len(masks) == 1 and len(plain) == 1 and entries[0] is masks[0]:
+            m = masks[0]
+            mask = m[1] if m[0] == "mask" else None
+            if m[0] == "mask0":
+                mask = m[1] if isinstance(m[1], Array) else Array._new(g.Const(m[1], dt.bool, x.device, ()))
+            parts = _mask_parts(x, mask, v, func)
+            if parts is not None:
+                _inplace.write(node, parts[1], pred=parts[0])
+                _inplace.written(root, x)
+                return True
+        out_shape, flat, flag = _plan_advanced(x.shape, entries, x.device, func)
+        if flag is not None:
+            return False
+        _inplace.write(node, _broadcast_value(v, out_shape, func), index=flat)
+        _inplace.written(root, x)
+        return True

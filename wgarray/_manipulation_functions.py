@@ -101,6 +101,7 @@ def broadcast_to(x: Array, /, shape) -> Array:
     ok = len(shape) >= x.ndim and all(n == m or n == 1 for n, m in zip(reversed(x.shape), reversed(shape)))
     if not ok or any(n < 0 for n in shape):
         raise ValueError(f"broadcast_to: cannot broadcast an array of shape {x.shape} to shape {shape}")
+    _core.check_size(shape, "broadcast_to")
     return Array._new(g.broadcast_view(x._node, shape))
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from . import _graph as g
 from . import debug
+from ._numerics import float32_behaviour
 from ._wgsl import elementwise as ew
 from ._wgsl import types as ty
 
@@ -30,8 +31,31 @@ def realize_many(nodes) -> None:
         node = g.settle(node)
         if isinstance(node, g.Op) and node.realized is None:
             groups.setdefault((node.device, node.shape), {})[id(node)] = node
-    for group in groups.values():
-        _run(_plan(list(group.values())))
+    for (device, _), group in groups.items():
+        with device.runtime.lock:  # one thread realizes a node; the others then see its data
+            pending = [n for n in group.values() if n.realized is None]
+            if pending:
+                _run_within_binding_limit(pending)
+
+
+def _run_within_binding_limit(nodes) -> None:
+    """Run ``nodes`` as few kernels as the device's storage-binding limit allows
+    (inputs, outputs and the parameter block, or two, per kernel): a group too wide for
+    one kernel is split, each part planned after the previous ran."""
+    limit = nodes[0].device.limits.get("max-storage-buffers-per-shader-stage") or 8
+    i = 0
+    while i < len(nodes):
+        k = min(len(nodes) - i, max(1, limit - 2))
+        while True:
+            part = [n for n in nodes[i:i + k] if g.settle(n) is n and n.realized is None]
+            if not part:
+                break
+            plan = _plan(part)
+            if k == 1 or len(plan.buffers) + len(part) + 1 + plan.spec.has_f64_params <= limit:
+                _run(plan)
+                break
+            k //= 2
+        i += k
 
 
 class _Plan:
@@ -55,6 +79,49 @@ def _simplify(shape, leaf_strides):
     return tuple(new_shape), [tuple(st) for st in strides]
 
 
+PLAN_CACHE_ENTRIES = 4096
+_PLANS: dict = {}
+
+
+def _derive(out_shape, leaves, slots, n_buffers, vec4, native, fma_fused, instrs, const_dtypes, out_refs):
+    """(spec, simplified shape, simplified leaf strides) of a visited graph."""
+    shape, leaf_strides = _simplify(out_shape, [leaf.strides for leaf in leaves])
+    contiguous = g.contiguous_strides(shape)
+    classes = []
+    for leaf, strides in zip(leaves, leaf_strides):
+        if type(leaf) is g.Iota:
+            classes.append("ic" if strides == contiguous else "ig")
+        elif all(st == 0 for st in strides):
+            classes.append("s")
+        elif strides == contiguous:
+            classes.append("v" if ty.is_vec4able(leaf.dtype.name) and leaf.offset % 4 == 0 else "c")
+        else:
+            classes.append("g")
+    binding_vec4 = [vec4] * n_buffers
+    binding_dtype = {}
+    for leaf, cls, b in zip(leaves, classes, slots):
+        if b >= 0:
+            binding_dtype[b] = leaf.dtype.name
+            if cls != "v":
+                binding_vec4[b] = False
+    spec_leaves = []
+    for cls, b in zip(classes, slots):
+        if cls == "v" and not binding_vec4[b]:
+            cls = "c"
+        spec_leaves.append((cls, b))
+    spec = ew.ElementwiseSpec(
+        ndim=len(shape),
+        int64_native=native,
+        bindings=tuple((binding_dtype[b], binding_vec4[b]) for b in range(n_buffers)),
+        leaves=tuple(spec_leaves),
+        consts=const_dtypes,
+        instrs=instrs,
+        outputs=out_refs,
+        fma_fused=fma_fused,
+    )
+    return spec, shape, leaf_strides
+
+
 def _plan(outputs, vec4: bool = True) -> _Plan:
     device = outputs[0].device
     native = device.has_int64
@@ -63,6 +130,7 @@ def _plan(outputs, vec4: bool = True) -> _Plan:
     leaves: list[g.Data] = []
     leaf_index: dict = {}
     consts: list[g.Const] = []
+    op_srcs: dict[int, tuple] = {}
 
     def visit(root):
         stack = [(root, False)]
@@ -84,55 +152,47 @@ def _plan(outputs, vec4: bool = True) -> _Plan:
                 seen[id(node)] = ("I", len(order))
                 order.append(node)
             else:
+                # the settled sources as seen now: another thread may realize an op
+                # (and drop its sources) while this plan is made
+                srcs = tuple(g.settle(s) for s in node.srcs)
+                op_srcs[id(node)] = srcs
                 stack.append((node, True))
-                stack.extend((s, False) for s in reversed(node.srcs))
+                stack.extend((s, False) for s in reversed(srcs))
 
     for out in outputs:
         visit(out)
 
-    shape, leaf_strides = _simplify(outputs[0].shape, [leaf.strides for leaf in leaves])
-    contiguous = g.contiguous_strides(shape)
+    instrs = tuple((op.op, op.dtype.name, op.arg, tuple(seen[id(s)] for s in op_srcs[id(op)])) for op in order)
     buffers: list = []
+    slots: list = []  # per leaf: its buffer's binding, -1 for an index leaf
     buffer_index: dict[int, int] = {}
-    classes = []
-    for leaf, strides in zip(leaves, leaf_strides):
-        if isinstance(leaf, g.Iota):
-            classes.append("ic" if strides == contiguous else "ig")
+    leaf_keys = []
+    for leaf in leaves:
+        if type(leaf) is g.Iota:
+            slots.append(-1)
+            leaf_keys.append((-1, leaf.strides))
             continue
-        if all(st == 0 for st in strides):
-            cls = "s"
-        elif strides == contiguous:
-            cls = "v" if ty.is_vec4able(leaf.dtype.name) and leaf.offset % 4 == 0 else "c"
-        else:
-            cls = "g"
-        if leaf.buf.uid not in buffer_index:
-            buffer_index[leaf.buf.uid] = len(buffers)
+        b = buffer_index.get(leaf.buf.uid)
+        if b is None:
+            b = buffer_index[leaf.buf.uid] = len(buffers)
             buffers.append(leaf.buf)
-        classes.append(cls)
-    binding_vec4 = [vec4] * len(buffers)
-    binding_dtype = {}
-    for leaf, cls in zip(leaves, classes):
-        if isinstance(leaf, g.Data):
-            binding_dtype[buffer_index[leaf.buf.uid]] = leaf.dtype.name
-            if cls != "v":
-                binding_vec4[buffer_index[leaf.buf.uid]] = False
-    spec_leaves = []
-    for leaf, cls in zip(leaves, classes):
-        b = buffer_index[leaf.buf.uid] if isinstance(leaf, g.Data) else -1
-        if cls == "v" and not binding_vec4[b]:
-            cls = "c"
-        spec_leaves.append((cls, b))
-
-    instrs = tuple((op.op, op.dtype.name, op.arg, tuple(seen[id(g.settle(s))] for s in op.srcs)) for op in order)
-    spec = ew.ElementwiseSpec(
-        ndim=len(shape),
-        int64_native=native,
-        bindings=tuple((binding_dtype[b], binding_vec4[b]) for b in range(len(buffers))),
-        leaves=tuple(spec_leaves),
-        consts=tuple(c.dtype.name for c in consts),
-        instrs=instrs,
-        outputs=tuple((seen[id(o)], o.dtype.name) for o in outputs),
-    )
+        slots.append(b)
+        leaf_keys.append((b, leaf.dtype.name, leaf.offset % 4 == 0, leaf.strides))
+    out_refs = tuple((seen[id(o)], o.dtype.name) for o in outputs)
+    const_dtypes = tuple(c.dtype.name for c in consts)
+    # A graph planned before (same ops, dtypes, leaf layouts and shape; buffers and
+    # scalar values may differ) takes its spec from here instead of being classified
+    # again: the step of a loop plans once.
+    fma_fused = float32_behaviour(device).fma_fused
+    key = (outputs[0].shape, native, fma_fused, vec4, instrs, tuple(leaf_keys), const_dtypes, out_refs)
+    found = _PLANS.get(key)
+    if found is None:
+        found = _derive(outputs[0].shape, leaves, slots, len(buffers), vec4, native, fma_fused, instrs,
+                        const_dtypes, out_refs)
+        if len(_PLANS) >= PLAN_CACHE_ENTRIES:
+            _PLANS.clear()
+        _PLANS[key] = found
+    spec, shape, leaf_strides = found
     plan = _Plan()
     plan.spec = spec
     plan.nodes = outputs

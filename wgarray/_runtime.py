@@ -37,6 +37,9 @@ PARAM_RING = 1 << 20  # bytes of parameters one batch may hold before it is flus
 MAX_BATCH_DISPATCHES = 512
 BATCH_FLUSH_BYTES = 256 << 20  # buffer bytes a batch may hold before it is submitted
 POOL_CACHE_BYTES = int(os.environ.get("WGARRAY_POOL_CACHE_MB", 4096)) << 20
+# ...and at most this many buffers: 100k small freed arrays must not stay as 100k GPU
+# allocations (each costs driver memory well beyond its size)
+POOL_CACHE_BUFFERS = 4096
 
 _buffer_ids = itertools.count(1)
 
@@ -123,11 +126,12 @@ class BufferPool:
             self.free[size].append((uid, buf))
             self.order[(size, uid)] = buf
             self.cached_bytes += size
-        if self.cached_bytes > POOL_CACHE_BYTES:
-            self.trim(POOL_CACHE_BYTES // 2)
+        if self.cached_bytes > POOL_CACHE_BYTES or len(self.order) > POOL_CACHE_BUFFERS:
+            self.trim(POOL_CACHE_BYTES // 2, POOL_CACHE_BUFFERS // 2)
 
-    def trim(self, target: int) -> None:
-        while self.cached_bytes > target and self.order:
+    def trim(self, target: int, max_buffers: int | None = None) -> None:
+        while self.order and (self.cached_bytes > target
+                              or (max_buffers is not None and len(self.order) > max_buffers)):
             (size, uid), buf = self.order.popitem(last=False)
             self.free[size].remove((uid, buf))
             self.cached_bytes -= size
@@ -170,6 +174,7 @@ class Runtime:
         self._upload_ring: list = []
         self._timing = None  # [query set, passes used, capacity] inside gpu_timer
         self._upload_next = 0
+        self._read_mode = "READ_NOSYNC"  # wgpu-py's read map without its extra submit
         self._reset_batch()
 
     # ------------------------------------------------------------------ subgroups
@@ -206,7 +211,8 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
 
     # ------------------------------------------------------------------ buffers
     def alloc(self, nbytes: int) -> DeviceBuffer:
-        return self.pool.acquire(nbytes)
+        with self.lock:
+            return self.pool.acquire(nbytes)
 
     def upload(self, data) -> DeviceBuffer:
         """A new buffer holding the bytes of ``data`` (a contiguous NumPy array or bytes)."""
@@ -270,7 +276,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
                 self.flush()
                 for i, (c0, c1) in enumerate(chunks):
                     staging = ring[i % len(ring)]
-                    staging.map_sync(wgpu.MapMode.READ, 0, c1 - c0)
+                    self._map_read(staging, c1 - c0)
                     try:
                         raw = staging.read_mapped(0, c1 - c0, copy=False)
                         _parallel_copy(out[c0 - start:c1 - start], np.frombuffer(raw, np.uint8))
@@ -288,12 +294,50 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         debug.count("bytes_downloaded", nbytes)
         return out[offset - start: offset - start + nbytes]
 
+    def _map_read(self, staging, nbytes: int) -> None:
+        """Map bytes [0, nbytes) of a staging buffer whose copy has been submitted.
+
+        wgpu-py's ``map_sync`` makes an extra empty submit before each read map (a guard
+        for buffers never written by the device, not needed here: ours were just copied
+        into) and then waits for its poll thread to signal, two thread hand-offs. Instead
+        the map is requested without that submit and this thread polls the device,
+        blocking until the work is done, so the map callback normally runs right here."""
+        try:
+            promise = staging.map_async(self._read_mode, 0, nbytes)
+        except (KeyError, ValueError, TypeError, AttributeError):  # a wgpu-py without the internal mode
+            self._read_mode = wgpu.MapMode.READ
+            promise = staging.map_async(self._read_mode, 0, nbytes)
+        poll = getattr(self.wgpu, "_poll_wait", None)
+        if poll is not None:
+            poll()
+        promise.sync_wait()  # at once when the callback already ran
+
     def copy(self, src: DeviceBuffer, src_offset: int, dst: DeviceBuffer, dst_offset: int, nbytes: int) -> None:
         with self.lock:
             self._end_pass()
             self.encoder.copy_buffer_to_buffer(src.buffer, src_offset, dst.buffer, dst_offset, nbytes)
             self.keep.append(src)
             self.keep.append(dst)
+            for b in (src, dst):
+                self.keep_counts[b.uid] = self.keep_counts.get(b.uid, 0) + 1
+
+    def store(self, dst: DeviceBuffer, dst_offset: int, data: bytes) -> None:
+        """Record a write of ``data`` (whole 4-byte words) into ``dst`` at ``dst_offset``,
+        in order with the batch's other commands: the bytes travel in the parameter
+        ring (uploaded before the batch runs) and are copied from there, so an element
+        write costs one copy command and no pipeline."""
+        with self.lock:
+            if len(self.params) + len(data) > PARAM_RING or self.n_dispatches >= MAX_BATCH_DISPATCHES:
+                self.flush()
+            self.params += b"\0" * (-len(self.params) % 4)
+            offset = len(self.params)
+            self.params += data
+            self._end_pass()
+            self.encoder.copy_buffer_to_buffer(self.params_buffer, offset, dst.buffer, dst_offset, len(data))
+            self.keep.append(dst)
+            self.keep_counts[dst.uid] = self.keep_counts.get(dst.uid, 0) + 1
+            self.n_dispatches += 1
+        debug.count("stores")
 
     # ---------------------------------------------------------------- pipelines
     def kernel(self, key, build):
@@ -390,6 +434,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         self.params = bytearray()
         self.keep: list = []  # DeviceBuffers referenced by recorded commands
         self.keep_bytes = 0
+        self.keep_counts: dict[int, int] = {}  # uid -> references to it in keep
         self.n_dispatches = 0
 
     def _end_pass(self) -> None:
@@ -414,8 +459,10 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
             self._bind_groups.popitem(last=False)
         return bg
 
-    def dispatch(self, kernel: Kernel, buffers, params: bytes, groups: int) -> None:
-        """Record one dispatch of ``groups`` workgroups (folded into 2-D past 65535)."""
+    def dispatch(self, kernel: Kernel, buffers, params: bytes, groups: int, held=None) -> None:
+        """Record one dispatch of ``groups`` workgroups (folded into 2-D past 65535).
+        ``held``: the buffers that count towards the batch's bytes (default all; an
+        in-place write leaves out its target, which is no temporary)."""
         if groups <= 0:
             return
         with self.lock:
@@ -439,7 +486,10 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
             gy = -(-groups // 65535)
             self.cpass.dispatch_workgroups(gx, gy)
             self.keep.extend(buffers)
-            self.keep_bytes += sum(b.size for b in buffers)
+            kept = self.keep_counts
+            for b in buffers:
+                kept[b.uid] = kept.get(b.uid, 0) + 1
+            self.keep_bytes += sum(b.size for b in (buffers if held is None else held))
             self.n_dispatches += 1
         debug.count("dispatches")
 
@@ -465,7 +515,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
             self._end_pass()
             self.encoder.copy_buffer_to_buffer(self.params_buffer, 0, staging, 0, 4)
             self.flush()
-            staging.map_sync(wgpu.MapMode.READ, 0, 4)
+            self._map_read(staging, 4)
             staging.unmap()
             self._staging[16].append(staging)
 

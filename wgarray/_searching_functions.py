@@ -14,6 +14,7 @@ from . import _graph as g
 from . import _kernels_sort as ks
 from ._array import Array
 from ._realize import FusedInput
+from ._utility_functions import any as _any
 from ._utility_functions import nonzero  # noqa: F401 - exported here, where the standard puts it
 
 __all__ = ["nonzero", "searchsorted", "where"]
@@ -38,6 +39,9 @@ def searchsorted(x1: Array, x2, /, *, side: str = "left", sorter: Array | None =
         if sorter.shape != x1.shape:
             raise ValueError(f"{func}: expected sorter of shape {x1.shape}, got {sorter.shape}")
         _core.same_device([x1, sorter], func)
+        # as NumPy does: a sorter entry outside [0, n) would read past x1 (one flag read back)
+        if sorter.size and builtins.bool(_any((sorter < 0) | (sorter >= x1.shape[0]))):
+            raise ValueError(f"{func}: expected sorter entries in [0, {x1.shape[0]}), got one outside")
     out_shape = b.shape
     n = g.prod(out_shape)
     if n == 0 or m == 0:
@@ -87,5 +91,5 @@ def where(condition: Array, x1=_NOT_GIVEN, x2=_NOT_GIVEN, /):
     _core.same_device([condition] + [a for a in (x1, x2) if _core.is_array(a)], func)
     shape, (c, a, b) = _core.broadcast_nodes([condition._node] + nodes, func)
     if all(isinstance(nd, g.Const) for nd in (c, a, b)):
-        c = g.realize(c)
+        c = g.realize(g.broadcast_view(c, shape))  # one array source, of the result's shape
     return Array._new(g.make_op("where", [c, a, b], common))

@@ -187,7 +187,11 @@ def _arg(x, axis, keepdims, func: str) -> Array:
         raise TypeError(f"{func}: expected axis to be None or an int, got {axis!r}")
     axes = normalize_axes(axis, x.ndim, func)
     if x.size == 0:
-        raise ValueError(f"{func}: cannot take the {func} of an empty array")
+        if axis is None or builtins.any(x.shape[a] == 0 for a in axes):
+            raise ValueError(f"{func}: cannot take the {func} of an empty array")
+        # reduced axes of nonzero length over an empty array: an empty result, as NumPy
+        out = tuple(1 if d in axes else n for d, n in enumerate(x.shape) if keepdims or d not in axes)
+        return Array._new(g.Const(0, dt.int64, x.device, out))
     if not axes:  # 0-d
         return Array._new(g.Const(0, dt.int64, x.device, x.shape))
     node = x._node

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import collections
+import sys
 
 _COUNTERS: collections.Counter = collections.Counter()
 _KEYS = ("dispatches", "submits", "pipelines_compiled", "readbacks", "bytes_uploaded",
@@ -21,8 +22,9 @@ def reset_counters() -> None:
     _COUNTERS.clear()
 
 
-def explain(x) -> str:
-    """The kernels that realizing ``x`` would run now, with their WGSL."""
+def explain(x, *, file=None) -> None:
+    """Print the kernels that realizing ``x`` would run now, with their WGSL, to ``file``
+    (default: standard output; pass an ``io.StringIO`` to keep the text)."""
     from ._realize import explain as _explain
 
-    return _explain(x)
+    print(_explain(x), file=sys.stdout if file is None else file)

@@ -16,6 +16,9 @@ from typing import NamedTuple
 from . import _core
 from . import _dtypes as dt
 from . import _graph as g
+from . import _linalg_blocked as blk
+from . import _manipulation_functions as mf
+from . import _linalg_eigen
 from ._array import Array
 from ._linear_algebra_functions import matmul, matrix_transpose, tensordot, vecdot
 from ._runtime import pack_params
@@ -106,6 +109,16 @@ def _run(device, key, build, writes, buffers, words, groups) -> None:
 # therefore run in phases over several dispatches, each planned here to iterate at
 # most about BUDGET times per invocation (the kernels run 64 threads per matrix).
 BUDGET = 40000
+
+# Above this order solve, inv, det and slogdet run the blocked LU (``_linalg_blocked``,
+# matmul-bound); at and below it the one-workgroup kernel, fewer dispatches for stacks
+# of small matrices.
+BLOCKED_MIN = 64
+# qr of a matrix at least TALL_RATIO times taller than wide (and of TALL_MIN elements)
+# runs the tall-skinny CholeskyQR, and svd/svdvals the SVD of its square R.
+TALL_RATIO = 4
+TALL_MIN = 4096
+TSQR_ROWS = 1024  # rows of a TSQR leaf block (at least TALL_RATIO n)
 
 
 def _elem_ranges(total: int, per: int = 1):
@@ -245,7 +258,10 @@ def matrix_power(x: Array, n: int, /) -> Array:
         raise ValueError(f"matrix_power: expected square matrices in the last two dimensions, got shape {x.shape}")
     if x.dtype not in dt.NUMERIC:
         raise TypeError(f"matrix_power: expected a numeric dtype, got {x.dtype}")
-    n = operator.index(n)
+    try:
+        n = operator.index(n)
+    except TypeError:
+        raise TypeError(f"matrix_power: expected n to be an int, got {type(n).__name__} {n!r}") from None
     if n == 0:
         from ._creation_functions import eye
 
@@ -271,6 +287,11 @@ def _lu(x: Array, rhs, mode: str, func: str):
     """Run the LU kernel over the batch of x (already checked square, floating)."""
     device = x.device
     n = x.shape[-1]
+    if n > BLOCKED_MIN:
+        res = blk.lu(x._node, rhs, mode)
+        if not res.is_contiguous or res.offset:
+            res = g.realize(g.Op("copy", [res], res.dtype))
+        return res.buf
     batch = x.shape[:-2]
     nb = g.prod(batch)
     dtype = x.dtype
@@ -379,21 +400,7 @@ def slogdet(x: Array, /) -> SlogdetResult:
 
 def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     _float_input(x, "cholesky", square=True)
-    device = x.device
-    n = x.shape[-1]
-    nb = g.prod(x.shape[:-2])
-    t = _tag(x.dtype, device)
-    A = _contig(x._node)
-    out = device.runtime.alloc(max(nb * n * n, 1) * x.dtype.itemsize)
-    if nb and n:
-        phases = [(0, a, c) for a, c in _elem_ranges(n * n)]
-        phases += [(1, a, c) for a, c in _item_ranges(
-            n, lambda k: 3 + _cdiv(n - k - 1, 64) + _cdiv((n - k - 1) ** 2, 64))]
-        phases += [(2, a, c) for a, c in _elem_ranges(n * n)]
-        for phase, a, c in phases:
-            _run(device, ("linalg_chol", t), lambda: kl.render_cholesky(t), [False, True], [A.buf, out],
-                 [nb, n, A.offset, phase, a, c], nb)
-    L = Array._new(g.Data(out, x.shape, x.dtype, device))
+    L = Array._new(blk.cholesky(x._node))
     if upper:
         return _ew().conj(matrix_transpose(L))
     return L
@@ -403,6 +410,44 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     _float_input(x, "qr")
     if mode not in ("reduced", "complete"):
         raise ValueError(f"qr: expected mode 'reduced' or 'complete', got {mode!r}")
+    m, n = x.shape[-2:]
+    nb = g.prod(x.shape[:-2])
+    if nb and n and (mode == "reduced" or m == n) and (_is_tall(x.shape) and m > n or m >= n > BLOCKED_MIN):
+        # matmul-bound shifted CholeskyQR, for tall and for large square matrices (no
+        # blocked Householder yet); TSQR or Householder below when it reports failure
+        # (rank deficiency, condition near 1 / eps); a scalar read back per step
+        res = blk.qr_tall(x._node)
+        if res is not None:
+            return QRResult(Array._new(res[0]), Array._new(res[1]))
+        if m > n:
+            return _qr_tsqr(x)
+    return _qr_householder(x, mode)
+
+
+def _qr_tsqr(x: Array) -> QRResult:
+    """Reduced QR of a tall x (batch..., m, n) by a tree of Householder QRs (TSQR):
+    blocks of TSQR_ROWS rows factored side by side (a workgroup each), their stacked
+    R's factored the same way, Q = Q_block Q_stack by one batched matmul. Stable on
+    any input (rank-deficient included), so it backs the CholeskyQR path."""
+    batch = x.shape[:-2]
+    m, n = x.shape[-2:]
+    nb = g.prod(batch)
+    h = max(TSQR_ROWS, TALL_RATIO * n)
+    p = _cdiv(m, h)
+    if p == 1:
+        return _qr_householder(x, "reduced")
+    xs = mf.reshape(x, (nb, m, n))
+    if p * h > m:
+        xs = mf.concat([xs, _zeros((nb, p * h - m, n), x.dtype, x.device)], axis=1)
+    q1, r1 = _qr_householder(mf.reshape(xs, (nb * p, h, n)), "reduced")
+    q2, r = _qr_tsqr(mf.reshape(r1, (nb, p * n, n)))
+    q = matmul(q1, mf.reshape(q2, (nb * p, n, n)))
+    q = mf.reshape(q, (nb, p * h, n))[:, :m, :]
+    return QRResult(mf.reshape(q, batch + (m, n)), mf.reshape(r, batch + (n, n)))
+
+
+def _qr_householder(x: Array, mode: str) -> QRResult:
+    """The one-workgroup-per-matrix Householder kernel (row-blocked phases where tall)."""
     device = x.device
     batch = x.shape[:-2]
     m, n = x.shape[-2:]
@@ -495,6 +540,8 @@ def _jacobi(node: g.Node, mode: str):
         if mode == "svd":
             res[1] = matmul(q, Array._new(res[1]))._node
         return res
+    if _linalg_eigen.handles(node, mode):
+        return _linalg_eigen.jacobi(node, mode)
     f = 2 if dtype.kind == "c" else 1
     mm, nn = f * m, f * n
     rt = device.runtime
@@ -555,11 +602,26 @@ def _conj_t(node: g.Node) -> g.Node:
     return g.make_op("conj", [node], node.dtype) if node.dtype.kind == "c" else node
 
 
+def _svd_tall(node: g.Node, mode: str):
+    """_jacobi's results for a (batch..., m, n) node with m >= TALL_RATIO n: the SVD of
+    the n x n R of node = QR (the square core), U = Q U_R."""
+    q, r = qr(Array._new(node))
+    res = _jacobi(r._node, mode)
+    if mode == "svd":
+        res[1] = matmul(q, Array._new(res[1]))._node
+    return res
+
+
+def _is_tall(shape) -> bool:
+    m, n = max(shape[-2:]), min(shape[-2:])
+    return n > 0 and g.prod(shape[:-2]) > 0 and m >= TALL_RATIO * n and m * n >= TALL_MIN
+
+
 def svdvals(x: Array, /) -> Array:
     _float_input(x, "svdvals")
     m, n = x.shape[-2:]
     node = x._node if m >= n else _conj_t(x._node)
-    return Array._new(_jacobi(node, "vals")[0])
+    return Array._new((_svd_tall if _is_tall(x.shape) else _jacobi)(node, "vals")[0])
 
 
 def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
@@ -567,7 +629,7 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     m, n = x.shape[-2:]
     tall = m >= n
     node = x._node if tall else _conj_t(x._node)
-    S, U, V = _jacobi(node, "svd")
+    S, U, V = (_svd_tall if _is_tall(x.shape) else _jacobi)(node, "svd")
     Ua = Array._new(U)
     if full_matrices and node.shape[-2] > node.shape[-1]:
         Ua = qr(Ua, mode="complete").Q

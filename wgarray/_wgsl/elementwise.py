@@ -12,11 +12,19 @@ Input leaves come in four layout classes (part of the cache key, never sizes):
     'ic' / 'ig'  an index leaf (no buffer): its value is the address itself, as u32
 
 Parameters are u32 words at ``P`` (the same bytes as f64 at ``PD`` when the kernel has
-f64 scalars): n, the shape, the scalar constants, then each leaf's offset and (for
-'g') strides. ``param_words`` packs them in exactly that order.
+f64 scalars): n, the shape, the scalar constants, a zero word, then each leaf's offset
+and (for 'g') strides. ``param_words`` packs them in exactly that order.
+
+Fusion must not change a result: shader compilers simplify float expressions as if
+NaN and inf did not exist (``x - x`` to 0), re-associate (``(a + b) - a`` to ``b``) and
+contract ``a * b + c`` into an FMA, none of which the same ops run one kernel at a time
+could do. So every floating-point value that one op hands to another goes through
+``launder``: its bits xor a zero read from ``P`` (a word the compiler cannot know),
+which is the value itself at one integer op, and no float identity reaches across it.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from . import ops, snippets
@@ -35,6 +43,7 @@ class ElementwiseSpec:
     consts: tuple[str, ...]  # dtype name of each scalar parameter
     instrs: tuple[tuple[str, str, object, tuple], ...]  # (op, out dtype, arg, operand refs)
     outputs: tuple[tuple[tuple, str], ...]  # (value ref, dtype name)
+    fma_fused: bool = False  # the device's fma rounds once: cheaper exact f32 division/sqrt
 
     # Operand refs: ('L', i) leaf i, ('K', i) constant i, ('I', i) instruction i.
 
@@ -48,7 +57,7 @@ class ElementwiseSpec:
 
 
 def const_layout(spec: ElementwiseSpec) -> tuple[list[int], int]:
-    """Word index of each constant, and the first word after them."""
+    """Word index of each constant, and the first word after them and the zero word."""
     word = 1 + spec.ndim
     where = []
     for name in spec.consts:
@@ -57,7 +66,33 @@ def const_layout(spec: ElementwiseSpec) -> tuple[list[int], int]:
             word += word % 2
         where.append(word)
         word += size
-    return where, word
+    return where, word + 1
+
+
+def zero_word(spec: ElementwiseSpec) -> int:
+    """The word of ``P`` that holds 0 (``param_words`` leaves it so): the launder key."""
+    return const_layout(spec)[1] - 1
+
+
+# A value made opaque to the compiler at no change of bits: ``{z}`` is an expression of
+# the zero word.  f64 has no bitcast to integers here (naga reads bitcast<vec2<u32>> of
+# an f64 as a 64-bit one, and shader-int64 may be absent), so it selects on the unknown
+# zero instead, with an unknown other arm (a constant arm could be folded into users).
+_LAUNDER = {
+    "f32": "bitcast<f32>(bitcast<u32>({v}) ^ {z})",
+    "c64": "bitcast<vec2<f32>>(bitcast<vec2<u32>>({v}) ^ vec2<u32>({z}))",
+    "f64": "select({v}, f64(bitcast<f32>({z})), {z} != 0u)",
+    "c128": "select({v}, vec2<f64>(f64(bitcast<f32>({z}))), {z} != 0u)",
+    "b": "({v} != ({z} != 0u))",
+}
+_FLOAT_TAGS = ("f32", "f64", "c64", "c128")
+_FMA_CALL = re.compile(r"\bf32_(divide|reciprocal|sqrt)\(")
+
+
+def launder(expr: str, tag: str, salt: int) -> str:
+    """``expr`` through the launder of its tag (see the module doc); ``salt`` makes two
+    launders of one value differ, so that they cannot be merged and cancelled."""
+    return _LAUNDER[tag].format(v=expr, z=f"(kz * {salt}u)" if salt > 1 else "kz")
 
 
 def leaf_layout(spec: ElementwiseSpec) -> list[int]:
@@ -92,8 +127,10 @@ def leaf_dtype(spec: ElementwiseSpec, i: int) -> str:
     return "uint32" if cls in ("ic", "ig") else spec.bindings[b][0]
 
 
-def compute_fn(spec: ElementwiseSpec, prefix: str) -> str:
-    """``fn {prefix}compute(leaves..., consts...) -> outputs``: the op DAG as WGSL."""
+def compute_fn(spec: ElementwiseSpec, prefix: str, launder_outputs: bool = True) -> str:
+    """``fn {prefix}compute(leaves..., consts..., kz) -> outputs``: the op DAG as WGSL.
+    The outputs are laundered too unless they are only stored (``launder_outputs``): a
+    kernel consuming them (a sum of x * y) must not contract or regroup across them."""
     native = spec.int64_native
     tags_of = {}
     params = []
@@ -104,19 +141,41 @@ def compute_fn(spec: ElementwiseSpec, prefix: str) -> str:
     for i, dname in enumerate(spec.consts):
         tags_of[("K", i)] = ty.tag(dname, native)
         params.append(f"k{i}: {ty.wgsl_type(dname, native)}")
+    params.append("kz: u32")
 
     def ref(r):
         return {"L": "l", "K": "k", "I": "v"}[r[0]] + str(r[1])
 
+    consumed = {s for *_, srcs in spec.instrs for s in srcs}
+    n_instr = len(spec.instrs)
+    # Each instruction's launder has its own zero (kz times its salt): two launders of one
+    # value would merge (x - x folds), and equal keys on both sides of a bit-level op
+    # (negation is an xor) would cancel. The products are uniform: once per invocation.
     body = []
     for i, (op, out_dtype, arg, srcs) in enumerate(spec.instrs):
         out_tag = ty.tag(out_dtype, native)
-        template = ops.lower(op, arg, tuple(tags_of[s] for s in srcs), out_tag)
-        expr = template.format(**{k: ref(s) for k, s in zip("abc", srcs)})
+        src_tags = tuple(tags_of[s] for s in srcs)
+        template = ops.lower(op, arg, src_tags, out_tag)
+        operands = []
+        for j, (s, t) in enumerate(zip(srcs, src_tags)):
+            text = ref(s)
+            if s in srcs[:j] and t in _FLOAT_TAGS:  # x - x: one operand must not be the other
+                text = launder(text, t, 2 + n_instr + 3 * i + j)
+            operands.append(text)
+        expr = template.format(**dict(zip("abc", operands)))
+        if spec.fma_fused:
+            expr = _FMA_CALL.sub(r"f32_\1_fma(", expr)
         if out_dtype in ty.NARROW and op != "where":
             expr = f"wrap_{out_dtype.replace('int', 'i').replace('ui', 'u')}({expr})"
         tags_of[("I", i)] = out_tag
+        if ("I", i) in consumed and (out_tag in _FLOAT_TAGS
+                                     or (out_tag == "b" and any(t in _FLOAT_TAGS for t in src_tags))):
+            expr = launder(expr, out_tag, 1 + i)
         body.append(f"    let v{i} = {expr};")
+    if launder_outputs:
+        def ref(r, plain=ref):
+            t = tags_of[r]
+            return launder(plain(r), t, 1 + n_instr) if r[0] == "I" and t in _FLOAT_TAGS else plain(r)
     out_types = [ty.wgsl_type(d, native) for _, d in spec.outputs]
     struct = ""
     if len(spec.outputs) == 1:
@@ -158,7 +217,7 @@ class LeafReader:
     def const_lets(self) -> list[str]:
         cwhere, _ = const_layout(self.spec)
         return [f"let k{i} = {ty.const(d, self.pbase + cwhere[i], self.spec.int64_native)};"
-                for i, d in enumerate(self.spec.consts)]
+                for i, d in enumerate(self.spec.consts)] + [f"let kz = P[{self.pbase + zero_word(self.spec)}];"]
 
     def hoisted_loads(self, quad: str) -> tuple[list[str], dict[int, str]]:
         """Loads made once for 4 consecutive elements: each broadcast scalar leaf ('s')
@@ -207,7 +266,7 @@ class LeafReader:
                 lines.append(f"let i{d}_{j} = r{j} % {dim}; r{j} = r{j} / {dim};")
                 for i in strided:
                     lines.append(f"a{i}_{j} += i{d}_{j} * P[{self.lwhere[i] + 1 + d}];")
-        args += [f"k{i}" for i in range(len(spec.consts))]
+        args += [f"k{i}" for i in range(len(spec.consts))] + ["kz"]
         return lines, args
 
 
@@ -266,7 +325,7 @@ def render(spec: ElementwiseSpec) -> str:
         vals = [r if len(spec.outputs) == 1 else f"{r}.o{jo}" for r in results]
         main.extend("    " + line for line in store4(f"O{jo}", dname, vals, native))
     main.append("}")
-    code = compute_fn(spec, "")
+    code = compute_fn(spec, "", launder_outputs=False)
     return "\n".join(decls) + "\n\n" + library(code) + "\n" + code + "\n" + "\n".join(main) + "\n"
 
 

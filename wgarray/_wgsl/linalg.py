@@ -2,8 +2,9 @@
 
 Each kernel copies its (contiguous) input matrix into a device work area and runs the
 factorization there with 64 threads, ``storageBarrier()`` between dependent steps. That
-suits the small and medium matrices these functions usually see in batches; very large
-single matrices would want blocked multi-workgroup algorithms (not written yet).
+suits the small and medium matrices these functions usually see in batches; large ones
+run the blocked, matmul-bound drivers of ``wgarray/_linalg_blocked.py`` instead
+(Cholesky always, LU past order 64, CholeskyQR for tall and large square qr).
 
 Scalar code is written once over ``S`` (the element type: f32, f64, vec2<f32>,
 vec2<f64>) and ``R`` (its real type) through the ``s_*`` helpers of ``prelude``.
@@ -11,7 +12,6 @@ vec2<f64>) and ``R`` (its real type) through the ``s_*`` helpers of ``prelude``.
 Kernels:
   lu      Gaussian elimination with partial pivoting on [A | B]: solve (B given),
           inv (B = I), det/slogdet (sign and log|det| per matrix)
-  chol    right-looking Cholesky, lower triangle
   qr      Householder QR; R's diagonal made real and non-negative (so Q is unique);
           row-blocked phases for tall matrices
   svd     one-sided (Hestenes) Jacobi, round-robin column pairs in parallel; complex
@@ -210,40 +210,6 @@ def render_lu(t: str, mode: str) -> str:
     }}
     }} else if (phase == 3u) {{
     for (var e = pa + lid; e < min(pc, n * r); e += {WG}u) {{ X[b * n * r + e] = W[w0 + (e / r) * c + n + e % r]; }}
-    }}
-}}""".split("\n")
-    return _finish(decls, t, body)
-
-
-# ------------------------------------------------------------------ Cholesky
-
-def render_cholesky(t: str) -> str:
-    """Bindings A, L; P: nbatch, n, offA, phase, a, c. Phases: 0 copies elements a..c-1;
-    1 factors columns a..c-1; 2 zeroes the strict upper triangle in elements a..c-1."""
-    decls = [_bind(0, "A", "S", False), _bind(1, "L", "S", True), _bind(2, "P", "u32", False)]
-    body = _head()
-    body += f"""    let n = P[1]; let w0 = b * n * n;
-    let phase = P[3]; let pa = P[4]; let pc = min(P[5], select(n * n, n, phase == 1u));
-    if (phase == 0u) {{
-    for (var e = pa + lid; e < pc; e += {WG}u) {{ L[w0 + e] = A[P[2] + w0 + e]; }}
-    }} else if (phase == 1u) {{
-    for (var k = pa; k < pc; k++) {{
-        if (lid == 0u) {{ L[w0 + k * n + k] = s_real(r_sqrt(s_re(L[w0 + k * n + k]))); }}
-        storageBarrier();
-        let d = s_re(L[w0 + k * n + k]);
-        for (var i = k + 1u + lid; i < n; i += {WG}u) {{ L[w0 + i * n + k] = s_scale(L[w0 + i * n + k], R(1) / d); }}
-        storageBarrier();
-        let m = n - k - 1u;
-        for (var e = lid; e < m * m; e += {WG}u) {{
-            let i = k + 1u + e / m; let j = k + 1u + e % m;
-            if (j <= i) {{
-                L[w0 + i * n + j] = L[w0 + i * n + j] - s_mul(L[w0 + i * n + k], s_conj(L[w0 + j * n + k]));
-            }}
-        }}
-        storageBarrier();
-    }}
-    }} else {{
-    for (var e = pa + lid; e < pc; e += {WG}u) {{ if (e % n > e / n) {{ L[w0 + e] = s_real(R(0)); }} }}
     }}
 }}""".split("\n")
     return _finish(decls, t, body)

@@ -43,8 +43,10 @@ TABLE: dict[str, dict[str, str]] = {
     "multiply": {"num": "({a} * {b})", "cplx": "{T}_multiply({a}, {b})", "eint": "{T}_mul({a}, {b})",
                  "b": "({a} && {b})"},
     "divide": {"float": "{T}_divide({a}, {b})", "cplx": "{T}_divide({a}, {b})"},
+    # float32 sign flips on the bits: a flushing device's negation would zero subnormals
     "negative": {"sint": "(-{a})", "float": "(-{a})", "cplx": "(-{a})", "uint": "({Z} - {a})",
-                 "eint": "{T}_neg({a})"},
+                 "eint": "{T}_neg({a})", "f32": "bitcast<f32>(bitcast<u32>({a}) ^ 0x80000000u)",
+                 "c64": "bitcast<vec2<f32>>(bitcast<vec2<u32>>({a}) ^ vec2<u32>(0x80000000u))"},
     "abs": {"sint": "{T}_abs({a})", "eint": "{T}_abs({a})", "uint": "{a}", "float": "{T}_abs({a})",
             "cplx": "{T}_abs({a})"},
     "square": {"num": "({a} * {a})", "eint": "{T}_mul({a}, {a})", "cplx": "{T}_square({a})"},
@@ -86,21 +88,29 @@ TABLE: dict[str, dict[str, str]] = {
     "bitwise_right_shift": {"int": "{T}_bitwise_right_shift({a}, {b})", "eint": "{T}_bitwise_right_shift({a}, {b})"},
     "real": {"cplx": "{a}.x"},
     "imag": {"cplx": "{a}.y"},
-    "conj": {"cplx": "vec2({a}.x, -{a}.y)", "any": "{a}"},
+    "conj": {"cplx": "vec2({a}.x, -{a}.y)", "c64": "vec2({a}.x, bitcast<f32>(bitcast<u32>({a}.y) ^ 0x80000000u))",
+             "any": "{a}"},
     "where": {"any": "select({c}, {b}, {a})"},
     "copy": {"any": "{a}"},
 }
 for _name in _LIBRARY_UNARY:
     TABLE[_name] = {"float": "{T}_" + _name + "({a})", "cplx": "{T}_" + _name + "({a})"}
+# Float comparisons are library functions (f32: on the bits, see realmath's f32_key).
+_FLOAT_CMP = {"equal": "{T}_equal({a}, {b})", "not_equal": "(!{T}_equal({a}, {b}))",
+              "less": "{T}_less({a}, {b})", "less_equal": "{T}_less_equal({a}, {b})",
+              "greater": "{T}_less({b}, {a})", "greater_equal": "{T}_less_equal({b}, {a})"}
 for _name, _sym in _CMP.items():
     if _name == "not_equal":  # '!=' may compile to an ordered compare; NaN != x must be true
         TABLE[_name] = {"num": "(!({a} == {b}))", "b": "({a} != {b})", "cplx": "(!all({a} == {b}))",
+                        "c64": "(!(f32_equal({a}.x, {b}.x) && f32_equal({a}.y, {b}.y)))",
                         "eint": "{S}_ne({a}, {b})"}
     elif _name == "equal":
         TABLE[_name] = {"num": "({a} == {b})", "b": "({a} == {b})", "cplx": "all({a} == {b})",
+                        "c64": "(f32_equal({a}.x, {b}.x) && f32_equal({a}.y, {b}.y))",
                         "eint": "{S}_eq({a}, {b})"}
     else:
         TABLE[_name] = {"num": "({a} " + _sym + " {b})", "eint": "{S}_" + _EMU_CMP[_name] + "({a}, {b})"}
+    TABLE[_name]["float"] = _FLOAT_CMP[_name]
 
 from .specialmath import TABLE as _SPECIAL_TABLE  # noqa: E402 - wgarray.special's ops
 
@@ -155,9 +165,17 @@ def cast(src: str, dst: str) -> str:
     if dst == "b":
         if src in ("ei64", "eu64"):
             return "any({a} != vec2<u32>(0u))"
+        # float32 truth on the bits: nonzero (NaN and subnormals included) is true
+        if src == "f32":
+            return "((bitcast<u32>({a}) & 0x7fffffffu) != 0u)"
+        if src == "c64":
+            return "any((bitcast<vec2<u32>>({a}) & vec2<u32>(0x7fffffffu)) != vec2<u32>(0u))"
         return f"(!all({{a}} == {ZERO[src]}))" if src in ("c64", "c128") else f"(!({{a}} == {ZERO[src]}))"
     if src in ("c64", "c128"):
         if dst in ("c64", "c128"):
+            if src != dst:  # per part, so that subnormal parts convert exactly
+                part = cast(src.replace("c64", "f32").replace("c128", "f64"), "f64" if dst == "c128" else "f32")
+                return f"{WGSL_TYPE[dst]}({part.replace('{a}', '{a}.x')}, {part.replace('{a}', '{a}.y')})"
             return f"{WGSL_TYPE[dst]}({{a}})"
         return cast(src.replace("c64", "f32").replace("c128", "f64"), dst).replace("{a}", "{a}.x")
     if dst in ("c64", "c128"):
@@ -174,6 +192,8 @@ def cast(src: str, dst: str) -> str:
         return f"{dst}_from_{src}({{a}})"
     if dst in ("i64", "u64") and src in ("f32", "f64"):
         return f"{dst}_from_{src}({{a}})"
+    if (src, dst) in (("f32", "f64"), ("f64", "f32")):
+        return f"{src}_to_{dst}({{a}})"
     if src in ("i64", "u64") and dst in ("f32", "f64"):
         return f"{src}_to_{dst}({{a}})"
     if src in ("i32", "u32") and dst in ("i64", "u64") and src[0] != dst[0]:

@@ -57,8 +57,10 @@ sin/cos/tan reduce modulo pi/2 with a multi-part Cody-Waite reduction for
 |x| <= 2^26 (f64) / 2^10 (f32) and with an exact Payne-Hanek reduction beyond (2/pi as
 24-bit chunks in f64, or as u32 words for f32: no 64-bit integers), so they are accurate
 for every finite input up to the largest finite value.
-Subnormal handling follows the device (lavapipe keeps subnormals; GPUs flushing
-them to zero will flush here too).
+Subnormal arithmetic follows the device (lavapipe keeps subnormals; NVIDIA's Vulkan
+driver flushes float32 ones to zero, see ``wgarray._numerics``), but whatever needs no
+arithmetic is done on the bits and stays exact there: float32 comparisons (``f32_key``),
+maximum/minimum, nextafter, abs/copysign/signbit and the f32 <-> f64 conversions.
 """
 from __future__ import annotations
 
@@ -205,6 +207,33 @@ fn f32_copysign(x: f32, y: f32) -> f32 {
     # order barrier (see the module doc).  Arithmetic never yields the signalling NaN
     # tested for, so this is s.
     "launder": "fn f32_launder(s: f32) -> f32 { return select(s, 0.0, bitcast<u32>(s) == 0x7fa00001u); }",
+    # Comparisons on the bits: exact where the device flushes subnormals to zero in
+    # float compares (NVIDIA's Vulkan driver), and out of reach of NaN-blind folding.
+    # The key is monotonic in x for non-NaN x and equal for +-0.
+    "key": """
+fn f32_key(x: f32) -> i32 {
+    let b = bitcast<i32>(x);
+    return select(b, -(b & 0x7fffffff), b < 0);
+}""",
+    # a non-NaN x whose key equals y's: y is not NaN either (NaN keys lie beyond +-inf's)
+    "equal": "fn f32_equal(x: f32, y: f32) -> bool { return !f32_isnan(x) && f32_key(x) == f32_key(y); }",
+    "less": """
+fn f32_less(x: f32, y: f32) -> bool {
+    return !(f32_isnan(x) || f32_isnan(y)) && f32_key(x) < f32_key(y);
+}""",
+    "less_equal": """
+fn f32_less_equal(x: f32, y: f32) -> bool {
+    return !(f32_isnan(x) || f32_isnan(y)) && f32_key(x) <= f32_key(y);
+}""",
+    # float64(x) from the bits for zero and subnormal x, which a flushing device's
+    # conversion would turn into 0
+    "to_f64": """
+fn f32_to_f64(x: f32) -> f64 {
+    let b = bitcast<u32>(x);
+    if ((b & 0x7f800000u) != 0u) { return f64(x); }
+    let m = f64(b & 0x007fffffu) * 0x1p-149;
+    return select(m, -m, (b & 0x80000000u) != 0u);
+}""",
     "from_bits": "fn f32_from_bits(b: u32) -> f32 { return bitcast<f32>(b); }",
     "to_bits": "fn f32_to_bits(x: f32) -> u32 { return bitcast<u32>(x); }",
     # head of x with at most 12 significant bits, so head * head is exact
@@ -256,6 +285,33 @@ fn f32_div_fix(a: f32, b: f32, q0: f32) -> f32 {
     if (f32_rem_side(a, q, b, -0.5 * (q - down) * b, 0.0) < 0.0) { return down; }
     return q;
 }""",
+    # The same corrections where the device's fma is fused (probed at device open, see
+    # wgarray._numerics): with q within an ulp of a / b, fma(-q, b, a) is the exact
+    # remainder, so each midpoint test is one fma and a compare.
+    "div_fix_fma": """
+fn f32_div_fix_fma(a: f32, b: f32, q0: f32) -> f32 {
+    let q = q0 + f32_launder(fma(-q0, b, a)) / b;   // not foldable into a / b
+    let r = fma(-q, b, a);
+    let up = bitcast<f32>(bitcast<u32>(q) + 1u);
+    let down = bitcast<f32>(bitcast<u32>(q) - 1u);
+    if (r > 0.5 * (up - q) * b) { return up; }
+    if (r < -(0.5 * (q - down) * b)) { return down; }
+    return q;
+}""",
+    # m - (s + h)^2 = r - 2 s h - h^2, where r and 2 s h are multiples of 2^-46 and
+    # h^2 < 2^-46: its sign is that of r - 2 s h, or negative where that is 0
+    "sqrt_fix_fma": """
+fn f32_sqrt_fix_fma(m: f32, s0: f32) -> f32 {
+    let s = s0 + f32_launder(fma(-s0, s0, m)) / (s0 + s0);
+    let r = fma(-s, s, m);
+    let up = bitcast<f32>(bitcast<u32>(s) + 1u);
+    let down = bitcast<f32>(bitcast<u32>(s) - 1u);
+    let hu = 0.5 * (up - s);
+    let hd = 0.5 * (s - down);
+    if (r - s * (hu + hu) > 0.0) { return up; }
+    if (r + s * (hd + hd) <= 0.0) { return down; }
+    return s;
+}""",
     "sqrt_rn": """
 fn f32_sqrt_rn(x: f32) -> f32 {
     let bx = bitcast<u32>(x);
@@ -288,7 +344,7 @@ fn f32_nextafter(x: f32, y: f32) -> f32 {
     if (bx == by || (f32_iszero(x) && f32_iszero(y))) { return y; }
     if (f32_iszero(x)) { return bitcast<f32>((by & 0x80000000u) | 1u); }
     // moving away from zero iff y > x has the sign of x (both ordered here)
-    if ((y > x) == ((bx & 0x80000000u) == 0u)) { return bitcast<f32>(bx + 1u); }
+    if ((f32_key(y) > f32_key(x)) == ((bx & 0x80000000u) == 0u)) { return bitcast<f32>(bx + 1u); }
     return bitcast<f32>(bx - 1u);
 }""",
 }
@@ -302,6 +358,18 @@ _PRIM_F64 = {
     # see f32_launder; f32(s) is a quiet NaN for any NaN s, never 0x7fa00001
     "launder": "fn f64_launder(s: f64) -> f64 { return select(s, f64(0.0), bitcast<u32>(f32(s)) == 0x7fa00001u); }",
     "iszero": "fn f64_iszero(x: f64) -> bool { return x == 0.0; }",
+    "equal": "fn f64_equal(x: f64, y: f64) -> bool { return x == y; }",
+    "less": "fn f64_less(x: f64, y: f64) -> bool { return x < y; }",
+    "less_equal": "fn f64_less_equal(x: f64, y: f64) -> bool { return x <= y; }",
+    # float32(x) with a zero or subnormal result rounded from the exact scaled value
+    # (half to even, as the conversion rounds), kept where a device would flush it
+    "to_f32": """
+fn f64_to_f32(x: f64) -> f32 {
+    let a = abs(x);
+    if (f64_isnan(x) || a >= 0x1p-126) { return f32(x); }
+    let m = u32(round(a * 0x1p149));
+    return bitcast<f32>(m | select(0u, 0x80000000u, f64_signbit(x)));
+}""",
     "nan": "fn f64_nan() -> f64 { return f64(bitcast<f32>(0x7fc00000u)); }",
     "inf": "fn f64_inf() -> f64 { return f64(bitcast<f32>(0x7f800000u)); }",
     "abs": "fn f64_abs(x: f64) -> f64 { return abs(x); }",
@@ -1042,6 +1110,46 @@ del _GENERIC["isnan_any"]
 # and the residual z - w*w are exact), as in fdlibm.  Every rounding is in a term much
 # smaller than the result, so fused or unfused multiply-adds give the same accuracy.
 _F32_ONLY = {
+    # A divisor +-2^k whose reciprocal 2^-k is normal: x * 2^-k is the same exact quotient
+    # rounded once, NaN, inf and zeros of x included, for a few integer ops.  With a
+    # scalar divisor (x / 2) the branch is uniform, so the correctly rounded division
+    # below costs nothing there, and the pipeline stays one for every divisor.
+    "divide": """
+fn f32_divide(x: f32, y: f32) -> f32 {
+    let by = bitcast<u32>(y);
+    let ey = (by >> 23u) & 0xffu;
+    if ((by & 0x007fffffu) == 0u && ey != 0u && ey < 254u) {
+        return x * bitcast<f32>(((254u - ey) << 23u) | (by & 0x80000000u));
+    }
+    if (f32_isnan(x) || f32_isnan(y)) { return f32_nan(); }
+    let neg = f32_signbit(x) != f32_signbit(y);
+    let xinf = f32_isinf(x);
+    let yinf = f32_isinf(y);
+    let xz = f32_iszero(x);
+    let yz = f32_iszero(y);
+    if ((xinf && yinf) || (xz && yz)) { return f32_nan(); }
+    if (xinf || yz) { return select(f32_inf(), -f32_inf(), neg); }
+    if (yinf || xz) { return select(0.0, -0.0, neg); }
+    return f32_div_rn(x, y);
+}""",
+    # the selection on the bits (see f32_key): two subnormals are not equal to a flushing
+    # device's float compare, and the one chosen keeps its bits
+    "maximum": """
+fn f32_maximum(x: f32, y: f32) -> f32 {
+    if (f32_isnan(x) || f32_isnan(y)) { return f32_nan(); }
+    let kx = f32_key(x);
+    let ky = f32_key(y);
+    if (kx == ky) { return select(x, y, f32_signbit(x)); }   // max(-0, +0) = +0
+    return select(y, x, kx > ky);
+}""",
+    "minimum": """
+fn f32_minimum(x: f32, y: f32) -> f32 {
+    if (f32_isnan(x) || f32_isnan(y)) { return f32_nan(); }
+    let kx = f32_key(x);
+    let ky = f32_key(y);
+    if (kx == ky) { return select(y, x, f32_signbit(x)); }   // min(-0, +0) = -0
+    return select(y, x, kx < ky);
+}""",
     "asin": """
 fn f32_asin(x: f32) -> f32 {
     if (f32_isnan(x)) { return x; }
@@ -1162,10 +1270,29 @@ def _build(T: str) -> dict[str, str]:
     return out
 
 
+# float32 division and sqrt through the fma-based corrections: ``{name}_fma`` is
+# ``{name}`` calling the ``_fma`` variant of each of these (used on fused-fma devices).
+FMA_VARIANTS = ("divide", "reciprocal", "sqrt", "div_rn", "sqrt_rn", "div_fix", "sqrt_fix")
+
+
+def _fma_variants(texts: dict[str, str]) -> dict[str, str]:
+    out = {}
+    for name in FMA_VARIANTS:
+        if name + "_fma" in texts:
+            continue
+        text = texts[name]
+        for other in FMA_VARIANTS:
+            text = re.sub(rf"\bf32_{other}\(", f"f32_{other}_fma(", text)
+        out[name + "_fma"] = text
+    return out
+
+
 def _make_library() -> dict[str, Snippet]:
     lib: dict[str, Snippet] = {}
     for T in ("f32", "f64"):
         texts = _build(T)
+        if T == "f32":
+            texts.update(_fma_variants(texts))
         full = {f"{T}_{n}": s for n, s in texts.items()}
         for fname, src in full.items():
             called = re.findall(r"\b(f32_\w+|f64_\w+)\s*\(", src)

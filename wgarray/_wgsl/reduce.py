@@ -76,14 +76,16 @@ _HIGHEST = {"i32": "2147483647i", "u32": "0xffffffffu", "i64": "(~(i64(1) << 63u
             "f64": "f64_inf()"}
 
 
-def identity(kind: str, t: str) -> str:
-    """The identity of a combine: ``-0.0`` for float sums (so a sum of ``[-0.0]`` is -0.0)."""
+def identity(kind: str, t: str, scan: bool = False) -> str:
+    """The identity of a combine. Float sums start from +0.0 as NumPy's do (a sum of
+    ``[-0.0, -0.0]`` is 0.0); a running sum starts from -0.0, which keeps its first
+    element as it is (NumPy's cumsum of ``[-0.0]`` is -0.0)."""
     if kind == "sum":
-        if t in _NEG_ZERO:
+        if t in _NEG_ZERO and scan:
             return _NEG_ZERO[t]
         if t in ("c64", "c128"):
             r = "f32" if t == "c64" else "f64"
-            return f"{ty.WGSL_TYPE[t]}({_NEG_ZERO[r]}, {_NEG_ZERO[r]})"
+            return f"{ty.WGSL_TYPE[t]}({_NEG_ZERO[r]}, {_NEG_ZERO[r]})" if scan else f"{ty.WGSL_TYPE[t]}()"
         return ops.ZERO[t]
     if kind == "prod":
         return ops.ONE[t]

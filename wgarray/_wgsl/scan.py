@@ -58,7 +58,7 @@ def render_local(spec: ScanSpec) -> str:
         f"@group(0) @binding({nb}) var<storage, read_write> O: array<{store_t}>;",
         f"@group(0) @binding({nb + 1}) var<storage, read_write> T: array<{store_t}>;",
     ] + ew.params_decls(nb + 2, spec.inp.has_f64_params)
-    ident = rd.identity(spec.kind, t)
+    ident = rd.identity(spec.kind, t, scan=True)
     K = PER_THREAD
     body = [
         "@compute @workgroup_size(256)",

@@ -1,0 +1,135 @@
+"""eigh / eigvalsh / svd / svdvals, float32, n x n: wgarray vs NumPy (host LAPACK) vs
+PyTorch on CUDA (cuSOLVER) where present.
+
+    python -m pytest benchmarks/bench_linalg_eigen.py --benchmark-only -q
+    python benchmarks/bench_linalg_eigen.py [N ...]   # plain table + dispatch/submit counts
+
+Synchronized: wgarray through a scalar readback (float(xp.sum(w))), torch through
+torch.cuda.synchronize(). The plain script also prints, per call, the dispatches,
+submits and readbacks that wgarray's counters saw (``wgarray.debug.counters()``).
+"""
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+import pytest
+
+SIZES = [64, 256, 512, 1024]
+FUNCS = ["eigh", "eigvalsh", "svd", "svdvals"]
+
+
+def _input(n: int, func: str) -> np.ndarray:
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal((n, n)).astype(np.float32)
+    return (a + a.T) / 2 if func.startswith("eig") else a
+
+
+def _wg_call(xp, func, x):
+    la = xp.linalg
+    if func == "eigh":
+        w, v = la.eigh(x)
+        return float(xp.sum(w)) + float(xp.sum(v[0]))
+    if func == "svd":
+        u, s, vh = la.svd(x, full_matrices=False)
+        return float(xp.sum(s)) + float(xp.sum(u[0])) + float(xp.sum(vh[0]))
+    return float(xp.sum(getattr(la, func)(x)))
+
+
+def _np_call(func, a):
+    if func == "eigh":
+        return np.linalg.eigh(a)
+    if func == "eigvalsh":
+        return np.linalg.eigvalsh(a)
+    if func == "svd":
+        return np.linalg.svd(a, full_matrices=False)
+    return np.linalg.svd(a, compute_uv=False)
+
+
+def _torch_call(torch, func, t):
+    la = torch.linalg
+    out = {"eigh": la.eigh, "eigvalsh": la.eigvalsh, "svd": lambda z: la.svd(z, full_matrices=False),
+           "svdvals": la.svdvals}[func](t)
+    torch.cuda.synchronize()
+    return out
+
+
+def _torch():
+    try:
+        import torch
+    except Exception:
+        return None
+    return torch if torch.cuda.is_available() else None
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("func", FUNCS)
+def test_wgarray(benchmark, func, n):
+    import wgarray as xp
+
+    x = xp.asarray(_input(n, func))
+    _wg_call(xp, func, x)  # compile
+    benchmark(_wg_call, xp, func, x)
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("func", FUNCS)
+def test_numpy(benchmark, func, n):
+    benchmark(_np_call, func, _input(n, func))
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("func", FUNCS)
+def test_torch_cuda(benchmark, func, n):
+    torch = _torch()
+    if torch is None:
+        pytest.skip("no torch with CUDA")
+    t = torch.from_numpy(_input(n, func)).cuda()
+    _torch_call(torch, func, t)
+    benchmark(_torch_call, torch, func, t)
+
+
+def _best(fn, reps=3):
+    fn()
+    best = float("inf")
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def main(sizes):
+    import wgarray as xp
+    from wgarray import debug
+
+    torch = _torch()
+    print("| function | n | wgarray ms | dispatches | submits | readbacks | numpy ms | torch-cuda ms | "
+          "max err vs float64 |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for n in sizes:
+        for func in FUNCS:
+            a = _input(n, func)
+            x = xp.asarray(a)
+            _wg_call(xp, func, x)
+            before = dict(debug.counters())
+            _wg_call(xp, func, x)
+            after = debug.counters()
+            d = {k: after.get(k, 0) - before.get(k, 0) for k in ("dispatches", "submits", "readbacks")}
+            tw = _best(lambda: _wg_call(xp, func, x))
+            tn = _best(lambda: _np_call(func, a))
+            tt = float("nan")
+            if torch is not None:
+                ta = torch.from_numpy(a).cuda()
+                tt = _best(lambda: _torch_call(torch, func, ta))
+            vals = np.asarray(xp.linalg.eigvalsh(x) if func.startswith("eig") else xp.linalg.svdvals(x))
+            ref = (np.linalg.eigvalsh(a.astype(np.float64)) if func.startswith("eig")
+                   else np.linalg.svd(a.astype(np.float64), compute_uv=False))
+            err = np.abs(np.sort(vals) - np.sort(ref)).max() / np.abs(ref).max()
+            print(f"| {func} | {n} | {tw * 1e3:.2f} | {d['dispatches']} | {d['submits']} | {d['readbacks']} | "
+                  f"{tn * 1e3:.2f} | {tt * 1e3:.2f} | {err:.1e} |", flush=True)
+
+
+if __name__ == "__main__":
+    main([int(s) for s in sys.argv[1:]] or SIZES)

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The test suite and the benchmark suites on a GPU machine, each step under a time cap so
+# that one step that runs long cannot take the others with it.
+#
+#   bash scripts/gpu_suite.sh tests   OUTDIR     # pytest -n 8 over tests/ -> OUTDIR/tests-gpu.txt
+#   bash scripts/gpu_suite.sh linalg  OUTDIR     # host-path and linalg suites -> OUTDIR/*.json, *.txt
+#   bash scripts/gpu_suite.sh apps    OUTDIR     # array ops, k-means, scikit-learn, SciPy -> OUTDIR/*.json
+#
+# Then, here: python benchmarks/report.py OUTDIR/bench_*.json --label h200
+set -uo pipefail
+cd "$(dirname "$0")/.."
+part=${1:?usage: gpu_suite.sh tests|linalg|apps OUTDIR}
+out=${2:?usage: gpu_suite.sh tests|linalg|apps OUTDIR}
+mkdir -p "$out"
+export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp} SCIPY_ARRAY_API=1
+python3 -m wgarray info > "$out/info-$part.txt" 2>&1
+
+bench() {  # bench CAP_SECONDS NAME FILE [pytest args...]
+    local cap=$1 name=$2 file=$3
+    shift 3
+    timeout "$cap" python3 -m pytest "$file" -o python_files='bench_*.py' -p no:cacheprovider -q -s \
+        --benchmark-only --benchmark-json "$out/bench_$name.json" --benchmark-sort=name \
+        --benchmark-columns=median,min,max,rounds "$@" > "$out/bench_$name.txt" 2>&1
+    echo "$name: exit $?"
+}
+
+case "$part" in
+tests)
+    timeout "${TEST_CAP:-200}" python3 -m pytest tests -n 8 -q -p no:cacheprovider -rf --tb=line \
+        > "$out/tests-gpu.txt" 2>&1
+    echo "tests: exit $?"; tail -n 3 "$out/tests-gpu.txt" ;;
+linalg)
+    bench 70 host_path benchmarks/bench_host_path.py --benchmark-group-by=param:case
+    timeout 60 python3 benchmarks/bench_linalg_eigen.py 64 256 512 1024 > "$out/linalg_eigen.txt" 2>&1
+    echo "linalg_eigen: exit $?"
+    bench 150 linalg_blocked benchmarks/bench_linalg_blocked.py --benchmark-group-by=param:case ${LINALG_K:+-k "$LINALG_K"} ;;
+apps)
+    bench 150 sklearn benchmarks/bench_sklearn.py
+    bench 150 array_ops benchmarks/bench_array_ops.py
+    bench 60 kmeans benchmarks/bench_kmeans.py
+    bench 40 scipy benchmarks/bench_scipy.py ;;
+*)
+    echo "gpu_suite.sh: expected tests, linalg or apps, got '$part'" >&2; exit 2 ;;
+esac

@@ -1,0 +1,309 @@
+"""The blocked factorizations (cholesky, solve/inv/det/slogdet by blocked LU, the tall
+CholeskyQR path of qr, svd/svdvals of tall matrices) against NumPy's LAPACK in the same
+precision: on well-conditioned, ill-conditioned (condition 1e6 in float32, 1e12 in
+float64) and rank-deficient inputs, at sizes below, at, between and past the block
+size, every backward error, orthogonality and residual within 10x of LAPACK's own on
+the same input; and the dispatch count growing as n / block, not n."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import wgarray as xp
+from wgarray import _linalg_blocked as blk
+from wgarray import debug
+from wgarray import linalg as la
+from conftest import COMPLEX, REAL_FLOAT, ids, npdt, to_np
+
+FLOAT = REAL_FLOAT + COMPLEX
+SIZES = [1, 7, 33, 100, 130]
+
+
+def eps(d) -> float:
+    return float(np.finfo(npdt(d)).eps)
+
+
+def bound(ours: float, lapack: float, d) -> bool:
+    """Ours within 10x of LAPACK's (LAPACK's floored at one ulp: it can be exactly 0)."""
+    return ours <= 10 * max(lapack, eps(d))
+
+
+def rel(a, b) -> float:
+    return float(np.linalg.norm(a - b) / max(np.linalg.norm(b), 1e-300))
+
+
+def orthonormal(rng, m, n, d):
+    z = rng.standard_normal((m, n))
+    if npdt(d).kind == "c":
+        z = z + 1j * rng.standard_normal((m, n))
+    return np.linalg.qr(z)[0]
+
+
+def with_cond(m, n, d, cond, seed=0, rank=None):
+    """An m x n matrix with singular values logspaced from 1 down to 1/cond (the last
+    n - rank of them exactly 0), rounded to d."""
+    rng = np.random.default_rng(seed)
+    s = np.logspace(0, -np.log10(cond), n)
+    if rank is not None:
+        s[rank:] = 0
+    u, v = orthonormal(rng, m, n, d), orthonormal(rng, n, n, d)
+    return ((u * s) @ np.conj(v.T)).astype(npdt(d))
+
+
+def hpd(n, d, cond, seed=0):
+    """A Hermitian positive definite n x n matrix of condition ``cond``."""
+    rng = np.random.default_rng(seed)
+    q = orthonormal(rng, n, n, d)
+    a = (q * np.logspace(0, -np.log10(cond), n)) @ np.conj(q.T)
+    return ((a + np.conj(a.T)) / 2).astype(npdt(d))
+
+
+def hi_cond(d) -> float:
+    return 1e6 if np.finfo(npdt(d)).bits <= 32 else 1e12
+
+
+def ct(a):
+    return np.conj(np.swapaxes(a, -1, -2))
+
+
+# ------------------------------------------------------------------ Cholesky
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("d", REAL_FLOAT, ids=ids(REAL_FLOAT))
+@pytest.mark.parametrize("ill", [False, True], ids=["cond10", "condhigh"])
+def test_cholesky_backward_error_within_10x_of_lapack(d, n, ill):
+    a = hpd(n, d, hi_cond(d) if ill else 10.0, seed=n)
+    L = to_np(la.cholesky(xp.asarray(a)))
+    ref = np.linalg.cholesky(a)
+    assert np.all(np.triu(L, 1) == 0)
+    assert np.all(np.diagonal(L) > 0)
+    assert bound(rel(L @ ct(L), a), rel(ref @ ct(ref), a), d)
+
+
+@pytest.mark.parametrize("d", COMPLEX, ids=ids(COMPLEX))
+def test_cholesky_complex_blocked_within_10x_of_lapack(d):
+    a = hpd(100, d, 1e3, seed=3)
+    L = to_np(la.cholesky(xp.asarray(a)))
+    ref = np.linalg.cholesky(a)
+    assert np.all(np.triu(L, 1) == 0)
+    assert np.all(np.diagonal(L).imag == 0)
+    assert bound(rel(L @ ct(L), a), rel(ref @ ct(ref), a), d)
+
+
+def test_cholesky_batched_upper_and_broadcast_view():
+    d = xp.float32
+    a = np.stack([hpd(70, d, 100.0, seed=s) for s in range(3)])
+    x = xp.asarray(a)
+    U = to_np(la.cholesky(x, upper=True))
+    for k in range(3):
+        ref = np.linalg.cholesky(a[k])
+        assert np.all(np.tril(U[k], -1) == 0)
+        assert bound(rel(ct(U[k]) @ U[k], a[k]), rel(ref @ ct(ref), a[k]), d)
+    # a broadcast batch (stride 0) and a transposed view as input
+    b = xp.broadcast_to(xp.matrix_transpose(x[1]), (2, 70, 70))
+    L = to_np(la.cholesky(b))
+    ref = np.linalg.cholesky(a[1].T)
+    for k in range(2):
+        assert bound(rel(L[k] @ L[k].T, a[1].T), rel(ref @ ref.T, a[1].T), d)
+
+
+def test_cholesky_empty_and_not_positive_definite():
+    assert to_np(la.cholesky(xp.zeros((0, 5, 5)))).shape == (0, 5, 5)
+    assert to_np(la.cholesky(xp.zeros((2, 0, 0)))).shape == (2, 0, 0)
+    a = np.eye(80, dtype=np.float32)
+    a[70, 70] = -1.0  # not positive definite: NaN from the failing pivot on, as the unblocked kernel
+    L = to_np(la.cholesky(xp.asarray(a)))
+    assert np.all(L[:70, :70] == np.eye(70))
+    assert np.isnan(L[70, 70])
+
+
+def test_cholesky_dispatches_grow_as_n_over_block_and_nothing_recompiles():
+    # 364 and 300 leave trailing blocks of the same layout classes (multiples of 4 wide)
+    a1, a2 = hpd(364, xp.float32, 10.0), hpd(300, xp.float32, 10.0)
+    to_np(la.cholesky(xp.asarray(a1)))  # compiles
+    debug.reset_counters()
+    to_np(la.cholesky(xp.asarray(a2)))
+    c = debug.counters()
+    assert c["pipelines_compiled"] == 0
+    steps = -(-300 // blk.LEAF)
+    assert c["dispatches"] <= 5 * steps + 4  # per block: the leaf, 2 matmuls, 2 stores
+
+
+# ------------------------------------------------------------------ LU: solve, inv, det
+
+def solve_residual(a, x, b) -> float:
+    return float(np.linalg.norm(a @ x - b) / (np.linalg.norm(a) * np.linalg.norm(x)))
+
+
+# orders past BLOCKED_MIN (64) run the blocked LU; 33 the one-workgroup kernel beside it
+SOLVE_CASES = [(d, n) for d in REAL_FLOAT for n in (33, 65, 100, 130)] + [(d, 100) for d in COMPLEX]
+
+
+@pytest.mark.parametrize("d,n", SOLVE_CASES, ids=[f"{d.name}-{n}" for d, n in SOLVE_CASES])
+def test_solve_residual_within_10x_of_lapack(d, n):
+    a = with_cond(n, n, d, 1e3, seed=n)
+    b = with_cond(n, 3, d, 10.0, seed=n + 1)
+    x = to_np(la.solve(xp.asarray(a), xp.asarray(b)))
+    assert bound(solve_residual(a, x, b), solve_residual(a, np.linalg.solve(a, b), b), d)
+
+
+@pytest.mark.parametrize("d", REAL_FLOAT, ids=ids(REAL_FLOAT))
+def test_solve_ill_conditioned_and_batched(d):
+    a = np.stack([with_cond(100, 100, d, hi_cond(d), seed=s) for s in range(2)])
+    b = with_cond(100, 1, d, 10.0, seed=9)[:, 0]
+    x = to_np(la.solve(xp.asarray(a), xp.asarray(b)))  # a vector broadcast over the batch
+    ref = np.linalg.solve(a, b[None, :, None])[..., 0]
+    for k in range(2):
+        assert bound(solve_residual(a[k], x[k], b), solve_residual(a[k], ref[k], b), d)
+
+
+@pytest.mark.parametrize("n", [65, 130])
+@pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
+def test_inv_residual_within_10x_of_lapack(d, n):
+    a = with_cond(n, n, d, 1e4 if np.finfo(npdt(d)).bits <= 32 else 1e10, seed=2)
+    xi = to_np(la.inv(xp.asarray(a)))
+    ref = np.linalg.inv(a)
+    eye = np.eye(n)
+
+    def err(z):
+        return float(np.linalg.norm(z @ a - eye) / (np.linalg.norm(z) * np.linalg.norm(a)))
+
+    assert bound(err(xi), err(ref), d)
+
+
+@pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
+def test_det_slogdet_blocked_within_10x_of_lapack(d):
+    n = 100
+    a = (with_cond(n, n, d, 1e3, seed=4) * 3).astype(npdt(d))  # |det| in range
+    exact = np.linalg.slogdet(a.astype(np.complex128 if npdt(d).kind == "c" else np.float64))
+    ours = la.slogdet(xp.asarray(a))
+    lap = np.linalg.slogdet(a)
+    assert bound(abs(float(to_np(ours.logabsdet)) - exact[1]) / n,
+                 abs(float(lap[1]) - exact[1]) / n, d)
+    assert abs(complex(to_np(ours.sign)) - complex(exact[0])) <= 10 * max(abs(complex(lap[0]) - complex(exact[0])),
+                                                                        n * eps(d))
+    det = complex(to_np(la.det(xp.asarray(a))))
+    ex = complex(exact[0]) * np.exp(exact[1])
+    lapd = complex(np.linalg.det(a))
+    assert abs(det - ex) / abs(ex) <= 10 * max(abs(lapd - ex) / abs(ex), n * eps(d))
+
+
+def test_det_singular_and_sign_of_a_swap():
+    a = np.eye(90, dtype=np.float32)
+    a[[3, 80]] = a[[80, 3]]  # one row swap: det -1
+    assert float(to_np(la.det(xp.asarray(a)))) == -1.0
+    s = la.slogdet(xp.asarray(a))
+    assert float(to_np(s.sign)) == -1.0 and float(to_np(s.logabsdet)) == 0.0
+    a[5] = a[6]  # two equal rows
+    s = la.slogdet(xp.asarray(a))
+    assert float(to_np(s.sign)) == 0.0 and float(to_np(s.logabsdet)) == -np.inf
+
+
+def test_solve_dispatches_grow_as_n_over_panel():
+    a = with_cond(200, 200, xp.float32, 10.0)
+    b = with_cond(200, 2, xp.float32, 10.0)
+    to_np(la.solve(xp.asarray(a), xp.asarray(b)))
+    debug.reset_counters()
+    to_np(la.solve(xp.asarray(a), xp.asarray(b)))
+    c = debug.counters()
+    assert c["pipelines_compiled"] == 0
+    panels = -(-200 // blk.PANEL)
+    leaves = -(-200 // blk.LEAF)
+    assert c["dispatches"] <= 6 * panels + 6 * leaves + 8
+
+
+# ------------------------------------------------------------------ CholeskyQR (tall and square), tall SVD
+
+TALL = [(2000, 40), (300, 40), (130, 130)]
+
+
+QR_CASES = ([(d, m, n, k) for d in REAL_FLOAT for m, n in TALL for k in ("cond10", "condhigh", "rankdef")]
+            + [(d, 2000, 40, k) for d in COMPLEX for k in ("condhigh", "rankdef")])
+
+
+@pytest.mark.parametrize("d,m,n,kind", QR_CASES, ids=[f"{d.name}-{m}x{n}-{k}" for d, m, n, k in QR_CASES])
+def test_qr_cholesky_qr_within_10x_of_lapack(d, m, n, kind):
+    cond = {"cond10": 10.0, "condhigh": hi_cond(d), "rankdef": 10.0}[kind]
+    a = with_cond(m, n, d, cond, seed=m + n, rank=n - 5 if kind == "rankdef" else None)
+    q, r = la.qr(xp.asarray(a))
+    q, r = to_np(q), to_np(r)
+    assert q.shape == (m, n) and r.shape == (n, n)
+    assert np.all(np.tril(r, -1) == 0)
+    qn, rn = np.linalg.qr(a)
+    eye = np.eye(n)
+    assert bound(rel(q @ r, a), rel(qn @ rn, a), d)
+    assert bound(float(np.abs(ct(q) @ q - eye).max()), float(np.abs(ct(qn) @ qn - eye).max()), d)
+
+
+def test_qr_tall_path_is_taken_and_batched():
+    a = np.stack([with_cond(1000, 30, xp.float32, 100.0, seed=s) for s in range(2)])
+    debug.reset_counters()
+    q, r = la.qr(xp.asarray(a))
+    q, r = to_np(q), to_np(r)
+    # the Householder kernel would run hundreds of row-blocked phases here
+    assert debug.counters()["dispatches"] < 200
+    for k in range(2):
+        qn, rn = np.linalg.qr(a[k])
+        assert bound(rel(q[k] @ r[k], a[k]), rel(qn @ rn, a[k]), xp.float32)
+        # R's diagonal is positive, so Q and R are LAPACK's up to the sign of each column
+        sg = np.sign(np.diagonal(rn))
+        assert np.allclose(r[k], sg[:, None] * rn, atol=1e-4 * np.abs(rn).max())
+
+
+@pytest.mark.parametrize("d", REAL_FLOAT, ids=ids(REAL_FLOAT))
+def test_svd_tall_within_10x_of_lapack_and_of_the_square_core(d):
+    """The tall path (QR, then the SVD of the square R) against LAPACK for U S Vh and
+    U's orthogonality; its singular values against those of the square core on an
+    n x n matrix of the same spectrum (the tall path must lose nothing beyond QR's
+    rounding), and against LAPACK where the core itself is."""
+    m, n = 2000, 40
+    a = with_cond(m, n, d, 1e4, seed=5)
+    true = np.logspace(0, -4, n)
+
+    def err(s):
+        return float(np.abs(np.asarray(s, dtype=np.float64) - true).max())
+
+    lap = err(np.linalg.svd(a, compute_uv=False))
+    sq = with_cond(n, n, d, 1e4, seed=6)
+    core = err(to_np(la.svdvals(xp.asarray(sq))))
+    floor = max(lap, core)
+    cu, cs, cvh = (to_np(r) for r in la.svd(xp.asarray(sq)))
+    core_back = rel((cu * cs) @ cvh, sq)
+    core_orth = float(np.abs(cu.T @ cu - np.eye(n)).max())
+    assert bound(err(to_np(la.svdvals(xp.asarray(a)))), floor, d)
+    U, S, Vh = la.svd(xp.asarray(a), full_matrices=False)
+    U, S, Vh = to_np(U), to_np(S), to_np(Vh)
+    assert bound(err(S), floor, d)
+    un, sn, vhn = np.linalg.svd(a, full_matrices=False)
+    assert bound(rel((U * S) @ Vh, a), max(rel((un * sn) @ vhn, a), core_back), d)
+    lap_orth = float(np.abs(un.T @ un - np.eye(n)).max())
+    assert bound(float(np.abs(U.T @ U - np.eye(n)).max()), max(lap_orth, core_orth), d)
+    # wide: through the conjugate transpose; matrix_norm(ord=2) is the largest value
+    assert bound(err(to_np(la.svdvals(xp.asarray(a.T)))), floor, d)
+    assert bound(abs(float(to_np(la.matrix_norm(xp.asarray(a), ord=2))) - 1.0), floor, d)
+
+
+@pytest.mark.parametrize("d", [xp.float32, xp.complex64], ids=["float32", "complex64"])
+def test_tsqr_fallback_rank_deficient_within_10x_of_lapack(d):
+    """The tree of Householder QRs that backs CholeskyQR, on its own: rank-deficient
+    tall matrices, batched, a row count that is no multiple of its block."""
+    a = np.stack([with_cond(2500, 24, d, 10.0, seed=s, rank=20) for s in range(2)])
+    q, r = la._qr_tsqr(xp.asarray(a))
+    q, r = to_np(q), to_np(r)
+    assert q.shape == (2, 2500, 24) and r.shape == (2, 24, 24)
+    eye = np.eye(24)
+    for k in range(2):
+        qn, rn = np.linalg.qr(a[k])
+        assert np.all(np.tril(r[k], -1) == 0)
+        assert bound(rel(q[k] @ r[k], a[k]), rel(qn @ rn, a[k]), d)
+        assert bound(float(np.abs(ct(q[k]) @ q[k] - eye).max()), float(np.abs(ct(qn) @ qn - eye).max()), d)
+
+
+def test_blocked_lu_empty_batch_no_rhs_and_nan():
+    assert to_np(la.solve(xp.zeros((0, 100, 100)), xp.zeros((0, 100, 2)))).shape == (0, 100, 2)
+    assert to_np(la.inv(xp.zeros((0, 100, 100)))).shape == (0, 100, 100)
+    assert to_np(la.det(xp.zeros((0, 100, 100)))).shape == (0,)
+    a = with_cond(100, 100, xp.float32, 10.0)
+    assert to_np(la.solve(xp.asarray(a), xp.zeros((100, 0)))).shape == (100, 0)
+    a[5, 5] = np.nan
+    assert np.all(np.isnan(to_np(la.solve(xp.asarray(a), xp.ones((100, 1))))))

@@ -1,0 +1,176 @@
+"""In-place writes: storing into the buffer of a realized array, copying it first only
+when something else still needs the old contents.
+
+Nodes are values, so a buffer may be read by more than the array being written: another
+array holding the same node, a pending lazy op with it as a leaf, an element copy, a
+plain array made by a function that returns a strided view (``x.T``, ``reshape``). The
+owner test counts who refers to the array's node and to its buffer: the array itself,
+its views (they follow their base by versions, so they see the write, as in NumPy) and
+the pending batch (its recorded commands run before the write, in queue order). Any other
+reference means another live value needs the old contents, and the array first moves to
+a copy of its own (copy-on-write); the other holders keep the old buffer, so a loop of
+writes copies at most once.
+
+All of it runs under the device's runtime lock, so writes from several threads take
+effect one at a time, in some serial order, and writes to disjoint regions never undo
+each other.
+"""
+from __future__ import annotations
+
+import sys
+
+from . import _graph as g
+from ._array import _NODE, Array
+from ._realize import FusedInput
+from ._wgsl import gather as gk
+from ._wgsl import types as ty
+from ._wgsl import write as wk
+
+
+def root_of(x: Array) -> Array:
+    """The array whose buffer a view writes into (the end of its chain of bases)."""
+    while x._view is not None:
+        x = x._view[0]
+    return x
+
+
+def _view_refs(root: Array, buf) -> int:
+    """How many live views of ``root`` (views of views included) hold a node on ``buf``."""
+    n = 0
+    stack = [root]
+    while stack:
+        a = stack.pop()
+        views = a._views
+        if not views:
+            continue
+        for ref in views:
+            v = ref()
+            if v is None:
+                continue
+            node = _NODE.__get__(v, Array)
+            if type(node) is g.Data and node.buf is buf:
+                n += 1
+            stack.append(v)
+    return n
+
+
+def _exclusive(root: Array) -> bool:
+    """Whether writing into the buffer of ``root``'s Data node changes no other value."""
+    node = _NODE.__get__(root, Array)
+    # references to the node: root's slot, this local, getrefcount's argument
+    if sys.getrefcount(node) > 3:
+        return False
+    buf = node.buf
+    # references to the buffer: node.buf, this local, the argument, then the known holders
+    others = sys.getrefcount(buf) - 3
+    others -= buf.runtime.keep_counts.get(buf.uid, 0)
+    others -= _view_refs(root, buf)
+    return others == 0
+
+
+def own(root: Array) -> bool:
+    """Make ``root``'s node a contiguous Data on a buffer only it (and its views) uses.
+    True when the node changed (a realization or a copy-on-write)."""
+    node = _NODE.__get__(root, Array)
+    changed = False
+    if not (type(node) is g.Data and node.buf is not None and node.is_contiguous):
+        data = g.realize(g.Op("copy", [node], node.dtype) if isinstance(node, g.Data) else node)
+        del node
+        _NODE.__set__(root, data)
+        del data
+        changed = True
+    else:
+        del node
+    if not _exclusive(root):
+        node = _NODE.__get__(root, Array)
+        data = g.realize(g.Op("copy", [node], node.dtype))
+        del node
+        _NODE.__set__(root, data)
+        del data
+        changed = True
+    if changed:  # views re-derive their nodes (on the new buffer) and drop host mirrors
+        root._version += 1
+        root._host = None
+    return changed
+
+
+def written(root: Array, x: Array) -> None:
+    """Record a change of value made in place (through ``x``, ``root`` or a view of it)."""
+    root._version += 1
+    root._host = None
+    root._origin = None
+    x._origin = None
+    if x is not root:
+        x._host = None
+
+
+def _detached(node: g.Node) -> g.Node:
+    """``node`` computed into a buffer of its own (an input that reads the buffer being
+    written cannot be bound beside it in one dispatch)."""
+    return g.realize(g.Op("copy", [node], node.dtype))
+
+
+def write(dst: g.Data, value: g.Node, pred: g.Node | None = None, index: g.Node | None = None) -> None:
+    """Store ``value`` into ``dst``'s elements in place: region mode (``index`` None)
+    writes element u of dst (C order) for every u, indexed mode writes dst.flat[index[u]];
+    ``pred`` skips the elements where it is False. ``value``, ``pred`` and ``index``
+    share one shape (dst's in region mode); indices must be valid and distinct."""
+    n = index.size if index is not None else dst.size
+    if n == 0:
+        return
+    buf = dst.buf
+    device = dst.device
+    rt = device.runtime
+    native = device.has_int64
+    inputs = []
+    for node in (value, pred, index):
+        if node is None:
+            continue
+        fi = FusedInput(node)
+        if any(b is buf for b in fi.buffers):
+            fi = FusedInput(_detached(node))
+        inputs.append(fi)
+    head = [n, dst.offset & 0xFFFFFFFF, *dst.shape, *(s & 0xFFFFFFFF for s in dst.strides)]
+    pbases = gk._param_bases(len(head), [fi.n_words for fi in inputs])
+    words = bytearray()
+    for w in head:
+        words += w.to_bytes(4, "little")
+    for fi, base in zip(inputs, pbases):
+        words += b"\0" * (4 * base - len(words))
+        words += fi.params
+    specs = tuple(fi.spec for fi in inputs)
+    dname = dst.dtype.name
+    ndim = dst.ndim
+    has_pred = pred is not None
+    has_index = index is not None
+    key = ("write", specs, has_pred, has_index, dname, native, ndim, tuple(pbases))
+
+    def build():
+        it = iter(specs)
+        vspec = next(it)
+        pspec = next(it) if has_pred else None
+        ispec = next(it) if has_index else None
+        src, f64 = wk.render_write(vspec, pspec, ispec, dname, native, ndim, pbases)
+        return "write", src, [False] * sum(len(s.bindings) for s in specs) + [True], f64
+
+    kernel = rt.kernel(key, build)
+    sources = [b for fi in inputs for b in fi.buffers]
+    rt.dispatch(kernel, sources + [buf], bytes(words), -(-n // 256), held=sources)
+
+
+def write_element(dst: g.Data, t: int, value) -> None:
+    """Store the Python scalar ``value`` (checked to fit) into element ``t`` of ``dst``'s
+    buffer: a copy of its bytes, or for 8/16-bit and bool elements (which share a word)
+    one invocation that merges them in."""
+    device = dst.device
+    rt = device.runtime
+    dname = dst.dtype.name
+    size = dst.dtype.itemsize
+    blob = ty.const_bytes(dst.dtype, value)
+    if size >= 4:  # whole words: copied in from the parameter ring, no dispatch
+        rt.store(dst.buf, t * size, blob)
+        return
+    native = device.has_int64
+    kernel = rt.kernel(("write-element", dname, native),
+                       lambda: ("write_element", wk.render_write_element(dname, native), [True], False))
+    rt.dispatch(kernel, [dst.buf], t.to_bytes(4, "little") + blob + b"\0" * (-len(blob) % 4), 1, held=())

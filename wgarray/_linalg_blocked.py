@@ -1,0 +1,354 @@
+"""Blocked factorizations: the host-side drivers behind cholesky, solve, inv, det,
+slogdet and the tall-skinny qr.
+
+Each algorithm works in place on a device work matrix and spends its O(n^3) in the
+tiled matmul (``matmul_nodes``); the narrow steps run as the small kernels of
+``_wgsl/linalg_blocked.py`` over strided blocks of the work matrix:
+
+- Cholesky, right-looking by blocks of LEAF: the leaf kernel factors the diagonal
+  block and inverts it, L21 = A21 L11^-H and A22 -= L21 L21^H are matmuls.
+- Triangular solves by blocks: every diagonal block inverted by one leaf dispatch,
+  then per block row X_i = T_ii^-1 (Y_i - T_i,done X_done), two matmuls.
+- LU with partial pivoting on [A | B] (B the right-hand sides, I for inv, nothing for
+  det), by panels of PANEL columns: the panel kernel searches pivots in parallel and
+  swaps whole rows, U12 = L11^-1 A12 and the trailing update (which carries B along,
+  so L^-1 B comes for free) are matmuls; then the blocked upper solve.
+- Tall and large square QR: CholeskyQR with a shift (Fukaya et al.'s shifted
+  CholeskyQR3): R from the Cholesky factor of the Gram matrix X^H X (+ s I),
+  Q = X R^-1, repeated on Q until the Gram matrix of the input is near I; products of
+  the R's give R. Where that does not happen within a few steps (rank deficiency,
+  extreme condition) the caller falls back to TSQR / Householder QR.
+
+Dispatches per factorization grow as n / LEAF (or n / PANEL), not n; each dispatch's
+per-invocation loops stay within lavapipe's 65535-iteration bound (leaf kernels by
+their fixed block size, the panel kernel planned per column range).
+"""
+from __future__ import annotations
+
+import math
+
+from . import _dtypes as dt
+from . import _graph as g
+from ._linear_algebra_functions import matmul_nodes
+from ._runtime import pack_params
+from ._wgsl import linalg as kl
+from ._wgsl import linalg_blocked as kb
+from ._wgsl import types as ty
+
+LEAF = kb.LEAF
+PANEL = 32  # LU panel width: the panel kernel's rank-1 updates cost rows * PANEL^2 / 2
+BUDGET = 40000  # loop iterations per invocation planned per dispatch (lavapipe: 65535)
+
+
+def _cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _tag(dtype, device) -> str:
+    return ty.tag(dtype.name, device.has_int64)
+
+
+def _run(device, key, build, writes, buffers, words, groups) -> None:
+    rt = device.runtime
+    kernel = rt.kernel(key, lambda: (key[0] + "_" + "_".join(str(k) for k in key[1:]), build(), writes, False))
+    rt.dispatch(kernel, buffers, pack_params(words), groups)
+
+
+class _Mat:
+    """A batch of ``nb`` strided rows x cols matrices in a device buffer (element units):
+    element (z, i, j) at ``off + z * sz + i * rs + j * cs``."""
+
+    __slots__ = ("buf", "off", "sz", "rs", "cs", "rows", "cols", "nb", "dtype", "device")
+
+    def __init__(self, buf, off, sz, rs, cs, rows, cols, nb, dtype, device):
+        self.buf, self.off, self.sz, self.rs, self.cs = buf, off, sz, rs, cs
+        self.rows, self.cols, self.nb, self.dtype, self.device = rows, cols, nb, dtype, device
+
+    @classmethod
+    def new(cls, nb, rows, cols, dtype, device):
+        buf = device.runtime.alloc(max(nb * rows * cols, 1) * dtype.itemsize)
+        return cls(buf, 0, rows * cols, cols, 1, rows, cols, nb, dtype, device)
+
+    @classmethod
+    def of(cls, data: g.Data):
+        """A (nb, rows, cols) Data (its batch stride is used even where nb == 1)."""
+        nb, rows, cols = data.shape
+        sz, rs, cs = data.strides
+        return cls(data.buf, data.offset, sz, rs, cs, rows, cols, nb, data.dtype, data.device)
+
+    def block(self, r0, r1, c0, c1) -> "_Mat":
+        return _Mat(self.buf, self.off + r0 * self.rs + c0 * self.cs, self.sz, self.rs, self.cs,
+                    r1 - r0, c1 - c0, self.nb, self.dtype, self.device)
+
+    @property
+    def T(self) -> "_Mat":
+        return _Mat(self.buf, self.off, self.sz, self.cs, self.rs, self.cols, self.rows, self.nb,
+                    self.dtype, self.device)
+
+    def node(self) -> g.Data:
+        return g.Data(self.buf, (self.nb, self.rows, self.cols), self.dtype, self.device, self.off,
+                      (self.sz, self.rs, self.cs))
+
+    def conj_t(self) -> g.Node:
+        node = self.T.node()
+        return g.make_op("conj", [node], node.dtype) if node.dtype.kind == "c" else node
+
+
+def as_batch3(node: g.Node) -> g.Data:
+    """``node`` (batch..., r, c) realized as a (nb, r, c) Data (copied only where its
+    batch dims do not merge into one stride)."""
+    batch = node.shape[:-2]
+    nb = g.prod(batch)
+    data = g.realize(node)
+    if data.buf is None:
+        data = g.realize(g.Op("copy", [data], data.dtype))
+    st = data.strides
+    nd = len(batch)
+    ok = all(st[d] == st[d + 1] * batch[d + 1] for d in range(nd - 1) if batch[d] != 1 and batch[d + 1] != 1)
+    if nd and not ok:
+        data = g.realize(g.Op("copy", [data], data.dtype))
+        st = data.strides
+    bstride = next((st[d] for d in reversed(range(nd)) if batch[d] != 1), 0)
+    return g.Data(data.buf, (nb,) + node.shape[-2:], data.dtype, data.device, data.offset,
+                  (bstride,) + tuple(st[-2:]))
+
+
+# ------------------------------------------------------------------ kernel drivers
+
+def _store(src: g.Data, dst: _Mat, mode: int) -> None:
+    """dst = src (mode 0), dst -= src (1), dst = tril(src) (2), dst -= src on and below
+    the diagonal only (3); src a (nb, rows, cols) Data."""
+    total = dst.nb * dst.rows * dst.cols
+    if not total:
+        return
+    t = _tag(dst.dtype, dst.device)
+    sz, rs, cs = src.strides
+    words = [total, dst.rows, dst.cols, src.offset, sz, rs, cs, dst.off, dst.sz, dst.rs, dst.cs, mode]
+    _run(dst.device, ("linalg_blk_store", t), lambda: kb.render_store(t), [False, True], [src.buf, dst.buf],
+         [w & 0xFFFFFFFF for w in words], _cdiv(total, 64))
+
+
+def _leaf(w: _Mat, nblk: int, phase: int, d_buf=None, unit: bool = False) -> None:
+    """The leaf kernel over the ``nblk`` diagonal blocks (of LEAF, the last one smaller)
+    of each of w's square matrices: phase 0 Cholesky in place, phase 1 the inverse of
+    each lower-triangular block into ``d_buf`` (LEAF x LEAF per block, batch-major),
+    phase 2 the factorization and then the inverse of its factor."""
+    device = w.device
+    t = _tag(w.dtype, device)
+    d = d_buf if d_buf is not None else w.buf
+    if phase and d is w.buf:
+        raise AssertionError("leaf: the inverse needs its own buffer")
+    if phase == 0:  # the output binding is unused: a tiny scratch keeps the bindings distinct
+        d = device.runtime.alloc(16)
+    words = [w.nb * nblk, nblk, LEAF, w.rows, w.off, w.sz, LEAF * (w.rs + w.cs), w.rs, w.cs, phase, int(unit), 0]
+    _run(device, ("linalg_blk_leaf", t), lambda: kb.render_leaf(t), [True, True], [w.buf, d],
+         [x & 0xFFFFFFFF for x in words], w.nb * nblk)
+
+
+def _matmul(a: g.Node, b: g.Node) -> g.Data:
+    out = matmul_nodes(a, b, (a.shape[0],))
+    return g.realize(out)
+
+
+def _trsm(tm: _Mat, ym: _Mat, lower: bool, unit: bool = False) -> None:
+    """Y <- T^-1 Y in place, T (square, ``tm``) lower or upper triangular; the other
+    triangle of ``tm`` is never read."""
+    n = tm.rows
+    if not n or not ym.cols:
+        return
+    nblk = _cdiv(n, LEAF)
+    rt = tm.device.runtime
+    isz = tm.dtype.itemsize
+    dbuf = rt.alloc(tm.nb * nblk * LEAF * LEAF * isz)
+    # upper blocks are inverted as the lower blocks of T^T: D then holds inv(T_ii)^T
+    _leaf(tm if lower else tm.T, nblk, 1, dbuf, unit)
+    order = range(nblk) if lower else reversed(range(nblk))
+    for bi in order:
+        s, e = bi * LEAF, min(n, bi * LEAF + LEAF)
+        yi = ym.block(s, e, 0, ym.cols)
+        if lower and s > 0:
+            _store(_matmul(tm.block(s, e, 0, s).node(), ym.block(0, s, 0, ym.cols).node()), yi, 1)
+        elif not lower and e < n:
+            _store(_matmul(tm.block(s, e, e, n).node(), ym.block(e, n, 0, ym.cols).node()), yi, 1)
+        dm = _Mat(dbuf, bi * LEAF * LEAF, nblk * LEAF * LEAF, LEAF, 1, e - s, e - s, tm.nb, tm.dtype, tm.device)
+        _store(_matmul((dm if lower else dm.T).node(), yi.node()), yi, 0)
+
+
+# ------------------------------------------------------------------ Cholesky
+
+def cholesky(node: g.Node) -> g.Data:
+    """The lower Cholesky factor of the (batch..., n, n) Hermitian ``node`` (its lower
+    triangle is read), a new contiguous Data."""
+    device = node.device
+    batch = node.shape[:-2]
+    n = node.shape[-1]
+    nb = g.prod(batch)
+    w = _Mat.new(nb, n, n, node.dtype, device)
+    if nb and n:
+        _store(as_batch3(node), w, 2)
+        _cholesky_inplace(w)
+    return g.Data(w.buf, batch + (n, n), node.dtype, device)
+
+
+def _cholesky_inplace(w: _Mat) -> None:
+    n = w.rows
+    rt = w.device.runtime
+    dbuf = rt.alloc(w.nb * LEAF * LEAF * w.dtype.itemsize)
+    for k in range(0, n, LEAF):
+        e = min(n, k + LEAF)
+        diag = w.block(k, e, k, e)
+        if e == n:
+            _leaf(diag, 1, 0)
+            break
+        _leaf(diag, 1, 2, dbuf)
+        dm = _Mat(dbuf, 0, LEAF * LEAF, LEAF, 1, e - k, e - k, w.nb, w.dtype, w.device)
+        a21 = w.block(e, n, k, e)
+        l21 = _matmul(a21.node(), dm.conj_t())
+        _store(l21, a21, 0)
+        l21m = _Mat.of(l21)
+        _store(_matmul(l21, l21m.conj_t()), w.block(e, n, e, n), 3)
+
+
+# ------------------------------------------------------------------ LU
+
+def lu(a: g.Node, rhs: g.Node | None, mode: str):
+    """LU with partial pivoting of the (batch..., n, n) ``a`` on [A | B]: mode 'solve'
+    (B = rhs, (batch..., n, r)), 'inv' (B = I) or 'det'. Returns the solution Data
+    (batch..., n, r) for solve/inv; for det a Data of (sign, log|det|, det) per matrix,
+    (batch..., 3)."""
+    device = a.device
+    dtype = a.dtype
+    batch = a.shape[:-2]
+    n = a.shape[-1]
+    nb = g.prod(batch)
+    r = rhs.shape[-1] if mode == "solve" else (n if mode == "inv" else 0)
+    ld = n + r
+    w = _Mat.new(nb, n, ld, dtype, device)
+    rt = device.runtime
+    t = _tag(dtype, device)
+    _store(as_batch3(a), w.block(0, n, 0, n), 0)
+    if mode == "solve":
+        _store(as_batch3(rhs), w.block(0, n, n, ld), 0)
+    elif mode == "inv":
+        from ._creation_functions import eye
+
+        e = g.realize(eye(n, dtype=dtype, device=device)._node)
+        _store(g.Data(e.buf, (nb, n, n), dtype, device, e.offset, (0,) + e.strides), w.block(0, n, n, ld), 0)
+    piv = rt.alloc(max(nb * n, 1) * 4)
+    fl = rt.alloc(max(nb, 1) * 4)
+    dbuf = rt.alloc(nb * LEAF * LEAF * dtype.itemsize)
+    for k in range(0, n, PANEL):
+        kend = min(n, k + PANEL)
+        rows = _cdiv(n - k, kb.PANEL_WG)
+        cost = 16 + 2 * rows + _cdiv(ld, kb.PANEL_WG) + _cdiv((n - k) * PANEL, kb.PANEL_WG)
+        step = max(1, BUDGET // cost)
+        for a0 in range(k, kend, step):
+            _run(device, ("linalg_blk_panel", t), lambda: kb.render_panel(t), [True, True, True], [w.buf, piv, fl],
+                 [nb, n, ld, k, kend, a0, min(kend, a0 + step)], nb)
+        if kend == ld:
+            break
+        u12 = w.block(k, kend, kend, ld)
+        _leaf(w.block(k, kend, k, kend), 1, 1, dbuf, unit=True)
+        dm = _Mat(dbuf, 0, LEAF * LEAF, LEAF, 1, kend - k, kend - k, nb, dtype, device)
+        _store(_matmul(dm.node(), u12.node()), u12, 0)
+        if kend < n:
+            _store(_matmul(w.block(kend, n, k, kend).node(), u12.node()), w.block(kend, n, kend, ld), 1)
+    if mode == "det":
+        out = rt.alloc(max(nb, 1) * 3 * dtype.itemsize)
+        dummy = rt.alloc(16)
+        for a0 in range(0, n, 800):  # thread 0 folds pivots in order, a log (~48 iterations) each
+            _run(device, ("linalg_lu", t, "det"), lambda: kl.render_lu(t, "det"), [False, True, True, True],
+                 [dummy, w.buf, out, fl], [nb, n, 0, 0, 0, 3, a0, min(n, a0 + 800)], nb)
+        return g.Data(out, batch + (3,), dtype, device)
+    _trsm(w.block(0, n, 0, n), w.block(0, n, n, ld), lower=False)
+    x = w.block(0, n, n, ld)
+    bst = _batch_strides(batch, x.sz)
+    return g.Data(w.buf, batch + (n, r), dtype, device, x.off, bst + (x.rs, x.cs))
+
+
+def _batch_strides(batch, sz: int) -> tuple:
+    out = []
+    acc = sz
+    for d in reversed(batch):
+        out.append(acc)
+        acc *= d
+    return tuple(reversed(out))
+
+
+# ------------------------------------------------------------------ tall QR
+
+def _eye3(nb: int, n: int, dtype, device) -> _Mat:
+    from ._creation_functions import eye
+
+    w = _Mat.new(nb, n, n, dtype, device)
+    e = g.realize(eye(n, dtype=dtype, device=device)._node)
+    _store(g.Data(e.buf, (nb, n, n), dtype, device, e.offset, (0,) + e.strides), w, 0)
+    return w
+
+
+MAX_SHIFTED = 3  # shifted CholeskyQR steps before the caller falls back to Householder
+
+
+def qr_tall(node: g.Node):
+    """Shifted CholeskyQR of the (batch..., m, n) ``node``, m >= n: (Q, R) Data of
+    shapes (batch..., m, n) and (batch..., n, n), or None where it cannot reach an
+    orthonormal Q (rank deficiency, condition near 1 / eps): the caller falls back.
+
+    Steps with the shift s = sqrt(m) u ||Q||_F^2 (above the Gram matrix's rounding
+    error, so its Cholesky factorization exists however ill-conditioned Q is; each such
+    step divides the condition number by about 1 / sqrt(sqrt(m) u)) until the next
+    Gram matrix is within 0.1 of I, read back after each step; then one plain step
+    makes Q orthonormal to working precision (Fukaya et al.'s shifted CholeskyQR3 in
+    its adaptive form: two steps for well-conditioned input, not four)."""
+    from . import _statistical_functions as st
+    from ._array import Array
+
+    device = node.device
+    dtype = node.dtype
+    rdt = dt.real_of(dtype)
+    batch = node.shape[:-2]
+    m, n = node.shape[-2:]
+    nb = g.prod(batch)
+    u = 2.0 ** -24 if rdt is dt.float32 else 2.0 ** -53
+    eye = _eye3(nb, n, dtype, device)
+    q, r_tot = as_batch3(node), None
+    gram = _matmul(_Mat.of(q).conj_t(), q)
+    for step in range(MAX_SHIFTED + 1):
+        final = False
+        if step:
+            dev = g.make_op("abs", [g.make_op("subtract", [gram, eye.node()], dtype)], rdt)
+            err = float(Array._new(st.max(Array._new(dev))._node))
+            if not err < 0.1:  # NaN included: a failed Cholesky
+                if step == MAX_SHIFTED:
+                    return None
+            else:
+                final = True
+        gm = _Mat.new(nb, n, n, dtype, device)
+        if final:
+            _store(gram, gm, 2)
+        else:
+            a2 = g.make_op("abs", [q], rdt)
+            fro2 = st.sum(Array._new(g.make_op("multiply", [a2, a2], rdt)), axis=(1, 2), keepdims=True)._node
+            shift = g.make_op("multiply", [fro2, g.Const(math.sqrt(m) * u, rdt, device, fro2.shape)], rdt)
+            shift = g.broadcast_view(_cast(shift, dtype), gram.shape)
+            shifted = g.make_op("add", [gram, g.make_op("multiply", [shift, eye.node()], dtype)], dtype)
+            _store(g.realize(shifted), gm, 2)
+        _cholesky_inplace(gm)
+        # Q = Q R^-1 = Q L^-H: the inverse of L by the blocked lower solve of L Z = I
+        linv = _Mat.new(nb, n, n, dtype, device)
+        _store(eye.node(), linv, 0)
+        _trsm(gm, linv, lower=True)
+        q = _matmul(q, linv.conj_t())
+        r = gm.conj_t()
+        r_tot = g.realize(r) if r_tot is None else _matmul(r, r_tot)
+        if final:
+            break
+        gram = _matmul(_Mat.of(q).conj_t(), q)
+    rd = g.realize(r_tot)
+    if rd.strides != (n * n, n, 1):
+        rd = g.realize(g.Op("copy", [rd], dtype))
+    return g.reshape_view(q, batch + (m, n)), g.Data(rd.buf, batch + (n, n), dtype, device, rd.offset)
+
+
+def _cast(node, dtype):
+    return node if node.dtype is dtype else g.make_op("cast", [node], dtype)

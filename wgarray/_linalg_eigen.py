@@ -1,0 +1,518 @@
+"""Host side of the symmetric/Hermitian eigensolver (eigh, eigvalsh) and of the Jacobi
+SVD of square and small matrices (kernels: ``_wgsl/linalg_eigen.py``).
+
+Small Hermitian matrices (n <= SMALL) are solved whole by two-sided cyclic Jacobi, a
+workgroup per matrix, the whole batch in one dispatch per chunk of sweeps.
+
+Larger ones (and SVDs with n > 32) run parallel block Jacobi, so that the work spreads
+over the GPU and rides on the tiled matmul. The columns are cut into blocks of BS and
+paired, a round-robin tournament of the blocks making a sweep; in each round every
+pair (I, J) solves its 2 BS x 2 BS subproblem in one workgroup (``jeig``), and the
+rotations are applied as batched products:
+
+  eigh  A <- U^H A U:   Y = U^H A[pair rows, :], A = Y[:, pair cols] U;  V <- V U
+  svd   (one-sided, on A itself, never on A^H A): G = A_IJ^H A_IJ (the Gram matrix of
+        the pair's columns), U from jeig(G), A_IJ <- A_IJ U, V <- V U; at the end
+        sigma_j = ||a_j||, u_j = a_j / sigma_j.
+
+The pairs of a round sit next to each other (block positions 2k, 2k+1), so the pair
+rows / columns are strided views and every product is one batched matmul; between
+rounds one gather moves the blocks into the next round's order (a permutation of the
+block columns, and rows for eigh). Sizes that are not a multiple of 2 BS are padded
+with zero rows/columns: those stay exactly decoupled (no rotation touches a zero
+off-diagonal entry), and are dropped at the end.
+
+Convergence: jeig rotates a pair while |a_pq| > eps sqrt(|a_pp a_qq|) (relative, as
+LAPACK's Jacobi codes), and marks a flag of the sweep when a rotation passes the outer
+bound (sqrt(m) eps for the SVD cosines, as LAPACK's gesvj). For eigh, couplings
+below 4 eps ||A||_F / sqrt(n) are not rotated at all: a block product rounds at about
+NS eps ||A||, noise that relative tests would chase forever, while blocks with nothing
+left to rotate get U = I exactly and stay noise-free. The host reads that flag once per sweep from the
+third sweep on, and stops after a sweep that marked nothing.
+
+Jacobi's rotations (and the products that apply them) leave ~sqrt(rotations) eps of
+error in the vectors, well above LAPACK's ~eps; one step of Ogita and Aishima's
+matmul-based refinement (in float64 where the device has it, for float32 input)
+brings backward error, orthogonality and values to LAPACK's level (``_refined``,
+``_svd_finish``).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import _dtypes as dt
+from . import _elementwise_functions as ew
+from . import _graph as g
+from . import _searching_functions as srch
+from . import _statistical_functions as st
+from ._array import Array
+from ._data_type_functions import astype
+from ._linear_algebra_functions import matmul, matmul_nodes
+from ._runtime import pack_params
+from ._wgsl import linalg_eigen as ke
+from ._wgsl import types as ty
+
+SMALL = 64          # eigh of n <= SMALL: one workgroup per matrix
+SVD_BLOCKED = 32    # svd with n > SVD_BLOCKED: block Jacobi (smaller: linalg's one-sided kernel)
+NS = 32             # pair subproblem size (two blocks of BS)
+BS = NS // 2
+INNER_SWEEPS = 30   # sweeps of jeig per subproblem at most (quadratic: ~5-8 from scratch)
+OUTER_SWEEPS = 30   # block sweeps at most
+FIRST_CHECK = 3     # sweeps before the first convergence readback
+FLOOR = 4           # blocked eigh: couplings below FLOOR eps ||A||_F / sqrt(n) are left
+BUDGET = 40000      # loop iterations per invocation and dispatch (lavapipe stops at 65535)
+
+
+def handles(node: g.Node, mode: str) -> bool:
+    """Whether ``jacobi`` serves this (m >= n) problem: every eigh, and SVDs past 32."""
+    return mode in ("eigh", "eigvals") or node.shape[-1] > SVD_BLOCKED
+
+
+def _tag(dtype, device) -> str:
+    return ty.tag(dtype.name, device.has_int64)
+
+
+def _kernel(device, name, t, build, writes):
+    key = ("linalg_eigen_" + name, t)
+    return device.runtime.kernel(key, lambda: (f"linalg_eigen_{name}_{t}", build(t), writes, False))
+
+
+def _contig(node: g.Node) -> g.Data:
+    data = g.realize(node)
+    if data.buf is None or not data.is_contiguous:
+        data = g.realize(g.Op("copy", [data], data.dtype))
+    return data
+
+
+def _grid(total: int) -> int:
+    return max(1, -(-total // ke.GATHER_WG))
+
+
+def _sweep_cost(ns: int) -> int:
+    """Loop iterations of one jeig sweep per invocation."""
+    n2 = ns + (ns & 1)
+    npairs = n2 // 2
+    per = -(-npairs // 64)
+    el = -(-npairs * ns // 64)
+    return 2 + (n2 - 1) * (2 * per + 2 * el + 4) + 2 * ns * (-(-ns // 64))
+
+
+def _jeig(device, t, src: g.Data, nblocks, ns, nper, strides, lower, th, tolmul, gf, gf_index):
+    """Run jeig on ``nblocks`` ns x ns blocks read from ``src`` with (matrix, block, row,
+    col) ``strides``: returns (W, U) buffers (blocks x ns x ns, eigenvalues on W's diagonal)."""
+    rt = device.runtime
+    isz = src.dtype.itemsize
+    W = rt.alloc(nblocks * ns * ns * isz)
+    U = rt.alloc(nblocks * ns * ns * isz)
+    FL = rt.alloc(nblocks * 4)
+    thb, use_th = (th, 1) if th is not None else (rt.alloc(4), 0)
+    k = _kernel(device, "jeig", t, ke.render_jeig, [False, True, True, True, False, True])
+    bufs = [src.buf, W, U, FL, thb, gf]
+    head = [nblocks, ns, src.offset, nper, *strides]
+    rt.dispatch(k, bufs, pack_params(head + [0, 0, tolmul, use_th, int(lower), gf_index, 0]), nblocks)
+    # lavapipe stops an invocation's loops past 65535 iterations: chunk the sweeps there
+    per = INNER_SWEEPS if device.max_loop_iterations is None else max(1, BUDGET // _sweep_cost(ns))
+    done = 0
+    while done < INNER_SWEEPS:
+        s = min(per, INNER_SWEEPS - done)
+        done += s
+        last = int(done >= INNER_SWEEPS)
+        rt.dispatch(k, bufs, pack_params(head + [1, s, tolmul, use_th, int(lower), gf_index, last]), nblocks)
+    return W, U
+
+
+def _order(device, t, rdt, dtype, nz, n, desc, val, vec, rows, divide):
+    """Sorted values (nz, n) and, when ``vec`` is given, the matching vector columns
+    (nz, rows, n). ``val`` = (buffer, offset, matrix stride, value stride) in R units;
+    ``vec`` = (buffer, offset, matrix, row, col strides) in S units."""
+    rt = device.runtime
+    Sv = rt.alloc(max(nz * n, 1) * rdt.itemsize)
+    O = rt.alloc(max(nz * n, 1) * 4)
+    Vo = rt.alloc(max(nz * rows * n, 1) * dtype.itemsize) if vec is not None else None
+    k = _kernel(device, "order", t, ke.render_order, [False, False, True, True, True])
+    vbuf, voff, vz, vj = val
+    if vec is None:
+        vec = (val[0], 0, 0, 0, 0)
+    ebuf, eoff, ez, er, ec = vec
+    tail = [voff, vz, vj, eoff, ez, er, ec, int(divide)]
+    bufs = [vbuf, ebuf, Sv, O, Vo if Vo is not None else rt.alloc(4)]
+    rt.dispatch(k, bufs, pack_params([nz, n, int(desc), 0, rows] + tail), _grid(nz * n))
+    if Vo is not None:
+        rt.dispatch(k, bufs, pack_params([nz, n, int(desc), 1, rows] + tail), _grid(nz * rows * n))
+    return Sv, Vo
+
+
+def _empty(node, mode):
+    device = node.device
+    dtype = node.dtype
+    rdt = dt.real_of(dtype)
+    batch = node.shape[:-2]
+    m, n = node.shape[-2:]
+    rt = device.runtime
+    res = [g.Data(rt.alloc(4), batch + (n,), rdt, device)]
+    if mode == "svd":
+        res.append(g.Data(rt.alloc(4), batch + (m, n), dtype, device))
+    if mode in ("svd", "eigh"):
+        res.append(g.Data(rt.alloc(4), batch + (n, n), dtype, device))
+    return res
+
+
+def jacobi(node: g.Node, mode: str):
+    """Values (batch..., n) and, by mode, U (batch..., m, n) and V (batch..., n, n) of a
+    (batch..., m, n) node with m >= n, as ``linalg._jacobi`` returns them: 'svd' / 'vals'
+    singular values descending (A = U diag(S) V^H), 'eigh' / 'eigvals' eigenvalues of
+    the Hermitian (square) A ascending (A = V diag(w) V^H; the lower triangle is read)."""
+    batch = node.shape[:-2]
+    m, n = node.shape[-2:]
+    if g.prod(batch) == 0 or n == 0:
+        return _empty(node, mode)
+    if mode in ("eigh", "eigvals") and n <= SMALL:
+        return _small_eigh(node, mode)
+    return _blocked(node, mode)
+
+
+def _small_eigh(node: g.Node, mode: str):
+    device = node.device
+    dtype = node.dtype
+    batch = node.shape[:-2]
+    n = node.shape[-1]
+    nz = g.prod(batch)
+    t = _tag(dtype, device)
+    A = _contig(node)
+    gf = device.runtime.alloc(4)
+    W, U = _jeig(device, t, A, nz, n, 1, (n * n, 0, n, 1), True, None, 1, gf, 0)
+    lam = g.Data(W, batch + (n,), dtype, device, 0, _bstr(batch, n * n) + (n + 1,))
+    X = g.Data(U, batch + (n, n), dtype, device)
+    return _refined(A, lam, X, mode)
+
+
+def _hermitian(A: g.Data) -> g.Data:
+    """The Hermitian matrices that A's lower triangles define (contiguous A)."""
+    device = A.device
+    t = _tag(A.dtype, device)
+    n = A.shape[-1]
+    nz = g.prod(A.shape[:-2])
+    out = _gather(device, t, A.dtype, A.buf, nz, n, n, 1, A.offset, n * n, n, 2 * BS, BS, False, n, n,
+                  range(-(-n // BS)))
+    return g.Data(out, A.shape, A.dtype, device)
+
+
+def _refined(A: g.Data, lam: g.Node, X: g.Node, mode: str):
+    """One step of Ogita and Aishima's refinement of an eigendecomposition (X, lam) of
+    the Hermitian matrices of A's lower triangles, then sorted (values ascending).
+
+    With R = I - X^H X and S = X^H A X: lam_i = s_ii / (1 - r_ii), X <- X (I + E),
+    e_ij = (s_ij + lam_j r_ij) / (lam_j - lam_i) where |lam_i - lam_j| > delta, else
+    r_ij / 2 (delta = 2 (||S - diag(lam)||_F + ||A||_F ||R||_F): clusters are only
+    re-orthogonalized). Jacobi's eigenvectors carry about sqrt(rotations) eps of error
+    per column (~8e-6 in float32 at n = 50); one step brings that to the square of it
+    plus the rounding of the products (~sqrt(n) eps, as LAPACK), and the eigenvalues
+    to Rayleigh quotients. Four matrix products: cheap beside the Jacobi sweeps."""
+    device = A.device
+    dtype = A.dtype
+    rdt = dt.real_of(dtype)
+    batch = A.shape[:-2]
+    n = A.shape[-1]
+    H = Array._new(_hermitian(A))
+    Xa = Array._new(X)
+    work = dtype
+    if dtype in (dt.float32, dt.complex64) and device.has_f64:
+        # in float32 the product X^H A X alone costs ~sqrt(n) eps of eigenvalue error
+        # (LAPACK's is ~eps): where the device has float64, refine in it
+        work = dt.float64 if dtype is dt.float32 else dt.complex128
+        H = astype(H, work)
+        Xa = astype(Xa, work)
+        dtype = work
+    Xh = Array._new(_conj_t(Xa._node))
+    # symmetrized: e_ij + e_ji = r_ij must hold exactly, or the rounding asymmetry of
+    # the products, divided by small gaps, undoes the orthogonality
+    Sm = _sym(matmul(Xh, matmul(H, Xa)))
+    G = _sym(matmul(Xh, Xa))
+    eye = Array._new(g.make_op("cast", [g.make_op("equal", [g.Iota((n, n), device, 0, (1, 0)),
+                                                           g.Iota((n, n), device, 0, (0, 1))], dt.bool)], dtype))
+    Rm = eye - G
+    sd = ew.real(_diag(Sm))
+    gd = ew.real(_diag(G))
+    lt = sd / gd
+    li = lt[..., :, None]
+    lj = lt[..., None, :]
+    cast = (lambda v: v) if dtype.kind != "c" else (lambda v: astype(v, dtype))
+    dS = Sm - cast(li) * eye
+    fro = (lambda M: ew.sqrt(st.sum(ew.real(M * ew.conj(M)) if dtype.kind == "c" else M * M, axis=(-2, -1))))
+    delta = 2 * (fro(dS) + fro(Array._new(H._node)) * fro(Rm))
+    gap = lj - li
+    num = Sm + cast(lj) * Rm
+    # first order only where the correction stays below sqrt(eps): its square is the
+    # error the step leaves (pairs closer than that are only re-orthogonalized)
+    tau = math.sqrt(_eps_of(A.dtype)) / 4
+    sep = (ew.abs(gap) > delta[..., None, None]) & (ew.abs(num) < ew.abs(gap) * tau)
+    sep = sep & _t(sep)  # both of a pair or neither: e_ij + e_ji = r_ij
+    safe = srch.where(sep, gap, gap * 0 + 1)
+    E = srch.where(sep, num / cast(safe), Rm * 0.5)
+    Xn = Xa + matmul(Xa, E)
+    if work is not A.dtype:
+        Xn = astype(Xn, A.dtype)
+        lt = astype(lt, dt.real_of(A.dtype))
+    return _sorted(lt._node, _contig(Xn._node), mode)
+
+
+def _eps_of(dtype) -> float:
+    return 1.1920928955078125e-07 if dt.real_of(dtype) is dt.float32 else 2.220446049250313e-16
+
+
+def _t(M: Array) -> Array:
+    axes = tuple(range(M.ndim - 2)) + (M.ndim - 1, M.ndim - 2)
+    return Array._new(g.permute_view(M._node, axes))
+
+
+def _sym(M: Array) -> Array:
+    return (M + Array._new(_conj_t(M._node))) * 0.5
+
+
+def _diag(M: Array) -> Array:
+    data = _contig(M._node)
+    n = data.shape[-1]
+    return Array._new(g.Data(data.buf, data.shape[:-1], data.dtype, data.device, data.offset,
+                             _bstr(data.shape[:-2], n * n) + (n + 1,)))
+
+
+def _sorted(lam: g.Node, X: g.Data | None, mode: str):
+    """Values ascending (and the matching columns of X for 'eigh')."""
+    lamd = _contig(lam)
+    device = lamd.device
+    rdt = lamd.dtype
+    dtype = X.dtype
+    batch = lamd.shape[:-1]
+    n = lamd.shape[-1]
+    nz = g.prod(batch)
+    t = _tag(dtype, device)
+    vec = (X.buf, X.offset, n * n, n, 1) if mode == "eigh" else None
+    Sv, Vo = _order(device, t, rdt, dtype, nz, n, False, (lamd.buf, lamd.offset, n, 1), vec, n, False)
+    res = [g.Data(Sv, batch + (n,), rdt, device)]
+    if Vo is not None:
+        res.append(g.Data(Vo, batch + (n, n), dtype, device))
+    return res
+
+
+def _tournament(nblk: int, r: int) -> list[int]:
+    """Block ids by position in round r of the circle method (block 0 fixed, the others
+    rotating): positions 2k and 2k+1 are paired."""
+    ring = list(range(1, nblk))
+    s = r % (nblk - 1)
+    ring = ring[s:] + ring[:s]
+    line = [0] + ring
+    out = []
+    for k in range(nblk // 2):
+        out += [line[k], line[nblk - 1 - k]]
+    return out
+
+
+def _gather(device, t, dtype, src_buf, nz, rows, cols, kind, off, sz, sr, sp, sh, rowperm, vrows, vcols, perm):
+    rt = device.runtime
+    dst = rt.alloc(nz * rows * cols * dtype.itemsize)
+    k = _kernel(device, "gather", t, ke.render_gather, [False, True])
+    words = [nz, rows, cols, kind, off, sz, sr, sp, sh, BS, int(rowperm), vrows, vcols] + list(perm)
+    rt.dispatch(k, [src_buf, dst], pack_params(words), _grid(nz * rows * cols))
+    return dst
+
+
+def _conj_t(node: g.Node) -> g.Node:
+    axes = tuple(range(node.ndim - 2)) + (node.ndim - 1, node.ndim - 2)
+    node = g.permute_view(node, axes)
+    return g.make_op("conj", [node], node.dtype) if node.dtype.kind == "c" else node
+
+
+def _blocked(node: g.Node, mode: str):
+    device = node.device
+    rt = device.runtime
+    dtype = node.dtype
+    rdt = dt.real_of(dtype)
+    batch = node.shape[:-2]
+    m, n = node.shape[-2:]
+    nz = g.prod(batch)
+    t = _tag(dtype, device)
+    eig = mode in ("eigh", "eigvals")
+    vectors = True  # eigvals and svdvals too: the final refinement needs them
+    npad = -(-n // NS) * NS
+    nblk = npad // BS
+    P = nblk // 2
+    rows = npad if eig else m
+    eps = 1.1920928955078125e-07 if rdt is dt.float32 else 2.220446049250313e-16
+    A0 = _contig(node)
+
+    order = _tournament(nblk, 0)
+    # A in position order, zero padded (eigh: Hermitian from the lower triangle)
+    A = _gather(device, t, dtype, A0.buf, nz, rows, npad, 1 if eig else 0, A0.offset, m * n, n, 2 * BS, BS,
+                eig, m, n, order)
+    V = _gather(device, t, dtype, A0.buf, nz, n, npad, 2, 0, 0, 0, 0, 0, False, n, n, order) if vectors else None
+    th = None
+    if eig:
+        # 4 eps ||A||_F per matrix: the outer convergence floor
+        x = g.Data(A0.buf, batch + (n * n,), dtype, device, A0.offset)
+        a2 = g.make_op("abs", [x], rdt)
+        ss = st.sum(Array._new(g.make_op("multiply", [a2, a2], rdt)), axis=-1)._node
+        fl = g.make_op("multiply", [g.make_op("sqrt", [ss], rdt), g.Const(FLOOR * eps / math.sqrt(n), rdt, device,
+                                                                           ss.shape)], rdt)
+        th = _contig(fl).buf
+    tolmul = 1 if eig else max(1, math.isqrt(m - 1) + 1)
+    gf = rt.upload(np.zeros(OUTER_SWEEPS, np.uint32))
+
+    def data(buf, shape, strides, off=0):
+        return g.Data(buf, shape, dtype, device, off, strides)
+
+    sweep = 0
+    r = 0
+    while True:
+        last_round = (r + 1) % (nblk - 1) == 0
+        if eig:
+            W, U = _jeig(device, t, data(A, (1,), (1,)), nz * P, NS, P,
+                         (rows * npad, NS * npad + NS, npad, 1), True, th, tolmul, gf, sweep)
+        else:
+            cols = data(A, batch + (P, m, NS), _bstr(batch, m * npad) + (NS, npad, 1))
+            G = _contig(matmul_nodes(_conj_t(cols), cols, batch + (P,)))
+            W, U = _jeig(device, t, G, nz * P, NS, P, (P * NS * NS, NS * NS, NS, 1), True, None, tolmul, gf,
+                         sweep)
+        Ud = data(U, batch + (P, NS, NS), _bstr(batch, P * NS * NS) + (NS * NS, NS, 1))
+        if eig:
+            prow = data(A, batch + (P, NS, npad), _bstr(batch, npad * npad) + (NS * npad, npad, 1))
+            Y = _contig(matmul_nodes(_conj_t(Ud), prow, batch + (P,)))
+            ycols = data(Y.buf, batch + (P, npad, NS), _bstr(batch, npad * npad) + (NS, npad, 1), Y.offset)
+            Z = _contig(matmul_nodes(ycols, Ud, batch + (P,)))
+        else:
+            Z = _contig(matmul_nodes(cols, Ud, batch + (P,)))
+        if vectors:
+            vcols = data(V, batch + (P, n, NS), _bstr(batch, n * npad) + (NS, npad, 1))
+            VZ = _contig(matmul_nodes(vcols, Ud, batch + (P,)))
+        finished = False
+        if last_round:
+            if sweep + 1 >= OUTER_SWEEPS:
+                finished = True
+            elif sweep + 1 >= FIRST_CHECK:
+                flag = rt.read(gf, 4 * sweep, 4).view(np.uint32)[0]
+                finished = flag == 0
+            sweep += 1
+        nxt = list(range(nblk)) if finished else _tournament(nblk, r + 1)
+        pos = {blk: i for i, blk in enumerate(order)}
+        perm = [pos[blk] for blk in nxt]
+        A = _gather(device, t, dtype, Z.buf, nz, rows, npad, 0, Z.offset, P * rows * NS, NS, rows * NS, BS,
+                    eig, rows, npad, perm)
+        if vectors:
+            V = _gather(device, t, dtype, VZ.buf, nz, n, npad, 0, VZ.offset, P * n * NS, NS, n * NS, BS,
+                        False, n, npad, perm)
+        order = nxt
+        r += 1
+        if finished:
+            break
+
+    if eig:
+        lam = g.Data(A, batch + (n,), dtype, device, 0, _bstr(batch, rows * npad) + (npad + 1,))
+        X = g.Data(V, batch + (n, n), dtype, device, 0, _bstr(batch, n * npad) + (npad, 1))
+        return _refined(A0, lam, X, mode)
+    Ajac = g.Data(A, batch + (m, n), dtype, device, 0, _bstr(batch, m * npad) + (npad, 1))
+    Vjac = g.Data(V, batch + (n, n), dtype, device, 0, _bstr(batch, n * npad) + (npad, 1))
+    return _svd_finish(A0, Ajac, Vjac, mode)
+
+
+def _orthonormalized(X: Array) -> Array:
+    """One Newton-Schulz step X (I + (I - X^H X) / 2): the orthogonality error of X,
+    about sqrt(rotations) eps after the Jacobi sweeps, squared (to the rounding of the
+    product, ~sqrt(n) eps); zero columns stay zero."""
+    G = _sym(matmul(Array._new(_conj_t(X._node)), X))
+    return X + matmul(X, (_eye(X.shape[-1], X.dtype, X.device) - G) * 0.5)
+
+
+def _eye(n, dtype, device) -> Array:
+    return Array._new(g.make_op("cast", [g.make_op("equal", [g.Iota((n, n), device, 0, (1, 0)),
+                                                            g.Iota((n, n), device, 0, (0, 1))], dt.bool)], dtype))
+
+
+def _colnorms(M: Array, rdt) -> Array:
+    a2 = ew.abs(M)
+    return ew.sqrt(st.sum(a2 * a2, axis=-2))
+
+
+def _svd_finish(A0: g.Data, Ajac: g.Data, Vjac: g.Data, mode: str):
+    """Singular values and vectors from the converged one-sided Jacobi state A V
+    (columns of norm sigma_j) and V, after one step of Ogita and Aishima's refinement
+    (in float64 where the device has it and A is float32).
+
+    Jacobi's A V carries the rounding of every round's product (and V that of every
+    rotation): ~sqrt(rounds) eps, where LAPACK's backward error is ~eps. With
+    U = the unit columns of A V, R = I - U^H U, Q = I - V^H V, T = U^H A V:
+    sigma_i = t_ii / (1 - (r_ii + q_ii) / 2), U <- U (I + F), V <- V (I + G),
+    f_ij = (a sigma_j + b sigma_i) / (sigma_j^2 - sigma_i^2),
+    g_ij = (a sigma_i + b sigma_j) / (sigma_j^2 - sigma_i^2), a = t_ij + sigma_j r_ij,
+    b = conj(t_ji) + sigma_j q_ij, where that stays below sqrt(eps) (else and on the
+    diagonal, R / 2 and Q / 2: orthonormalization only); a tall U also takes the part of
+    A V outside its span, (A V - U T) / sigma. R, Q symmetrized so that F + F^H = R
+    holds exactly."""
+    device = A0.device
+    dtype = A0.dtype
+    rdt = dt.real_of(dtype)
+    batch = A0.shape[:-2]
+    m, n = A0.shape[-2:]
+    nz = g.prod(batch)
+    t = _tag(dtype, device)
+    work = dtype
+    if dtype in (dt.float32, dt.complex64) and device.has_f64:
+        work = dt.float64 if dtype is dt.float32 else dt.complex128
+    wr = dt.real_of(work)
+    Aj = Array._new(Ajac)
+    nj = _colnorms(Aj, rdt)[..., None, :]
+    U = astype(srch.where(nj > 0, Aj / srch.where(nj > 0, nj, nj * 0 + 1), Aj * 0), work)
+    V = astype(Array._new(Vjac), work)
+    A = astype(Array._new(A0), work)
+    AV = matmul(A, V)
+    Uh = Array._new(_conj_t(U._node))
+    T = matmul(Uh, AV)
+    eye = _eye(n, work, device)
+    R = eye - _sym(matmul(Uh, U))
+    Q = eye - _sym(matmul(Array._new(_conj_t(V._node)), V))
+    sig = ew.real(_diag(T)) / (1 - (ew.real(_diag(R)) + ew.real(_diag(Q))) * 0.5)
+
+    def c(x):
+        return astype(x, work) if work.kind == "c" else x
+
+    si = sig[..., :, None]
+    sj = sig[..., None, :]
+    al = T + R * c(sj)
+    be = Array._new(_conj_t(T._node)) + Q * c(sj)
+    den = sj * sj - si * si
+    fn = al * c(sj) + be * c(si)
+    gn = al * c(si) + be * c(sj)
+    tau = math.sqrt(_eps_of(dtype)) / 4
+    lim = ew.abs(den) * tau
+    ok = (ew.abs(fn) < lim) & (ew.abs(gn) < lim)
+    ok = ok & _t(ok)  # both of a pair or neither: f_ij + conj(f_ji) = r_ij
+    dd = c(srch.where(ok, den, den * 0 + 1))
+    F = srch.where(ok, fn / dd, R * 0.5)
+    G = srch.where(ok, gn / dd, Q * 0.5)
+    Un = U + matmul(U, F)
+    if m > n:
+        big = sj > st.max(sig, axis=-1)[..., None, None] * (m * _eps_of(dtype))
+        out = (AV - matmul(U, T)) / c(srch.where(big, sj, sj * 0 + 1))
+        Un = Un + srch.where(big, out, out * 0)
+    Vn = V + matmul(V, G)
+    S = _contig(astype(sig, rdt)._node)
+    val = (S.buf, S.offset, n, 1)
+    if mode == "vals":
+        Sv, _ = _order(device, t, rdt, dtype, nz, n, True, val, None, m, False)
+        return [g.Data(Sv, batch + (n,), rdt, device)]
+    Und = _contig(astype(Un, dtype)._node)
+    Vnd = _contig(astype(Vn, dtype)._node)
+    Sv, Uo = _order(device, t, rdt, dtype, nz, n, True, val, (Und.buf, Und.offset, m * n, n, 1), m, False)
+    _, Vo = _order(device, t, rdt, dtype, nz, n, True, val, (Vnd.buf, Vnd.offset, n * n, n, 1), n, False)
+    return [g.Data(Sv, batch + (n,), rdt, device), g.Data(Uo, batch + (m, n), dtype, device),
+            g.Data(Vo, batch + (n, n), dtype, device)]
+
+
+def _bstr(batch, mat: int) -> tuple:
+    """Contiguous strides of the batch dims over matrices of ``mat`` elements."""
+    out = []
+    s = mat
+    for d in reversed(batch):
+        out.append(s)
+        s *= d
+    return tuple(reversed(out))

@@ -1,0 +1,90 @@
+"""What a device's float32 arithmetic does where GPUs may depart from IEEE 754, probed
+once per device with a small kernel on values the compiler cannot see.
+
+- ``subnormal_results``: a product whose exact value is subnormal keeps it (lavapipe),
+  or is flushed to zero (NVIDIA's Vulkan driver).
+- ``subnormal_inputs``: a subnormal operand takes part as itself, or as zero.
+- ``fma_fused``: WGSL's ``fma`` rounds once (a fused multiply-add) or twice.
+
+Everything that can be exact without arithmetic on subnormals (comparisons, casts,
+truth values, sign operations, maximum/minimum, nextafter) works on the bits and is
+exact either way; ``python -m wgarray info`` reports the rest.
+"""
+from __future__ import annotations
+
+import collections
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import debug
+
+
+@dataclass(frozen=True)
+class Float32Behaviour:
+    subnormal_results: bool
+    subnormal_inputs: bool
+    fma_fused: bool
+
+    def describe(self) -> str:
+        if self.subnormal_results and self.subnormal_inputs:
+            sub = "kept (IEEE 754)"
+        else:
+            lost = [w for w, ok in (("inputs", self.subnormal_inputs), ("results", self.subnormal_results)) if not ok]
+            sub = "flushed to zero in arithmetic (" + " and ".join(lost) + "); comparisons, casts and sign/bit operations stay exact"
+        return f"float32 subnormals: {sub}; fma: {'fused' if self.fma_fused else 'not fused'}"
+
+
+_PROBE = """
+@group(0) @binding(0) var<storage, read> I: array<f32>;
+@group(0) @binding(1) var<storage, read_write> O: array<u32>;
+@group(0) @binding(2) var<storage, read> P: array<u32>;
+@compute @workgroup_size(1)
+fn main() {
+    O[0] = bitcast<u32>(I[0] * I[1]);
+    O[1] = bitcast<u32>(I[2] * I[3]);
+    O[2] = bitcast<u32>(fma(I[4], I[4], I[5]));
+}
+"""
+
+# 2^-126 * 0.5 = 2^-127 (subnormal); 2^-149 * 1; fma(1 + 2^-12, 1 + 2^-12, -(1 + 2^-11))
+# is 2^-24 rounded once and 0 rounded twice.
+_INPUTS = np.array([0x00800000, 0x3F000000, 0x00000001, 0x3F800000, 0x3F800800, 0xBF801000, 0, 0],
+                   dtype="<u4")
+
+_lock = threading.Lock()
+_cache: dict = {}
+
+
+def float32_behaviour(device) -> Float32Behaviour:
+    """The probed float32 behaviour of ``device`` (cached per device)."""
+    found = _cache.get(device)
+    if found is None:
+        with _lock:
+            found = _cache.get(device)
+            if found is None:
+                found = _cache[device] = _probe(device)
+    return found
+
+
+def _probe(device) -> Float32Behaviour:
+    # a one-time cost of opening the device: kept out of the work counters users read
+    saved = collections.Counter(debug._COUNTERS)
+    try:
+        return _run_probe(device)
+    finally:
+        debug._COUNTERS.clear()
+        debug._COUNTERS.update(saved)
+
+
+def _run_probe(device) -> Float32Behaviour:
+    rt = device.runtime
+    kernel = rt.kernel(("probe-float32",), lambda: ("probe_float32", _PROBE, [False, True], False))
+    inp = rt.upload(_INPUTS)
+    out = rt.alloc(16)
+    rt.dispatch(kernel, [inp, out], b"\0" * 16, 1)
+    words = rt.read(out, 0, 16).view("<u4")
+    return Float32Behaviour(subnormal_results=int(words[0]) == 0x00400000,
+                            subnormal_inputs=int(words[1]) == 1,
+                            fma_fused=int(words[2]) == 0x33800000)

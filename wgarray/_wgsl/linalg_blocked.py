@@ -1,0 +1,153 @@
+"""WGSL kernels of the blocked factorizations (host side: ``wgarray/_linalg_blocked.py``).
+
+The blocked algorithms spend their time in the tiled matmul; these kernels do the
+narrow rest, each over strided blocks of a work matrix so that nothing is copied
+around them:
+
+  store   one thread per element: dst block = src block, dst -= src, dst = src below
+          the diagonal (zero above), over a batch of blocks
+  leaf    one workgroup per diagonal block of at most LEAF x LEAF: phase 0 Cholesky in
+          place (zero above the diagonal), phase 1 the inverse of a lower-triangular
+          block (unit diagonal or not) into D, a column per thread by substitution;
+          phase 2 both, one after the other
+  panel   one workgroup per matrix: LU with partial pivoting of a panel of columns
+          (parallel pivot search, whole-row swaps, rank-1 updates within the panel),
+          columns a..c-1 per dispatch
+
+Per-invocation loops are bounded by LEAF (leaf: about LEAF^3 / 192 + LEAF^2 / 2
+iterations) or planned on the host (panel), under lavapipe's 65535-iteration bound.
+"""
+from __future__ import annotations
+
+from .linalg import WG, _bind, _finish, _head, _tree
+
+LEAF = 64  # the leaf kernels' block size: one thread per column of a block
+PANEL_WG = 256  # the panel kernel's threads: its rank-1 updates span all the panel's rows
+
+
+def render_store(t: str) -> str:
+    """Bindings SRC, DST. P: total, rows, cols, srcOff, srcZ, srcR, srcC, dstOff, dstZ,
+    dstR, dstC, mode (0 copy, 1 subtract, 2 copy the lower triangle, zero above, 3
+    subtract on and below the diagonal only)."""
+    decls = [_bind(0, "SRC", "S", False), _bind(1, "DST", "S", True), _bind(2, "P", "u32", False)]
+    body = ["@compute @workgroup_size(64)",
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
+            f"""    let e = (wid.x + wid.y * 65535u) * 64u + lid;
+    if (e >= P[0]) {{ return; }}
+    let rows = P[1]; let cols = P[2];
+    let j = e % cols; let q = e / cols; let i = q % rows; let z = q / rows;
+    let s = SRC[P[3] + z * P[4] + i * P[5] + j * P[6]];
+    let d = P[7] + z * P[8] + i * P[9] + j * P[10];
+    let mode = P[11];
+    if (mode == 1u || (mode == 3u && j <= i)) {{ DST[d] = DST[d] - s; }}
+    else if (mode == 3u) {{ return; }}
+    else if (mode == 2u && j > i) {{ DST[d] = s_real(R(0)); }}
+    else {{ DST[d] = s; }}
+}}"""]
+    return _finish(decls, t, body)
+
+
+def render_leaf(t: str) -> str:
+    """Bindings W (read_write), D. P: nitems, nblk, kb, ntot, offW, szW, sblk, rs, cs,
+    phase (0 factor, 1 invert, 2 both), unit, offD. Item b is block b % nblk of matrix b / nblk: its element (i, j)
+    is W[offW + (b / nblk) * szW + (b % nblk) * sblk + i * rs + j * cs], of size
+    min(kb, ntot - (b % nblk) * kb). Phase 1 writes the inverse to
+    D[offD + b * LEAF * LEAF + i * LEAF + j] (zero above the diagonal)."""
+    decls = [_bind(0, "W", "S", True), _bind(1, "D", "S", True), _bind(2, "P", "u32", False)]
+    body = _head()
+    body += f"""    let blk = b % P[1];
+    let m = min(P[2], P[3] - blk * P[2]);
+    let w0 = P[4] + (b / P[1]) * P[5] + blk * P[6];
+    let rs = P[7]; let cs = P[8];
+    if (P[9] != 1u) {{
+    for (var k = 0u; k < m; k++) {{
+        let kk = w0 + k * rs + k * cs;
+        if (lid == 0u) {{ W[kk] = s_real(r_sqrt(s_re(W[kk]))); }}
+        storageBarrier();
+        let inv = R(1) / s_re(W[kk]);
+        for (var i = k + 1u + lid; i < m; i += {WG}u) {{
+            W[w0 + i * rs + k * cs] = s_scale(W[w0 + i * rs + k * cs], inv);
+        }}
+        storageBarrier();
+        let r = m - k - 1u;
+        for (var e = lid; e < r * r; e += {WG}u) {{
+            let i = k + 1u + e / r; let j = k + 1u + e % r;
+            if (j <= i) {{
+                W[w0 + i * rs + j * cs] = W[w0 + i * rs + j * cs]
+                    - s_mul(W[w0 + i * rs + k * cs], s_conj(W[w0 + j * rs + k * cs]));
+            }}
+        }}
+        storageBarrier();
+    }}
+    for (var e = lid; e < m * m; e += {WG}u) {{
+        let i = e / m; let j = e % m;
+        if (j > i) {{ W[w0 + i * rs + j * cs] = s_real(R(0)); }}
+    }}
+    storageBarrier();
+    }}
+    if (P[9] != 0u) {{
+    let d0 = P[11] + b * {LEAF * LEAF}u;
+    let unit = P[10] == 1u;
+    for (var j = lid; j < {LEAF}u; j += {WG}u) {{
+        for (var i = 0u; i < {LEAF}u; i++) {{
+            if (i >= m || j >= m || i < j) {{ D[d0 + i * {LEAF}u + j] = s_real(R(0)); continue; }}
+            var s = select(s_real(R(0)), s_real(R(1)), i == j);
+            for (var k = j; k < i; k++) {{
+                s = s - s_mul(W[w0 + i * rs + k * cs], D[d0 + k * {LEAF}u + j]);
+            }}
+            if (!unit) {{ s = s_div(s, W[w0 + i * rs + i * cs]); }}
+            D[d0 + i * {LEAF}u + j] = s;
+        }}
+    }}
+    }}
+}}""".split("\n")
+    return _finish(decls, t, body)
+
+
+def render_panel(t: str) -> str:
+    """Bindings W (nbatch matrices of n rows by ld columns, contiguous), PIV (u32, n
+    per matrix: the row swapped with row k at step k), FL (u32 per matrix: the parity
+    of the swaps). P: nbatch, n, ld, k0, kend, a, c. Factors columns a..c-1 of the
+    panel k0..kend-1 (rows a..n-1), each pivot's row swap over all ld columns."""
+    T = PANEL_WG
+    decls = [_bind(0, "W", "S", True), _bind(1, "PIV", "u32", True), _bind(2, "FL", "u32", True),
+             _bind(3, "P", "u32", False),
+             f"var<workgroup> pv_v: array<R, {T}>;", f"var<workgroup> pv_i: array<u32, {T}>;"]
+    tree = _tree("pv_v", "pv_i[o] < n && (pv_i[lid] >= n || pv_v[o] > pv_v[lid] || "
+                 "(pv_v[o] == pv_v[lid] && pv_i[o] < pv_i[lid]))",
+                 "pv_v[lid] = pv_v[o]; pv_i[lid] = pv_i[o];").replace(f"{WG // 2}u;", f"{T // 2}u;")
+    body = _head()
+    body[0] = f"@compute @workgroup_size({T})"
+    body += f"""    let n = P[1]; let ld = P[2]; let kend = P[4];
+    let w0 = b * n * ld;
+    if (P[5] == 0u && lid == 0u) {{ FL[b] = 0u; }}
+    for (var k = P[5]; k < P[6]; k++) {{
+        var bi = n; var bv = R(-1);
+        for (var i = k + lid; i < n; i += {T}u) {{
+            let a = s_abs2(W[w0 + i * ld + k]);
+            if (bi == n || a > bv) {{ bv = a; bi = i; }}
+        }}
+        pv_v[lid] = bv; pv_i[lid] = bi;
+        workgroupBarrier();
+{tree}
+        let p = workgroupUniformLoad(&pv_i[0]);
+        if (lid == 0u) {{ PIV[b * n + k] = p; }}
+        if (p != k) {{
+            if (lid == 0u) {{ FL[b] = FL[b] ^ 1u; }}
+            for (var j = lid; j < ld; j += {T}u) {{
+                let tmp = W[w0 + k * ld + j]; W[w0 + k * ld + j] = W[w0 + p * ld + j]; W[w0 + p * ld + j] = tmp;
+            }}
+        }}
+        storageBarrier();
+        let pv = W[w0 + k * ld + k];
+        for (var i = k + 1u + lid; i < n; i += {T}u) {{ W[w0 + i * ld + k] = s_div(W[w0 + i * ld + k], pv); }}
+        storageBarrier();
+        let cols = kend - k - 1u;
+        for (var e = lid; e < (n - k - 1u) * cols; e += {T}u) {{
+            let i = k + 1u + e / cols; let j = k + 1u + e % cols;
+            W[w0 + i * ld + j] = W[w0 + i * ld + j] - s_mul(W[w0 + i * ld + k], W[w0 + k * ld + j]);
+        }}
+        storageBarrier();
+    }}
+}}""".split("\n")
+    return _finish(decls, t, body)

@@ -1,0 +1,271 @@
+"""WGSL kernels of the symmetric/Hermitian eigensolver and the Jacobi SVD
+(host side: ``wgarray/_linalg_eigen.py``).
+
+  jeig    two-sided cyclic Jacobi on a batch of small Hermitian blocks (one workgroup
+          a block, 64 threads, round-robin pairs in parallel): eigenvalues on the
+          diagonal of the work copy W, eigenvectors accumulated in U. It solves a
+          whole small matrix (eigh, n <= 64) or, in the blocked solver, each 2b x 2b
+          pair subproblem of a round (a diagonal block pair of A for eigh; the Gram
+          matrix of a pair of column blocks for the one-sided SVD).
+  gather  a strided copy with a block permutation of the columns (and rows): the
+          blocked solver's loads (zero padding, the lower triangle mirrored, the
+          identity) and its move of the blocks into the next round's pair order.
+  order   eigen/singular values sorted (ranks: NaN last ascending, first descending),
+          then the matching columns of the vectors gathered (optionally divided by
+          the values: U = A V / sigma).
+"""
+from __future__ import annotations
+
+from .linalg import WG, _bind, _finish
+
+GATHER_WG = 256
+
+# P words of the gather kernel before the block permutation table
+GATHER_HEAD = 13
+
+
+def _eps(r: str) -> tuple[str, str, str]:
+    """(machine epsilon, smallest normal, |zeta| past which t = 1 / (2 zeta))."""
+    if r == "f64":
+        return "R(2.220446049250313e-16)", "R(2.2250738585072014e-308)", "R(1e150)"
+    return "R(1.1920929e-07)", "R(1.1754944e-38)", "R(1e18)"
+
+
+def render_jeig(t: str) -> str:
+    """Bindings SRC (read), W, U (blocks x ns x ns), FL (u32 per block: done), TH (R per
+    matrix: the magnitude an off-diagonal entry must pass to count as a rotation in GF),
+    GF (u32 flags, one per outer sweep); P: nblocks, ns, src offset, blocks per matrix
+    (nper), src strides (matrix, block, row, col), phase, sweeps, flag tolerance
+    multiplier, use TH, read the lower triangle, GF index, normalize U's columns after.
+
+    Block b reads SRC[off + (b / nper) * s_mat + (b % nper) * s_blk + i * s_row + j * s_col].
+    Phase 0 loads W (the lower triangle mirrored when asked; diagonal real) and U = I.
+    Phase 1 runs up to P[9] more sweeps, none once a sweep rotated nothing. A pair (p, q) is
+    rotated when |a_pq| > eps sqrt(|a_pp| |a_qq|) (relative: what keeps small eigenvalues
+    of definite matrices and the cosines of the one-sided SVD accurate) and, where TH is
+    given, |a_pq| > TH: the blocked eigh skips couplings below the bound that its
+    block products' rounding could not hold anyway, so that converged blocks get U = I
+    exactly and their products add no new rounding noise. A rotation also sets GF[idx]
+    when |a_pq| passes the multiplier times the relative bound (the outer sweeps'
+    convergence test).
+
+    The rotation of a Hermitian pair: with g = a_pq = |g| w, R = diag(1, conj w) J(c, s)
+    makes the pair real first; t = sign(zeta) / (|zeta| + sqrt(1 + zeta^2)),
+    zeta = (a_qq - a_pp) / (2 |g|), c = 1 / sqrt(1 + t^2), s = c t; rows take R^H,
+    columns (and U) take R, and the 2 x 2 result is set exactly: a_pp - t |g|,
+    a_qq + t |g|, 0."""
+    cplx = t in ("c64", "c128")
+    r = {"c64": "f32", "c128": "f64"}.get(t, t)
+    eps, tiny, big = _eps(r)
+    decls = [_bind(0, "SRC", "S", False), _bind(1, "W", "S", True), _bind(2, "U", "S", True),
+             _bind(3, "FL", "u32", True), _bind(4, "TH", "R", False), _bind(5, "GF", "u32", True),
+             _bind(6, "P", "u32", False)]
+    decls += [f"var<workgroup> g_c: array<R, {WG}>;", f"var<workgroup> g_s: array<R, {WG}>;",
+              f"var<workgroup> g_w: array<S, {WG}>;", f"var<workgroup> g_p: array<u32, {WG}>;",
+              f"var<workgroup> g_q: array<u32, {WG}>;", f"var<workgroup> g_a: array<R, {WG}>;",
+              f"var<workgroup> g_d: array<R, {WG}>;",
+              "var<workgroup> g_rot: atomic<u32>;", "var<workgroup> g_sig: atomic<u32>;",
+              "var<workgroup> g_done: u32;"]
+    phase_of = "S(g.x / h, g.y / h)" if cplx else "select(S(-1), S(1), g >= S(0))"
+    body = [f"@compute @workgroup_size({WG})",
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
+            "    let b = wid.x + wid.y * 65535u;",
+            "    if (b >= P[0]) { return; }"]
+    body += f"""    let ns = P[1]; let w0 = b * ns * ns;
+    let phase = P[8];
+    if (phase == 0u) {{
+    let s0 = P[2] + (b / P[3]) * P[4] + (b % P[3]) * P[5];
+    for (var e = lid; e < ns * ns; e += {WG}u) {{
+        let i = e / ns; let j = e % ns;
+        var v = SRC[s0 + i * P[6] + j * P[7]];
+        if (P[12] == 1u && i < j) {{ v = s_conj(SRC[s0 + j * P[6] + i * P[7]]); }}
+        if (i == j) {{ v = s_real(s_re(v)); }}
+        W[w0 + e] = v;
+        U[w0 + e] = select(s_real(R(0)), s_real(R(1)), i == j);
+    }}
+    if (lid == 0u) {{ FL[b] = 0u; }}
+    return;
+    }}
+    let n2 = ns + (ns & 1u); let npairs = n2 / 2u;
+    let ftol = R(P[10]) * {eps};
+    var floor = R(0);
+    if (P[11] == 1u) {{ floor = TH[b / P[3]]; }}
+    for (var sw = 0u; sw < P[9]; sw++) {{
+        if (lid == 0u) {{ g_done = FL[b]; atomicStore(&g_rot, 0u); atomicStore(&g_sig, 0u); }}
+        workgroupBarrier();
+        if (workgroupUniformLoad(&g_done) != 0u) {{ break; }}
+        for (var rd = 0u; rd + 1u < n2; rd++) {{
+            for (var pi = lid; pi < npairs; pi += {WG}u) {{
+                var p = n2 - 1u; var q = rd;
+                if (pi > 0u) {{ p = (rd + pi) % (n2 - 1u); q = (rd + n2 - 1u - pi) % (n2 - 1u); }}
+                var cs = R(1); var sn = R(0); var w = s_real(R(1)); var act = 0u;
+                var na = R(0); var nd = R(0);
+                if (p < ns && q < ns) {{
+                    let a = s_re(W[w0 + p * ns + p]); let d = s_re(W[w0 + q * ns + q]);
+                    let g = W[w0 + p * ns + q];
+                    let h = s_abs(g);
+                    let lim = r_sqrt(r_abs(a)) * r_sqrt(r_abs(d));
+                    if (h > {eps} * lim && h > {tiny} && h > floor) {{
+                        w = {phase_of};
+                        let zeta = (d - a) / (R(2) * h);
+                        let az = r_abs(zeta);
+                        var tt = R(0.5) / zeta;
+                        if (az < {big}) {{ tt = select(R(-1), R(1), zeta >= R(0)) / (az + r_sqrt(R(1) + zeta * zeta)); }}
+                        cs = R(1) / r_sqrt(R(1) + tt * tt); sn = cs * tt;
+                        na = a - tt * h; nd = d + tt * h;
+                        act = 1u;
+                        atomicStore(&g_rot, 1u);
+                        if (h > ftol * lim) {{ atomicStore(&g_sig, 1u); }}
+                    }}
+                }}
+                g_c[pi] = cs; g_s[pi] = sn; g_w[pi] = w; g_a[pi] = na; g_d[pi] = nd;
+                g_p[pi] = select(0xffffffffu, p, act == 1u); g_q[pi] = q;
+            }}
+            storageBarrier();
+            workgroupBarrier();
+            for (var e = lid; e < npairs * ns; e += {WG}u) {{
+                let pi = e / ns; let k = e % ns; let p = g_p[pi];
+                if (p != 0xffffffffu) {{
+                    let q = g_q[pi]; let c = g_c[pi]; let s = g_s[pi];
+                    let x = W[w0 + p * ns + k]; let y = s_mul(g_w[pi], W[w0 + q * ns + k]);
+                    W[w0 + p * ns + k] = s_scale(x, c) - s_scale(y, s);
+                    W[w0 + q * ns + k] = s_scale(x, s) + s_scale(y, c);
+                }}
+            }}
+            storageBarrier();
+            for (var e = lid; e < npairs * ns; e += {WG}u) {{
+                let pi = e / ns; let k = e % ns; let p = g_p[pi];
+                if (p != 0xffffffffu) {{
+                    let q = g_q[pi]; let c = g_c[pi]; let s = g_s[pi]; let wc = s_conj(g_w[pi]);
+                    let x = W[w0 + k * ns + p]; let y = s_mul(wc, W[w0 + k * ns + q]);
+                    W[w0 + k * ns + p] = s_scale(x, c) - s_scale(y, s);
+                    W[w0 + k * ns + q] = s_scale(x, s) + s_scale(y, c);
+                    let ux = U[w0 + k * ns + p]; let uy = s_mul(wc, U[w0 + k * ns + q]);
+                    U[w0 + k * ns + p] = s_scale(ux, c) - s_scale(uy, s);
+                    U[w0 + k * ns + q] = s_scale(ux, s) + s_scale(uy, c);
+                }}
+            }}
+            storageBarrier();
+            for (var pi = lid; pi < npairs; pi += {WG}u) {{
+                let p = g_p[pi];
+                if (p != 0xffffffffu) {{
+                    let q = g_q[pi];
+                    W[w0 + p * ns + p] = s_real(g_a[pi]); W[w0 + q * ns + q] = s_real(g_d[pi]);
+                    W[w0 + p * ns + q] = s_real(R(0)); W[w0 + q * ns + p] = s_real(R(0));
+                }}
+            }}
+            storageBarrier();
+            workgroupBarrier();
+        }}
+        if (lid == 0u) {{
+            if (atomicLoad(&g_rot) == 0u) {{ FL[b] = 1u; }}
+            if (atomicLoad(&g_sig) != 0u) {{ GF[P[13]] = 1u; }}
+        }}
+        workgroupBarrier();
+    }}
+    if (P[14] == 1u) {{
+        // unit columns: the rounding of c and s drifts the norms the same way in
+        // every rotation, which the blocked products would compound round after round
+        for (var j = lid; j < ns; j += {WG}u) {{
+            var s2 = R(0);
+            for (var i = 0u; i < ns; i++) {{ s2 += s_abs2(U[w0 + i * ns + j]); }}
+            let sc = R(1) / r_sqrt(s2);
+            for (var i = 0u; i < ns; i++) {{ U[w0 + i * ns + j] = s_scale(U[w0 + i * ns + j], sc); }}
+        }}
+    }}
+}}""".split("\n")
+    return _finish(decls, t, body)
+
+
+def _grid_head(wg: int) -> list[str]:
+    return [f"@compute @workgroup_size({wg})",
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
+            f"    let e = (wid.x + wid.y * 65535u) * {wg}u + lid;"]
+
+
+def render_gather(t: str) -> str:
+    """Bindings SRC (read), DST (a new contiguous nz x rows x cols); P: nz, rows, cols,
+    kind, src offset, src strides (matrix, row, pair of column blocks, second block of
+    a pair), block size bs, permute rows too, valid source rows, valid source cols,
+    then the block permutation (destination column block -> source column block).
+
+    Destination (z, i, j) takes source column c = perm[j / bs] * bs + j % bs (and row
+    perm[i / bs] * bs + i % bs when rows are permuted too); column block cb sits at
+    (cb / 2) * s_pair + (cb % 2) * s_half, which covers both a plain matrix
+    (s_pair = 2 bs, s_half = bs) and the output of the pair-batched products
+    (s_pair = rows * 2 bs). kind 0 copies (zero past the valid rows/cols: padding);
+    1 mirrors the lower triangle of a contiguous source (Hermitian input; real
+    diagonal); 2 writes the identity (the eigenvector accumulator)."""
+    h = GATHER_HEAD
+    decls = [_bind(0, "SRC", "S", False), _bind(1, "DST", "S", True), _bind(2, "P", "u32", False)]
+    body = _grid_head(GATHER_WG)
+    body += f"""    let nr = P[1]; let nc = P[2];
+    if (e >= P[0] * nr * nc) {{ return; }}
+    let z = e / (nr * nc); let i = (e / nc) % nr; let j = e % nc;
+    let bs = P[9];
+    let cb = P[{h}u + j / bs]; let cc = j % bs;
+    let c = cb * bs + cc;
+    var rr = i;
+    if (P[10] == 1u) {{ rr = P[{h}u + i / bs] * bs + i % bs; }}
+    var v = s_real(R(0));
+    let kind = P[3];
+    if (kind == 2u) {{
+        v = select(s_real(R(0)), s_real(R(1)), rr == c);
+    }} else if (rr < P[11] && c < P[12]) {{
+        let s0 = P[4] + z * P[5];
+        if (kind == 1u) {{
+            if (rr < c) {{ v = s_conj(SRC[s0 + c * P[6] + rr]); }} else {{ v = SRC[s0 + rr * P[6] + c]; }}
+            if (rr == c) {{ v = s_real(s_re(v)); }}
+        }} else {{
+            v = SRC[s0 + rr * P[6] + (cb / 2u) * P[7] + (cb % 2u) * P[8] + cc];
+        }}
+    }}
+    DST[e] = v;
+}}""".split("\n")
+    return _finish(decls, t, body)
+
+
+def render_order(t: str) -> str:
+    """Bindings VAL (R, read), VEC (S, read), Sv (R), O (u32), Vo (S); P: nz, n,
+    descending, phase, vector rows, VAL offset, VAL strides (matrix, value), VEC offset,
+    VEC strides (matrix, row, col), divide by the values.
+
+    Phase 0 (a thread per value): the rank of value (z, j) among the n of matrix z
+    (ties by index; NaN last ascending, first descending) into Sv[z, rank], and
+    O[z, rank] = j. Phase 1 (a thread per element of Vo, nz x rows x n): Vo[z, i, r] =
+    VEC[z, i, O[z, r]] (divided by the value where asked; 0 for a zero value)."""
+    r = {"c64": "f32", "c128": "f64"}.get(t, t)
+    decls = [_bind(0, "VAL", "R", False), _bind(1, "VEC", "S", False), _bind(2, "Sv", "R", True),
+             _bind(3, "O", "u32", True), _bind(4, "Vo", "S", True), _bind(5, "P", "u32", False)]
+    body = _grid_head(GATHER_WG)
+    body += f"""    let n = P[1];
+    if (P[3] == 0u) {{
+    if (e >= P[0] * n) {{ return; }}
+    let z = e / n; let j = e % n;
+    let v0 = P[5] + z * P[6];
+    let vj = VAL[v0 + j * P[7]]; let nj = {r}_isnan(vj);
+    let desc = P[2] == 1u;
+    var rank = 0u;
+    for (var c = 0u; c < n; c++) {{
+        let vc = VAL[v0 + c * P[7]]; let nc = {r}_isnan(vc);
+        var before = c < j;
+        if (nc != nj) {{ before = select(nj, nc, desc); }}
+        else if (!nc && vc != vj) {{ before = select((vc < vj), (vc > vj), desc); }}
+        if (before) {{ rank += 1u; }}
+    }}
+    Sv[z * n + rank] = vj;
+    O[z * n + rank] = j;
+    return;
+    }}
+    let nr = P[4];
+    if (e >= P[0] * nr * n) {{ return; }}
+    let z = e / (nr * n); let i = (e / n) % nr; let rk = e % n;
+    let j = O[z * n + rk];
+    var v = VEC[P[8] + z * P[9] + i * P[10] + j * P[11]];
+    if (P[12] == 1u) {{
+        let s = VAL[P[5] + z * P[6] + j * P[7]];
+        v = select(s_real(R(0)), s_scale(v, R(1) / s), s > R(0));
+    }}
+    Vo[e] = v;
+}}""".split("\n")
+    return _finish(decls, t, body)
