@@ -30,19 +30,14 @@ class DType:
         return (_by_name, (self.name,))
 
     @property
-    def dtype(self) -> np.dtype:
-        """The NumPy dtype, so that ``numpy.dtype(wgarray.float64)`` works (scikit-learn's
-        ``check_array(..., dtype=xp.float64)`` calls it)."""
-        return self.numpy
-
-    @property
     def bits(self) -> int:
         return self.itemsize * 8
 
     @property
     def dtype(self) -> np.dtype:
         """The NumPy dtype: ``np.dtype(wgarray.int32)`` reads this attribute, so host
-        code that normalizes dtypes through NumPy (cubed, zarr) accepts ours."""
+        code that normalizes dtypes through NumPy (scikit-learn's ``check_array``, cubed,
+        zarr) accepts ours."""
         return self.numpy
 
 

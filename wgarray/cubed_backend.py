@@ -60,14 +60,6 @@ def take(x, indices, /, *, axis=None):
     return _wg.take(x, indices, axis=axis)
 
 
-def _nansum(x, /, *, axis=None, dtype=None, keepdims: builtins.bool = False):
-    """Sum with NaNs counted as zero (one fused reduction: the select is its prologue)."""
-    if _wg.isdtype(x.dtype, ("real floating", "complex floating")):
-        x = _wg.where(_wg.isnan(x), _wg.zeros((), dtype=x.dtype, device=x.device), x)
-    return _wg.sum(x, axis=axis, dtype=dtype, keepdims=keepdims)
-
-
-# wgarray's own nansum, once the namespace has one, replaces this minimal version.
-nansum = getattr(_wg, "nansum", _nansum)
+nansum = _wg.nansum  # NumPy's semantics, on the device (wgarray's extra functions)
 
 __all__ = list(_wg_all) + ["mean", "nansum", "take"]
