@@ -9,11 +9,14 @@ from __future__ import annotations
 import sys
 import time
 
+import os
+
 import numpy as np
 
-import wgarray as xp
-from wgarray import debug
-from wgarray import _linalg_eigen as le
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # this tree, not the install
+import wgarray as xp  # noqa: E402
+from wgarray import debug  # noqa: E402
+from wgarray import _linalg_eigen as le  # noqa: E402
 
 
 def _best(fn, reps=3):

@@ -90,11 +90,17 @@ def _grid(total: int) -> int:
     return max(1, -(-total // ke.GATHER_WG))
 
 
-def _sweep_cost(ns: int) -> int:
-    """Loop iterations of one jeig sweep per invocation."""
+def _jeig_threads(device) -> int:
+    """jeig's workgroup size: 256 on GPUs; 64 on lavapipe, which runs a workgroup's
+    invocations on one CPU thread, so that the idle ones of a round cost as much as
+    the busy ones (and a short loop bound makes the sweeps per dispatch few anyway)."""
+    return 64 if device.max_loop_iterations is not None else 256
+
+
+def _sweep_cost(ns: int, w: int) -> int:
+    """Loop iterations of one jeig sweep per invocation (w threads)."""
     n2 = ns + (ns & 1)
     npairs = n2 // 2
-    w = ke.JWG
     return 2 + (n2 - 1) * (1 + -(-npairs // w) + -(-npairs * npairs // w) + -(-ns * npairs // w))
 
 
@@ -120,14 +126,15 @@ def _jeig(device, t, src: g.Data, nblocks, ns, nper, strides, lower, th, tolmul,
     FL = rt.alloc(nblocks * 4)
     thb, use_th = (th, 1) if th is not None else (rt.alloc(4), 0)
     cap, wmem, umem = _jeig_layout(device, ns, isz)
-    key = ("linalg_eigen_jeig", t, cap, wmem, umem)
-    k = device.runtime.kernel(key, lambda: (f"linalg_eigen_jeig_{t}_{cap}", ke.render_jeig(t, cap, wmem, umem),
+    wg = _jeig_threads(device)
+    key = ("linalg_eigen_jeig", t, cap, wmem, umem, wg)
+    k = device.runtime.kernel(key, lambda: (f"linalg_eigen_jeig_{t}_{cap}", ke.render_jeig(t, cap, wmem, umem, wg),
                                             [False, True, True, True, False, True], False))
     bufs = [src.buf, W, U, FL, thb, gf]
     head = [nblocks, ns, src.offset, nper, *strides]
     # lavapipe stops an invocation's loops past 65535 iterations: chunk the sweeps there
-    fixed = 4 * -(-ns * ns // ke.JWG) + 2 * ns + 8
-    per = INNER_SWEEPS if device.max_loop_iterations is None else max(1, (BUDGET - fixed) // _sweep_cost(ns))
+    fixed = 4 * -(-ns * ns // wg) + 2 * ns + 8
+    per = INNER_SWEEPS if device.max_loop_iterations is None else max(1, (BUDGET - fixed) // _sweep_cost(ns, wg))
     done = 0
     while done < INNER_SWEEPS:
         s = min(per, INNER_SWEEPS - done)

@@ -32,17 +32,14 @@ def _eps(r: str) -> tuple[str, str, str]:
     return "R(1.1920929e-07)", "R(1.1754944e-38)", "R(1e18)"
 
 
-JWG = 256  # jeig threads per workgroup
-
-
-def render_jeig(t: str, cap: int = 64, wmem: bool = False, umem: bool = False) -> str:
+def render_jeig(t: str, cap: int = 64, wmem: bool = False, umem: bool = False, wg: int = 256) -> str:
     """Bindings SRC (read), W, U (blocks x ns x ns), FL (u32 per block: done), TH (R per
     matrix: the magnitude an off-diagonal entry must pass to count as a rotation in GF),
     GF (u32 flags, one per outer sweep); P: nblocks, ns, src offset, blocks per matrix
     (nper), src strides (matrix, block, row, col), first, sweeps, flag tolerance
     multiplier, use TH, read the lower triangle, GF index, normalize U's columns after.
 
-    ns <= cap. With ``wmem`` (``umem``) the block's W (U) lives in workgroup memory for
+    ns <= cap; ``wg`` threads. With ``wmem`` (``umem``) the block's W (U) lives in workgroup memory for
     the whole dispatch (loaded at the start, written back at the end): the rounds
     touch every entry several times, and storage latency behind each barrier is what
     made the kernel slow. Without, it works on the storage buffers in place.
@@ -96,7 +93,7 @@ def render_jeig(t: str, cap: int = 64, wmem: bool = False, umem: bool = False) -
     bar = "workgroupBarrier();" if (wmem and umem) else "storageBarrier(); workgroupBarrier();"
     resume = (f"{wx('e')} = W[w0 + e];" if wmem else "") + (f" {ux('e')} = U[w0 + e];" if umem else "")
     phase_of = "S(g.x / h, g.y / h)" if cplx else "select(S(-1), S(1), g >= S(0))"
-    body = [f"@compute @workgroup_size({JWG})",
+    body = [f"@compute @workgroup_size({wg})",
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
             "    let b = wid.x + wid.y * 65535u;",
             "    if (b >= P[0]) { return; }"]
@@ -108,7 +105,7 @@ def render_jeig(t: str, cap: int = 64, wmem: bool = False, umem: bool = False) -
     }}
     if (workgroupUniformLoad(&g_done) != 0u) {{ return; }}
     let s0 = P[2] + (b / P[3]) * P[4] + (b % P[3]) * P[5];
-    for (var e = lid; e < ns * ns; e += {JWG}u) {{
+    for (var e = lid; e < ns * ns; e += {wg}u) {{
         if (first) {{
             let i = e / ns; let j = e % ns;
             var v = SRC[s0 + i * P[6] + j * P[7]];
@@ -129,7 +126,7 @@ def render_jeig(t: str, cap: int = 64, wmem: bool = False, umem: bool = False) -
         if (lid == 0u) {{ atomicStore(&g_rot, 0u); }}
         workgroupBarrier();
         for (var rd = 0u; rd + 1u < n2; rd++) {{
-            for (var pi = lid; pi < npairs; pi += {JWG}u) {{
+            for (var pi = lid; pi < npairs; pi += {wg}u) {{
                 var p = n2 - 1u; var q = rd;
                 if (pi > 0u) {{ p = (rd + pi) % (n2 - 1u); q = (rd + n2 - 1u - pi) % (n2 - 1u); }}
                 var cs = R(1); var sn = R(0); var w = s_real(R(1)); var act = 0u;
@@ -158,7 +155,7 @@ def render_jeig(t: str, cap: int = 64, wmem: bool = False, umem: bool = False) -
             {bar}
             // W <- R^H W R: the thread of block (A, B) owns rows {{pA, qA}} x columns
             // {{pB, qB}}; the pairs are disjoint, so the blocks partition W
-            for (var e = lid; e < npairs * npairs; e += {JWG}u) {{
+            for (var e = lid; e < npairs * npairs; e += {wg}u) {{
                 let ia = e / npairs; let ib = e % npairs;
                 let aa = g_act[ia]; let ab = g_act[ib];
                 if (aa + ab == 0u) {{ continue; }}
@@ -193,7 +190,7 @@ def render_jeig(t: str, cap: int = 64, wmem: bool = False, umem: bool = False) -
                 if (vc) {{ {wx('qa * ns + pb')} = x10; }}
                 {wx('qa * ns + qb')} = x11;
             }}
-            for (var e = lid; e < ns * npairs; e += {JWG}u) {{
+            for (var e = lid; e < ns * npairs; e += {wg}u) {{
                 let k = e / npairs; let ib = e % npairs;
                 if (g_act[ib] == 1u) {{
                     let p = g_p[ib]; let q = g_q[ib]; let c = g_c[ib]; let s = g_s[ib];
@@ -213,14 +210,14 @@ def render_jeig(t: str, cap: int = 64, wmem: bool = False, umem: bool = False) -
         if (atomicLoad(&g_sig) != 0u) {{ GF[P[13]] = 1u; }}
     }}
     {bar}
-    for (var e = lid; e < ns * ns; e += {JWG}u) {{
+    for (var e = lid; e < ns * ns; e += {wg}u) {{
         {"W[w0 + e] = gw[e];" if wmem else ""}
         {"if (P[14] == 0u) { U[w0 + e] = gu[e]; }" if umem else ""}
     }}
     if (P[14] == 1u) {{
         // unit columns: the rounding of c and s drifts the norms the same way in
         // every rotation, which the blocked products would compound round after round
-        for (var j = lid; j < ns; j += {JWG}u) {{
+        for (var j = lid; j < ns; j += {wg}u) {{
             var s2 = R(0);
             for (var i = 0u; i < ns; i++) {{ s2 += s_abs2({ux('i * ns + j')}); }}
             let sc = R(1) / r_sqrt(s2);
