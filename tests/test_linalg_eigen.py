@@ -114,6 +114,18 @@ def test_eigh_complex_hermitian_vs_lapack(n):
     _check(_eig_errors(h, w, v), _eig_errors(h, w0, v0), np.complex64)
 
 
+@pytest.mark.parametrize("n", [33, 64, 100])
+def test_eigh_gpu_workgroup_size_vs_lapack(n, monkeypatch):
+    # GPUs run jeig with 256 threads (lavapipe 64): the same rounds, other thread layout
+    from wgarray import _linalg_eigen as le
+    monkeypatch.setattr(le, "_jeig_threads", lambda device: 256)
+    h = _hermitian(n, "random", np.float32, seed=n + 2)
+    w, v = la.eigh(xp.asarray(h))
+    w, v = np.asarray(w), np.asarray(v)
+    w0, v0 = np.linalg.eigh(h)
+    _check(_eig_errors(h, w, v), _eig_errors(h, w0, v0), np.float32)
+
+
 def test_eigh_reads_the_lower_triangle_as_lapack():
     rng = np.random.default_rng(3)
     a = rng.standard_normal((40, 40)).astype(np.float32)

@@ -1,7 +1,7 @@
 """Host side of the symmetric/Hermitian eigensolver (eigh, eigvalsh) and of the Jacobi
 SVD of square and small matrices (kernels: ``_wgsl/linalg_eigen.py``).
 
-Small Hermitian matrices (n <= SMALL) are solved whole by two-sided cyclic Jacobi, a
+Small Hermitian matrices (n <= SMALL) are solved whole by two-sided parallel Jacobi, a
 workgroup per matrix, the whole batch in one dispatch per chunk of sweeps.
 
 Larger ones (and SVDs with n > 32) run parallel block Jacobi, so that the work spreads
@@ -90,13 +90,30 @@ def _grid(total: int) -> int:
     return max(1, -(-total // ke.GATHER_WG))
 
 
-def _sweep_cost(ns: int) -> int:
-    """Loop iterations of one jeig sweep per invocation."""
+def _jeig_threads(device) -> int:
+    """jeig's workgroup size: 256 on GPUs; 64 on lavapipe, which runs a workgroup's
+    invocations on one CPU thread, so that the idle ones of a round cost as much as
+    the busy ones (and a short loop bound makes the sweeps per dispatch few anyway)."""
+    return 64 if device.max_loop_iterations is not None else 256
+
+
+def _sweep_cost(ns: int, w: int) -> int:
+    """Loop iterations of one jeig sweep per invocation (w threads)."""
     n2 = ns + (ns & 1)
     npairs = n2 // 2
-    per = -(-npairs // 64)
-    el = -(-npairs * ns // 64)
-    return 2 + (n2 - 1) * (2 * per + 2 * el + 4) + 2 * ns * (-(-ns // 64))
+    return 2 + (n2 - 1) * (1 + -(-npairs // w) + -(-npairs * npairs // w) + -(-ns * npairs // w))
+
+
+def _jeig_layout(device, ns: int, isz: int) -> tuple[int, bool, bool]:
+    """(capacity, W in workgroup memory, U too) for ns x ns blocks of isz-byte entries:
+    as much of the block as the device's workgroup storage holds."""
+    cap = 32 if ns <= 32 else 64
+    small = (cap // 2) * (5 * isz + 3 * 4) + 64
+    lim = device.limits.get("max-compute-workgroup-storage-size", 16384)
+    wbytes = cap * cap * isz
+    wmem = ns <= 64 and small + wbytes <= lim
+    umem = wmem and small + 2 * wbytes <= lim
+    return cap, wmem, umem
 
 
 def _jeig(device, t, src: g.Data, nblocks, ns, nper, strides, lower, th, tolmul, gf, gf_index):
@@ -108,18 +125,23 @@ def _jeig(device, t, src: g.Data, nblocks, ns, nper, strides, lower, th, tolmul,
     U = rt.alloc(nblocks * ns * ns * isz)
     FL = rt.alloc(nblocks * 4)
     thb, use_th = (th, 1) if th is not None else (rt.alloc(4), 0)
-    k = _kernel(device, "jeig", t, ke.render_jeig, [False, True, True, True, False, True])
+    cap, wmem, umem = _jeig_layout(device, ns, isz)
+    wg = _jeig_threads(device)
+    key = ("linalg_eigen_jeig", t, cap, wmem, umem, wg)
+    k = device.runtime.kernel(key, lambda: (f"linalg_eigen_jeig_{t}_{cap}", ke.render_jeig(t, cap, wmem, umem, wg),
+                                            [False, True, True, True, False, True], False))
     bufs = [src.buf, W, U, FL, thb, gf]
     head = [nblocks, ns, src.offset, nper, *strides]
-    rt.dispatch(k, bufs, pack_params(head + [0, 0, tolmul, use_th, int(lower), gf_index, 0]), nblocks)
     # lavapipe stops an invocation's loops past 65535 iterations: chunk the sweeps there
-    per = INNER_SWEEPS if device.max_loop_iterations is None else max(1, BUDGET // _sweep_cost(ns))
+    fixed = 4 * -(-ns * ns // wg) + 2 * ns + 8
+    per = INNER_SWEEPS if device.max_loop_iterations is None else max(1, (BUDGET - fixed) // _sweep_cost(ns, wg))
     done = 0
     while done < INNER_SWEEPS:
         s = min(per, INNER_SWEEPS - done)
+        first = int(done == 0)
         done += s
         last = int(done >= INNER_SWEEPS)
-        rt.dispatch(k, bufs, pack_params(head + [1, s, tolmul, use_th, int(lower), gf_index, last]), nblocks)
+        rt.dispatch(k, bufs, pack_params(head + [first, s, tolmul, use_th, int(lower), gf_index, last]), nblocks)
     return W, U
 
 

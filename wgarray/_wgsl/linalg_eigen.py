@@ -1,8 +1,9 @@
 """WGSL kernels of the symmetric/Hermitian eigensolver and the Jacobi SVD
 (host side: ``wgarray/_linalg_eigen.py``).
 
-  jeig    two-sided cyclic Jacobi on a batch of small Hermitian blocks (one workgroup
-          a block, 64 threads, round-robin pairs in parallel): eigenvalues on the
+  jeig    two-sided Jacobi on a batch of small Hermitian blocks (one workgroup a
+          block, round-robin pairs rotated in parallel, the block in workgroup
+          memory where it fits): eigenvalues on the
           diagonal of the work copy W, eigenvectors accumulated in U. It solves a
           whole small matrix (eigh, n <= 64) or, in the blocked solver, each 2b x 2b
           pair subproblem of a round (a diagonal block pair of A for eigh; the Gram
@@ -31,16 +32,27 @@ def _eps(r: str) -> tuple[str, str, str]:
     return "R(1.1920929e-07)", "R(1.1754944e-38)", "R(1e18)"
 
 
-def render_jeig(t: str) -> str:
+def render_jeig(t: str, cap: int = 64, wmem: bool = False, umem: bool = False, wg: int = 256) -> str:
     """Bindings SRC (read), W, U (blocks x ns x ns), FL (u32 per block: done), TH (R per
     matrix: the magnitude an off-diagonal entry must pass to count as a rotation in GF),
     GF (u32 flags, one per outer sweep); P: nblocks, ns, src offset, blocks per matrix
-    (nper), src strides (matrix, block, row, col), phase, sweeps, flag tolerance
+    (nper), src strides (matrix, block, row, col), first, sweeps, flag tolerance
     multiplier, use TH, read the lower triangle, GF index, normalize U's columns after.
 
-    Block b reads SRC[off + (b / nper) * s_mat + (b % nper) * s_blk + i * s_row + j * s_col].
-    Phase 0 loads W (the lower triangle mirrored when asked; diagonal real) and U = I.
-    Phase 1 runs up to P[9] more sweeps, none once a sweep rotated nothing. A pair (p, q) is
+    ns <= cap; ``wg`` threads. With ``wmem`` (``umem``) the block's W (U) lives in workgroup memory for
+    the whole dispatch (loaded at the start, written back at the end): the rounds
+    touch every entry several times, and storage latency behind each barrier is what
+    made the kernel slow. Without, it works on the storage buffers in place.
+
+    With ``first`` the dispatch loads the block from SRC (block b reads
+    SRC[off + (b / nper) * s_mat + (b % nper) * s_blk + i * s_row + j * s_col], the lower
+    triangle mirrored when asked, diagonal real) and U = I; otherwise it resumes W, U
+    (and nothing at all once FL[b] says a sweep rotated nothing). Then up to P[9]
+    sweeps. A sweep is n2 - 1 rounds of the round-robin tournament (n2 = ns rounded up
+    to even): each round computes the n2 / 2 disjoint rotations from the current W,
+    then applies them all at once, a thread per 2 x 2 block of W (rows of pair A,
+    columns of pair B: R_A^H W R_B, the diagonal blocks set exactly) and per (row,
+    pair) of U: two barriers a round. A pair (p, q) is
     rotated when |a_pq| > eps sqrt(|a_pp| |a_qq|) (relative: what keeps small eigenvalues
     of definite matrices and the cosines of the one-sided SVD accurate) and, where TH is
     given, |a_pq| > TH: the blocked eigh skips couplings below the bound that its
@@ -57,52 +69,71 @@ def render_jeig(t: str) -> str:
     cplx = t in ("c64", "c128")
     r = {"c64": "f32", "c128": "f64"}.get(t, t)
     eps, tiny, big = _eps(r)
+    h2 = cap // 2
     decls = [_bind(0, "SRC", "S", False), _bind(1, "W", "S", True), _bind(2, "U", "S", True),
              _bind(3, "FL", "u32", True), _bind(4, "TH", "R", False), _bind(5, "GF", "u32", True),
              _bind(6, "P", "u32", False)]
-    decls += [f"var<workgroup> g_c: array<R, {WG}>;", f"var<workgroup> g_s: array<R, {WG}>;",
-              f"var<workgroup> g_w: array<S, {WG}>;", f"var<workgroup> g_p: array<u32, {WG}>;",
-              f"var<workgroup> g_q: array<u32, {WG}>;", f"var<workgroup> g_a: array<R, {WG}>;",
-              f"var<workgroup> g_d: array<R, {WG}>;",
+    decls += [f"var<workgroup> g_c: array<R, {h2}>;", f"var<workgroup> g_s: array<R, {h2}>;",
+              f"var<workgroup> g_w: array<S, {h2}>;", f"var<workgroup> g_p: array<u32, {h2}>;",
+              f"var<workgroup> g_q: array<u32, {h2}>;", f"var<workgroup> g_act: array<u32, {h2}>;",
+              f"var<workgroup> g_a: array<R, {h2}>;", f"var<workgroup> g_d: array<R, {h2}>;",
               "var<workgroup> g_rot: atomic<u32>;", "var<workgroup> g_sig: atomic<u32>;",
               "var<workgroup> g_done: u32;"]
+    if wmem:
+        decls.append(f"var<workgroup> gw: array<S, {cap * cap}>;")
+    if umem:
+        decls.append(f"var<workgroup> gu: array<S, {cap * cap}>;")
+
+    def wx(i):
+        return f"gw[{i}]" if wmem else f"W[w0 + {i}]"
+
+    def ux(i):
+        return f"gu[{i}]" if umem else f"U[w0 + {i}]"
+
+    bar = "workgroupBarrier();" if (wmem and umem) else "storageBarrier(); workgroupBarrier();"
+    resume = (f"{wx('e')} = W[w0 + e];" if wmem else "") + (f" {ux('e')} = U[w0 + e];" if umem else "")
     phase_of = "S(g.x / h, g.y / h)" if cplx else "select(S(-1), S(1), g >= S(0))"
-    body = [f"@compute @workgroup_size({WG})",
+    body = [f"@compute @workgroup_size({wg})",
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
             "    let b = wid.x + wid.y * 65535u;",
             "    if (b >= P[0]) { return; }"]
     body += f"""    let ns = P[1]; let w0 = b * ns * ns;
-    let phase = P[8];
-    if (phase == 0u) {{
+    let first = P[8] == 1u;
+    if (lid == 0u) {{
+        g_done = select(FL[b], 0u, first);
+        atomicStore(&g_sig, 0u);
+    }}
+    if (workgroupUniformLoad(&g_done) != 0u) {{ return; }}
     let s0 = P[2] + (b / P[3]) * P[4] + (b % P[3]) * P[5];
-    for (var e = lid; e < ns * ns; e += {WG}u) {{
-        let i = e / ns; let j = e % ns;
-        var v = SRC[s0 + i * P[6] + j * P[7]];
-        if (P[12] == 1u && i < j) {{ v = s_conj(SRC[s0 + j * P[6] + i * P[7]]); }}
-        if (i == j) {{ v = s_real(s_re(v)); }}
-        W[w0 + e] = v;
-        U[w0 + e] = select(s_real(R(0)), s_real(R(1)), i == j);
+    for (var e = lid; e < ns * ns; e += {wg}u) {{
+        if (first) {{
+            let i = e / ns; let j = e % ns;
+            var v = SRC[s0 + i * P[6] + j * P[7]];
+            if (P[12] == 1u && i < j) {{ v = s_conj(SRC[s0 + j * P[6] + i * P[7]]); }}
+            if (i == j) {{ v = s_real(s_re(v)); }}
+            {wx('e')} = v;
+            {ux('e')} = select(s_real(R(0)), s_real(R(1)), i == j);
+        }} else {{
+            {resume}
+        }}
     }}
-    if (lid == 0u) {{ FL[b] = 0u; }}
-    return;
-    }}
+    {bar}
     let n2 = ns + (ns & 1u); let npairs = n2 / 2u;
     let ftol = R(P[10]) * {eps};
     var floor = R(0);
     if (P[11] == 1u) {{ floor = TH[b / P[3]]; }}
     for (var sw = 0u; sw < P[9]; sw++) {{
-        if (lid == 0u) {{ g_done = FL[b]; atomicStore(&g_rot, 0u); atomicStore(&g_sig, 0u); }}
+        if (lid == 0u) {{ atomicStore(&g_rot, 0u); }}
         workgroupBarrier();
-        if (workgroupUniformLoad(&g_done) != 0u) {{ break; }}
         for (var rd = 0u; rd + 1u < n2; rd++) {{
-            for (var pi = lid; pi < npairs; pi += {WG}u) {{
+            for (var pi = lid; pi < npairs; pi += {wg}u) {{
                 var p = n2 - 1u; var q = rd;
                 if (pi > 0u) {{ p = (rd + pi) % (n2 - 1u); q = (rd + n2 - 1u - pi) % (n2 - 1u); }}
                 var cs = R(1); var sn = R(0); var w = s_real(R(1)); var act = 0u;
                 var na = R(0); var nd = R(0);
                 if (p < ns && q < ns) {{
-                    let a = s_re(W[w0 + p * ns + p]); let d = s_re(W[w0 + q * ns + q]);
-                    let g = W[w0 + p * ns + q];
+                    let a = s_re({wx('p * ns + p')}); let d = s_re({wx('q * ns + q')});
+                    let g = {wx('p * ns + q')};
                     let h = s_abs(g);
                     let lim = r_sqrt(r_abs(a)) * r_sqrt(r_abs(d));
                     if (h > {eps} * lim && h > {tiny} && h > floor) {{
@@ -119,58 +150,78 @@ def render_jeig(t: str) -> str:
                     }}
                 }}
                 g_c[pi] = cs; g_s[pi] = sn; g_w[pi] = w; g_a[pi] = na; g_d[pi] = nd;
-                g_p[pi] = select(0xffffffffu, p, act == 1u); g_q[pi] = q;
+                g_p[pi] = p; g_q[pi] = q; g_act[pi] = act;
             }}
-            storageBarrier();
-            workgroupBarrier();
-            for (var e = lid; e < npairs * ns; e += {WG}u) {{
-                let pi = e / ns; let k = e % ns; let p = g_p[pi];
-                if (p != 0xffffffffu) {{
-                    let q = g_q[pi]; let c = g_c[pi]; let s = g_s[pi];
-                    let x = W[w0 + p * ns + k]; let y = s_mul(g_w[pi], W[w0 + q * ns + k]);
-                    W[w0 + p * ns + k] = s_scale(x, c) - s_scale(y, s);
-                    W[w0 + q * ns + k] = s_scale(x, s) + s_scale(y, c);
+            {bar}
+            // W <- R^H W R: the thread of block (A, B) owns rows {{pA, qA}} x columns
+            // {{pB, qB}}; the pairs are disjoint, so the blocks partition W
+            for (var e = lid; e < npairs * npairs; e += {wg}u) {{
+                let ia = e / npairs; let ib = e % npairs;
+                let aa = g_act[ia]; let ab = g_act[ib];
+                if (aa + ab == 0u) {{ continue; }}
+                let pa = g_p[ia]; let qa = g_q[ia]; let pb = g_p[ib]; let qb = g_q[ib];
+                // only pair 0's p can be the padding index ns (odd ns), and that pair
+                // never rotates: its row/column is skipped
+                let vr = pa < ns; let vc = pb < ns;
+                var x00 = s_real(R(0)); var x01 = s_real(R(0)); var x10 = s_real(R(0));
+                if (vr && vc) {{ x00 = {wx('pa * ns + pb')}; }}
+                if (vr) {{ x01 = {wx('pa * ns + qb')}; }}
+                if (vc) {{ x10 = {wx('qa * ns + pb')}; }}
+                var x11 = {wx('qa * ns + qb')};
+                if (aa == 1u) {{
+                    let c = g_c[ia]; let s = g_s[ia]; let wa = g_w[ia];
+                    let y0 = s_mul(wa, x10); let y1 = s_mul(wa, x11);
+                    let z0 = x00; let z1 = x01;
+                    x00 = s_scale(z0, c) - s_scale(y0, s); x10 = s_scale(z0, s) + s_scale(y0, c);
+                    x01 = s_scale(z1, c) - s_scale(y1, s); x11 = s_scale(z1, s) + s_scale(y1, c);
+                }}
+                if (ab == 1u) {{
+                    let c = g_c[ib]; let s = g_s[ib]; let wc = s_conj(g_w[ib]);
+                    let y0 = s_mul(wc, x01); let y1 = s_mul(wc, x11);
+                    let z0 = x00; let z1 = x10;
+                    x00 = s_scale(z0, c) - s_scale(y0, s); x01 = s_scale(z0, s) + s_scale(y0, c);
+                    x10 = s_scale(z1, c) - s_scale(y1, s); x11 = s_scale(z1, s) + s_scale(y1, c);
+                }}
+                if (ia == ib) {{
+                    x00 = s_real(g_a[ia]); x11 = s_real(g_d[ia]); x01 = s_real(R(0)); x10 = s_real(R(0));
+                }}
+                if (vr && vc) {{ {wx('pa * ns + pb')} = x00; }}
+                if (vr) {{ {wx('pa * ns + qb')} = x01; }}
+                if (vc) {{ {wx('qa * ns + pb')} = x10; }}
+                {wx('qa * ns + qb')} = x11;
+            }}
+            for (var e = lid; e < ns * npairs; e += {wg}u) {{
+                let k = e / npairs; let ib = e % npairs;
+                if (g_act[ib] == 1u) {{
+                    let p = g_p[ib]; let q = g_q[ib]; let c = g_c[ib]; let s = g_s[ib];
+                    let wc = s_conj(g_w[ib]);
+                    let x = {ux('k * ns + p')}; let y = s_mul(wc, {ux('k * ns + q')});
+                    {ux('k * ns + p')} = s_scale(x, c) - s_scale(y, s);
+                    {ux('k * ns + q')} = s_scale(x, s) + s_scale(y, c);
                 }}
             }}
-            storageBarrier();
-            for (var e = lid; e < npairs * ns; e += {WG}u) {{
-                let pi = e / ns; let k = e % ns; let p = g_p[pi];
-                if (p != 0xffffffffu) {{
-                    let q = g_q[pi]; let c = g_c[pi]; let s = g_s[pi]; let wc = s_conj(g_w[pi]);
-                    let x = W[w0 + k * ns + p]; let y = s_mul(wc, W[w0 + k * ns + q]);
-                    W[w0 + k * ns + p] = s_scale(x, c) - s_scale(y, s);
-                    W[w0 + k * ns + q] = s_scale(x, s) + s_scale(y, c);
-                    let ux = U[w0 + k * ns + p]; let uy = s_mul(wc, U[w0 + k * ns + q]);
-                    U[w0 + k * ns + p] = s_scale(ux, c) - s_scale(uy, s);
-                    U[w0 + k * ns + q] = s_scale(ux, s) + s_scale(uy, c);
-                }}
-            }}
-            storageBarrier();
-            for (var pi = lid; pi < npairs; pi += {WG}u) {{
-                let p = g_p[pi];
-                if (p != 0xffffffffu) {{
-                    let q = g_q[pi];
-                    W[w0 + p * ns + p] = s_real(g_a[pi]); W[w0 + q * ns + q] = s_real(g_d[pi]);
-                    W[w0 + p * ns + q] = s_real(R(0)); W[w0 + q * ns + p] = s_real(R(0));
-                }}
-            }}
-            storageBarrier();
-            workgroupBarrier();
+            {bar}
         }}
-        if (lid == 0u) {{
-            if (atomicLoad(&g_rot) == 0u) {{ FL[b] = 1u; }}
-            if (atomicLoad(&g_sig) != 0u) {{ GF[P[13]] = 1u; }}
-        }}
-        workgroupBarrier();
+        if (lid == 0u && atomicLoad(&g_rot) == 0u) {{ g_done = 1u; }}
+        if (workgroupUniformLoad(&g_done) != 0u) {{ break; }}
+    }}
+    if (lid == 0u) {{
+        FL[b] = g_done;
+        if (atomicLoad(&g_sig) != 0u) {{ GF[P[13]] = 1u; }}
+    }}
+    {bar}
+    for (var e = lid; e < ns * ns; e += {wg}u) {{
+        {"W[w0 + e] = gw[e];" if wmem else ""}
+        {"if (P[14] == 0u) { U[w0 + e] = gu[e]; }" if umem else ""}
     }}
     if (P[14] == 1u) {{
         // unit columns: the rounding of c and s drifts the norms the same way in
         // every rotation, which the blocked products would compound round after round
-        for (var j = lid; j < ns; j += {WG}u) {{
+        for (var j = lid; j < ns; j += {wg}u) {{
             var s2 = R(0);
-            for (var i = 0u; i < ns; i++) {{ s2 += s_abs2(U[w0 + i * ns + j]); }}
+            for (var i = 0u; i < ns; i++) {{ s2 += s_abs2({ux('i * ns + j')}); }}
             let sc = R(1) / r_sqrt(s2);
-            for (var i = 0u; i < ns; i++) {{ U[w0 + i * ns + j] = s_scale(U[w0 + i * ns + j], sc); }}
+            for (var i = 0u; i < ns; i++) {{ U[w0 + i * ns + j] = s_scale({ux('i * ns + j')}, sc); }}
         }}
     }}
 }}""".split("\n")
