@@ -1,5 +1,5 @@
 """Blocked factorizations: the host-side drivers behind cholesky, solve, inv, det,
-slogdet and the tall-skinny qr.
+slogdet and qr.
 
 Each algorithm works in place on a device work matrix and spends its O(n^3) in the
 tiled matmul (``matmul_nodes``); the narrow steps run as the small kernels of
@@ -18,6 +18,9 @@ tiled matmul (``matmul_nodes``); the narrow steps run as the small kernels of
   Q = X R^-1, repeated on Q until the Gram matrix of the input is near I; products of
   the R's give R. Where that does not happen within a few steps (rank deficiency,
   extreme condition) the caller falls back to TSQR / Householder QR.
+- Square, moderately tall and wide real QR: blocked Householder in compact WY form,
+  per panel the hh kernel, T from V^T V, and the trailing update and Q's formation as
+  three matmuls each.
 
 Dispatches per factorization grow as n / LEAF (or n / PANEL), not n; each dispatch's
 per-invocation loops stay within lavapipe's 65535-iteration bound (leaf kernels by
@@ -240,8 +243,8 @@ def lu(a: g.Node, rhs: g.Node | None, mode: str):
     for k in range(0, n, PANEL):
         kend = min(n, k + PANEL)
         rows = _cdiv(n - k, kb.PANEL_WG)
-        cost = 16 + 2 * rows + _cdiv(ld, kb.PANEL_WG) + _cdiv((n - k) * PANEL, kb.PANEL_WG)
-        step = max(1, BUDGET // cost)
+        cost = 16 + rows * (PANEL + 2) + _cdiv(ld, kb.PANEL_WG)
+        step = max(1, (BUDGET - rows) // cost)
         for a0 in range(k, kend, step):
             _run(device, ("linalg_blk_panel", t), lambda: kb.render_panel(t), [True, True, True], [w.buf, piv, fl],
                  [nb, n, ld, k, kend, a0, min(kend, a0 + step)], nb)

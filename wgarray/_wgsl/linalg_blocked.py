@@ -127,12 +127,13 @@ def render_panel(t: str) -> str:
     body += f"""    let n = P[1]; let ld = P[2]; let kend = P[4];
     let w0 = b * n * ld;
     if (P[5] == 0u && lid == 0u) {{ FL[b] = 0u; }}
+    // the pivot search of each later column rides on the previous column's update pass
+    var bi = n; var bv = R(-1);
+    for (var i = P[5] + lid; i < n; i += {T}u) {{
+        let a = s_abs2(W[w0 + i * ld + P[5]]);
+        if (bi == n || a > bv) {{ bv = a; bi = i; }}
+    }}
     for (var k = P[5]; k < P[6]; k++) {{
-        var bi = n; var bv = R(-1);
-        for (var i = k + lid; i < n; i += {T}u) {{
-            let a = s_abs2(W[w0 + i * ld + k]);
-            if (bi == n || a > bv) {{ bv = a; bi = i; }}
-        }}
         pv_v[lid] = bv; pv_i[lid] = bi;
         workgroupBarrier();
 {tree}
@@ -146,12 +147,19 @@ def render_panel(t: str) -> str:
         }}
         storageBarrier();
         let pv = W[w0 + k * ld + k];
-        for (var i = k + 1u + lid; i < n; i += {T}u) {{ W[w0 + i * ld + k] = s_div(W[w0 + i * ld + k], pv); }}
-        storageBarrier();
-        let cols = kend - k - 1u;
-        for (var e = lid; e < (n - k - 1u) * cols; e += {T}u) {{
-            let i = k + 1u + e / cols; let j = k + 1u + e % cols;
-            W[w0 + i * ld + j] = W[w0 + i * ld + j] - s_mul(W[w0 + i * ld + k], W[w0 + k * ld + j]);
+        let nx = k + 1u < P[6];
+        bi = n; bv = R(-1);
+        // row-local: divide by the pivot, the rank-1 update within the panel, then
+        // the next column's pivot candidate (no barrier between the three)
+        for (var i = k + 1u + lid; i < n; i += {T}u) {{
+            let r0 = w0 + i * ld;
+            let l = s_div(W[r0 + k], pv);
+            W[r0 + k] = l;
+            for (var j = k + 1u; j < kend; j++) {{ W[r0 + j] = W[r0 + j] - s_mul(l, W[w0 + k * ld + j]); }}
+            if (nx) {{
+                let a = s_abs2(W[r0 + k + 1u]);
+                if (bi == n || a > bv) {{ bv = a; bi = i; }}
+            }}
         }}
         storageBarrier();
     }}
