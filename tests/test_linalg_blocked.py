@@ -362,3 +362,18 @@ def test_qr_square_takes_blocked_householder_batched_complete(d):
     assert bound(float(np.abs(q.T @ q - np.eye(300)).max()), float(np.abs(qn.T @ qn - np.eye(300)).max()), d)
     b[7, 3] = np.nan
     assert np.isnan(to_np(la.qr(xp.asarray(b))[1])).any()
+
+
+def test_qr_blocked_householder_panel_split_over_dispatches():
+    """Rows enough that a panel's columns are spread over several dispatches (within
+    lavapipe's loop bound): the same factorization as LAPACK's."""
+    m, n = 24000, 40
+    assert sum(blk._hh_cost(m, j, blk.QR_PANEL) for j in range(blk.QR_PANEL)) > 2 * blk.BUDGET
+    a = with_cond(m, n, xp.float32, 1e3, seed=9)
+    q, r = blk.qr_householder(xp.asarray(a)._node, "reduced")
+    q, r = to_np(Array._new(q)), to_np(Array._new(r))
+    qn, rn = np.linalg.qr(a)
+    assert bound(rel(q @ r, a), rel(qn @ rn, a), xp.float32)
+    assert bound(float(np.abs(q.T @ q - np.eye(n)).max()), float(np.abs(qn.T @ qn - np.eye(n)).max()), xp.float32)
+    sg = np.sign(np.diagonal(rn))
+    assert np.allclose(r, sg[:, None] * rn, atol=1e-4 * np.abs(rn).max())
