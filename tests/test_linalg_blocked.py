@@ -364,10 +364,12 @@ def test_qr_square_takes_blocked_householder_batched_complete(d):
     assert np.isnan(to_np(la.qr(xp.asarray(b))[1])).any()
 
 
-def test_qr_blocked_householder_panel_split_over_dispatches():
-    """Rows enough that a panel's columns are spread over several dispatches (within
-    lavapipe's loop bound): the same factorization as LAPACK's."""
-    m, n = 24000, 40
+def test_qr_blocked_householder_panel_split_over_dispatches(monkeypatch):
+    """A loop budget small enough that a panel's columns are spread over several
+    dispatches (as for tens of thousands of rows under lavapipe's bound): the same
+    factorization as LAPACK's."""
+    monkeypatch.setattr(blk, "BUDGET", 3000)
+    m, n = 3000, 40
     assert sum(blk._hh_cost(m, j, blk.QR_PANEL) for j in range(blk.QR_PANEL)) > 2 * blk.BUDGET
     a = with_cond(m, n, xp.float32, 1e3, seed=9)
     q, r = blk.qr_householder(xp.asarray(a)._node, "reduced")

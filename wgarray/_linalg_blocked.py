@@ -364,9 +364,9 @@ QR_PANEL = 32  # panel width of the blocked Householder QR (T is QR_PANEL x QR_P
 
 def _hh_cost(m: int, j: int, kend: int) -> int:
     """Loop iterations of the panel kernel's column j (three passes over the rows and
-    two reductions, then a pass and a reduction per later panel column)."""
+    two reductions, then two passes and a reduction per four later panel columns)."""
     r = _cdiv(m - j, kb.PANEL_WG)
-    return 3 * r + 24 + (kend - j - 1) * (2 * r + 12)
+    return 3 * r + 24 + _cdiv(kend - j - 1, 4) * (2 * r + 12)
 
 
 def qr_householder_fits(m: int, n: int) -> bool:

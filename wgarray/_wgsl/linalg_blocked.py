@@ -186,7 +186,7 @@ def render_hh(t: str) -> str:
     The norm is scaled by max |x_i| (no overflow or underflow of the squares)."""
     T = PANEL_WG
     decls = [_bind(0, "W", "S", True), _bind(1, "TAU", "S", True), _bind(2, "P", "u32", False),
-             f"var<workgroup> hr: array<R, {T}>;"]
+             f"var<workgroup> hr: array<R, {T}>;", f"var<workgroup> hv: array<vec4<R>, {T}>;"]
     body = _head()
     body[0] = f"@compute @workgroup_size({T})"
     body += f"""    let m = P[1]; let ld = P[2]; let kend = P[4];
@@ -215,17 +215,28 @@ def render_hh(t: str) -> str:
         if (lid == 0u) {{ W[w0 + j * ld + j] = be * mx; TAU[b * P[3] + j] = tau; }}
         for (var i = j + 1u + lid; i < m; i += {T}u) {{ W[w0 + i * ld + j] = W[w0 + i * ld + j] * inv; }}
         storageBarrier();
-        for (var c = j + 1u; c < kend; c++) {{
-            var dot = R(0);
-            if (lid == 0u) {{ dot = W[w0 + j * ld + c]; }}
-            for (var i = j + 1u + lid; i < m; i += {T}u) {{ dot += W[w0 + i * ld + j] * W[w0 + i * ld + c]; }}
-            hr[lid] = dot;
-{_red256("hr", "hr[lid] + hr[lid + st]")}
-            let f = tau * workgroupUniformLoad(&hr[0]);
-            workgroupBarrier();
-            if (lid == 0u) {{ W[w0 + j * ld + c] = W[w0 + j * ld + c] - f; }}
+        // four later columns per reduction: a quarter of the barriers
+        let rj = w0 + j * ld;
+        for (var c = j + 1u; c < kend; c += 4u) {{
+            let nc = kend - c;
+            let c1 = min(c + 1u, kend - 1u); let c2 = min(c + 2u, kend - 1u); let c3 = min(c + 3u, kend - 1u);
+            var dot = vec4<R>(R(0));
+            if (lid == 0u) {{ dot = vec4<R>(W[rj + c], W[rj + c1], W[rj + c2], W[rj + c3]); }}
             for (var i = j + 1u + lid; i < m; i += {T}u) {{
-                W[w0 + i * ld + c] = W[w0 + i * ld + c] - f * W[w0 + i * ld + j];
+                let ri = w0 + i * ld;
+                dot += W[ri + j] * vec4<R>(W[ri + c], W[ri + c1], W[ri + c2], W[ri + c3]);
+            }}
+            hv[lid] = dot;
+{_red256("hv", "hv[lid] + hv[lid + st]")}
+            let f = tau * workgroupUniformLoad(&hv[0]);
+            workgroupBarrier();
+            for (var i = j + lid; i < m; i += {T}u) {{
+                let ri = w0 + i * ld;
+                let vi = select(W[ri + j], R(1), i == j);
+                W[ri + c] = W[ri + c] - f.x * vi;
+                if (nc > 1u) {{ W[ri + c1] = W[ri + c1] - f.y * vi; }}
+                if (nc > 2u) {{ W[ri + c2] = W[ri + c2] - f.z * vi; }}
+                if (nc > 3u) {{ W[ri + c3] = W[ri + c3] - f.w * vi; }}
             }}
             storageBarrier();
         }}
