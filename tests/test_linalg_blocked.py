@@ -1,5 +1,5 @@
 """The blocked factorizations (cholesky, solve/inv/det/slogdet by blocked LU, the tall
-CholeskyQR path of qr, svd/svdvals of tall matrices) against NumPy's LAPACK in the same
+CholeskyQR path of qr and its blocked Householder QR, svd/svdvals of tall matrices) against NumPy's LAPACK in the same
 precision: on well-conditioned, ill-conditioned (condition 1e6 in float32, 1e12 in
 float64) and rank-deficient inputs, at sizes below, at, between and past the block
 size, every backward error, orthogonality and residual within 10x of LAPACK's own on
