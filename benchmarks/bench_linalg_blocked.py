@@ -4,7 +4,8 @@
     python -m pytest benchmarks/bench_linalg_blocked.py --benchmark-only \
         --benchmark-group-by=param:case --benchmark-columns=median,min,rounds -q
 
-``case``: cholesky / solve / qr at 1024 and 4096 square, qr and svd of 100000 x 256,
+``case``: cholesky / solve / qr at 1024 and 4096 square, qr of 3000 x 1000 (blocked
+Householder, as square), qr and svd of 100000 x 256 (CholeskyQR),
 and scikit-learn's Ridge(solver='svd').fit on 50000 x 64 and
 LinearDiscriminantAnalysis().fit on 100000 x 32 with 10 classes (array API dispatch;
 both are a tall SVD inside). Every timed call ends in a device sync: wgarray reads back
@@ -32,7 +33,7 @@ except Exception:  # torch absent
     torch, CUDA = None, False
 
 CASES = ["cholesky-1024", "cholesky-4096", "solve-1024", "solve-4096", "qr-1024", "qr-4096",
-         "qr-100000x256", "svd-100000x256", "sk_ridge-50000x64", "sk_lda-100000x32"]
+         "qr-3000x1000", "qr-100000x256", "svd-100000x256", "sk_ridge-50000x64", "sk_lda-100000x32"]
 LIBS = ["wgarray", "numpy"] + (["torch"] if CUDA else [])
 
 

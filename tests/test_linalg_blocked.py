@@ -1,5 +1,5 @@
 """The blocked factorizations (cholesky, solve/inv/det/slogdet by blocked LU, the tall
-CholeskyQR path of qr, svd/svdvals of tall matrices) against NumPy's LAPACK in the same
+CholeskyQR path of qr and its blocked Householder QR, svd/svdvals of tall matrices) against NumPy's LAPACK in the same
 precision: on well-conditioned, ill-conditioned (condition 1e6 in float32, 1e12 in
 float64) and rank-deficient inputs, at sizes below, at, between and past the block
 size, every backward error, orthogonality and residual within 10x of LAPACK's own on
@@ -13,6 +13,7 @@ import wgarray as xp
 from wgarray import _linalg_blocked as blk
 from wgarray import debug
 from wgarray import linalg as la
+from wgarray._array import Array
 from conftest import COMPLEX, REAL_FLOAT, ids, npdt, to_np
 
 FLOAT = REAL_FLOAT + COMPLEX
@@ -307,3 +308,74 @@ def test_blocked_lu_empty_batch_no_rhs_and_nan():
     assert to_np(la.solve(xp.asarray(a), xp.zeros((100, 0)))).shape == (100, 0)
     a[5, 5] = np.nan
     assert np.all(np.isnan(to_np(la.solve(xp.asarray(a), xp.ones((100, 1))))))
+
+
+# ------------------------------------------------------------------ blocked Householder QR
+
+HH_SHAPES = [(33, 33), (100, 100), (130, 130), (300, 200), (100, 130), (64, 65)]
+HH_CASES = [(d, m, n, k, mode) for d in REAL_FLOAT for m, n in HH_SHAPES for k in ("cond10", "condhigh", "rankdef")
+            for mode in (["reduced", "complete"] if m != n and k == "cond10" else ["reduced"])]
+
+
+@pytest.mark.parametrize("d,m,n,kind,mode", HH_CASES,
+                         ids=[f"{d.name}-{m}x{n}-{k}-{mo}" for d, m, n, k, mo in HH_CASES])
+def test_qr_blocked_householder_within_10x_of_lapack(d, m, n, kind, mode):
+    """Sizes below, past and no multiple of the panel, wide and tall, both modes."""
+    kk = min(m, n)
+    cond = {"cond10": 10.0, "condhigh": hi_cond(d), "rankdef": 10.0}[kind]
+    a = with_cond(max(m, n), kk, d, cond, seed=m + 2 * n, rank=kk - 5 if kind == "rankdef" else None)
+    a = a if m >= n else np.ascontiguousarray(a.T)
+    q, r = blk.qr_householder(xp.asarray(a)._node, mode)
+    q, r = to_np(Array._new(q)), to_np(Array._new(r))
+    qn, rn = np.linalg.qr(a, mode=mode)
+    assert q.shape == qn.shape and r.shape == rn.shape
+    assert np.all(np.tril(r, -1) == 0)
+    assert np.all(np.diagonal(r) >= 0)
+    eye = np.eye(q.shape[1])
+    assert bound(rel(q @ r, a), rel(qn @ rn, a), d)
+    assert bound(float(np.abs(ct(q) @ q - eye).max()), float(np.abs(ct(qn) @ qn - eye).max()), d)
+
+
+@pytest.mark.parametrize("d", REAL_FLOAT, ids=ids(REAL_FLOAT))
+def test_qr_square_takes_blocked_householder_batched_complete(d):
+    """qr of square and moderately tall real matrices runs the blocked Householder QR
+    (dispatches growing as n / panel, no readback), batched, either mode; NaN spreads."""
+    a = np.stack([with_cond(200, 200, d, hi_cond(d), seed=s) for s in range(2)])
+    to_np(la.qr(xp.asarray(a))[1])
+    debug.reset_counters()
+    q, r = la.qr(xp.asarray(a))
+    q, r = to_np(q), to_np(r)
+    c = debug.counters()
+    panels = -(-200 // blk.QR_PANEL)
+    assert c["pipelines_compiled"] == 0 and c["readbacks"] == 2
+    assert c["dispatches"] <= 16 * panels + 8
+    for k in range(2):
+        qn, rn = np.linalg.qr(a[k])
+        assert bound(rel(q[k] @ r[k], a[k]), rel(qn @ rn, a[k]), d)
+        sg = np.sign(np.diagonal(rn))
+        assert np.allclose(r[k], sg[:, None] * rn, atol=100 * eps(d) * np.abs(rn).max())
+    b = with_cond(300, 200, d, 10.0, seed=3)
+    q, r = (to_np(z) for z in la.qr(xp.asarray(b), mode="complete"))
+    assert q.shape == (300, 300) and r.shape == (300, 200) and np.all(np.tril(r, -1) == 0)
+    qn, rn = np.linalg.qr(b, mode="complete")
+    assert bound(rel(q @ r, b), rel(qn @ rn, b), d)
+    assert bound(float(np.abs(q.T @ q - np.eye(300)).max()), float(np.abs(qn.T @ qn - np.eye(300)).max()), d)
+    b[7, 3] = np.nan
+    assert np.isnan(to_np(la.qr(xp.asarray(b))[1])).any()
+
+
+def test_qr_blocked_householder_panel_split_over_dispatches(monkeypatch):
+    """A loop budget small enough that a panel's columns are spread over several
+    dispatches (as for tens of thousands of rows under lavapipe's bound): the same
+    factorization as LAPACK's."""
+    monkeypatch.setattr(blk, "BUDGET", 3000)
+    m, n = 3000, 40
+    assert sum(blk._hh_cost(m, j, blk.QR_PANEL) for j in range(blk.QR_PANEL)) > 2 * blk.BUDGET
+    a = with_cond(m, n, xp.float32, 1e3, seed=9)
+    q, r = blk.qr_householder(xp.asarray(a)._node, "reduced")
+    q, r = to_np(Array._new(q)), to_np(Array._new(r))
+    qn, rn = np.linalg.qr(a)
+    assert bound(rel(q @ r, a), rel(qn @ rn, a), xp.float32)
+    assert bound(float(np.abs(q.T @ q - np.eye(n)).max()), float(np.abs(qn.T @ qn - np.eye(n)).max()), xp.float32)
+    sg = np.sign(np.diagonal(rn))
+    assert np.allclose(r, sg[:, None] * rn, atol=1e-4 * np.abs(rn).max())

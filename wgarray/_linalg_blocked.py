@@ -1,5 +1,5 @@
 """Blocked factorizations: the host-side drivers behind cholesky, solve, inv, det,
-slogdet and the tall-skinny qr.
+slogdet and qr.
 
 Each algorithm works in place on a device work matrix and spends its O(n^3) in the
 tiled matmul (``matmul_nodes``); the narrow steps run as the small kernels of
@@ -18,6 +18,9 @@ tiled matmul (``matmul_nodes``); the narrow steps run as the small kernels of
   Q = X R^-1, repeated on Q until the Gram matrix of the input is near I; products of
   the R's give R. Where that does not happen within a few steps (rank deficiency,
   extreme condition) the caller falls back to TSQR / Householder QR.
+- Square, moderately tall and wide real QR: blocked Householder in compact WY form,
+  per panel the hh kernel, T from V^T V, and the trailing update and Q's formation as
+  three matmuls each.
 
 Dispatches per factorization grow as n / LEAF (or n / PANEL), not n; each dispatch's
 per-invocation loops stay within lavapipe's 65535-iteration bound (leaf kernels by
@@ -240,8 +243,8 @@ def lu(a: g.Node, rhs: g.Node | None, mode: str):
     for k in range(0, n, PANEL):
         kend = min(n, k + PANEL)
         rows = _cdiv(n - k, kb.PANEL_WG)
-        cost = 16 + 2 * rows + _cdiv(ld, kb.PANEL_WG) + _cdiv((n - k) * PANEL, kb.PANEL_WG)
-        step = max(1, BUDGET // cost)
+        cost = 16 + rows * (PANEL + 2) + _cdiv(ld, kb.PANEL_WG)
+        step = max(1, (BUDGET - rows) // cost)
         for a0 in range(k, kend, step):
             _run(device, ("linalg_blk_panel", t), lambda: kb.render_panel(t), [True, True, True], [w.buf, piv, fl],
                  [nb, n, ld, k, kend, a0, min(kend, a0 + step)], nb)
@@ -352,3 +355,79 @@ def qr_tall(node: g.Node):
 
 def _cast(node, dtype):
     return node if node.dtype is dtype else g.make_op("cast", [node], dtype)
+
+
+# ------------------------------------------------------------------ Householder QR
+
+QR_PANEL = 32  # panel width of the blocked Householder QR (T is QR_PANEL x QR_PANEL)
+
+
+def _hh_cost(m: int, j: int, kend: int) -> int:
+    """Loop iterations of the panel kernel's column j (three passes over the rows and
+    two reductions, then two passes and a reduction per four later panel columns)."""
+    r = _cdiv(m - j, kb.PANEL_WG)
+    return 3 * r + 24 + _cdiv(kend - j - 1, 4) * (2 * r + 12)
+
+
+def qr_householder_fits(m: int, n: int) -> bool:
+    """Whether every column of a panel fits one dispatch's loop budget."""
+    return _hh_cost(m, 0, min(m, n, QR_PANEL)) <= BUDGET
+
+
+def qr_householder(node: g.Node, mode: str):
+    """Blocked Householder QR (compact WY) of the real (batch..., m, n) ``node``: per
+    panel of QR_PANEL columns the panel kernel factors it in place (R above the
+    diagonal, the reflectors below), T comes from G = V^T V, and the trailing columns
+    get A2 -= V (T^T (V^T A2)), three matmuls; Q is I with the block reflectors
+    applied last to first, Q2 -= V (T (V^T Q2)). mode 'reduced' or 'complete', as qr.
+    Returns (Q, R) Data; R's diagonal is non-negative."""
+    device = node.device
+    dtype = node.dtype
+    rt = device.runtime
+    t = _tag(dtype, device)
+    batch = node.shape[:-2]
+    m, n = node.shape[-2:]
+    nb = g.prod(batch)
+    kk = min(m, n)
+    qc, rr = (kk, kk) if mode == "reduced" else (m, m)
+    w = _Mat.new(nb, m, n, dtype, device)
+    _store(as_batch3(node), w, 0)
+    tau = rt.alloc(max(nb * kk, 1) * dtype.itemsize)
+    panels = []
+    for k in range(0, kk, QR_PANEL):
+        kend = min(kk, k + QR_PANEL)
+        a0 = k
+        while a0 < kend:
+            c, cost = a0, 0
+            while c < kend and (c == a0 or cost + _hh_cost(m, c, kend) <= BUDGET):
+                cost += _hh_cost(m, c, kend)
+                c += 1
+            _run(device, ("linalg_blk_hh", t), lambda: kb.render_hh(t), [True, True], [w.buf, tau],
+                 [nb, m, n, kk, kend, a0, c], nb)
+            a0 = c
+        wv = kend - k
+        v = _Mat.new(nb, m - k, wv, dtype, device)
+        _store(w.block(k, m, k, kend).node(), v, 4)
+        gram = _matmul(v.T.node(), v.node())
+        tm = _Mat.new(nb, wv, wv, dtype, device)
+        gs = gram.strides
+        _run(device, ("linalg_blk_hh_t", t), lambda: kb.render_hh_t(t), [False, False, True],
+             [gram.buf, tau, tm.buf], [nb, wv, kk, k, gram.offset, gs[0], gs[1], gs[2]], nb)
+        panels.append((k, v, tm))
+        if kend < n:
+            a2 = w.block(k, m, kend, n)
+            y = _matmul(tm.T.node(), _matmul(v.T.node(), a2.node()))
+            _store(_matmul(v.node(), y), a2, 1)
+    r = _Mat.new(nb, rr, n, dtype, device)
+    _store(w.block(0, rr, 0, n).node(), r, 5)
+    from ._creation_functions import eye
+
+    q = _Mat.new(nb, m, qc, dtype, device)
+    e = g.realize(eye(m, qc, dtype=dtype, device=device)._node)
+    _store(g.Data(e.buf, (nb, m, qc), dtype, device, e.offset, (0,) + e.strides), q, 0)
+    for k, v, tm in reversed(panels):
+        # Q's rows and columns before k are still the identity's: only Q[k:, k:] changes
+        qb = q.block(k, m, k, qc)
+        y = _matmul(tm.node(), _matmul(v.T.node(), qb.node()))
+        _store(_matmul(v.node(), y), qb, 1)
+    return g.Data(q.buf, batch + (m, qc), dtype, device), g.Data(r.buf, batch + (rr, n), dtype, device)

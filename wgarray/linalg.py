@@ -412,9 +412,14 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
         raise ValueError(f"qr: expected mode 'reduced' or 'complete', got {mode!r}")
     m, n = x.shape[-2:]
     nb = g.prod(x.shape[:-2])
+    if (nb and min(m, n) > BLOCKED_MIN and x.dtype.kind == "f" and not (m > n and _is_tall(x.shape))
+            and blk.qr_householder_fits(m, n)):
+        # blocked Householder (compact WY, matmul-bound): square, moderately tall, wide
+        q, r = blk.qr_householder(x._node, mode)
+        return QRResult(Array._new(q), Array._new(r))
     if nb and n and (mode == "reduced" or m == n) and (_is_tall(x.shape) and m > n or m >= n > BLOCKED_MIN):
-        # matmul-bound shifted CholeskyQR, for tall and for large square matrices (no
-        # blocked Householder yet); TSQR or Householder below when it reports failure
+        # matmul-bound shifted CholeskyQR, for tall matrices and large complex square
+        # ones; TSQR or Householder below when it reports failure
         # (rank deficiency, condition near 1 / eps); a scalar read back per step
         res = blk.qr_tall(x._node)
         if res is not None:

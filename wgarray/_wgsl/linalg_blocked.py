@@ -10,6 +10,10 @@ around them:
           place (zero above the diagonal), phase 1 the inverse of a lower-triangular
           block (unit diagonal or not) into D, a column per thread by substitution;
           phase 2 both, one after the other
+  hh      one workgroup per matrix: Householder QR of a panel of columns (real), the
+          column norms and the dot products with the panel's other columns reduced
+          across the workgroup; columns a..c-1 per dispatch
+  hh_t    one workgroup per matrix: the compact-WY factor T of a panel from V^T V
   panel   one workgroup per matrix: LU with partial pivoting of a panel of columns
           (parallel pivot search, whole-row swaps, rank-1 updates within the panel),
           columns a..c-1 per dispatch
@@ -28,7 +32,8 @@ PANEL_WG = 256  # the panel kernel's threads: its rank-1 updates span all the pa
 def render_store(t: str) -> str:
     """Bindings SRC, DST. P: total, rows, cols, srcOff, srcZ, srcR, srcC, dstOff, dstZ,
     dstR, dstC, mode (0 copy, 1 subtract, 2 copy the lower triangle, zero above, 3
-    subtract on and below the diagonal only)."""
+    subtract on and below the diagonal only, 4 the strict lower triangle with a unit
+    diagonal, zero above (Householder vectors), 5 the upper triangle, zero below)."""
     decls = [_bind(0, "SRC", "S", False), _bind(1, "DST", "S", True), _bind(2, "P", "u32", False)]
     body = ["@compute @workgroup_size(64)",
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
@@ -41,7 +46,8 @@ def render_store(t: str) -> str:
     let mode = P[11];
     if (mode == 1u || (mode == 3u && j <= i)) {{ DST[d] = DST[d] - s; }}
     else if (mode == 3u) {{ return; }}
-    else if (mode == 2u && j > i) {{ DST[d] = s_real(R(0)); }}
+    else if ((mode == 2u && j > i) || (mode == 4u && j > i) || (mode == 5u && j < i)) {{ DST[d] = s_real(R(0)); }}
+    else if (mode == 4u && j == i) {{ DST[d] = s_real(R(1)); }}
     else {{ DST[d] = s; }}
 }}"""]
     return _finish(decls, t, body)
@@ -121,12 +127,13 @@ def render_panel(t: str) -> str:
     body += f"""    let n = P[1]; let ld = P[2]; let kend = P[4];
     let w0 = b * n * ld;
     if (P[5] == 0u && lid == 0u) {{ FL[b] = 0u; }}
+    // the pivot search of each later column rides on the previous column's update pass
+    var bi = n; var bv = R(-1);
+    for (var i = P[5] + lid; i < n; i += {T}u) {{
+        let a = s_abs2(W[w0 + i * ld + P[5]]);
+        if (bi == n || a > bv) {{ bv = a; bi = i; }}
+    }}
     for (var k = P[5]; k < P[6]; k++) {{
-        var bi = n; var bv = R(-1);
-        for (var i = k + lid; i < n; i += {T}u) {{
-            let a = s_abs2(W[w0 + i * ld + k]);
-            if (bi == n || a > bv) {{ bv = a; bi = i; }}
-        }}
         pv_v[lid] = bv; pv_i[lid] = bi;
         workgroupBarrier();
 {tree}
@@ -140,13 +147,124 @@ def render_panel(t: str) -> str:
         }}
         storageBarrier();
         let pv = W[w0 + k * ld + k];
-        for (var i = k + 1u + lid; i < n; i += {T}u) {{ W[w0 + i * ld + k] = s_div(W[w0 + i * ld + k], pv); }}
-        storageBarrier();
-        let cols = kend - k - 1u;
-        for (var e = lid; e < (n - k - 1u) * cols; e += {T}u) {{
-            let i = k + 1u + e / cols; let j = k + 1u + e % cols;
-            W[w0 + i * ld + j] = W[w0 + i * ld + j] - s_mul(W[w0 + i * ld + k], W[w0 + k * ld + j]);
+        let nx = k + 1u < P[6];
+        bi = n; bv = R(-1);
+        // row-local: divide by the pivot, the rank-1 update within the panel, then
+        // the next column's pivot candidate (no barrier between the three)
+        for (var i = k + 1u + lid; i < n; i += {T}u) {{
+            let r0 = w0 + i * ld;
+            let l = s_div(W[r0 + k], pv);
+            W[r0 + k] = l;
+            for (var j = k + 1u; j < kend; j++) {{ W[r0 + j] = W[r0 + j] - s_mul(l, W[w0 + k * ld + j]); }}
+            if (nx) {{
+                let a = s_abs2(W[r0 + k + 1u]);
+                if (bi == n || a > bv) {{ bv = a; bi = i; }}
+            }}
         }}
+        storageBarrier();
+    }}
+}}""".split("\n")
+    return _finish(decls, t, body)
+
+
+def _red256(arr: str, op: str) -> str:
+    """A PANEL_WG-way tree reduction over workgroup array ``arr`` into arr[0]."""
+    return f"""        workgroupBarrier();
+        for (var st = {PANEL_WG // 2}u; st > 0u; st >>= 1u) {{
+            if (lid < st) {{ {arr}[lid] = {op}; }}
+            workgroupBarrier();
+        }}"""
+
+
+def render_hh(t: str) -> str:
+    """Bindings W (nbatch matrices of m rows by ld columns, contiguous), TAU (kk per
+    matrix). P: nbatch, m, ld, kk, kend, a, c. Householder QR of columns a..c-1 of the
+    panel ending at column kend (rows from the diagonal down): per column the
+    reflector H = I - tau v v^T with v_j = 1 and a non-negative diagonal entry beta
+    (LAPACK's dlarfgp form: alpha - beta computed without cancellation), beta on the
+    diagonal, v below it, tau in TAU; then H applied to the panel's later columns.
+    The norm is scaled by max |x_i| (no overflow or underflow of the squares)."""
+    T = PANEL_WG
+    decls = [_bind(0, "W", "S", True), _bind(1, "TAU", "S", True), _bind(2, "P", "u32", False),
+             f"var<workgroup> hr: array<R, {T}>;", f"var<workgroup> hv: array<vec4<R>, {T}>;"]
+    body = _head()
+    body[0] = f"@compute @workgroup_size({T})"
+    body += f"""    let m = P[1]; let ld = P[2]; let kend = P[4];
+    let w0 = b * m * ld;
+    for (var j = P[5]; j < P[6]; j++) {{
+        var mx = R(0);
+        for (var i = j + lid; i < m; i += {T}u) {{ mx = max(mx, r_abs(W[w0 + i * ld + j])); }}
+        hr[lid] = mx;
+{_red256("hr", "max(hr[lid], hr[lid + st])")}
+        mx = workgroupUniformLoad(&hr[0]);
+        workgroupBarrier();
+        let sc = select(R(1) / mx, R(0), mx == R(0));
+        var ss = R(0);
+        for (var i = j + 1u + lid; i < m; i += {T}u) {{ let x = W[w0 + i * ld + j] * sc; ss += x * x; }}
+        hr[lid] = ss;
+{_red256("hr", "hr[lid] + hr[lid + st]")}
+        ss = workgroupUniformLoad(&hr[0]);
+        workgroupBarrier();
+        let al = W[w0 + j * ld + j] * sc;
+        let be = r_sqrt(al * al + ss);
+        // alpha - beta: direct where alpha <= 0, else -|x_rest|^2 / (alpha + beta)
+        let dd = select(al - be, -ss / (al + be), al > R(0));
+        var tau = R(0); var inv = R(0);
+        if (dd != R(0)) {{ tau = -dd / be; inv = R(1) / (dd * mx); }}
+        workgroupBarrier();
+        if (lid == 0u) {{ W[w0 + j * ld + j] = be * mx; TAU[b * P[3] + j] = tau; }}
+        for (var i = j + 1u + lid; i < m; i += {T}u) {{ W[w0 + i * ld + j] = W[w0 + i * ld + j] * inv; }}
+        storageBarrier();
+        // four later columns per reduction: a quarter of the barriers
+        let rj = w0 + j * ld;
+        for (var c = j + 1u; c < kend; c += 4u) {{
+            let nc = kend - c;
+            let c1 = min(c + 1u, kend - 1u); let c2 = min(c + 2u, kend - 1u); let c3 = min(c + 3u, kend - 1u);
+            var dot = vec4<R>(R(0));
+            if (lid == 0u) {{ dot = vec4<R>(W[rj + c], W[rj + c1], W[rj + c2], W[rj + c3]); }}
+            for (var i = j + 1u + lid; i < m; i += {T}u) {{
+                let ri = w0 + i * ld;
+                dot += W[ri + j] * vec4<R>(W[ri + c], W[ri + c1], W[ri + c2], W[ri + c3]);
+            }}
+            hv[lid] = dot;
+{_red256("hv", "hv[lid] + hv[lid + st]")}
+            let f = tau * workgroupUniformLoad(&hv[0]);
+            workgroupBarrier();
+            for (var i = j + lid; i < m; i += {T}u) {{
+                let ri = w0 + i * ld;
+                let vi = select(W[ri + j], R(1), i == j);
+                W[ri + c] = W[ri + c] - f.x * vi;
+                if (nc > 1u) {{ W[ri + c1] = W[ri + c1] - f.y * vi; }}
+                if (nc > 2u) {{ W[ri + c2] = W[ri + c2] - f.z * vi; }}
+                if (nc > 3u) {{ W[ri + c3] = W[ri + c3] - f.w * vi; }}
+            }}
+            storageBarrier();
+        }}
+    }}
+}}""".split("\n")
+    return _finish(decls, t, body)
+
+
+def render_hh_t(t: str) -> str:
+    """Bindings G (V^T V of each panel, strided), TAU, TM (w x w per matrix,
+    contiguous). P: nbatch, w, kk, k0, offG, szG, rsG, csG. The upper-triangular T
+    with H_0 ... H_{w-1} = I - V T V^T: T[j, j] = tau_j, T[:j, j] = -tau_j T[:j, :j]
+    G[:j, j], a column at a time, a row per thread."""
+    decls = [_bind(0, "G", "S", False), _bind(1, "TAU", "S", False), _bind(2, "TM", "S", True),
+             _bind(3, "P", "u32", False)]
+    body = _head()
+    body += f"""    let w = P[1];
+    let t0 = b * w * w; let g0 = P[4] + b * P[5];
+    for (var e = lid; e < w * w; e += {WG}u) {{ TM[t0 + e] = R(0); }}
+    storageBarrier();
+    for (var j = 0u; j < w; j++) {{
+        let tj = TAU[b * P[2] + P[3] + j];
+        for (var i = lid; i < j; i += {WG}u) {{
+            var s = R(0);
+            for (var l = i; l < j; l++) {{ s += TM[t0 + i * w + l] * G[g0 + l * P[6] + j * P[7]]; }}
+            TM[t0 + i * w + j] = -tj * s;
+        }}
+        if (lid == 0u) {{ TM[t0 + j * w + j] = tj; }}
         storageBarrier();
     }}
 }}""".split("\n")
