@@ -48,6 +48,14 @@ PER_LANE = 64
 THREAD_ROWS_MIN = 2048  # rows at which one thread per row beats cooperating lanes (strided rows)
 
 
+# Plain loads of a contiguous Data (a realized array, a previous pass's partials) plan
+# to one spec per (dtype, vec4-aligned offset, vec4, int64 mode) whatever the size: the
+# shape simplifies to (n,). Cached here, such an input costs a dict lookup and its
+# parameter words instead of a graph walk (the reduction of a realized array, and
+# every second pass, take this path).
+_CONTIGUOUS_SPECS: dict = {}
+
+
 class _Input:
     """A fused input (like ``_realize.FusedInput``), optionally planned with vec4 leaves."""
 
@@ -55,6 +63,17 @@ class _Input:
 
     def __init__(self, node: g.Node, vec4: bool = False):
         node = g.settle(node)
+        if type(node) is g.Data and node.buf is not None and node.size > 1 and node.is_contiguous:
+            key = (node.dtype.name, node.offset % 4 == 0, vec4, node.device.has_int64)
+            found = _CONTIGUOUS_SPECS.get(key)
+            if found is None:
+                plan = _plan([g.Op("copy", [node], node.dtype)], vec4=vec4)
+                found = _CONTIGUOUS_SPECS[key] = (plan.spec, any(cls == "v" for cls, _ in plan.spec.leaves))
+            n = node.size
+            self.spec, self.has_vec4 = found
+            self.buffers = [node.buf]
+            self.params = ew.param_words(self.spec, n, (n,), (), ((node.offset, (1,)),))
+            return
         if not isinstance(node, g.Op):
             node = g.Op("copy", [node], node.dtype)
         plan = _plan([node], vec4=vec4)
@@ -107,6 +126,28 @@ def _choose(rows: int, length: int, strided: bool) -> tuple[int, int]:
     return G, G * PER_LANE
 
 
+# (runtime, kind, tag, G, quad, id of the input spec, id of the index spec) -> (the
+# specs, kernel). Specs come from plan caches, so a repeated structure finds the same
+# spec objects: an identity check replaces building and hashing a ReduceSpec per call.
+_KERNELS: dict = {}
+
+
+def _reduce_kernel(rt, kind, tag, G, quad, inp, idx, native):
+    idx_spec = idx.spec if idx is not None else None
+    key = (id(rt), kind, tag, G, quad, id(inp.spec), id(idx_spec))
+    found = _KERNELS.get(key)
+    if found is not None and found[0] is inp.spec and found[1] is idx_spec and found[2] is rt:
+        return found[3]
+    spec = rd.ReduceSpec(kind, tag, G, quad, inp.spec, idx_spec, native)
+    in_words = rd.input_words(inp.spec, inp.params)
+    kernel = rt.kernel(("reduce", spec), lambda: (spec.name, rd.render(spec, in_words), spec.writes,
+                                                   spec.has_f64_params))
+    if len(_KERNELS) >= 4096:
+        _KERNELS.clear()
+    _KERNELS[key] = (inp.spec, idx_spec, rt, kernel)
+    return kernel
+
+
 def reduce_rows(node: g.Node, rows: int, length: int, kind: str, _idx: g.Node | None = None):
     device = node.device
     native = device.has_int64
@@ -124,10 +165,7 @@ def reduce_rows(node: g.Node, rows: int, length: int, kind: str, _idx: g.Node | 
     if not quad and any(cls == "v" for cls, _ in inp.spec.leaves):
         inp = _Input(node)
     idx = _Input(_idx) if _idx is not None else None
-    spec = rd.ReduceSpec(kind, tag, G, quad, inp.spec, idx.spec if idx else None, native)
-    in_words = rd.input_words(inp.spec, inp.params)
-    kernel = rt.kernel(("reduce", spec), lambda: (spec.name, rd.render(spec, in_words), spec.writes,
-                                                   spec.has_f64_params))
+    kernel = _reduce_kernel(rt, kind, tag, G, quad, inp, idx, native)
     n_out = rows * NC
     out = rt.alloc(max(n_out, 1) * out_dtype.itemsize)
     bufs = inp.buffers + (idx.buffers if idx else []) + [out]
