@@ -126,25 +126,25 @@ def _choose(rows: int, length: int, strided: bool) -> tuple[int, int]:
     return G, G * PER_LANE
 
 
-# (runtime, kind, tag, G, quad, id of the input spec, id of the index spec) -> (the
-# specs, kernel). Specs come from plan caches, so a repeated structure finds the same
-# spec objects: an identity check replaces building and hashing a ReduceSpec per call.
+# (runtime, kind, tag, G, quad, input spec, index spec) -> kernel: the structure of a
+# pass, never its sizes (those are in the parameters), so a repeated reduction of a new
+# size or scalar finds its kernel here without building a ReduceSpec.
 _KERNELS: dict = {}
 
 
 def _reduce_kernel(rt, kind, tag, G, quad, inp, idx, native):
     idx_spec = idx.spec if idx is not None else None
-    key = (id(rt), kind, tag, G, quad, id(inp.spec), id(idx_spec))
-    found = _KERNELS.get(key)
-    if found is not None and found[0] is inp.spec and found[1] is idx_spec and found[2] is rt:
-        return found[3]
+    key = (rt, kind, tag, G, quad, inp.spec, idx_spec)
+    kernel = _KERNELS.get(key)
+    if kernel is not None:
+        return kernel
     spec = rd.ReduceSpec(kind, tag, G, quad, inp.spec, idx_spec, native)
     in_words = rd.input_words(inp.spec, inp.params)
     kernel = rt.kernel(("reduce", spec), lambda: (spec.name, rd.render(spec, in_words), spec.writes,
                                                    spec.has_f64_params))
     if len(_KERNELS) >= 4096:
         _KERNELS.clear()
-    _KERNELS[key] = (inp.spec, idx_spec, rt, kernel)
+    _KERNELS[key] = kernel
     return kernel
 
 

@@ -1,0 +1,81 @@
+"""Host cost of repeated calls: a reduction or a step of a loop repeated with the same
+structure but a new size or scalar compiles no pipeline and plans no new reduction
+kernel, and still gives NumPy's values."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import wgarray as xp
+from wgarray import _kernels_reduce as kr
+from wgarray import debug
+
+
+def _ints(shape, seed):
+    """float32 values that are small integers, so sums of a million are exact."""
+    return np.random.default_rng(seed).integers(-4, 8, shape).astype(np.float32)
+
+
+def _realized(host):
+    a = xp.asarray(host)
+    xp.evaluate(a)
+    return a
+
+
+# (description, call on (xp or np, array, scalar), first shape, second shape). The two
+# shapes keep the same lanes-per-row class (a structural choice), so nothing is new.
+REPEATS = [
+    ("sum_all", lambda ns, a, s: ns.sum(a), (1000, 1000), (700, 900)),
+    ("sum_axis0", lambda ns, a, s: ns.sum(a, axis=0), (1000, 1000), (900, 700)),
+    ("sum_axis1_scaled", lambda ns, a, s: ns.sum(a * s, axis=1), (300, 1000), (200, 900)),
+    ("mean_axis1_scaled", lambda ns, a, s: ns.mean(a * s, axis=1), (300, 1000), (200, 900)),
+    ("max_axis0_shifted", lambda ns, a, s: ns.max(a - s, axis=0), (500, 64), (400, 48)),
+    ("argmax_all", lambda ns, a, s: ns.argmax(a), (600, 700), (600, 800)),
+]
+
+
+@pytest.mark.parametrize("name,call,shape1,shape2", REPEATS, ids=[r[0] for r in REPEATS])
+def test_reduction_repeat_with_new_size_and_scalar_compiles_and_plans_nothing(name, call, shape1, shape2):
+    h1, h2 = _ints(shape1, 1), _ints(shape2, 2)
+    a1, a2 = _realized(h1), _realized(h2)
+    first = call(xp, a1, 2.0)
+    np.testing.assert_array_equal(np.asarray(first), call(np, h1, np.float32(2.0)))
+    kernels, specs = len(kr._KERNELS), len(kr._CONTIGUOUS_SPECS)
+    debug.reset_counters()
+    second = call(xp, a2, 3.0)
+    xp.evaluate(second)
+    assert debug.counters().get("pipelines_compiled", 0) == 0
+    assert len(kr._KERNELS) == kernels
+    assert len(kr._CONTIGUOUS_SPECS) == specs
+    np.testing.assert_array_equal(np.asarray(second), call(np, h2, np.float32(3.0)))
+
+
+def test_reduction_of_contiguous_view_with_offset_matches_numpy():
+    # a row block of a realized array: a contiguous Data with an element offset,
+    # aligned (4) and unaligned (3) for the vec4 loads
+    host = _ints((64, 1000), 3)
+    a = _realized(host)
+    for start in (4, 3):
+        got = xp.sum(a[start:start + 40], axis=1)
+        np.testing.assert_array_equal(np.asarray(got), host[start:start + 40].sum(axis=1))
+        got = xp.sum(a[start:start + 40])
+        assert float(got) == float(host[start:start + 40].sum(dtype=np.float64))
+
+
+def test_reduction_special_values_through_cached_path():
+    host = np.array([1.0, np.nan, 2.0, -0.0] * 300, np.float32)
+    a = _realized(host)
+    assert np.isnan(float(xp.sum(a)))
+    assert np.isnan(float(xp.max(a)))
+    neg = _realized(np.full(1000, -0.0, np.float32))
+    assert np.signbit(float(xp.sum(neg)))  # -0.0 sums to -0.0 (identity is -0.0)
+    inf = _realized(np.array([np.inf, 1.0] * 500, np.float32))
+    assert float(xp.sum(inf)) == np.inf
+
+
+def test_contiguous_integer_and_small_dtypes_reduce_through_cache():
+    for dtype in (np.int32, np.uint8, np.int16):
+        host = np.random.default_rng(4).integers(0, 50, (300, 70)).astype(dtype)
+        a = _realized(host)
+        np.testing.assert_array_equal(np.asarray(xp.sum(a, axis=1)), host.sum(axis=1))
+        np.testing.assert_array_equal(np.asarray(xp.max(a, axis=0)), host.max(axis=0))
