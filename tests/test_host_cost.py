@@ -79,3 +79,23 @@ def test_contiguous_integer_and_small_dtypes_reduce_through_cache():
         a = _realized(host)
         np.testing.assert_array_equal(np.asarray(xp.sum(a, axis=1)), host.sum(axis=1))
         np.testing.assert_array_equal(np.asarray(xp.max(a, axis=0)), host.max(axis=0))
+
+
+def test_unique_of_same_array_sorts_once_and_sees_later_writes():
+    host = np.random.default_rng(5).integers(0, 5, 20_000).astype(np.int64)
+    y = _realized(host)
+    np.testing.assert_array_equal(np.asarray(xp.unique_values(y)), np.unique(host))
+    debug.reset_counters()
+    again = xp.unique_values(y)
+    counts = xp.unique_counts(y).counts
+    xp.evaluate(again, counts)
+    assert debug.counters().get("readbacks", 0) == 0  # no second sort (it reads its count)
+    np.testing.assert_array_equal(np.asarray(again), np.unique(host))
+    np.testing.assert_array_equal(np.asarray(counts), np.unique(host, return_counts=True)[1])
+    y[3] = 9  # the memoized result must not survive a write
+    host[3] = 9
+    np.testing.assert_array_equal(np.asarray(xp.unique_values(y)), np.unique(host))
+    view = y[100:200]  # another view of the same buffer is another key
+    np.testing.assert_array_equal(np.asarray(xp.unique_values(view)), np.unique(host[100:200]))
+    inv = xp.unique_inverse(y).inverse_indices
+    np.testing.assert_array_equal(np.asarray(inv), np.unique(host, return_inverse=True)[1])
