@@ -99,3 +99,31 @@ def test_unique_of_same_array_sorts_once_and_sees_later_writes():
     np.testing.assert_array_equal(np.asarray(xp.unique_values(view)), np.unique(host[100:200]))
     inv = xp.unique_inverse(y).inverse_indices
     np.testing.assert_array_equal(np.asarray(inv), np.unique(host, return_inverse=True)[1])
+
+
+@pytest.mark.parametrize("shape", [(40_000, 32), (2048 * 3 + 77, 5), (257 * 16, 128)], ids=str)
+def test_column_sums_of_tall_arrays_match_numpy(shape):
+    # tall arrays with few columns are summed as (P, Q, F) plus leftover rows
+    host = _ints(shape, 6)
+    host[5, 1] = np.nan
+    host[7, 2] = np.inf
+    host[9, 3 % shape[1]] = -np.inf
+    a = _realized(host)
+    got = np.asarray(xp.sum(a, axis=0))
+    np.testing.assert_array_equal(got, host.sum(axis=0, dtype=np.float64).astype(np.float32))
+    zeros = _realized(np.full(shape, -0.0, np.float32))
+    assert np.signbit(np.asarray(xp.sum(zeros, axis=0))).all()
+    clean = _ints(shape, 7)
+    c = _realized(clean)
+    np.testing.assert_array_equal(np.asarray(xp.sum((c - 1.0) * 2.0, axis=0)), ((clean - 1.0) * 2.0).sum(axis=0))
+    np.testing.assert_allclose(np.asarray(xp.var(c, axis=0)), clean.astype(np.float64).var(axis=0), rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.int16, np.int64])
+def test_column_sums_of_tall_integer_arrays_match_numpy(dtype):
+    host = np.random.default_rng(8).integers(0, 100, (30_000, 7)).astype(dtype)
+    a = _realized(host)
+    got = xp.sum(a, axis=0)
+    assert got.dtype == xp.asarray(host.sum(axis=0)).dtype
+    np.testing.assert_array_equal(np.asarray(got), host.sum(axis=0))
+    np.testing.assert_array_equal(np.asarray(xp.sum(a[1000:], axis=0)), host[1000:].sum(axis=0))

@@ -184,8 +184,38 @@ def reduce_rows(node: g.Node, rows: int, length: int, kind: str, _idx: g.Node | 
     return vals, ids
 
 
+def _columns_sum(node: g.Node):
+    """The sum over axis 0 of a 2-D ``node`` with few columns, read coalesced, or None.
+
+    Summing the columns of a tall (N, F) array directly gives each row of the reduction
+    (a column) to a group of lanes that read it with a stride of F elements: every lane
+    touches its own cache line, and each line is fetched once per column. Seen as
+    (P, Q, F) with Q * F >= THREAD_ROWS_MIN, the sum over P runs one thread per (q, f),
+    adjacent threads reading adjacent elements; the (Q, F) partials and the N - P * Q
+    leftover rows are then summed as small reductions."""
+    length, cols = node.shape
+    Q = _pow2ceil(-(-THREAD_ROWS_MIN // cols))
+    P = length // Q
+    if P < 2 * PER_LANE or not _inner_strided(g.permute_view(node, (1, 0))):
+        return None
+    main = g.index_view(node, [("slice", 0, 1, P * Q), ("slice", 0, 1, cols)])
+    main = g.reshape_view(main, (P, Q, cols))  # splits axis 0 only: a view of every leaf
+    partial, _ = reduce_rows(g.permute_view(main, (1, 2, 0)), Q * cols, P, "sum")
+    total, _ = reduce_rows(g.permute_view(g.reshape_view(partial, (Q, cols)), (1, 0)), cols, Q, "sum")
+    rest = length - P * Q
+    if rest:
+        tail = g.index_view(node, [("slice", P * Q, 1, rest), ("slice", 0, 1, cols)])
+        extra, _ = reduce_rows(g.permute_view(tail, (1, 0)), cols, rest, "sum")
+        total = g.make_op("add", [total, extra], total.dtype)
+    return total
+
+
 def reduce_axes(node: g.Node, axes, kind: str):
     axes = tuple(sorted(axes))
+    if kind == "sum" and axes == (0,) and node.ndim == 2 and 1 < node.shape[1] < THREAD_ROWS_MIN:
+        total = _columns_sum(node)
+        if total is not None:
+            return total, None
     keep = tuple(d for d in range(node.ndim) if d not in axes)
     rows = g.prod(node.shape[d] for d in keep)
     length = g.prod(node.shape[d] for d in axes)
