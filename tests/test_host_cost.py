@@ -127,3 +127,29 @@ def test_column_sums_of_tall_integer_arrays_match_numpy(dtype):
     assert got.dtype == xp.asarray(host.sum(axis=0)).dtype
     np.testing.assert_array_equal(np.asarray(got), host.sum(axis=0))
     np.testing.assert_array_equal(np.asarray(xp.sum(a[1000:], axis=0)), host[1000:].sum(axis=0))
+
+
+def test_loop_reducing_its_state_keeps_the_pending_chain_short():
+    from wgarray import _graph as g
+
+    host = _ints((1000,), 9)
+    y = _realized(host)
+    for step in range(1, 41):
+        y = y + 1.0
+        assert float(xp.sum(y)) == float((host + step).sum(dtype=np.float64))
+        assert g.settle(y._node).n_nodes <= kr.REALIZE_PRODUCER_NODES + 1
+    np.testing.assert_array_equal(np.asarray(y), host + 40)
+
+
+def test_reduction_of_a_long_chain_matches_numpy_and_realizes_it_once():
+    host = _ints((300, 50), 10)
+    x = _realized(host)
+    chain, ref = x, host.copy()
+    for i in range(30):
+        chain = chain * 1.0 + float(i % 3)
+        ref = ref * np.float32(1.0) + np.float32(i % 3)
+    debug.reset_counters()
+    got = xp.sum(chain, axis=1)
+    xp.evaluate(got)
+    assert debug.counters()["realizations"] == 1  # the chain, once; the reduction reads it
+    np.testing.assert_array_equal(np.asarray(got), ref.sum(axis=1))

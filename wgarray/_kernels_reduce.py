@@ -148,7 +148,17 @@ def _reduce_kernel(rt, kind, tag, G, quad, inp, idx, native):
     return kernel
 
 
+# A fused producer with more nodes than this is realized before it is reduced. A loop
+# `y = y + 1; float(sum(y))` never realizes y otherwise: each step would plan (and
+# compute) the whole chain again, up to MAX_FUSED_NODES ops, inside the reduction.
+# Realizing it once makes y a buffer that the next steps' short chains start from.
+REALIZE_PRODUCER_NODES = 16
+
+
 def reduce_rows(node: g.Node, rows: int, length: int, kind: str, _idx: g.Node | None = None):
+    node = g.settle(node)
+    if type(node) is g.Op and node.n_nodes > REALIZE_PRODUCER_NODES:
+        node = g.realize(node)
     device = node.device
     native = device.has_int64
     tag = ty.tag(node.dtype.name, native)
