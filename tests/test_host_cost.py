@@ -102,7 +102,8 @@ def test_unique_of_same_array_sorts_once_and_sees_later_writes():
 
 
 @pytest.mark.parametrize("shape", [(40_000, 32), (2048 * 3 + 77, 5), (257 * 16, 128)], ids=str)
-def test_column_sums_of_tall_arrays_match_numpy(shape):
+def test_column_sums_of_tall_arrays_match_numpy(shape, monkeypatch):
+    monkeypatch.setattr(kr, "COLUMNS_MIN_ELEMENTS", 0)  # the path at test sizes
     # tall arrays with few columns are summed as (P, Q, F) plus leftover rows
     host = _ints(shape, 6)
     host[5, 1] = np.nan
@@ -120,13 +121,28 @@ def test_column_sums_of_tall_arrays_match_numpy(shape):
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.int16, np.int64])
-def test_column_sums_of_tall_integer_arrays_match_numpy(dtype):
+def test_column_sums_of_tall_integer_arrays_match_numpy(dtype, monkeypatch):
+    monkeypatch.setattr(kr, "COLUMNS_MIN_ELEMENTS", 0)
     host = np.random.default_rng(8).integers(0, 100, (30_000, 7)).astype(dtype)
     a = _realized(host)
     got = xp.sum(a, axis=0)
     assert got.dtype == xp.asarray(host.sum(axis=0)).dtype
     np.testing.assert_array_equal(np.asarray(got), host.sum(axis=0))
     np.testing.assert_array_equal(np.asarray(xp.sum(a[1000:], axis=0)), host[1000:].sum(axis=0))
+
+
+def test_column_sum_takes_the_tall_path_only_for_large_arrays(monkeypatch):
+    host = _ints((40_000, 32), 11)
+    a = _realized(host)
+    debug.reset_counters()
+    xp.evaluate(xp.sum(a, axis=0))
+    direct = debug.counters()["dispatches"]
+    monkeypatch.setattr(kr, "COLUMNS_MIN_ELEMENTS", 0)
+    debug.reset_counters()
+    got = xp.sum(a, axis=0)
+    xp.evaluate(got)
+    assert debug.counters()["dispatches"] > direct  # (P, Q, F) partials, then their sum
+    np.testing.assert_array_equal(np.asarray(got), host.sum(axis=0))
 
 
 def test_loop_reducing_its_state_keeps_the_pending_chain_short():
