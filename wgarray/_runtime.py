@@ -454,6 +454,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
     def _reset_batch(self) -> None:
         self.encoder = self.wgpu.create_command_encoder()
         self.cpass = None
+        self._pass_pipeline = None
         self.params = bytearray()
         self.keep: list = []  # DeviceBuffers referenced by recorded commands
         self.keep_bytes = 0
@@ -500,19 +501,25 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
             self.params += b"\0" * pad
             offset = len(self.params)
             self.params += params
-            if self.cpass is None:
-                self.cpass = self._begin_pass()
+            cpass = self.cpass
+            if cpass is None:
+                cpass = self.cpass = self._begin_pass()
+                self._pass_pipeline = None
             bg = self._bind_group(kernel, buffers)
-            self.cpass.set_pipeline(kernel.pipeline)
-            self.cpass.set_bind_group(0, bg, [offset] * kernel.n_params_bindings)
-            gx = min(groups, 65535)
-            gy = -(-groups // 65535)
-            self.cpass.dispatch_workgroups(gx, gy)
+            if self._pass_pipeline is not kernel.pipeline:  # a pass keeps its pipeline set
+                cpass.set_pipeline(kernel.pipeline)
+                self._pass_pipeline = kernel.pipeline
+            cpass.set_bind_group(0, bg, [offset] * kernel.n_params_bindings)
+            cpass.dispatch_workgroups(min(groups, 65535), -(-groups // 65535))
             self.keep.extend(buffers)
             kept = self.keep_counts
+            nbytes = 0
             for b in buffers:
                 kept[b.uid] = kept.get(b.uid, 0) + 1
-            self.keep_bytes += sum(b.size for b in (buffers if held is None else held))
+                nbytes += b.size
+            if held is not None:
+                nbytes = sum(b.size for b in held)
+            self.keep_bytes += nbytes
             self.n_dispatches += 1
         debug.count("dispatches")
 
