@@ -90,16 +90,17 @@ def _unique(x, func: str, with_inverse: bool):
         return empty((0,), x.dtype), empty((0,), dt.int64), empty(x.shape, dt.int64), empty((0,), dt.int64)
     flat = g.reshape_view(x._node, (n,))
     memo_key = _memo_key(flat, with_inverse)
-    found = _MEMO.get(memo_key) if memo_key is not None else None
-    if found is not None and found[0] is flat.buf:
-        _MEMO.move_to_end(memo_key)
-        k, src, starts, inv = found[1]
-    else:
-        k, src, starts, inv = ks.unique(flat, with_inverse)
-        if memo_key is not None:
-            _MEMO[memo_key] = (flat.buf, (k, src, starts, inv))
-            if len(_MEMO) > MEMO_ENTRIES:
-                _MEMO.popitem(last=False)
+    with device.runtime.lock:  # the memo is shared by threads
+        found = _MEMO.get(memo_key) if memo_key is not None else None
+        if found is not None and found[0] is flat.buf:
+            _MEMO.move_to_end(memo_key)
+            k, src, starts, inv = found[1]
+        else:
+            k, src, starts, inv = ks.unique(flat, with_inverse)
+            if memo_key is not None:
+                _MEMO[memo_key] = (flat.buf, (k, src, starts, inv))
+                if len(_MEMO) > MEMO_ENTRIES:
+                    _MEMO.popitem(last=False)
     values = Array._new(ks.gather(flat, src, k))
     src_node = g.Data(src, (k,), dt.uint32, device)
     indices = Array._new(g.make_op("cast", [src_node], dt.int64))
