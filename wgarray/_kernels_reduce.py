@@ -48,6 +48,14 @@ PER_LANE = 64
 THREAD_ROWS_MIN = 2048  # rows at which one thread per row beats cooperating lanes (strided rows)
 
 
+# Plain loads of a contiguous Data (a realized array, a previous pass's partials) plan
+# to one spec per (dtype, vec4-aligned offset, vec4, int64 mode) whatever the size: the
+# shape simplifies to (n,). Cached here, such an input costs a dict lookup and its
+# parameter words instead of a graph walk (the reduction of a realized array, and
+# every second pass, take this path).
+_CONTIGUOUS_SPECS: dict = {}
+
+
 class _Input:
     """A fused input (like ``_realize.FusedInput``), optionally planned with vec4 leaves."""
 
@@ -55,6 +63,17 @@ class _Input:
 
     def __init__(self, node: g.Node, vec4: bool = False):
         node = g.settle(node)
+        if type(node) is g.Data and node.buf is not None and node.size > 1 and node.is_contiguous:
+            key = (node.dtype.name, node.offset % 4 == 0, vec4, node.device.has_int64)
+            found = _CONTIGUOUS_SPECS.get(key)
+            if found is None:
+                plan = _plan([g.Op("copy", [node], node.dtype)], vec4=vec4)
+                found = _CONTIGUOUS_SPECS[key] = (plan.spec, any(cls == "v" for cls, _ in plan.spec.leaves))
+            n = node.size
+            self.spec, self.has_vec4 = found
+            self.buffers = [node.buf]
+            self.params = ew.param_words(self.spec, n, (n,), (), ((node.offset, (1,)),))
+            return
         if not isinstance(node, g.Op):
             node = g.Op("copy", [node], node.dtype)
         plan = _plan([node], vec4=vec4)
@@ -107,7 +126,39 @@ def _choose(rows: int, length: int, strided: bool) -> tuple[int, int]:
     return G, G * PER_LANE
 
 
+# (runtime, kind, tag, G, quad, input spec, index spec) -> kernel: the structure of a
+# pass, never its sizes (those are in the parameters), so a repeated reduction of a new
+# size or scalar finds its kernel here without building a ReduceSpec.
+_KERNELS: dict = {}
+
+
+def _reduce_kernel(rt, kind, tag, G, quad, inp, idx, native):
+    idx_spec = idx.spec if idx is not None else None
+    key = (rt, kind, tag, G, quad, inp.spec, idx_spec)
+    kernel = _KERNELS.get(key)
+    if kernel is not None:
+        return kernel
+    spec = rd.ReduceSpec(kind, tag, G, quad, inp.spec, idx_spec, native)
+    in_words = rd.input_words(inp.spec, inp.params)
+    kernel = rt.kernel(("reduce", spec), lambda: (spec.name, rd.render(spec, in_words), spec.writes,
+                                                   spec.has_f64_params))
+    if len(_KERNELS) >= 4096:
+        _KERNELS.clear()
+    _KERNELS[key] = kernel
+    return kernel
+
+
+# A fused producer with more nodes than this is realized before it is reduced. A loop
+# `y = y + 1; float(sum(y))` never realizes y otherwise: each step would plan (and
+# compute) the whole chain again, up to MAX_FUSED_NODES ops, inside the reduction.
+# Realizing it once makes y a buffer that the next steps' short chains start from.
+REALIZE_PRODUCER_NODES = 16
+
+
 def reduce_rows(node: g.Node, rows: int, length: int, kind: str, _idx: g.Node | None = None):
+    node = g.settle(node)
+    if type(node) is g.Op and node.n_nodes > REALIZE_PRODUCER_NODES:
+        node = g.realize(node)
     device = node.device
     native = device.has_int64
     tag = ty.tag(node.dtype.name, native)
@@ -124,10 +175,7 @@ def reduce_rows(node: g.Node, rows: int, length: int, kind: str, _idx: g.Node | 
     if not quad and any(cls == "v" for cls, _ in inp.spec.leaves):
         inp = _Input(node)
     idx = _Input(_idx) if _idx is not None else None
-    spec = rd.ReduceSpec(kind, tag, G, quad, inp.spec, idx.spec if idx else None, native)
-    in_words = rd.input_words(inp.spec, inp.params)
-    kernel = rt.kernel(("reduce", spec), lambda: (spec.name, rd.render(spec, in_words), spec.writes,
-                                                   spec.has_f64_params))
+    kernel = _reduce_kernel(rt, kind, tag, G, quad, inp, idx, native)
     n_out = rows * NC
     out = rt.alloc(max(n_out, 1) * out_dtype.itemsize)
     bufs = inp.buffers + (idx.buffers if idx else []) + [out]
@@ -146,8 +194,44 @@ def reduce_rows(node: g.Node, rows: int, length: int, kind: str, _idx: g.Node | 
     return vals, ids
 
 
+# Below this many elements the two or three dispatches of a column sum cost more host
+# time than the strided reads they save (a 1000 x 1000 sum over axis 0 stays one pass).
+COLUMNS_MIN_ELEMENTS = 1 << 21
+
+
+def _columns_sum(node: g.Node):
+    """The sum over axis 0 of a 2-D ``node`` with few columns, read coalesced, or None.
+
+    Summing the columns of a tall (N, F) array directly gives each row of the reduction
+    (a column) to a group of lanes that read it with a stride of F elements: every lane
+    touches its own cache line, and each line is fetched once per column. Seen as
+    (P, Q, F) with Q * F >= THREAD_ROWS_MIN, the sum over P runs one thread per (q, f),
+    adjacent threads reading adjacent elements; the (Q, F) partials and the N - P * Q
+    leftover rows are then summed as small reductions."""
+    length, cols = node.shape
+    Q = _pow2ceil(-(-THREAD_ROWS_MIN // cols))
+    P = length // Q
+    if P < 2 * PER_LANE or not _inner_strided(g.permute_view(node, (1, 0))):
+        return None
+    main = g.index_view(node, [("slice", 0, 1, P * Q), ("slice", 0, 1, cols)])
+    main = g.reshape_view(main, (P, Q, cols))  # splits axis 0 only: a view of every leaf
+    partial, _ = reduce_rows(g.permute_view(main, (1, 2, 0)), Q * cols, P, "sum")
+    total, _ = reduce_rows(g.permute_view(g.reshape_view(partial, (Q, cols)), (1, 0)), cols, Q, "sum")
+    rest = length - P * Q
+    if rest:
+        tail = g.index_view(node, [("slice", P * Q, 1, rest), ("slice", 0, 1, cols)])
+        extra, _ = reduce_rows(g.permute_view(tail, (1, 0)), cols, rest, "sum")
+        total = g.make_op("add", [total, extra], total.dtype)
+    return total
+
+
 def reduce_axes(node: g.Node, axes, kind: str):
     axes = tuple(sorted(axes))
+    if (kind == "sum" and axes == (0,) and node.ndim == 2 and 1 < node.shape[1] < THREAD_ROWS_MIN
+            and node.size >= COLUMNS_MIN_ELEMENTS):
+        total = _columns_sum(node)
+        if total is not None:
+            return total, None
     keep = tuple(d for d in range(node.ndim) if d not in axes)
     rows = g.prod(node.shape[d] for d in keep)
     length = g.prod(node.shape[d] for d in axes)

@@ -31,6 +31,7 @@ _UPLOAD_USAGE = wgpu.BufferUsage.MAP_WRITE | wgpu.BufferUsage.COPY_SRC
 UPLOAD_CHUNK = 32 << 20  # large uploads stream through a ring of mapped staging buffers
 UPLOAD_DIRECT = 1 << 20  # below this, queue.write_buffer is cheapest
 READ_CHUNK = 32 << 20
+SMALL_READ = 64 << 10  # reads up to this size take the single-copy path
 
 PARAM_WINDOW = 4096  # bytes of parameters one kernel may read
 PARAM_RING = 1 << 20  # bytes of parameters one batch may hold before it is flushed
@@ -261,6 +262,11 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         start = offset - offset % 4
         end = offset + nbytes
         end += -end % 4
+        if end - start <= SMALL_READ:
+            raw = self._read_small(buf, start, end)
+            debug.count("readbacks")
+            debug.count("bytes_downloaded", nbytes)
+            return raw[offset - start: offset - start + nbytes]
         out = host_pool.take(end - start)
         with self.lock:
             chunks = [(c, min(c + READ_CHUNK, end)) for c in range(start, end, READ_CHUNK)]
@@ -293,6 +299,27 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         debug.count("readbacks")
         debug.count("bytes_downloaded", nbytes)
         return out[offset - start: offset - start + nbytes]
+
+    def _read_small(self, buf: DeviceBuffer, start: int, end: int) -> np.ndarray:
+        """One copy into one pooled staging buffer and one map: the element read of a
+        synchronizing loop step, without the chunked path's bookkeeping."""
+        n = end - start
+        size = size_class(n)
+        with self.lock:
+            bucket = self._staging[size]
+            staging = bucket.pop() if bucket else self.wgpu.create_buffer(size=size, usage=_STAGING_USAGE)
+            try:
+                self._end_pass()
+                self.encoder.copy_buffer_to_buffer(buf.buffer, start, staging, 0, n)
+                self.flush()
+                self._map_read(staging, n)
+                try:
+                    out = np.frombuffer(staging.read_mapped(0, n, copy=False), np.uint8).copy()
+                finally:
+                    staging.unmap()
+            finally:
+                bucket.append(staging)
+        return out
 
     def _map_read(self, staging, nbytes: int) -> None:
         """Map bytes [0, nbytes) of a staging buffer whose copy has been submitted.
@@ -431,6 +458,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
     def _reset_batch(self) -> None:
         self.encoder = self.wgpu.create_command_encoder()
         self.cpass = None
+        self._pass_pipeline = None
         self.params = bytearray()
         self.keep: list = []  # DeviceBuffers referenced by recorded commands
         self.keep_bytes = 0
@@ -477,19 +505,25 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
             self.params += b"\0" * pad
             offset = len(self.params)
             self.params += params
-            if self.cpass is None:
-                self.cpass = self._begin_pass()
+            cpass = self.cpass
+            if cpass is None:
+                cpass = self.cpass = self._begin_pass()
+                self._pass_pipeline = None
             bg = self._bind_group(kernel, buffers)
-            self.cpass.set_pipeline(kernel.pipeline)
-            self.cpass.set_bind_group(0, bg, [offset] * kernel.n_params_bindings)
-            gx = min(groups, 65535)
-            gy = -(-groups // 65535)
-            self.cpass.dispatch_workgroups(gx, gy)
+            if self._pass_pipeline is not kernel.pipeline:  # a pass keeps its pipeline set
+                cpass.set_pipeline(kernel.pipeline)
+                self._pass_pipeline = kernel.pipeline
+            cpass.set_bind_group(0, bg, [offset] * kernel.n_params_bindings)
+            cpass.dispatch_workgroups(min(groups, 65535), -(-groups // 65535))
             self.keep.extend(buffers)
             kept = self.keep_counts
+            nbytes = 0
             for b in buffers:
                 kept[b.uid] = kept.get(b.uid, 0) + 1
-            self.keep_bytes += sum(b.size for b in (buffers if held is None else held))
+                nbytes += b.size
+            if held is not None:
+                nbytes = sum(b.size for b in held)
+            self.keep_bytes += nbytes
             self.n_dispatches += 1
         debug.count("dispatches")
 

@@ -7,6 +7,7 @@ operand is sorted and each element of the first is binary-searched among its key
 """
 from __future__ import annotations
 
+import collections
 from typing import NamedTuple
 
 from . import _core
@@ -58,6 +59,20 @@ def _unique_complex(x: Array):
     return values, indices, inverse, counts
 
 
+# unique of a realized array, by the buffer it reads: scikit-learn asks for the classes
+# of one label array several times per fit (unique_labels, type_of_target, the fit
+# itself), each a full sort. Holding the buffer here makes an in-place write to it
+# copy first (``_inplace.own``), so a memoized result can never go stale.
+MEMO_ENTRIES = 4
+_MEMO: collections.OrderedDict = collections.OrderedDict()
+
+
+def _memo_key(flat: g.Node, with_inverse: bool):
+    if type(flat) is not g.Data or flat.buf is None:
+        return None
+    return (id(flat.buf), flat.offset, flat.shape, flat.strides, flat.dtype.name, with_inverse)
+
+
 def _unique(x, func: str, with_inverse: bool):
     """(values, indices, inverse, counts) as lazy arrays."""
     _core.check_array(x, func)
@@ -74,7 +89,18 @@ def _unique(x, func: str, with_inverse: bool):
     if n == 0:
         return empty((0,), x.dtype), empty((0,), dt.int64), empty(x.shape, dt.int64), empty((0,), dt.int64)
     flat = g.reshape_view(x._node, (n,))
-    k, src, starts, inv = ks.unique(flat, with_inverse)
+    memo_key = _memo_key(flat, with_inverse)
+    with device.runtime.lock:  # the memo is shared by threads
+        found = _MEMO.get(memo_key) if memo_key is not None else None
+        if found is not None and found[0] is flat.buf:
+            _MEMO.move_to_end(memo_key)
+            k, src, starts, inv = found[1]
+        else:
+            k, src, starts, inv = ks.unique(flat, with_inverse)
+            if memo_key is not None:
+                _MEMO[memo_key] = (flat.buf, (k, src, starts, inv))
+                if len(_MEMO) > MEMO_ENTRIES:
+                    _MEMO.popitem(last=False)
     values = Array._new(ks.gather(flat, src, k))
     src_node = g.Data(src, (k,), dt.uint32, device)
     indices = Array._new(g.make_op("cast", [src_node], dt.int64))
