@@ -367,6 +367,7 @@ def test_fma_corrected_division_and_sqrt(monkeypatch):
 
     fused = Float32Behaviour(F32.subnormal_results, F32.subnormal_inputs, True)
     monkeypatch.setattr(realize, "float32_behaviour", lambda device: fused)
+    monkeypatch.setattr(realize, "FMA_DIVISION", True)
     rng = np.random.default_rng(5)
     ha = (rng.standard_normal(4096) * 10.0 ** rng.integers(-30, 30, 4096)).astype(np.float32)
     hb = (rng.standard_normal(4096) * 10.0 ** rng.integers(-30, 30, 4096)).astype(np.float32)
