@@ -39,7 +39,7 @@ def load(paths: list[pathlib.Path]):
         extra = b.get("extra_info", {})
         param = re.search(r"\[(.*)\]$", b["name"])
         lib = extra.get("library") or (b.get("params") or {}).get("lib") or (param.group(1) if param else b["name"])
-        group = b.get("group") or extra.get("workload") or b["name"]
+        group = b.get("group") or extra.get("workload") or (b.get("params") or {}).get("case") or b["name"]
         suite = pathlib.Path(b["fullname"].split("::")[0]).stem
         ops = extra.get("ops") or 1
         stats = b["stats"]
@@ -134,6 +134,9 @@ def plot(suite: str, groups: dict, out: pathlib.Path) -> bool:
     ax.axvline(1.0, color="#444444", linewidth=0.8)
     ax.set_xlabel("speed-up over NumPy on the host (NumPy's median time / the library's; log scale)")
     ax.set_title(suite, fontsize=10)
+    if not ax.patches:  # no library beside NumPy in these groups
+        plt.close(fig)
+        return False
     lo = min(b.get_width() for b in ax.patches)
     hi = max(b.get_width() for b in ax.patches)
     ax.set_xlim(min(0.5, lo / 2), max(2.0, hi * 4))
@@ -175,9 +178,13 @@ def main(argv=None) -> int:
     parser.add_argument("--label", help="names the section and the plots (default: the first file's stem)")
     parser.add_argument("--doc", type=pathlib.Path, default=PERFORMANCE, help="the Markdown file to update")
     parser.add_argument("--plots", type=pathlib.Path, default=PLOTS, help="folder for the PNGs")
+    parser.add_argument("--commit", help="the commit measured, where the JSON's own is missing or stale "
+                                         "(a GPU machine given a copy of the tree)")
     args = parser.parse_args(argv)
     label = args.label or args.json[0].stem.removeprefix("bench_")
     summary, suites = load(args.json)
+    if args.commit:
+        summary["commit"] = args.commit
     doc = args.doc.resolve()
     plots = {}
     for suite, groups in suites.items():
