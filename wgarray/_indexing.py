@@ -632,6 +632,20 @@ def _mask_parts(x: Array, mask: Array, v: g.Node, func):
     return m, vb
 
 
+
+def _single_leading_mask(entries, device):
+    """(True, mask) when the key is one boolean mask over the leading dimensions and
+    nothing else (``x[mask] = v``; a 0-d True/False key becomes a 0-d bool array),
+    (False, None) otherwise."""
+    masks = [e for e in entries if isinstance(e, tuple) and e[0] in ("mask", "mask0")]
+    plain = [e for e in entries if not (isinstance(e, slice) and e == slice(None))]
+    if not (len(masks) == 1 and len(plain) == 1 and entries[0] is masks[0]):
+        return False, None
+    kind, value = masks[0][:2]
+    if kind == "mask":
+        return True, value
+    return True, value if isinstance(value, Array) else Array._new(g.Const(value, dt.bool, device, ()))
+
 def setitem(x: Array, key, value) -> Array:
     func = "__setitem__"
     v = _value_node(x, value, func)
@@ -653,13 +667,8 @@ def setitem(x: Array, key, value) -> Array:
             return Array._new(_where(inside, scalar, x._node, x.dtype))
         idx = _where(inside, flat, u32(INVALID, x.device, x.shape), dt.uint32)
         return Array._new(gather(vb, idx, x._node))
-    masks = [e for e in entries if isinstance(e, tuple) and e[0] in ("mask", "mask0")]
-    plain = [e for e in entries if not (isinstance(e, slice) and e == slice(None))]
-    if len(masks) == 1 and len(plain) == 1 and entries[0] is masks[0]:
-        m = masks[0]
-        mask = m[1] if m[0] == "mask" else None
-        if m[0] == "mask0":
-            mask = m[1] if isinstance(m[1], Array) else Array._new(g.Const(m[1], dt.bool, x.device, ()))
+    single, mask = _single_leading_mask(entries, x.device)
+    if single:
         node = _mask_where(x, mask, v, func)
         if node is not None:
             return Array._new(node)
@@ -817,13 +826,8 @@ def setitem_inplace(x: Array, key, value) -> bool:
             _inplace.write(g.index_view(node, items), _broadcast_value(v, rshape, func))
             _inplace.written(root, x)
             return True
-        masks = [e for e in entries if isinstance(e, tuple) and e[0] in ("mask", "mask0")]
-        plain = [e for e in entries if not (isinstance(e, slice) and e == slice(None))]
-        if len(masks) == 1 and len(plain) == 1 and entries[0] is masks[0]:
-            m = masks[0]
-            mask = m[1] if m[0] == "mask" else None
-            if m[0] == "mask0":
-                mask = m[1] if isinstance(m[1], Array) else Array._new(g.Const(m[1], dt.bool, x.device, ()))
+        single, mask = _single_leading_mask(entries, x.device)
+        if single:
             parts = _mask_parts(x, mask, v, func)
             if parts is not None:
                 _inplace.write(node, parts[1], pred=parts[0])
