@@ -528,7 +528,7 @@ def _jacobi(node: g.Node, mode: str):
     """Run the Jacobi kernel on a (batch..., m, n) node with m >= n: returns nodes of
     the values (batch..., n) and, by mode, U (batch..., m, n) and V (batch..., n, n).
 
-    A taller than wide is first factored A = QR (Householder, row-blocked where tall)
+    A taller than wide is first factored A = QR (`qr`, which picks its own path by shape)
     and Jacobi runs on the n x n R, U = Q U_R: the rotations then loop over n rows, not
     m (lavapipe ends every loop of an invocation past 65535 iterations, so a rotation
     of two columns of 20000 rows in one invocation went silently wrong), each sweep is
@@ -563,7 +563,7 @@ def _jacobi(node: g.Node, mode: str):
         outs = [b for b in (Sv, U, V) if b is not None]
         t = _tag(dtype, device)
         nout = n + (m * n if U is not None else 0) + (n * n if V is not None else 0)
-        for ph in _jacobi_phases(mm, nn, nout, mode in ("eigh", "eigvals")):
+        for ph in _jacobi_phases(mm, nn, nout):
             _run(device, ("linalg_jacobi", t, mode), lambda: kl.render_svd(t, mode),
                  [False] + [True] * (4 + len(outs)), [A.buf, G, W, O, ST] + outs,
                  [nb, m, n, A.offset, *ph], nb)
@@ -575,7 +575,7 @@ def _jacobi(node: g.Node, mode: str):
     return res
 
 
-def _jacobi_phases(mm: int, nn: int, nout: int, shifted: bool):
+def _jacobi_phases(mm: int, nn: int, nout: int):
     """The dispatches of the Jacobi kernel on mm x nn (embedded) matrices: (phase, a, c,
     p0, p1) tuples (see ``kl.render_svd``); the rounds of up to MAX_SWEEPS sweeps, those
     after convergence returning at once, a round's column pairs split over dispatches
@@ -585,8 +585,6 @@ def _jacobi_phases(mm: int, nn: int, nout: int, shifted: bool):
     out = [(0, a, c) for a, c in _elem_ranges(mm * nn + nn * nn)]
     out += [(7, a, c) for a, c in _elem_ranges(mm * nn)]
     out += [(8, a, c) for a, c in _elem_ranges(mm * nn, 2)]
-    if shifted:
-        out += [(1, a, c) for a, c in _elem_ranges(mm * nn)] + [(2, 0, 0)]
     rounds = MAX_SWEEPS * (n2 - 1)
     pair = 1 + 2 * mm + nn  # loop iterations of one pair's rotation
     per = BUDGET // (3 + _cdiv(npairs, 64) * pair)
@@ -607,16 +605,6 @@ def _conj_t(node: g.Node) -> g.Node:
     return g.make_op("conj", [node], node.dtype) if node.dtype.kind == "c" else node
 
 
-def _svd_tall(node: g.Node, mode: str):
-    """_jacobi's results for a (batch..., m, n) node with m >= TALL_RATIO n: the SVD of
-    the n x n R of node = QR (the square core), U = Q U_R."""
-    q, r = qr(Array._new(node))
-    res = _jacobi(r._node, mode)
-    if mode == "svd":
-        res[1] = matmul(q, Array._new(res[1]))._node
-    return res
-
-
 def _is_tall(shape) -> bool:
     m, n = max(shape[-2:]), min(shape[-2:])
     return n > 0 and g.prod(shape[:-2]) > 0 and m >= TALL_RATIO * n and m * n >= TALL_MIN
@@ -626,7 +614,7 @@ def svdvals(x: Array, /) -> Array:
     _float_input(x, "svdvals")
     m, n = x.shape[-2:]
     node = x._node if m >= n else _conj_t(x._node)
-    return Array._new((_svd_tall if _is_tall(x.shape) else _jacobi)(node, "vals")[0])
+    return Array._new(_jacobi(node, "vals")[0])
 
 
 def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
@@ -634,7 +622,7 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     m, n = x.shape[-2:]
     tall = m >= n
     node = x._node if tall else _conj_t(x._node)
-    S, U, V = (_svd_tall if _is_tall(x.shape) else _jacobi)(node, "svd")
+    S, U, V = _jacobi(node, "svd")
     Ua = Array._new(U)
     if full_matrices and node.shape[-2] > node.shape[-1]:
         Ua = qr(Ua, mode="complete").Q
