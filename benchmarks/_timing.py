@@ -27,6 +27,12 @@ def try_import(name):
         return None
 
 
+def cuda_torch():
+    """torch when it imports and sees a CUDA device, else None."""
+    torch = try_import("torch")
+    return torch if torch is not None and torch.cuda.is_available() else None
+
+
 def table(rows, headers) -> str:
     out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]

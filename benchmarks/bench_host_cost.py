@@ -18,25 +18,21 @@ from __future__ import annotations
 
 import os
 
+import sys
+
 import numpy as np
 import pytest
 
 import wgarray as wx
 from wgarray import debug
 from wgarray._device import default_device
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from _timing import cuda_torch  # noqa: E402
 
 SMALL = os.environ.get("WGARRAY_BENCH_SMALL", "") not in ("", "0")
 
 
-def _torch():
-    try:
-        import torch
-    except ImportError:
-        return None
-    return torch if torch.cuda.is_available() else None
-
-
-TORCH = _torch()
+TORCH = cuda_torch()
 
 
 def _realized(host):

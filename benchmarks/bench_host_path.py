@@ -30,6 +30,8 @@ import os
 
 os.environ.setdefault("SCIPY_ARRAY_API", "1")  # before SciPy or scikit-learn is imported
 
+import sys
+
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import wgpu  # noqa: E402
@@ -37,6 +39,8 @@ import wgpu  # noqa: E402
 import wgarray as wx  # noqa: E402
 from wgarray import debug  # noqa: E402
 from wgarray._device import default_device  # noqa: E402
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from _timing import cuda_torch  # noqa: E402
 
 SMALL = os.environ.get("WGARRAY_BENCH_SMALL", "") not in ("", "0")
 SIZES = {
@@ -50,15 +54,7 @@ SIZES = {
 
 # ----------------------------------------------------------------- libraries
 
-def _torch():
-    try:
-        import torch
-    except ImportError:
-        return None
-    return torch if torch.cuda.is_available() else None
-
-
-TORCH = _torch()
+TORCH = cuda_torch()
 LIBS = ["numpy", "wgarray"] + (["torch"] if TORCH is not None else [])
 
 

@@ -11,10 +11,11 @@ submits and readbacks that wgarray's counters saw (``wgarray.debug.counters()``)
 from __future__ import annotations
 
 import sys
-import time
 
 import numpy as np
 import pytest
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from _timing import best_of  # noqa: E402
 
 SIZES = [64, 256, 512, 1024]
 FUNCS = ["eigh", "eigvalsh", "svd", "svdvals"]
@@ -90,15 +91,6 @@ def test_torch_cuda(benchmark, func, n):
     benchmark(_torch_call, torch, func, t)
 
 
-def _best(fn, reps=3):
-    fn()
-    best = float("inf")
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
-
 
 def main(sizes):
     import wgarray as xp
@@ -117,12 +109,12 @@ def main(sizes):
             _wg_call(xp, func, x)
             after = debug.counters()
             d = {k: after.get(k, 0) - before.get(k, 0) for k in ("dispatches", "submits", "readbacks")}
-            tw = _best(lambda: _wg_call(xp, func, x))
-            tn = _best(lambda: _np_call(func, a))
+            tw = best_of(lambda: _wg_call(xp, func, x), repeat=3, warmup=1)
+            tn = best_of(lambda: _np_call(func, a), repeat=3, warmup=1)
             tt = float("nan")
             if torch is not None:
                 ta = torch.from_numpy(a).cuda()
-                tt = _best(lambda: _torch_call(torch, func, ta))
+                tt = best_of(lambda: _torch_call(torch, func, ta), repeat=3, warmup=1)
             vals = np.asarray(xp.linalg.eigvalsh(x) if func.startswith("eig") else xp.linalg.svdvals(x))
             ref = (np.linalg.eigvalsh(a.astype(np.float64)) if func.startswith("eig")
                    else np.linalg.svd(a.astype(np.float64), compute_uv=False))

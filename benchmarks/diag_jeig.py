@@ -7,7 +7,6 @@ subproblems), on whatever device wgarray picks.
 from __future__ import annotations
 
 import sys
-import time
 
 import os
 
@@ -17,16 +16,9 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 import wgarray as xp  # noqa: E402
 from wgarray import debug  # noqa: E402
 from wgarray import _linalg_eigen as le  # noqa: E402
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from _timing import best_of  # noqa: E402
 
-
-def _best(fn, reps=3):
-    fn()
-    best = float("inf")
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def _call(func, x):
@@ -55,7 +47,7 @@ def _jeig_time(n, nblocks):
     debug.reset_counters()
     run()
     nd = debug.counters().get("dispatches", 0)
-    return _best(run), nd
+    return best_of(run, repeat=3, warmup=1), nd
 
 
 def main(sizes):
@@ -70,7 +62,7 @@ def main(sizes):
             debug.reset_counters()
             _call(func, x)
             c = debug.counters()
-            s = _best(lambda: _call(func, x))
+            s = best_of(lambda: _call(func, x), repeat=3, warmup=1)
             print(f"{func:5s} n={n:4d}  {s * 1e3:9.1f} ms  dispatches={c.get('dispatches', 0)}  "
                   f"submits={c.get('submits', 0)}", flush=True)
     for n, nb in ((64, 1), (32, 1), (32, 8)):

@@ -11,6 +11,13 @@ import wgarray as xp
 from wgarray import debug
 
 
+
+def _start_and_join(threads) -> None:
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+
 def realized(a):
     x = xp.asarray(a)
     np.asarray(x)  # realized, with a host mirror
@@ -268,10 +275,7 @@ def test_threads_incrementing_their_own_rows_lose_no_writes():
             errors.append(exc)
 
     threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
+    _start_and_join(threads)
     assert not errors
     assert np.array_equal(np.asarray(x), np.full((4, 8), 50, np.float32))
 
@@ -287,10 +291,7 @@ def test_threads_writing_disjoint_slices_lose_no_writes():
             x[int(i), int(i)] = -1.0
 
     threads = [threading.Thread(target=work, args=(p,)) for p in parts]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
+    _start_and_join(threads)
     expect = np.repeat(np.arange(n, dtype=np.float32)[:, None], n, axis=1)
     np.fill_diagonal(expect, -1.0)
     assert np.array_equal(np.asarray(x), expect)
@@ -319,10 +320,7 @@ def test_concurrent_reads_and_writes_give_a_serial_result():
             errors.append(exc)
 
     threads = [threading.Thread(target=writer), threading.Thread(target=reader), threading.Thread(target=reader)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
+    _start_and_join(threads)
     assert not errors
     expect = np.zeros(16, np.float32)
     for k in range(40):
@@ -386,10 +384,7 @@ def test_readers_see_whole_writes_and_no_stale_mirror_after_concurrent_writes():
             errors.append(exc)
 
     threads = [threading.Thread(target=writer), threading.Thread(target=reader), threading.Thread(target=reader)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
+    _start_and_join(threads)
     assert not errors
     assert np.array_equal(np.asarray(x), np.full((8, 8), 30, np.float32))
 
