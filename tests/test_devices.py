@@ -111,6 +111,34 @@ def test_gpu_timer_measures_recorded_passes():
     assert t.passes >= 1 and t.seconds > 0
 
 
+def test_profile_times_every_dispatch_by_kernel():
+    rt = xp.asarray([1.0]).device.runtime
+    if "timestamp-query" not in rt.device.features:
+        pytest.skip("device lacks timestamp-query")
+    x = xp.asarray(np.arange(1 << 12, dtype=np.float32))
+    xp.evaluate(x + 1)  # compiled outside the profile
+    xp.debug.reset_counters()
+    with xp.debug.profile(x.device) as p:
+        s = xp.sum(x * 2)
+        y = xp.sort(-x)
+        xp.evaluate(s, y)
+    dispatches = xp.debug.counters()["dispatches"]
+    assert sum(n for n, _ in p.kernels.values()) == dispatches >= 2
+    assert all(sec >= 0 for _, sec in p.kernels.values())
+    assert "dispatches" in p.table()
+    assert float(s) == float(np.sum(np.arange(1 << 12, dtype=np.float32) * 2))
+    np.testing.assert_array_equal(np.asarray(y), np.sort(-np.arange(1 << 12, dtype=np.float32)))
+    # a query set holds 2048 passes: a longer profile takes more sets
+    with xp.debug.profile(x.device) as p:
+        for i in range(2100):
+            xp.evaluate(x + i)
+    assert sum(n for n, _ in p.kernels.values()) == 2100
+    with pytest.raises(RuntimeError, match="already running"):
+        with rt.gpu_timer():
+            with xp.debug.profile(x.device):
+                pass
+
+
 def test_long_unsynchronized_loop_reuses_buffers():
     # A batch keeps the buffers it uses alive until it is submitted; a loop that never
     # synchronizes must still recycle its temporaries instead of allocating new ones.

@@ -173,7 +173,7 @@ class Runtime:
         self.params_buffer = self.wgpu.create_buffer(size=PARAM_RING + PARAM_WINDOW, usage=_STORAGE_USAGE)
         self._staging: dict[int, list] = collections.defaultdict(list)
         self._upload_ring: list = []
-        self._timing = None  # [query set, passes used, capacity] inside gpu_timer
+        self._timing = None  # the _Stamps of a running gpu_timer / gpu_profile
         self._upload_next = 0
         self._read_mode = "READ_NOSYNC"  # wgpu-py's read map without its extra submit
         self._reset_batch()
@@ -414,46 +414,79 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
     def gpu_timer(self, max_passes: int = 256):
         """Measure device time with timestamp queries (needs the 'timestamp-query'
         feature): ``with rt.gpu_timer() as t: ...`` then ``t.seconds`` is the summed
-        duration of every compute pass recorded inside the block."""
+        duration of every compute pass recorded inside the block (``t.passes`` of them)."""
+        with self._stamping("gpu_timer", per_dispatch=False, chunk=max_passes) as stamps:
+            result = _TimerResult()
+            yield result
+        result.seconds = sum(stamps.seconds)
+        result.passes = len(stamps.seconds)
+
+    @contextlib.contextmanager
+    def gpu_profile(self):
+        """Device time per kernel: inside the block every dispatch gets a compute pass of
+        its own with timestamps (slower than normal batching, so for diagnosis only);
+        afterwards ``p.kernels`` maps kernel name -> [dispatches, seconds]."""
+        with self._stamping("gpu_profile", per_dispatch=True, chunk=2048) as stamps:
+            result = _ProfileResult()
+            yield result
+        for name, sec in zip(stamps.labels, stamps.seconds):
+            entry = result.kernels.setdefault(name, [0, 0.0])
+            entry[0] += 1
+            entry[1] += sec
+
+    @contextlib.contextmanager
+    def _stamping(self, caller: str, per_dispatch: bool, chunk: int):
         if "timestamp-query" not in self.device.features:
-            raise RuntimeError(f"gpu_timer: device {self.device.name!r} lacks the 'timestamp-query' feature")
-        result = _TimerResult()
+            raise RuntimeError(f"{caller}: device {self.device.name!r} lacks the 'timestamp-query' feature")
+        if self._timing is not None:
+            raise RuntimeError(f"{caller}: a device timer is already running on {self.device.name!r}")
+        stamps = _Stamps(per_dispatch, max(1, chunk))
         with self.lock:
             self.flush()
-            qs = self.wgpu.create_query_set(type=wgpu.QueryType.timestamp, count=2 * max_passes)
-            self._timing = [qs, 0, max_passes]
+            self._timing = stamps
         try:
-            yield result
+            yield stamps
         finally:
             with self.lock:
                 self._end_pass()
-                qs, used, _ = self._timing
                 self._timing = None
-                if used:
-                    nbytes = 16 * used
-                    resolve = self.wgpu.create_buffer(size=nbytes, usage=wgpu.BufferUsage.QUERY_RESOLVE
-                                                      | wgpu.BufferUsage.COPY_SRC)
-                    staging = self.wgpu.create_buffer(size=nbytes, usage=_STAGING_USAGE)
-                    self.encoder.resolve_query_set(qs, 0, 2 * used, resolve, 0)
-                    self.encoder.copy_buffer_to_buffer(resolve, 0, staging, 0, nbytes)
-                    self.flush()
+                resolved = []
+                for qs, used in stamps.sets:
+                    if used:
+                        nbytes = 16 * used
+                        resolve = self.wgpu.create_buffer(size=nbytes, usage=wgpu.BufferUsage.QUERY_RESOLVE
+                                                          | wgpu.BufferUsage.COPY_SRC)
+                        staging = self.wgpu.create_buffer(size=nbytes, usage=_STAGING_USAGE)
+                        self.encoder.resolve_query_set(qs, 0, 2 * used, resolve, 0)
+                        self.encoder.copy_buffer_to_buffer(resolve, 0, staging, 0, nbytes)
+                        resolved.append(staging)
+                self.flush()
+                for staging in resolved:
                     staging.map_sync(wgpu.MapMode.READ)
                     ticks = np.frombuffer(staging.read_mapped(copy=True), np.uint64).reshape(-1, 2)
                     staging.unmap()
-                    result.seconds = float((ticks[:, 1] - ticks[:, 0]).sum()) * 1e-9
-                    result.passes = used
-                else:
-                    self.flush()
+                    # the device's timestamp period is 1 ns on wgpu's backends
+                    stamps.seconds.extend(float(t1 - t0) * 1e-9 for t0, t1 in ticks)
 
-    def _begin_pass(self):
-        timing = self._timing
-        if timing is not None and timing[1] < timing[2]:
-            i = timing[1]
-            timing[1] += 1
-            return self.encoder.begin_compute_pass(timestamp_writes={
-                "query_set": timing[0], "beginning_of_pass_write_index": 2 * i,
-                "end_of_pass_write_index": 2 * i + 1})
-        return self.encoder.begin_compute_pass()
+    def _begin_pass(self, label: str | None = None):
+        stamps = self._timing
+        if stamps is None:
+            return self.encoder.begin_compute_pass()
+        if not stamps.sets or stamps.sets[-1][1] == stamps.chunk:
+            stamps.sets.append([self.wgpu.create_query_set(type=wgpu.QueryType.timestamp,
+                                                           count=2 * stamps.chunk), 0])
+        current = stamps.sets[-1]
+        i = current[1]
+        current[1] += 1
+        stamps.labels.append(label)
+        return self.encoder.begin_compute_pass(timestamp_writes={
+            "query_set": current[0], "beginning_of_pass_write_index": 2 * i,
+            "end_of_pass_write_index": 2 * i + 1})
+
+    def _end_pass(self) -> None:
+        if self.cpass is not None:
+            self.cpass.end()
+            self.cpass = None
 
     def _reset_batch(self) -> None:
         self.encoder = self.wgpu.create_command_encoder()
@@ -464,11 +497,6 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         self.keep_bytes = 0
         self.keep_counts: dict[int, int] = {}  # uid -> references to it in keep
         self.n_dispatches = 0
-
-    def _end_pass(self) -> None:
-        if self.cpass is not None:
-            self.cpass.end()
-            self.cpass = None
 
     def _bind_group(self, kernel: Kernel, buffers):
         key = (kernel.layout_key, tuple(b.uid for b in buffers))
@@ -505,9 +533,12 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
             self.params += b"\0" * pad
             offset = len(self.params)
             self.params += params
+            stamps = self._timing
+            if stamps is not None and stamps.per_dispatch:
+                self._end_pass()
             cpass = self.cpass
             if cpass is None:
-                cpass = self.cpass = self._begin_pass()
+                cpass = self.cpass = self._begin_pass(kernel.name)
                 self._pass_pipeline = None
             bg = self._bind_group(kernel, buffers)
             if self._pass_pipeline is not kernel.pipeline:  # a pass keeps its pipeline set
@@ -515,6 +546,8 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
                 self._pass_pipeline = kernel.pipeline
             cpass.set_bind_group(0, bg, [offset] * kernel.n_params_bindings)
             cpass.dispatch_workgroups(min(groups, 65535), -(-groups // 65535))
+            if stamps is not None and stamps.per_dispatch:
+                self._end_pass()
             self.keep.extend(buffers)
             kept = self.keep_counts
             nbytes = 0
@@ -557,6 +590,31 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
 class _TimerResult:
     seconds = 0.0
     passes = 0
+
+
+class _ProfileResult:
+    def __init__(self):
+        self.kernels: dict[str, list] = {}
+
+    def table(self, top: int = 25) -> str:
+        """The kernels by total device time, a line each."""
+        total = sum(sec for _, sec in self.kernels.values()) or 1.0
+        rows = sorted(self.kernels.items(), key=lambda kv: -kv[1][1])[:top]
+        lines = [f"{'kernel':48s} {'dispatches':>10s} {'ms':>9s} {'us each':>9s} {'share':>6s}"]
+        for name, (n, sec) in rows:
+            lines.append(f"{str(name)[:48]:48s} {n:10d} {sec * 1e3:9.3f} {sec * 1e6 / n:9.1f} {sec / total:6.1%}")
+        return "\n".join(lines)
+
+
+class _Stamps:
+    """Timestamp query sets of a running timer (``chunk`` passes each), one label per pass."""
+
+    def __init__(self, per_dispatch: bool, chunk: int):
+        self.per_dispatch = per_dispatch
+        self.chunk = chunk
+        self.sets: list[list] = []   # [query set, passes used]
+        self.labels: list = []
+        self.seconds: list[float] = []
 
 
 class HostPool:

@@ -28,3 +28,20 @@ def explain(x, *, file=None) -> None:
     from ._realize import explain as _explain
 
     print(_explain(x), file=sys.stdout if file is None else file)
+
+
+def profile(device=None):
+    """Device time per kernel of the work recorded inside the block, from timestamp
+    queries (the device needs the 'timestamp-query' feature)::
+
+        with wgarray.debug.profile() as p:
+            float(wgarray.linalg.eigh(x)[0][0])
+        print(p.table())            # kernels by total device time
+        p.kernels                   # {kernel name: [dispatches, seconds]}
+
+    Every dispatch gets a compute pass of its own while profiling, so the block runs
+    slower than it normally would; the figures are for finding where time goes."""
+    if device is None:
+        from ._device import default_device
+        device = default_device()
+    return device.runtime.gpu_profile()
