@@ -1,0 +1,106 @@
+"""Where the device time goes: a per-kernel profile (``wgarray.debug.profile``) of
+named workloads, with the wall time of a normal (unprofiled) run beside it.
+
+    python benchmarks/diag_profile.py eigh:64 eigh:256 svd:256 pca ridge lda sort cumsum
+
+Each workload runs twice untimed first (pipelines compiled, pools warm), then once
+normally (wall time, synchronized by a readback) and once under the profiler. The
+profiler gives every dispatch a pass of its own, so its sum can exceed the wall time.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # this tree
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
+import wgarray as xp  # noqa: E402
+from wgarray import debug  # noqa: E402
+
+RNG = np.random.default_rng(0)
+
+
+def _sym(n):
+    a = RNG.standard_normal((n, n)).astype(np.float32)
+    return xp.asarray((a + a.T) / 2)
+
+
+def _low_rank(n, d, rank=16):
+    basis = RNG.standard_normal((rank, d)).astype(np.float32)
+    scale = np.geomspace(10, 1, rank).astype(np.float32)
+    return (RNG.standard_normal((n, rank)).astype(np.float32) * scale) @ basis \
+        + 0.1 * RNG.standard_normal((n, d)).astype(np.float32)
+
+
+def workload(spec):
+    """(label, function returning something to read back) for a spec like 'eigh:256'."""
+    name, _, arg = spec.partition(":")
+    n = int(arg) if arg else None
+    if name == "eigh":
+        x = _sym(n or 256)
+        return spec, lambda: xp.linalg.eigh(x)[1][0, 0]
+    if name == "eigvalsh":
+        x = _sym(n or 256)
+        return spec, lambda: xp.linalg.eigvalsh(x)[0]
+    if name in ("svd", "svdvals"):
+        x = xp.asarray(RNG.standard_normal((n or 256, n or 256)).astype(np.float32))
+        if name == "svdvals":
+            return spec, lambda: xp.linalg.svdvals(x)[0]
+        return spec, lambda: xp.linalg.svd(x, full_matrices=False)[0][0, 0]
+    if name == "tallsvd":
+        x = xp.asarray(_low_rank(100_000, n or 256))
+        return spec, lambda: xp.linalg.svd(x, full_matrices=False)[2][0, 0]
+    if name in ("pca", "ridge", "lda"):
+        import sklearn
+        from sklearn.decomposition import PCA
+        from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+        from sklearn.linear_model import Ridge
+        sklearn.set_config(array_api_dispatch=True)
+        if name == "pca":
+            X = xp.asarray(_low_rank(100_000, n or 256))
+            return spec, lambda: PCA(n_components=16, svd_solver="full").fit(X).components_[0, 0]
+        if name == "ridge":
+            Xh = _low_rank(50_000, n or 64)
+            y = xp.asarray((Xh @ RNG.standard_normal(Xh.shape[1]).astype(np.float32)).astype(np.float32))
+            X = xp.asarray(Xh)
+            return spec, lambda: Ridge(alpha=1.0, solver="svd").fit(X, y).coef_[0]
+        d = n or 32
+        means = 3 * RNG.standard_normal((10, d)).astype(np.float32)
+        yh = RNG.integers(0, 10, 100_000)
+        X = xp.asarray(means[yh] + RNG.standard_normal((100_000, d)).astype(np.float32))
+        y = xp.asarray(yh.astype(np.int64))
+        return spec, lambda: LinearDiscriminantAnalysis().fit(X, y).coef_[0, 0]
+    if name == "sort":
+        x = xp.asarray(RNG.standard_normal(n or 1 << 24).astype(np.float32))
+        return spec, lambda: xp.sort(x)[0]
+    if name == "cumsum":
+        x = xp.asarray(RNG.standard_normal(n or 1 << 24).astype(np.float32))
+        return spec, lambda: xp.cumulative_sum(x)[-1]
+    raise SystemExit(f"diag_profile: unknown workload {spec!r}")
+
+
+def main(specs):
+    dev = xp.asarray(0.0).device
+    print(f"device: {dev.name}")
+    for spec in specs:
+        label, fn = workload(spec)
+        for _ in range(2):
+            float(fn())
+        debug.reset_counters()
+        t = time.perf_counter()
+        float(fn())
+        wall = time.perf_counter() - t
+        counts = debug.counters()
+        with debug.profile(dev) as p:
+            float(fn())
+        total = sum(sec for _, sec in p.kernels.values())
+        print(f"\n## {label}: wall {wall * 1e3:.2f} ms, profiled device sum {total * 1e3:.2f} ms; "
+              f"dispatches {counts['dispatches']}, submits {counts['submits']}, readbacks {counts['readbacks']}")
+        print(p.table(20))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:] or ["eigh:64", "eigh:256", "svd:256"])
