@@ -2,6 +2,7 @@
 named workloads, with the wall time of a normal (unprofiled) run beside it.
 
     python benchmarks/diag_profile.py eigh:64 eigh:256 svd:256 pca ridge lda sort cumsum
+    python benchmarks/diag_profile.py --host ridge lda     # and where the host time goes (cProfile)
 
 Each workload runs twice untimed first (pipelines compiled, pools warm), then once
 normally (wall time, synchronized by a readback) and once under the profiler. The
@@ -82,7 +83,7 @@ def workload(spec):
     raise SystemExit(f"diag_profile: unknown workload {spec!r}")
 
 
-def main(specs):
+def main(specs, host=False):
     dev = xp.asarray(0.0).device
     print(f"device: {dev.name}")
     for spec in specs:
@@ -100,7 +101,20 @@ def main(specs):
         print(f"\n## {label}: wall {wall * 1e3:.2f} ms, profiled device sum {total * 1e3:.2f} ms; "
               f"dispatches {counts['dispatches']}, submits {counts['submits']}, readbacks {counts['readbacks']}")
         print(p.table(20))
+        if host:
+            import cProfile
+            import pstats
+            prof = cProfile.Profile()
+            prof.enable()
+            float(fn())
+            prof.disable()
+            print(f"\n### {label}: host functions by own time (cProfile)")
+            stats = pstats.Stats(prof, stream=sys.stdout)
+            stats.sort_stats("tottime").print_stats(18)
+            stats.sort_stats("cumulative").print_stats("wgpu_native/_api", 12)  # which wgpu calls wait
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or ["eigh:64", "eigh:256", "svd:256"])
+    args = sys.argv[1:]
+    host = "--host" in args
+    main([a for a in args if a != "--host"] or ["eigh:64", "eigh:256", "svd:256"], host=host)
