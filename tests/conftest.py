@@ -63,6 +63,45 @@ def to_np(x) -> np.ndarray:
     return h
 
 
+# ----------------------------------------------------------- the device's subnormals
+# Where the device flushes subnormals in arithmetic (NVIDIA's Vulkan driver: float32 and
+# float64), as wgarray's own probe reports, the tests accept IEEE's result and also the
+# result of the same operation on flushed inputs, flushed; elsewhere IEEE's only.
+from wgarray._numerics import float32_behaviour  # noqa: E402
+
+BEHAVIOUR = float32_behaviour(xp.asarray(0.0).device)
+
+
+def flushes_subnormals(dtype) -> bool:
+    """Whether the test device flushes subnormals of ``dtype`` (NumPy or wgarray dtype)."""
+    name = getattr(dtype, "name", None) or np.dtype(dtype).name
+    if name in ("float32", "complex64"):
+        return not (BEHAVIOUR.subnormal_inputs and BEHAVIOUR.subnormal_results)
+    if name in ("float64", "complex128"):
+        return BEHAVIOUR.float64_subnormal_results is False
+    return False
+
+
+def flush_subnormals(a):
+    """``a`` with every subnormal (real or imaginary part) replaced by a zero of its sign."""
+    a = np.asarray(a)
+    if a.dtype.kind == "c":
+        return (flush_subnormals(a.real) + 1j * flush_subnormals(a.imag)).astype(a.dtype)
+    if a.dtype.kind != "f":
+        return a
+    tiny = np.finfo(a.dtype).tiny
+    return np.where((a != 0) & (np.abs(a) < tiny), np.copysign(np.zeros((), a.dtype), a), a).astype(a.dtype)
+
+
+def flushed_reference(fn, args, dtype):
+    """What ``fn`` gives on the device's flushing model (flushed inputs, flushed result),
+    or None where the device keeps the subnormals of ``dtype``."""
+    if not flushes_subnormals(dtype):
+        return None
+    with np.errstate(all="ignore"):
+        return flush_subnormals(fn(*[flush_subnormals(a) for a in args]))
+
+
 def same_values(got: np.ndarray, want: np.ndarray) -> np.ndarray:
     """Elementwise: equal bit patterns (the sign of zero counts), any NaN equal any NaN."""
     got, want = np.asarray(got), np.asarray(want)

@@ -17,6 +17,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from wgsl_kernel import device, run_wgsl  # noqa: E402
 
 from wgarray._wgsl.realmath import LIBRARY  # noqa: E402
+from conftest import flush_subnormals, flushed_reference, flushes_subnormals  # noqa: E402
 from wgarray._wgsl.snippets import resolve  # noqa: E402
 
 TYPES = {"f32": np.float32, "f64": np.float64}
@@ -197,40 +198,51 @@ def reference(name, fn, args, dt):
         return np.asarray(fn(*[np.asarray(a, np.float64) for a in args])).astype(dt)
 
 
+def _agreement(name, T, got, want, args, n_sp):
+    """(special part ok, random part ok) of ``got`` against ``want``."""
+    tol = 0 if name in EXACT else TOL_FN.get((name, T), TOL[T])
+    # special part: exact where an input or the result is NaN, +-inf or +-0
+    sp_got, sp_want = got[:n_sp], want[:n_sp]
+    exact = ~np.isfinite(sp_want) | (sp_want == 0)
+    for a in args:
+        exact |= ~np.isfinite(a[:n_sp])
+    with np.errstate(all="ignore"):
+        sp_ok = same(sp_got, sp_want) | (~exact & np.isfinite(sp_got) & (ulps(sp_got, sp_want) <= tol))
+        r_got, r_want = got[n_sp:], want[n_sp:]
+        r_ok = same(r_got, r_want) | (np.isfinite(r_got) & np.isfinite(r_want) & (ulps(r_got, r_want) <= tol))
+        if name == "logaddexp":
+            # absolute error relative to the larger input (the formula's own scale)
+            r_in = [a[n_sp:] for a in args]
+            scale = np.spacing(np.maximum(np.maximum(np.abs(r_in[0]), np.abs(r_in[1])), np.abs(r_want)))
+            r_ok |= np.abs(r_got.astype(np.float64) - r_want) <= 4 * scale
+    return sp_ok, r_ok
+
+
+# exact on the bits, also where the device flushes subnormals in arithmetic
+BIT_EXACT = {"abs", "sign", "copysign", "nextafter"}
+
+
 def check(name, T, fn, special_args, random_args):
     dt = TYPES[T]
     n_sp = len(special_args[0])
     args = [np.concatenate([s, r]).astype(dt) for s, r in zip(special_args, random_args)]
     got = gpu(name, T, args)
     want = reference(name, fn, args, dt)
-    # special part: exact where an input or the result is NaN, +-inf or +-0
-    sp_got, sp_want = got[:n_sp], want[:n_sp]
+    sp_ok, r_ok = _agreement(name, T, got, want, args, n_sp)
+    if not (sp_ok.all() and r_ok.all()) and flushes_subnormals(dt) and name not in BIT_EXACT:
+        # a device that flushes subnormals in arithmetic: its model's result is accepted too
+        flushed = [flush_subnormals(a) for a in args]
+        sp_f, r_f = _agreement(name, T, got, flush_subnormals(reference(name, fn, flushed, dt)), flushed, n_sp)
+        sp_ok, r_ok = sp_ok | sp_f, r_ok | r_f
     sp_in = [a[:n_sp] for a in args]
-    exact = ~np.isfinite(sp_want) | (sp_want == 0)
-    for a in sp_in:
-        exact |= ~np.isfinite(a)
-    bad = exact & ~same(sp_got, sp_want)
-    tol = TOL_FN.get((name, T), TOL[T])
-    if name in EXACT:
-        tol = 0
-    fin = ~exact
-    with np.errstate(all="ignore"):
-        bad |= fin & ~(same(sp_got, sp_want) | (np.isfinite(sp_got) & (ulps(sp_got, sp_want) <= tol)))
-    msgs = [f"{name}{tuple(float(a[i]) for a in sp_in)}: got {sp_got[i]!r} want {sp_want[i]!r}"
-            for i in np.flatnonzero(bad)[:10]]
-    # random part
-    r_got, r_want = got[n_sp:], want[n_sp:]
     r_in = [a[n_sp:] for a in args]
-    with np.errstate(all="ignore"):
-        ok = same(r_got, r_want) | (np.isfinite(r_got) & np.isfinite(r_want) & (ulps(r_got, r_want) <= tol))
-        if name == "logaddexp":
-            # absolute error relative to the larger input (the formula's own scale)
-            scale = np.spacing(np.maximum(np.maximum(np.abs(r_in[0]), np.abs(r_in[1])), np.abs(r_want)))
-            ok |= np.abs(r_got.astype(np.float64) - r_want) <= 4 * scale
+    msgs = [f"{name}{tuple(float(a[i]) for a in sp_in)}: got {got[i]!r} want {want[i]!r}"
+            for i in np.flatnonzero(~sp_ok)[:10]]
+    r_got, r_want = got[n_sp:], want[n_sp:]
     msgs += [f"{name}{tuple(float(a[i]) for a in r_in)}: got {r_got[i]!r} want {r_want[i]!r} "
              f"({ulps(r_got[i:i+1], r_want[i:i+1])[0]:.0f} ulp)"
-             for i in np.flatnonzero(~ok)[:10]]
-    assert not msgs, f"{T}_{name}: {int(bad.sum())} special + {int((~ok).sum())} random failures\n" + "\n".join(msgs)
+             for i in np.flatnonzero(~r_ok)[:10]]
+    assert not msgs, f"{T}_{name}: {int((~sp_ok).sum())} special + {int((~r_ok).sum())} random failures\n" + "\n".join(msgs)
 
 
 @pytest.mark.parametrize("T", ["f32", "f64"])
@@ -285,7 +297,11 @@ def test_hypot_extremes(T):
     got = gpu("hypot", T, [x, y])
     with np.errstate(all="ignore"):
         want = np.hypot(x, y)
-    assert (same(got, want) | (ulps(got, want) <= 1)).all(), (got, want)
+        ok = same(got, want) | (ulps(got, want) <= 1)
+        alt = flushed_reference(np.hypot, [x, y], dt)
+        if alt is not None:
+            ok |= same(got, alt) | (ulps(got, alt) <= 1)
+    assert ok.all(), (got, want)
 
 
 @pytest.mark.parametrize("T", ["f32", "f64"])
@@ -383,6 +399,9 @@ def test_f64_frexp_pow2i_scalbn_exact():
     with np.errstate(all="ignore"):
         want = np.ldexp(vv, kk)
     bad = ~same(got, want)
+    alt = flushed_reference(np.ldexp, [vv, kk], dt)
+    if alt is not None:   # a device that flushes float64 subnormal results
+        bad &= ~same(got, alt)
     assert not bad.any(), list(zip(vv[bad][:5], kk[bad][:5], got[bad][:5], want[bad][:5]))
 
 

@@ -5,6 +5,8 @@ once per device with a small kernel on values the compiler cannot see.
   or is flushed to zero (NVIDIA's Vulkan driver).
 - ``subnormal_inputs``: a subnormal operand takes part as itself, or as zero.
 - ``fma_fused``: WGSL's ``fma`` rounds once (a fused multiply-add) or twice.
+- ``float64_subnormal_results``: the same for a float64 product (None without float64);
+  NVIDIA's driver flushes these too.
 
 Everything that can be exact without arithmetic on subnormals (comparisons, casts,
 truth values, sign operations, maximum/minimum, nextafter) works on the bits and is
@@ -26,6 +28,7 @@ class Float32Behaviour:
     subnormal_results: bool
     subnormal_inputs: bool
     fma_fused: bool
+    float64_subnormal_results: bool | None = None
 
     def describe(self) -> str:
         if self.subnormal_results and self.subnormal_inputs:
@@ -33,7 +36,11 @@ class Float32Behaviour:
         else:
             lost = [w for w, ok in (("inputs", self.subnormal_inputs), ("results", self.subnormal_results)) if not ok]
             sub = "flushed to zero in arithmetic (" + " and ".join(lost) + "); comparisons, casts and sign/bit operations stay exact"
-        return f"float32 subnormals: {sub}; fma: {'fused' if self.fma_fused else 'not fused'}"
+        text = f"float32 subnormals: {sub}; fma: {'fused' if self.fma_fused else 'not fused'}"
+        if self.float64_subnormal_results is not None:
+            kept = "kept" if self.float64_subnormal_results else "flushed to zero in arithmetic results"
+            text += f"; float64 subnormals: {kept}"
+        return text
 
 
 _PROBE = """
@@ -52,6 +59,22 @@ fn main() {
 # is 2^-24 rounded once and 0 rounded twice.
 _INPUTS = np.array([0x00800000, 0x3F000000, 0x00000001, 0x3F800000, 0x3F800800, 0xBF801000, 0, 0],
                    dtype="<u4")
+
+# float64: 2^-126 squared thrice is 2^-1008 (normal), times 2^-60 is 2^-1068 (subnormal),
+# times 2^100 is 2^-968 again where the subnormal was kept, 0 where it was flushed
+_PROBE_F64 = """
+@group(0) @binding(0) var<storage, read> I: array<f32>;
+@group(0) @binding(1) var<storage, read_write> O: array<u32>;
+@group(0) @binding(2) var<storage, read> P: array<u32>;
+@compute @workgroup_size(1)
+fn main() {
+    var p = f64(I[0]);
+    p = p * p; p = p * p; p = p * p;
+    let q = p * f64(I[6]);
+    O[0] = select(0u, 1u, q * f64(I[7]) > f64(0.0));
+}
+"""
+_INPUTS_F64 = np.array([0x00800000, 0, 0, 0, 0, 0, 0x21800000, 0x71800000], dtype="<u4")
 
 _lock = threading.Lock()
 _cache: dict = {}
@@ -85,6 +108,12 @@ def _run_probe(device) -> Float32Behaviour:
     out = rt.alloc(16)
     rt.dispatch(kernel, [inp, out], b"\0" * 16, 1)
     words = rt.read(out, 0, 16).view("<u4")
+    f64_kept = None
+    if device.has_f64:
+        kernel = rt.kernel(("probe-float64",), lambda: ("probe_float64", _PROBE_F64, [False, True], False))
+        rt.dispatch(kernel, [rt.upload(_INPUTS_F64), out], b"\0" * 16, 1)
+        f64_kept = int(rt.read(out, 0, 4).view("<u4")[0]) == 1
     return Float32Behaviour(subnormal_results=int(words[0]) == 0x00400000,
                             subnormal_inputs=int(words[1]) == 1,
-                            fma_fused=int(words[2]) == 0x33800000)
+                            fma_fused=int(words[2]) == 0x33800000,
+                            float64_subnormal_results=f64_kept)

@@ -196,6 +196,9 @@ _PRIM_F32 = {
     "isfinite": "fn f32_isfinite(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) < 0x7f800000u; }",
     "signbit": "fn f32_signbit(x: f32) -> bool { return (bitcast<u32>(x) & 0x80000000u) != 0u; }",
     "iszero": "fn f32_iszero(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0u; }",
+    # -0.0 or +0.0 from the bits: NVIDIA's compiler folds select(0.0, -0.0, c) to -0.0,
+    # taking the two literals for one value
+    "szero": "fn f32_szero(neg: bool) -> f32 { return bitcast<f32>(select(0u, 0x80000000u, neg)); }",
     "nan": "fn f32_nan() -> f32 { return bitcast<f32>(0x7fc00000u); }",
     "inf": "fn f32_inf() -> f32 { return bitcast<f32>(0x7f800000u); }",
     "abs": "fn f32_abs(x: f32) -> f32 { return bitcast<f32>(bitcast<u32>(x) & 0x7fffffffu); }",
@@ -314,12 +317,18 @@ fn f32_sqrt_fix_fma(m: f32, s0: f32) -> f32 {
 }""",
     "sqrt_rn": """
 fn f32_sqrt_rn(x: f32) -> f32 {
-    let bx = bitcast<u32>(x);
+    var bx = bitcast<u32>(x);
+    var scale = 0;
+    if ((bx & 0x7f800000u) == 0u) {
+        // subnormal x = 2m 2^-150, 2m normal and exact: sqrt(x) = sqrt(2m) 2^-75, all of
+        // it normal, so exact also where the device flushes subnormal operands
+        bx = bitcast<u32>(f32(bx & 0x007fffffu) * 2.0);
+        scale = -75;
+    }
     let ex = i32((bx >> 23u) & 0xffu);
-    if (ex == 0) { return sqrt(x); }
     let odd = ((ex - 127) & 1) != 0;
     let m = bitcast<f32>((bx & 0x007fffffu) | select(0x3f800000u, 0x40000000u, odd));
-    let h = (ex - 127 - select(0, 1, odd)) / 2;
+    let h = (ex - 127 - select(0, 1, odd)) / 2 + scale;
     return f32_sqrt_fix(m, sqrt(m)) * bitcast<f32>(u32(h + 127) << 23u);
 }""",
     # sqrt(m) correctly rounded from s, the device's root (within a few ulp), for m in
@@ -354,6 +363,8 @@ _PRIM_F64 = {
     "isinf": "fn f64_isinf(x: f64) -> bool { return (bitcast<u32>(f32(x * 0x1p-1000)) & 0x7fffffffu) == 0x7f800000u; }",
     "isfinite": "fn f64_isfinite(x: f64) -> bool { return (bitcast<u32>(f32(x * 0x1p-1000)) & 0x7fffffffu) < 0x7f800000u; }",
     "signbit": "fn f64_signbit(x: f64) -> bool { return (bitcast<u32>(f32(x)) & 0x80000000u) != 0u; }",
+    # see f32_szero; converting f32's signed zero is exact
+    "szero": "fn f64_szero(neg: bool) -> f64 { return f64(bitcast<f32>(select(0u, 0x80000000u, neg))); }",
     # zero test of a value already known not to be NaN (no bits needed: == is exact)
     # see f32_launder; f32(s) is a quiet NaN for any NaN s, never 0x7fa00001
     "launder": "fn f64_launder(s: f64) -> f64 { return select(s, f64(0.0), bitcast<u32>(f32(s)) == 0x7fa00001u); }",
@@ -379,6 +390,7 @@ fn f64_to_f32(x: f64) -> f32 {
     "copysign": """
 fn f64_copysign(x: f64, y: f64) -> f64 {
     let a = abs(x);
+    if (a == 0.0) { return f64_szero(f64_signbit(y)); }   // a literal x: see f32_szero
     return select(a, -a, f64_signbit(y));
 }""",
     # head with 24 significant bits (f32 rounding), exact tail; 24x24 and 24x29-bit
@@ -592,7 +604,7 @@ fn ${T}_divide(x: $T, y: $T) -> $T {
     let yz = ${T}_iszero(y);
     if ((xinf && yinf) || (xz && yz)) { return ${T}_nan(); }
     if (xinf || yz) { return select(${T}_inf(), -${T}_inf(), neg); }
-    if (yinf || xz) { return select($T(0.0), -$T(0.0), neg); }
+    if (yinf || xz) { return ${T}_szero(neg); }
     return ${T}_div_rn(x, y);
 }""",
     "reciprocal": """
@@ -799,6 +811,9 @@ fn ${T}_pow_pos(x: $T, y: $T) -> $T {
     let r = ${T}_launder(${T}_launder(th - k * $LN2_HI) - k * $LN2_LO) + tl;
     return ${T}_scalbn(${T}_exp_kernel(r), i32(k));
 }""",
+    # whether finite y is an integer
+    "isint": """
+fn ${T}_isint(y: $T) -> bool { return floor(y) == y; }""",
     "pow": """
 fn ${T}_pow(x: $T, y: $T) -> $T {
     if (${T}_iszero(y) && !${T}_isnan(y)) { return $T(1.0); }
@@ -808,16 +823,16 @@ fn ${T}_pow(x: $T, y: $T) -> $T {
     let ax = abs(x);
     if (${T}_isinf(y)) {
         if (ax == 1.0) { return $T(1.0); }
-        if ((ax > 1.0) == (y > 0.0)) { return ${T}_inf(); }
+        if ((ax > 1.0) == !${T}_signbit(y)) { return ${T}_inf(); }
         return $T(0.0);
     }
-    let yint = floor(y) == y;
+    let yint = ${T}_isint(y);
     let hy = 0.5 * y;
     let yodd = yint && floor(hy) != hy;
     let xneg = ${T}_signbit(x);
     if (${T}_iszero(x) || ${T}_isinf(x)) {
         // |x|^y is 0 or inf; the sign is x's when y is an odd integer
-        let big = (y > 0.0) == ${T}_isinf(x);
+        let big = !${T}_signbit(y) == ${T}_isinf(x);   // signs from the bits: y may be subnormal
         let r = select($T(0.0), ${T}_inf(), big);
         return select(r, -r, xneg && yodd);
     }
@@ -1091,12 +1106,12 @@ fn ${T}_floor_divide(x: $T, y: $T) -> $T {
     let yz = ${T}_iszero(y);
     if ((xinf && yinf) || (xz && yz)) { return ${T}_nan(); }
     if (xinf || yz) { return select(${T}_inf(), -${T}_inf(), neg); }
-    if (xz || yinf) { return select($T(0.0), -$T(0.0), neg); }
+    if (xz || yinf) { return ${T}_szero(neg); }
     // NumPy's npy_divmod: quotient from the exact remainder, then fix-ups
     let m = ${T}_fmod(x, y);
     var div = (x - m) / y;
     if (!${T}_iszero(m) && ${T}_signbit(m) != ${T}_signbit(y)) { div = div - 1.0; }
-    if (${T}_iszero(div)) { return select($T(0.0), -$T(0.0), neg); }
+    if (${T}_iszero(div)) { return ${T}_szero(neg); }
     var fd = floor(div);
     if (div - fd > 0.5) { fd = fd + 1.0; }
     return fd;
@@ -1110,6 +1125,57 @@ del _GENERIC["isnan_any"]
 # and the residual z - w*w are exact), as in fdlibm.  Every rounding is in a term much
 # smaller than the result, so fused or unfused multiply-adds give the same accuracy.
 _F32_ONLY = {
+    # fmod on the bits (shift-and-subtract on the significands, the exponent difference
+    # in steps): exact for every finite x and nonzero finite y, subnormals included,
+    # with no float arithmetic a flushing device could change
+    "fmod": """
+fn f32_fmod(x: f32, y: f32) -> f32 {
+    let bx = bitcast<u32>(x);
+    let sx = bx & 0x80000000u;
+    let ax = bx & 0x7fffffffu;
+    let ay = bitcast<u32>(y) & 0x7fffffffu;
+    if (ax < ay) { return x; }
+    if (ax == ay) { return bitcast<f32>(sx); }
+    var ex = i32(ax >> 23u);
+    var ey = i32(ay >> 23u);
+    var mx = (ax & 0x007fffffu) | 0x00800000u;
+    var my = (ay & 0x007fffffu) | 0x00800000u;
+    if (ex == 0) { let z = countLeadingZeros(ax) - 8u; mx = ax << z; ex = 1 - i32(z); }
+    if (ey == 0) { let z = countLeadingZeros(ay) - 8u; my = ay << z; ey = 1 - i32(z); }
+    for (; ex > ey; ex--) {
+        if (mx >= my) { mx = mx - my; }
+        if (mx == 0u) { return bitcast<f32>(sx); }
+        mx = mx << 1u;
+    }
+    if (mx >= my) { mx = mx - my; }
+    if (mx == 0u) { return bitcast<f32>(sx); }
+    let z = countLeadingZeros(mx) - 8u;
+    mx = mx << z;
+    ex = ex - i32(z);
+    if (ex >= 1) { return bitcast<f32>(sx | (u32(ex) << 23u) | (mx & 0x007fffffu)); }
+    return bitcast<f32>(sx | (mx >> u32(1 - ex)));   // subnormal, exact: no bits are lost
+}""",
+    # frexp with subnormals normalised on the bits (a flushing device would see them as
+    # 0; lavapipe's frexp returns a wrong exponent for them): x = m 2^-149, m exact
+    "frexp": """
+fn f32_frexp(x: f32) -> vec2<f32> {
+    let b = bitcast<u32>(x);
+    if ((b & 0x7f800000u) == 0u) {
+        let fr = frexp(f32(b & 0x007fffffu));
+        return vec2<f32>(f32_copysign(fr.fract, x), f32(i32(fr.exp) - 149));
+    }
+    let fr = frexp(x);
+    return vec2<f32>(fr.fract, f32(fr.exp));
+}""",
+    # integrality on the bits (a subnormal y is no integer, also where floor flushes it)
+    "isint": """
+fn f32_isint(y: f32) -> bool {
+    let b = bitcast<u32>(y);
+    let e = (b >> 23u) & 0xffu;
+    if (e >= 150u) { return true; }
+    if (e < 127u) { return (b & 0x7fffffffu) == 0u; }
+    return (b & ((1u << (150u - e)) - 1u)) == 0u;
+}""",
     # A divisor +-2^k whose reciprocal 2^-k is normal: x * 2^-k is the same exact quotient
     # rounded once, NaN, inf and zeros of x included, for a few integer ops.  With a
     # scalar divisor (x / 2) the branch is uniform, so the correctly rounded division
@@ -1129,7 +1195,7 @@ fn f32_divide(x: f32, y: f32) -> f32 {
     let yz = f32_iszero(y);
     if ((xinf && yinf) || (xz && yz)) { return f32_nan(); }
     if (xinf || yz) { return select(f32_inf(), -f32_inf(), neg); }
-    if (yinf || xz) { return select(0.0, -0.0, neg); }
+    if (yinf || xz) { return f32_szero(neg); }
     return f32_div_rn(x, y);
 }""",
     # the selection on the bits (see f32_key): two subnormals are not equal to a flushing
