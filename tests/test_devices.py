@@ -206,3 +206,22 @@ def test_adapters_without_compute_shaders_are_not_devices():
                                                    "max-compute-invocations-per-workgroup": 0})
     assert _device._can_compute(good) and not _device._can_compute(no_compute)
     assert all(_device._can_compute(d.adapter) for d in _device.devices())
+
+
+def test_bind_groups_take_the_direct_path():
+    # the descriptor filled through wgpu-py's own cffi objects (wgpu-py's validating
+    # create_bind_group costs ~100 us a call); a wgpu-py whose internals differ would
+    # silently fall back to the public call, and this says so
+    from wgarray import _runtime
+
+    assert _runtime._NATIVE is not None
+    calls = []
+    real = _runtime._NATIVE.bind_group
+    _runtime._NATIVE.bind_group = lambda *args: calls.append(1) or real(*args)
+    try:
+        a = xp.asarray(np.arange(5, dtype=np.float32))
+        got = np.asarray(a * 3 + xp.asarray(np.ones(5, np.float32)))  # new buffers: a new group
+    finally:
+        _runtime._NATIVE.bind_group = real
+    assert calls
+    np.testing.assert_array_equal(got, np.arange(5, dtype=np.float32) * 3 + 1)

@@ -49,7 +49,10 @@ def _run_within_binding_limit(nodes) -> None:
     """Run ``nodes`` as few kernels as the device's storage-binding limit allows
     (inputs, outputs and the parameter block, or two, per kernel): a group too wide for
     one kernel is split, each part planned after the previous ran."""
-    limit = nodes[0].device.limits.get("max-storage-buffers-per-shader-stage") or 8
+    limits = nodes[0].device.limits
+    # every binding counts against both (the H200: 524288 storage buffers, 1000 bindings)
+    limit = min(limits.get("max-storage-buffers-per-shader-stage") or 8,
+                limits.get("max-bindings-per-bind-group") or 1000)
     i = 0
     while i < len(nodes):
         k = min(len(nodes) - i, max(1, limit - 2))
