@@ -3,9 +3,12 @@ named workloads, with the wall time of a normal (unprofiled) run beside it.
 
     python benchmarks/diag_profile.py eigh:64 eigh:256 svd:256 pca ridge lda sort cumsum
     python benchmarks/diag_profile.py --host ridge lda     # and where the host time goes (cProfile)
+    WARM=0 python benchmarks/diag_profile.py sort          # no warm-up beyond two runs
 
-Each workload runs twice untimed first (pipelines compiled, pools warm), then once
-normally (wall time, synchronized by a readback) and once under the profiler. The
+Each workload runs untimed first, at least twice and for WARM seconds (pipelines
+compiled, pools warm, and a GPU's clocks up: a cold H200 runs its first few hundred
+milliseconds slowly), then once normally (wall time, synchronized by a readback) and
+once under the profiler. The
 profiler gives every dispatch a pass of its own, so its sum can exceed the wall time.
 """
 from __future__ import annotations
@@ -22,6 +25,7 @@ import wgarray as xp  # noqa: E402
 from wgarray import debug  # noqa: E402
 
 RNG = np.random.default_rng(0)
+WARM = float(os.environ.get("WARM", "0.5"))
 
 
 def _sym(n):
@@ -88,8 +92,11 @@ def main(specs, host=False):
     print(f"device: {dev.name}")
     for spec in specs:
         label, fn = workload(spec)
-        for _ in range(2):
+        end = time.perf_counter() + WARM
+        for i in range(10**6):
             float(fn())
+            if i >= 1 and time.perf_counter() > end:
+                break
         debug.reset_counters()
         t = time.perf_counter()
         float(fn())
