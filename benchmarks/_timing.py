@@ -41,13 +41,54 @@ def table(rows, headers) -> str:
 
 def device_seconds(fn, runtime, warmup: int = 2) -> float:
     """Device time of the compute passes ``fn`` records (timestamp queries), after
-    ``warmup`` untimed runs; falls back to wall time where timestamps are missing."""
+    ``warmup`` untimed runs and a warmed-up GPU (``heat``); falls back to wall time
+    where timestamps are missing."""
     for _ in range(warmup):
         fn()
     runtime.sync()
+    heat(runtime)
     try:
         with runtime.gpu_timer() as t:
             fn()
         return t.seconds
     except RuntimeError:
         return best_of(fn, runtime.sync, repeat=1, warmup=0)
+
+
+_HEAT_WGSL = """
+@group(0) @binding(0) var<storage, read> A: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read_write> O: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> P: array<u32>;
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = (wid.x + wid.y * 65535u) * 256u + lid;
+    if (i >= P[0]) { return; }
+    O[i] = A[i] * 1.0001;
+}
+"""
+_heat_state: dict = {}
+
+
+def heat(runtime, seconds: float = 0.3) -> None:
+    """Keep the GPU busy for ``seconds`` with back-to-back copies (no host waits between
+    them), then wait for it: a GPU that idled (while the host planned, synchronized or
+    timed another library) clocks down, and a workload with host gaps of its own never
+    clocks it up again. Call right before timing any library's rounds; no-op on a CPU
+    device (lavapipe)."""
+    if seconds <= 0 or runtime.device.adapter_type == "CPU":
+        return
+    import time
+
+    state = _heat_state.get(id(runtime))
+    if state is None:
+        n = 1 << 24  # 256 MiB of float32 in, the same out
+        kernel = runtime.kernel(("bench", "heat"), lambda: ("bench_heat", _HEAT_WGSL, [False, True], False))
+        state = _heat_state[id(runtime)] = (kernel, runtime.alloc(16 * n // 4), runtime.alloc(16 * n // 4),
+                                            (n // 4).to_bytes(4, "little"), -(-(n // 4) // 256))
+    kernel, a, o, params, groups = state
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        for _ in range(20):
+            runtime.dispatch(kernel, [a, o], params, groups)
+        runtime.flush()
+    runtime.sync()
