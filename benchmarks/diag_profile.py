@@ -24,6 +24,9 @@ os.environ.setdefault("SCIPY_ARRAY_API", "1")
 import wgarray as xp  # noqa: E402
 from wgarray import debug  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _timing import heat  # noqa: E402
+
 RNG = np.random.default_rng(0)
 WARM = float(os.environ.get("WARM", "0.5"))
 
@@ -97,11 +100,13 @@ def main(specs, host=False):
             float(fn())
             if i >= 1 and time.perf_counter() > end:
                 break
+        heat(dev.runtime)
         debug.reset_counters()
         t = time.perf_counter()
         float(fn())
         wall = time.perf_counter() - t
         counts = debug.counters()
+        heat(dev.runtime)
         with debug.profile(dev) as p:
             float(fn())
         total = sum(sec for _, sec in p.kernels.values())
