@@ -5,12 +5,14 @@
 #   bash scripts/gpu_suite.sh tests   OUTDIR     # pytest -n 8 over tests/ -> OUTDIR/tests-gpu.txt
 #   bash scripts/gpu_suite.sh linalg  OUTDIR     # host-path and linalg suites -> OUTDIR/*.json, *.txt
 #   bash scripts/gpu_suite.sh apps    OUTDIR     # array ops, k-means, scikit-learn, SciPy -> OUTDIR/*.json
+#   bash scripts/gpu_suite.sh conformance OUTDIR # the official suite on the GPU -> OUTDIR/gpu.*
+#                                                  (needs .aat/array-api-tests, see conformance/README.md)
 #
 # Then, here: python benchmarks/report.py OUTDIR/bench_*.json --label h200
 set -uo pipefail
 cd "$(dirname "$0")/.."
-part=${1:?usage: gpu_suite.sh tests|linalg|apps OUTDIR}
-out=${2:?usage: gpu_suite.sh tests|linalg|apps OUTDIR}
+part=${1:?usage: gpu_suite.sh tests|linalg|apps|conformance OUTDIR}
+out=${2:?usage: gpu_suite.sh tests|linalg|apps|conformance OUTDIR}
 mkdir -p "$out"
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp} SCIPY_ARRAY_API=1
 python3 -m wgarray info > "$out/info-$part.txt" 2>&1
@@ -26,7 +28,7 @@ bench() {  # bench CAP_SECONDS NAME FILE [pytest args...]
 
 case "$part" in
 tests)
-    timeout "${TEST_CAP:-180}" python3 -m pytest tests -n 8 -q -p no:cacheprovider -rf --tb=line \
+    timeout "${TEST_CAP:-240}" python3 -m pytest tests -n 8 -q -p no:cacheprovider -rf --tb=line \
         > "$out/tests-gpu.txt" 2>&1
     echo "tests: exit $?"; tail -n 3 "$out/tests-gpu.txt" ;;
 linalg)
@@ -41,6 +43,10 @@ apps)
     bench 120 array_ops benchmarks/bench_array_ops.py
     bench 50 kmeans benchmarks/bench_kmeans.py
     bench 30 scipy benchmarks/bench_scipy.py ;;
+conformance)
+    timeout "${CONFORMANCE_CAP:-300}" python3 conformance/run.py --modes gpu --results-dir "$out" \
+        --out "$out/conformance-gpu.md" > "$out/conformance-gpu.txt" 2>&1
+    echo "conformance: exit $?"; tail -n 3 "$out/conformance-gpu.txt" ;;
 *)
-    echo "gpu_suite.sh: expected tests, linalg or apps, got '$part'" >&2; exit 2 ;;
+    echo "gpu_suite.sh: expected tests, linalg, apps or conformance, got '$part'" >&2; exit 2 ;;
 esac
