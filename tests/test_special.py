@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import wgarray as xp
-from conftest import HAS_F64
+from conftest import HAS_F64, flush_subnormals, flushes_subnormals
 
 scipy_special = pytest.importorskip("scipy.special")
 import special_domains as D  # noqa: E402
@@ -49,8 +49,26 @@ def _measure(name, args, dtype):
         out = getattr(xp.special, name)(*[xp.asarray(v) for v in a])
         got = np.asarray(out)
     assert out.dtype == getattr(xp, np.dtype(dtype).name)
+    if flushes_subnormals(dtype):
+        # a device that flushes subnormals in arithmetic: each point may match SciPy's
+        # value of the flushed inputs (flushed) instead
+        flushed = [flush_subnormals(v) for v in a]
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            ref_f = flush_subnormals(getattr(scipy_special, name)(*[v.astype(np.float64) for v in flushed]).astype(dtype))
+        ref = np.where(_point_error(got, ref_f, dtype) < _point_error(got, ref, dtype), ref_f, ref)
     err, mism = D.max_rel_error(got, ref, dtype)
     return err / np.finfo(dtype).eps, mism
+
+
+def _point_error(got, ref, dtype):
+    """Each point's share of D.max_rel_error (inf where NaN/inf disagree)."""
+    g, r = got.astype(np.float64), ref.astype(np.float64)
+    tiny = np.finfo(dtype).tiny
+    with np.errstate(all="ignore"):
+        err = np.abs(g - r) / np.maximum(np.abs(r), tiny)
+    same = (np.isnan(g) & np.isnan(r)) | (g == r) | ((np.abs(g) < tiny) & (np.abs(r) < tiny))
+    return np.where(same, 0.0, np.where(np.isnan(err), np.inf, err))
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
