@@ -1,18 +1,31 @@
 """The fft extension of the Array API standard (2025.12), computed on the device.
 
-Every transform is a sequence of 1-D transforms along one axis. A 1-D transform moves
-its axis last (a view), reads the input through a fused loader (so the casts, views and
-elementwise producers of ``x`` cost no extra pass, and padding to ``n`` happens in the
-loader), and runs Stockham passes (``_wgsl/fft.py``) over a contiguous ``(rows, n)``
-work buffer. Lengths whose factors are all 2, 3, 5 or 7 go straight through; any other
-length ``n`` goes through Bluestein's chirp-z algorithm: a circular convolution of
-length ``M = 2**k >= 2n - 1``, i.e. two power-of-two transforms plus pointwise products
-that are folded into the first and last passes.
+Every transform is a sequence of 1-D transforms along one axis, each addressed in place
+as (outer, K, inner) with K the transformed index: no axis is moved. A 1-D transform is
+a plan of tile kernels (``_wgsl/fft.py``): one kernel does every Stockham pass of a
+length up to the tile capacity (4096 complex64 or 2048 complex128 elements of workgroup
+memory) for a group of neighbouring sequences; a longer length, or a strided axis whose
+tile would leave too few neighbours for coalesced rows, is a four-step decomposition
+N = N1 * N2 (two or three kernels). The first kernel reads the input through a fused
+loader (casts, views and elementwise producers cost no extra pass; padding to ``n``
+happens there), the last stores the output in its final layout.
 
-Twiddle tables (per length and dtype) and Bluestein's filter spectra (per length) are
-computed on the device once and cached. The inverse transform is
-``conj(fft(conj(x)))``; the conjugations and the norm's scale travel as kernel
-parameters, so forward and inverse share pipelines.
+Real transforms of even length n run at half length: rfft packs x[2k] + i x[2k+1] in
+the loader and splits the half-length spectrum on store (in the same kernel when the
+whole transform is one tile, else in one more pass); irfft/hfft form the half-length
+sequence in the loader and unpack its transform on store. Odd lengths run at full
+length (a Hermitian extension in the loader for c2r, the real part on store).
+
+Lengths whose factors are all 2, 3, 5 or 7 go straight through; any other length
+goes through Bluestein's chirp-z algorithm: a circular convolution of length
+``M = 2**k >= 2n - 1``, i.e. two power-of-two transforms with the chirps and the filter
+product folded into their loaders and storers.
+
+Twiddle tables (per tile length and dtype) and Bluestein's filter spectra (per length)
+are computed on the device once and cached; the four-step twiddles are computed in the
+kernel from exact integer angles. The inverse transform is ``conj(fft(conj(x)))``; the
+conjugations and the norm's scale travel as kernel parameters, so forward and inverse
+share pipelines, and no pipeline depends on a length.
 """
 from __future__ import annotations
 

@@ -254,7 +254,8 @@ def _stage(R: int, C: str, capacity: int) -> list[str]:
     for q in range(q_max):
         out += [f"    let i{q} = i0 + {q}u * kstep;", f"    if (i{q} < nq) {{", f"        let k = i{q} % p;",
                 f"        let u0 = S[i{q} * lanes + c];"]
-        out += [f"        let u{j} = fft_cmul(S[(i{q} + {j}u * nq) * lanes + c], TW[{j}u * k * ts]);" for j in range(1, R)]
+        out += [f"        let u{j} = fft_cmul(S[(i{q} + {j}u * nq) * lanes + c], TW[{j}u * k * ts]);"
+                for j in range(1, R)]
         out += ["        " + x for x in _dft(R, C)]
         out += [f"        r{q}_{m} = v{m};" for m in range(R)]
         out.append("    }")
