@@ -200,8 +200,9 @@ class _Step:
     """One tile kernel of a plan: transforms of length L over the batch (outer, A) x the
     J inner elements; strides count K, the index along the axis (units of inner). The
     element k of batch a, inner j is at K = a*IA + j // inner + k*IK; its output m at
-    a*OA + j // inner + m*OK. ``tw``: (N, N1) when the store multiplies by the four-step
-    twiddle exp(-2 pi i k1 m2 / N), with k1 = K mod N1 and m2 = K // N1."""
+    a*OA + j // inner + m*OK. ``tw``: (N, N1, unit) when the store multiplies by the
+    four-step twiddle exp(-2 pi i k1 m2 / N) of a level whose index is K' = K // unit,
+    with k1 = K' mod N1 and m2 = K' // N1."""
 
     __slots__ = ("L", "A", "IA", "IK", "OA", "OK", "J", "tw")
 
@@ -209,7 +210,9 @@ class _Step:
         self.L, self.A, self.IA, self.IK, self.OA, self.OK, self.J, self.tw = L, A, IA, IK, OA, OK, J, tw
 
     def scaled(self, f: int) -> "_Step":
-        return _Step(self.L, self.A, self.IA * f, self.IK * f, self.OA * f, self.OK * f, self.J, self.tw)
+        """This step inside a level whose index steps by ``f`` along K."""
+        tw = None if self.tw is None else (self.tw[0], self.tw[1], self.tw[2] * f)
+        return _Step(self.L, self.A, self.IA * f, self.IK * f, self.OA * f, self.OK * f, self.J, tw)
 
 
 def _plan(N: int, inner: int, cap: int, want: int) -> list:
@@ -222,7 +225,7 @@ def _plan(N: int, inner: int, cap: int, want: int) -> list:
     N1 = next(d for d in range(cap // lanes, 1, -1) if N % d == 0 and d < N)
     N2 = N // N1
     first = [s.scaled(N1) for s in _plan(N2, N1 * inner, cap, want)]
-    first[-1].tw = (N, N1)
+    first[-1].tw = (N, N1, 1)
     return first + [_Step(N1, N2, N1, 1, 1, N2, inner)]
 
 
@@ -290,13 +293,13 @@ def _transform(device, cname: str, N: int, outer: int, inner: int, *, src, lin: 
         nct = -(-st.J // ci)
         groups = nct * -(-B // cb)
         radices = [] if st.L == 1 else _radices(st.L)
-        tw_n, tw_div = st.tw if st.tw is not None else (0, 1)
+        tw_n, tw_div, tw_unit = st.tw if st.tw is not None else (0, 1, 1)
         params = wf.tile_params(
             groups=groups, L=st.L, radices=radices, log_ci=ci.bit_length() - 1, log_cb=cb.bit_length() - 1,
             J=st.J, nct=nct, B=B, A=st.A, IA=st.IA, IK=st.IK, OA=st.OA, OK=st.OK,
             lin=lin if first else N, n=n if first else N, n_out=this_out, inner=inner,
             conj_in=int(conj_in and first), conj_mid=int(conj_mid and last), conj_out=int(conj_out and last),
-            tw_div=tw_div, nh=nh, tw_n=tw_n, scale=scale if last else 1.0, cname=cname)
+            tw_div=tw_div, nh=nh, tw_unit=tw_unit, tw_n=tw_n, scale=scale if last else 1.0, cname=cname)
         if fi is not None:
             params += fi.params
         rt.dispatch(kernel, buffers, params, groups)

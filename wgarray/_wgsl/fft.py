@@ -252,16 +252,16 @@ def _stage(R: int, C: str, capacity: int) -> list[str]:
     for q in range(q_max):
         out += [f"    var r{q}_{m}: {C};" for m in range(R)]
     for q in range(q_max):
-        out += [f"    let i{q} = i0 + {q}u * kstep;", f"    if (i{q} < nq) {{", f"        let k = i{q} % p;",
-                f"        let u0 = S[i{q} * lanes + c];"]
-        out += [f"        let u{j} = fft_cmul(S[(i{q} + {j}u * nq) * lanes + c], TW[{j}u * k * ts]);"
+        out += [f"    let bi{q} = i0 + {q}u * kstep;", f"    if (bi{q} < nq) {{", f"        let k = bi{q} % p;",
+                f"        let u0 = S[bi{q} * lanes + c];"]
+        out += [f"        let u{j} = fft_cmul(S[(bi{q} + {j}u * nq) * lanes + c], TW[{j}u * k * ts]);"
                 for j in range(1, R)]
         out += ["        " + x for x in _dft(R, C)]
         out += [f"        r{q}_{m} = v{m};" for m in range(R)]
         out.append("    }")
     out.append("    workgroupBarrier();")
     for q in range(q_max):
-        out += [f"    if (i{q} < nq) {{", f"        let k = i{q} % p;", f"        let base = (i{q} - k) * {R}u + k;"]
+        out += [f"    if (bi{q} < nq) {{", f"        let k = bi{q} % p;", f"        let base = (bi{q} - k) * {R}u + k;"]
         out += [f"        S[(base + {m}u * p) * lanes + c] = r{q}_{m};" for m in range(R)]
         out.append("    }")
     out += ["    workgroupBarrier();", "}"]
@@ -410,9 +410,11 @@ def render_tile(spec: TileSpec, in_decls: list[str], in_fns: str, library) -> st
             "        var v = S[m * lanes + c];",
         ]
         if spec.twiddle:
-            # K = k1 + N1 m2 (N1 = P[20]) gets exp(-2 pi i k1 m2 / N), N = P[35]
+            # the level's index K' = K / P[34] = k1 + N1 m2 (N1 = P[20]) gets
+            # exp(-2 pi i k1 m2 / N), N = P[35]
             main += ["        let Mp = kout + m * P[12];",
-                     "        v = fft_cmul(v, fft_expm((Mp % P[20]) * (Mp / P[20]), P[35]));",
+                     "        let Kl = Mp / P[34];",
+                     "        v = fft_cmul(v, fft_expm((Kl % P[20]) * (Kl / P[20]), P[35]));",
                      "        fft_put(o, Mp, ji, v);"]
         else:
             main.append("        fft_put(o, kout + m * P[12], ji, v);")
@@ -425,7 +427,7 @@ def render_tile(spec: TileSpec, in_decls: list[str], in_fns: str, library) -> st
 
 
 def tile_params(*, groups, L, radices, log_ci, log_cb, J, nct, B, A, IA, IK, OA, OK, lin, n, n_out, inner,
-                conj_in, conj_mid, conj_out, tw_div, nh, tw_n, scale, cname) -> bytes:
+                conj_in, conj_mid, conj_out, tw_div, nh, tw_unit, tw_n, scale, cname) -> bytes:
     """The tile kernel's parameter block (strides IA, IK, OA, OK count K, i.e. units of
     ``inner``; see ``render_tile`` for where each word is read)."""
     import struct
@@ -434,7 +436,7 @@ def tile_params(*, groups, L, radices, log_ci, log_cb, J, nct, B, A, IA, IK, OA,
         raise ValueError(f"fft: a tile of {len(radices)} passes exceeds {MAX_STAGES}")
     rad = list(radices) + [0] * (MAX_STAGES - len(radices))
     words = [groups, L, len(radices), log_ci, log_cb, J, nct, B, A, IA, IK, OA, OK, lin, n, n_out, inner,
-             conj_in, conj_mid, conj_out, tw_div, nh] + rad + [0, tw_n]
+             conj_in, conj_mid, conj_out, tw_div, nh] + rad + [tw_unit, tw_n]
     assert len(words) == 36
     head = struct.pack("<36I", *words)
     if cname == "complex128":
