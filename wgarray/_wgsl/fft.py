@@ -379,11 +379,15 @@ def render_tile(spec: TileSpec, in_decls: list[str], in_fns: str, library) -> st
         "    let jk = j / inner;",
         "    let ji = j - jk * inner;",
         "    let kin = a * P[9] + jk;",
-        "    for (var k = i0; k < L; k = k + kstep) {",
-        f"        var v = {C}(0.0);",
-        "        if (ok) { v = fft_load(o, kin + k * P[10], ji); }",
-        "        S[k * lanes + c] = v;",
-        "    }",
+    ]
+    # the loads unrolled, all issued before the first is needed: a loop that waits for
+    # each load before the next leaves too few bytes in flight to hide memory latency
+    q_load = max(1, spec.capacity // WORKGROUP)
+    for q in range(q_load):
+        main += [f"    let lk{q} = i0 + {q}u * kstep;", f"    var lv{q} = {C}(0.0);",
+                 f"    if (ok && lk{q} < L) {{ lv{q} = fft_load(o, kin + lk{q} * P[10], ji); }}"]
+    main += [f"    if (lk{q} < L) {{ S[lk{q} * lanes + c] = lv{q}; }}" for q in range(q_load)]
+    main += [
         "    workgroupBarrier();",
         "    var p = 1u;",
         "    for (var s = 0u; s < P[2]; s = s + 1u) {",
