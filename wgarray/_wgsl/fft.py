@@ -40,9 +40,9 @@ WORKGROUP = 256
 RADICES = (8, 4, 2, 3, 5, 7)
 MAX_STAGES = 12  # radices of one tile; 4096 = 2**12 is the longest tile
 
-# Parameter words of the tile kernel (u32 words of P; the scale is f32 at word 36, or
-# f64 at words 36-37, i.e. PD[18]); the fused input's parameters follow at TILE_PBASE.
-TILE_PBASE = 38
+# Parameter words of the tile kernel (u32 words of P; the scale is f32 at word 38, or
+# f64 at words 38-39, i.e. PD[19]); the fused input's parameters follow at TILE_PBASE.
+TILE_PBASE = 40
 
 
 def real_tag(cname: str) -> str:
@@ -253,8 +253,8 @@ def _stage(R: int, C: str, capacity: int) -> list[str]:
         out += [f"    var r{q}_{m}: {C};" for m in range(R)]
     for q in range(q_max):
         out += [f"    let bi{q} = i0 + {q}u * kstep;", f"    if (bi{q} < nq) {{", f"        let k = bi{q} % p;",
-                f"        let u0 = S[bi{q} * lanes + c];"]
-        out += [f"        let u{j} = fft_cmul(S[(bi{q} + {j}u * nq) * lanes + c], TW[{j}u * k * ts]);"
+                f"        let u0 = S[fft_sw(bi{q} * lanes + c)];"]
+        out += [f"        let u{j} = fft_cmul(S[fft_sw((bi{q} + {j}u * nq) * lanes + c)], TW[{j}u * k * ts]);"
                 for j in range(1, R)]
         out += ["        " + x for x in _dft(R, C)]
         out += [f"        r{q}_{m} = v{m};" for m in range(R)]
@@ -262,10 +262,20 @@ def _stage(R: int, C: str, capacity: int) -> list[str]:
     out.append("    workgroupBarrier();")
     for q in range(q_max):
         out += [f"    if (bi{q} < nq) {{", f"        let k = bi{q} % p;", f"        let base = (bi{q} - k) * {R}u + k;"]
-        out += [f"        S[(base + {m}u * p) * lanes + c] = r{q}_{m};" for m in range(R)]
+        out += [f"        S[fft_sw((base + {m}u * p) * lanes + c)] = r{q}_{m};" for m in range(R)]
         out.append("    }")
     out += ["    workgroupBarrier();", "}"]
     return out
+
+
+SWIZZLE = """
+// workgroup-memory slot of tile element x: for power-of-two tiles (P[36] = 15) the low
+// 4 bits xor-ed with the next 4, so the stride-R writes of the first pass fall in
+// distinct banks (8-way conflicts otherwise); other lengths gain nothing from it (0)
+fn fft_sw(x: u32) -> u32 {
+    return x ^ ((x >> 4u) & P[36]);
+}
+"""
 
 
 def _r2c_split(T: str) -> str:
@@ -334,7 +344,7 @@ def render_tile(spec: TileSpec, in_decls: list[str], in_fns: str, library) -> st
         load.append("    v = fft_cmul(v, W[K]);")
     load += ["    return v;", "}"]
 
-    scale = "bitcast<f32>(P[36])" if T == "f32" else "PD[18]"
+    scale = "bitcast<f32>(P[38])" if T == "f32" else "PD[19]"
     put = [f"fn fft_put(o: u32, M: u32, i: u32, v0: {C}) {{"]
     if spec.store == "unpack":
         put.append("    if (2u * M >= P[15]) { return; }")
@@ -386,7 +396,7 @@ def render_tile(spec: TileSpec, in_decls: list[str], in_fns: str, library) -> st
     for q in range(q_load):
         main += [f"    let lk{q} = i0 + {q}u * kstep;", f"    var lv{q} = {C}(0.0);",
                  f"    if (ok && lk{q} < L) {{ lv{q} = fft_load(o, kin + lk{q} * P[10], ji); }}"]
-    main += [f"    if (lk{q} < L) {{ S[lk{q} * lanes + c] = lv{q}; }}" for q in range(q_load)]
+    main += [f"    if (lk{q} < L) {{ S[fft_sw(lk{q} * lanes + c)] = lv{q}; }}" for q in range(q_load)]
     main += [
         "    workgroupBarrier();",
         "    var p = 1u;",
@@ -404,14 +414,14 @@ def render_tile(spec: TileSpec, in_decls: list[str], in_fns: str, library) -> st
     if spec.store == "r2c":
         main += [
             "    for (var m = i0; m <= L; m = m + kstep) {",
-            "        let v = fft_r2c(S[(m % L) * lanes + c], S[((L - m) % L) * lanes + c], m, L);",
+            "        let v = fft_r2c(S[fft_sw((m % L) * lanes + c)], S[fft_sw(((L - m) % L) * lanes + c)], m, L);",
             "        fft_put(o, kout + m * P[12], ji, v);",
             "    }",
         ]
     else:
         main += [
             "    for (var m = i0; m < L; m = m + kstep) {",
-            "        var v = S[m * lanes + c];",
+            "        var v = S[fft_sw(m * lanes + c)];",
         ]
         if spec.twiddle:
             # the level's index K' = K / P[34] = k1 + N1 m2 (N1 = P[20]) gets
@@ -425,7 +435,7 @@ def render_tile(spec: TileSpec, in_decls: list[str], in_fns: str, library) -> st
         main.append("    }")
     main.append("}")
     extra = _r2c_split(T) if spec.store == "r2c" else ""
-    code = (_common(T) + extra + in_fns + "\n" + "\n".join(src) + "\n\n" + "\n".join(load) + "\n\n"
+    code = (_common(T) + SWIZZLE + extra + in_fns + "\n" + "\n".join(src) + "\n\n" + "\n".join(load) + "\n\n"
             + "\n".join(put) + "\n\n" + "\n".join(main) + "\n")
     return _source(decls, code, library)
 
@@ -441,8 +451,8 @@ def tile_params(*, groups, L, radices, log_ci, log_cb, J, nct, B, A, IA, IK, OA,
     rad = list(radices) + [0] * (MAX_STAGES - len(radices))
     words = [groups, L, len(radices), log_ci, log_cb, J, nct, B, A, IA, IK, OA, OK, lin, n, n_out, inner,
              conj_in, conj_mid, conj_out, tw_div, nh] + rad + [tw_unit, tw_n]
-    assert len(words) == 36
-    head = struct.pack("<36I", *words)
+    words += [15 if L & (L - 1) == 0 else 0, 0]  # the swizzle mask (see fft_sw)
+    head = struct.pack("<38I", *words)
     if cname == "complex128":
         return head + struct.pack("<d", scale)
     return head + struct.pack("<fI", scale, 0)
