@@ -224,7 +224,13 @@ class TileSpec:
 
 
 def _dft(R: int, C: str) -> list[str]:
-    """``let vm = sum_j uj * exp(-2 pi i j m / R)`` with exact +-1, +-i factors."""
+    """``let vm = sum_j uj * exp(-2 pi i j m / R)``: for R = 2, 4, 8 a radix-2 butterfly
+    network (fewer operations and roundings than the direct sum), for 3, 5, 7 the direct
+    sum with exact +-1, +-i factors."""
+    if R in (2, 4, 8):
+        lines: list[str] = []
+        outs = _butterflies([f"u{j}" for j in range(R)], C, lines, "t")
+        return lines + [f"let v{m} = {e};" for m, e in enumerate(outs)]
     lines = []
     for m in range(R):
         terms = []
@@ -233,15 +239,37 @@ def _dft(R: int, C: str) -> list[str]:
             u = f"u{j}"
             if t == 0:
                 terms.append(u)
-            elif (4 * t) % R == 0:
-                quarter = 4 * t // R
-                terms.append({1: f"{C}({u}.y, -{u}.x)", 2: f"(-{u})", 3: f"{C}(-{u}.y, {u}.x)"}[quarter])
             else:
                 c = repr(math.cos(2 * math.pi * t / R))
                 s = repr(-math.sin(2 * math.pi * t / R))
                 terms.append(f"{C}({u}.x * {c} - {u}.y * {s}, {u}.x * {s} + {u}.y * {c})")
         lines.append(f"let v{m} = {' + '.join(terms)};")
     return lines
+
+
+def _butterflies(ins: list[str], C: str, lines: list[str], tag: str) -> list[str]:
+    """Names of the DFT of ``ins`` (a power of two long), decimation in time; the
+    twiddles exp(-2 pi i m / R) of R <= 8 are -i and (+-1 - i) / sqrt(2), exactly
+    signed."""
+    R = len(ins)
+    if R == 1:
+        return ins
+    ev = _butterflies(ins[0::2], C, lines, tag + "e")
+    od = _butterflies(ins[1::2], C, lines, tag + "o")
+    h = math.sqrt(0.5)
+    outs = [""] * R
+    for m in range(R // 2):
+        o = od[m]
+        t = (8 // R) * m  # the twiddle exp(-2 pi i t / 8)
+        w = {0: o, 2: f"{C}({o}.y, -{o}.x)",
+             1: f"{C}(({o}.x + {o}.y) * {h!r}, ({o}.y - {o}.x) * {h!r})",
+             3: f"{C}(({o}.y - {o}.x) * {h!r}, -({o}.x + {o}.y) * {h!r})"}[t]
+        name = f"{tag}w{m}"
+        lines.append(f"let {name} = {w};")
+        lines.append(f"let {tag}{m} = {ev[m]} + {name};")
+        lines.append(f"let {tag}{m + R // 2} = {ev[m]} - {name};")
+        outs[m], outs[m + R // 2] = f"{tag}{m}", f"{tag}{m + R // 2}"
+    return outs
 
 
 def _stage(R: int, C: str, capacity: int) -> list[str]:
