@@ -187,7 +187,8 @@ def test_matmul_kmeans_sums(benchmark, lib):
 @pytest.mark.parametrize("lib", libs(*ALL))
 def test_fftn(benchmark, lib):
     be, xp, (z,) = inputs(lib, "fft2")
-    r = measure(benchmark, f"fftn {FFT2}x{FFT2} complex64", lib, lambda: xp.fft.fftn(z), nbytes=16 * FFT2 ** 2)
+    r = measure(benchmark, f"fftn {FFT2}x{FFT2} complex64", lib, *repeat(be, lambda: xp.fft.fftn(z)),
+                nbytes=16 * FFT2 ** 2)
     check_close(be.to_numpy(r), np.fft.fftn(host("fft2").astype(np.complex128)), rtol=1e-3,
                 atol_of_max=1e-5, what=lib)
 
@@ -195,7 +196,7 @@ def test_fftn(benchmark, lib):
 @pytest.mark.parametrize("lib", libs(*ALL))
 def test_rfft(benchmark, lib):
     be, xp, (x,) = inputs(lib, "rfft")
-    r = measure(benchmark, f"rfft 2^{LOG2_RFFT} float32", lib, lambda: xp.fft.rfft(x),
+    r = measure(benchmark, f"rfft 2^{LOG2_RFFT} float32", lib, *repeat(be, lambda: xp.fft.rfft(x)),
                 nbytes=12 * (1 << LOG2_RFFT))
     check_close(be.to_numpy(r), np.fft.rfft(host("rfft").astype(np.float64)), rtol=1e-3,
                 atol_of_max=1e-5, what=lib)

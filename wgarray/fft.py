@@ -1,18 +1,31 @@
 """The fft extension of the Array API standard (2025.12), computed on the device.
 
-Every transform is a sequence of 1-D transforms along one axis. A 1-D transform moves
-its axis last (a view), reads the input through a fused loader (so the casts, views and
-elementwise producers of ``x`` cost no extra pass, and padding to ``n`` happens in the
-loader), and runs Stockham passes (``_wgsl/fft.py``) over a contiguous ``(rows, n)``
-work buffer. Lengths whose factors are all 2, 3, 5 or 7 go straight through; any other
-length ``n`` goes through Bluestein's chirp-z algorithm: a circular convolution of
-length ``M = 2**k >= 2n - 1``, i.e. two power-of-two transforms plus pointwise products
-that are folded into the first and last passes.
+Every transform is a sequence of 1-D transforms along one axis, each addressed in place
+as (outer, K, inner) with K the transformed index: no axis is moved. A 1-D transform is
+a plan of tile kernels (``_wgsl/fft.py``): one kernel does every Stockham pass of a
+length up to the tile capacity (4096 complex64 or 2048 complex128 elements of workgroup
+memory) for a group of neighbouring sequences; a longer length, or a strided axis whose
+tile would leave too few neighbours for coalesced rows, is a four-step decomposition
+N = N1 * N2 (two or three kernels). The first kernel reads the input through a fused
+loader (casts, views and elementwise producers cost no extra pass; padding to ``n``
+happens there), the last stores the output in its final layout.
 
-Twiddle tables (per length and dtype) and Bluestein's filter spectra (per length) are
-computed on the device once and cached. The inverse transform is
-``conj(fft(conj(x)))``; the conjugations and the norm's scale travel as kernel
-parameters, so forward and inverse share pipelines.
+Real transforms of even length n run at half length: rfft packs x[2k] + i x[2k+1] in
+the loader and splits the half-length spectrum on store (in the same kernel when the
+whole transform is one tile, else in one more pass); irfft/hfft form the half-length
+sequence in the loader and unpack its transform on store. Odd lengths run at full
+length (a Hermitian extension in the loader for c2r, the real part on store).
+
+Lengths whose factors are all 2, 3, 5 or 7 go straight through; any other length
+goes through Bluestein's chirp-z algorithm: a circular convolution of length
+``M = 2**k >= 2n - 1``, i.e. two power-of-two transforms with the chirps and the filter
+product folded into their loaders and storers.
+
+Twiddle tables (per tile length and dtype) and Bluestein's filter spectra (per length)
+are computed on the device once and cached; the four-step twiddles are computed in the
+kernel from exact integer angles. The inverse transform is ``conj(fft(conj(x)))``; the
+conjugations and the norm's scale travel as kernel parameters, so forward and inverse
+share pipelines, and no pipeline depends on a length.
 """
 from __future__ import annotations
 
@@ -69,14 +82,15 @@ def _check_n(n, func: str, what: str = "n") -> int:
     return v
 
 
-def _float_input(x, func: str, *, allow_real: bool, allow_complex: bool):
-    """``x``'s node as complex (real inputs upcast to the complex dtype of their precision)."""
+def _float_input(x, func: str, *, allow_real: bool, allow_complex: bool, keep_real: bool = False):
+    """``x``'s node and the complex dtype of its precision; real inputs are upcast to it
+    unless ``keep_real`` (the real transforms read them as they are)."""
     _core.check_array(x, func)
     if x.dtype.kind == "c" and allow_complex:
         return x._node, x.dtype.name
     if x.dtype.kind == "f" and allow_real:
         c = dt.complex_of(x.dtype)
-        return _core.cast_node(x._node, c), c.name
+        return (x._node if keep_real else _core.cast_node(x._node, c)), c.name
     want = {(True, True): "floating-point", (True, False): "real floating-point",
             (False, True): "complex floating-point"}[(allow_real, allow_complex)]
     raise TypeError(f"{func}: expected x to have a {want} dtype, got {x.dtype}")
@@ -161,127 +175,209 @@ def _bluestein_filter(device, n: int, M: int, cname: str):
 
     def make():
         b = _gen(device, "chirpb", cname, M, 2 * n, n)
-        return _passes(device, cname, M, 1, src=("buf", b, M), n=M, dst="buf", n_out=M)
+        return _transform(device, cname, M, 1, 1, src=("buf", b), lin=M, n=M, n_out=M)
 
     return _tables.get(("filter", device, n, M, cname), make)
 
 
-def _passes(device, cname: str, N: int, rows: int, *, src, n: int, dst: str, n_out: int,
-            herm=False, load_chirp=None, mul_b=None, store_chirp=None,
-            conj_in=False, conj_mid=False, conj_out=False, scale=1.0):
-    """Run the Stockham passes of one length-N transform over ``rows`` rows.
+# ------------------------------------------------------------------ tile plans
 
-    ``src`` is ('buf', buffer, row length) or ('input', FusedInput, row length); the
-    logical input of each row has ``n`` (<= N) elements, zero past them. The output
-    buffer holds ``rows * n_out`` elements (complex, or real when ``dst == 'real'``).
-    """
+def _capacity(device, cname: str) -> int:
+    """Elements of one tile: the workgroup memory's power of two, at most 4096 (the
+    longest tile whose radices fit the kernel's pass list and register budget)."""
+    limit = device.limits.get("max-compute-workgroup-storage-size", 16384)
+    per = dt.BY_NAME[cname].itemsize
+    return min(4096, 1 << ((limit // per).bit_length() - 1))
+
+
+def _min_lanes(cname: str) -> int:
+    # neighbouring sequences a tile wants along a strided axis: 256 contiguous bytes per
+    # row of the tile, so its loads and stores use whole memory segments
+    return 256 // dt.BY_NAME[cname].itemsize
+
+
+class _Step:
+    """One tile kernel of a plan: transforms of length L over the batch (outer, A) x the
+    J inner elements; strides count K, the index along the axis (units of inner). The
+    element k of batch a, inner j is at K = a*IA + j // inner + k*IK; its output m at
+    a*OA + j // inner + m*OK. ``tw``: (N, N1, unit) when the store multiplies by the
+    four-step twiddle exp(-2 pi i k1 m2 / N) of a level whose index is K' = K // unit,
+    with k1 = K' mod N1 and m2 = K' // N1."""
+
+    __slots__ = ("L", "A", "IA", "IK", "OA", "OK", "J", "tw")
+
+    def __init__(self, L, A, IA, IK, OA, OK, J, tw=None):
+        self.L, self.A, self.IA, self.IK, self.OA, self.OK, self.J, self.tw = L, A, IA, IK, OA, OK, J, tw
+
+    def scaled(self, f: int) -> "_Step":
+        """This step inside a level whose index steps by ``f`` along K."""
+        tw = None if self.tw is None else (self.tw[0], self.tw[1], self.tw[2] * f)
+        return _Step(self.L, self.A, self.IA * f, self.IK * f, self.OA * f, self.OK * f, self.J, tw)
+
+
+def _plan(N: int, inner: int, cap: int, want: int) -> list:
+    """The tile kernels of a length-N transform along an axis with ``inner`` elements
+    after it: one tile when N fits beside enough neighbouring sequences, else the
+    four-step N = N1 * N2 (N1 as large as fits), the N2 part planned the same way."""
+    lanes = min(inner, want)
+    if N * lanes <= cap:
+        return [_Step(N, 1, 0, 1, 0, 1, inner)]
+    N1 = next(d for d in range(cap // lanes, 1, -1) if N % d == 0 and d < N)
+    N2 = N // N1
+    first = [s.scaled(N1) for s in _plan(N2, N1 * inner, cap, want)]
+    first[-1].tw = (N, N1, 1)
+    return first + [_Step(N1, N2, N1, 1, 1, N2, inner)]
+
+
+def _pow2ceil(v: int) -> int:
+    return 1 << max(v - 1, 0).bit_length()
+
+
+def _transform(device, cname: str, N: int, outer: int, inner: int, *, src, lin: int, n: int, n_out: int,
+               load="plain", lchirp=None, store="complex", mul_b=None, schirp=None, conj_in=False,
+               conj_mid=False, conj_out=False, scale=1.0, nh=0):
+    """Run one length-N transform along K of a (outer, K, inner) layout; returns the
+    output buffer, (outer, n_out, inner) of complex (or real: 'real', 'unpack') values.
+
+    ``src`` is ('buf', buffer) holding (outer, lin, inner) or ('input', FusedInput) of
+    that shape; the logical input has ``n`` elements along K, zero past them. The load
+    and store hooks go to the first and the last kernel of the plan."""
     rt = device.runtime
-    radices = _radices(N)
+    cap = _capacity(device, cname)
+    steps = _plan(N, inner, cap, _min_lanes(cname))
+    if store == "r2c" and len(steps) > 1:
+        z = _transform(device, cname, N, outer, inner, src=src, lin=lin, n=n, n_out=N, load=load,
+                       lchirp=lchirp, conj_in=conj_in, nh=nh)
+        return _split(device, cname, z, outer, N, inner, conj_out=conj_out, scale=scale)
     itemsize = dt.BY_NAME[cname].itemsize
-    tw = _twiddles(device, N, cname)
-    out_item = itemsize // 2 if dst == "real" else itemsize
     cur = None
-    p = 1
-    for s, R in enumerate(radices):
-        first, last = s == 0, s == len(radices) - 1
+    for idx, st in enumerate(steps):
+        first, last = idx == 0, idx == len(steps) - 1
         fi = src[1] if first and src[0] == "input" else None
-        spec = wf.PassSpec(
-            radix=R, cname=cname,
-            src="input" if fi is not None else "buf",
-            herm=herm and first, load_chirp=load_chirp is not None and first,
-            in_spec=fi.spec if fi is not None else None,
-            dst=dst if last else "buf",
-            mul_b=mul_b is not None and last, store_chirp=store_chirp is not None and last,
-        )
-        where = spec.layout(len(fi.buffers) if fi is not None else 0)
+        spec = wf.TileSpec(
+            cname=cname, capacity=cap, src="input" if fi is not None else "buf",
+            in_spec=fi.spec if fi is not None else None, load=load if first else "plain",
+            lchirp=lchirp is not None and first, store=store if last else "complex",
+            mul_b=mul_b is not None and last, schirp=schirp is not None and last, twiddle=st.tw is not None)
+        n_in = len(fi.buffers) if fi is not None else 0
+        where = spec.layout(n_in)
 
-        def build(spec=spec, fi=fi):
-            if fi is not None:
-                decls, fns = ew.render_input(fi.spec, "in0_", spec.layout(len(fi.buffers))["in"], wf.PASS_PBASE)
+        def build(spec=spec, n_in=n_in):
+            if spec.src == "input":
+                decls, fns = ew.render_input(spec.in_spec, "in0_", spec.layout(n_in)["in"], wf.TILE_PBASE)
             else:
                 decls, fns = [], ""
-            n_bufs = spec.layout(len(fi.buffers) if fi is not None else 0)["y"] + 1
-            writes = [False] * (n_bufs - 1) + [True]
-            return spec.name, wf.render_pass(spec, decls, fns, _library), writes, spec.has_f64_params
+            n_bufs = spec.layout(n_in)["y"] + 1
+            return spec.name, wf.render_tile(spec, decls, fns, _library), [False] * (n_bufs - 1) + [True], \
+                spec.has_f64_params
 
         kernel = rt.kernel(spec, build)
         buffers = [None] * (where["y"] + 1)
-        buffers[0] = tw
+        buffers[0] = _twiddles(device, st.L, cname)
         if fi is not None:
-            buffers[where["in"]: where["in"] + len(fi.buffers)] = fi.buffers
-            lin = src[2]
+            buffers[where["in"]: where["in"] + n_in] = fi.buffers
         else:
             buffers[where["x"]] = src[1] if first else cur
-            lin = src[2] if first else N
-        w = load_chirp if first and load_chirp is not None else store_chirp if last else None
         if spec.uses_chirp:
-            buffers[where["w"]] = w
+            buffers[where["w"]] = lchirp if spec.lchirp else schirp
         if spec.mul_b:
             buffers[where["b"]] = mul_b
         this_out = n_out if last else N
-        out = rt.alloc(max(rows * this_out, 1) * (out_item if last else itemsize))
+        out_item = itemsize // 2 if spec.store in ("real", "unpack") else itemsize
+        out = rt.alloc(max(outer * this_out * inner, 1) * out_item)
         buffers[where["y"]] = out
-        threads = rows * (N // R)
-        params = wf.pass_params(
-            threads=threads, N=N, p=p, ts=N // (p * R), lin=lin, n=n if first else N, n_out=this_out,
+        lanes_max = min(wf.WORKGROUP, 1 << ((cap // st.L).bit_length() - 1))
+        ci = min(_pow2ceil(st.J), lanes_max)
+        B = outer * st.A
+        cb = min(_pow2ceil(B), lanes_max // ci) if ci >= st.J else 1
+        nct = -(-st.J // ci)
+        groups = nct * -(-B // cb)
+        radices = [] if st.L == 1 else _radices(st.L)
+        tw_n, tw_div, tw_unit = st.tw if st.tw is not None else (0, 1, 1)
+        params = wf.tile_params(
+            groups=groups, L=st.L, radices=radices, log_ci=ci.bit_length() - 1, log_cb=cb.bit_length() - 1,
+            J=st.J, nct=nct, B=B, A=st.A, IA=st.IA, IK=st.IK, OA=st.OA, OK=st.OK,
+            lin=lin if first else N, n=n if first else N, n_out=this_out, inner=inner,
             conj_in=int(conj_in and first), conj_mid=int(conj_mid and last), conj_out=int(conj_out and last),
-            scale=scale if last else 1.0, cname=cname)
+            tw_div=tw_div, nh=nh, tw_unit=tw_unit, tw_n=tw_n, scale=scale if last else 1.0, cname=cname)
         if fi is not None:
             params += fi.params
-        rt.dispatch(kernel, buffers, params, -(-threads // wf.WORKGROUP))
+        rt.dispatch(kernel, buffers, params, groups)
         cur = out
-        p *= R
     return cur
 
 
-def _transform_axis(node: g.Node, cname: str, axis: int, n: int, *, herm: bool, real_out: bool,
-                    conj_in: bool, conj_out: bool, scale: float, func: str) -> g.Node:
-    """One 1-D transform of the complex node along ``axis``: y = S * conj?(fft(conj?(x')))
-    where x' is x cropped or zero-padded to ``n`` (or, with ``herm``, the length-n
-    Hermitian extension of its first n//2 + 1 elements)."""
+def _split(device, cname: str, z, outer: int, nh: int, inner: int, *, conj_out: bool, scale: float):
+    """The half-length rfft's split of Z (outer, nh, inner) into (outer, nh + 1, inner)."""
+    rt = device.runtime
+    spec = wf.SplitSpec(cname)
+    kernel = rt.kernel(spec, lambda: (spec.name, wf.render_split(spec, _library), [False, True],
+                                      spec.has_f64_params))
+    count = outer * (nh + 1) * inner
+    out = rt.alloc(count * dt.BY_NAME[cname].itemsize)
+    params = wf.split_params(count=count, nh=nh, inner=inner, conj_out=int(conj_out), scale=scale, cname=cname)
+    rt.dispatch(kernel, [z, out], params, -(-count // wf.WORKGROUP))
+    return out
+
+
+def _bluestein_length(n: int) -> int:
+    return 1 << (2 * n - 2).bit_length()
+
+
+def _transform_axis(node: g.Node, cname: str, axis: int, n: int, *, kind: str, conj_in: bool, conj_out: bool,
+                    scale: float, func: str) -> g.Node:
+    """One 1-D transform along ``axis``: y = S * conj?(fft(conj?(x'))) where x' is x
+    cropped or zero-padded to ``n``. ``kind``: 'c2c'; 'r2c' (real x, the n // 2 + 1
+    non-negative frequencies); 'c2r' (x' the length-n Hermitian extension of the first
+    n // 2 + 1 elements of x, real output). Even-length real transforms run at half
+    length: a real signal packed as n / 2 complex values, and the split (or for c2r its
+    inverse, in the loader) of the half-length spectrum."""
     if n > _MAX_LENGTH:
         raise ValueError(f"{func}: transform length {n} exceeds wgarray's limit of {_MAX_LENGTH}")
     device = node.device
-    ndim = node.ndim
-    perm = [d for d in range(ndim) if d != axis] + [axis]
-    node = g.permute_view(node, perm)
-    limit = n // 2 + 1 if herm else n
-    lin = node.shape[-1]
+    shape = node.shape
+    outer, inner = g.prod(shape[:axis]), g.prod(shape[axis + 1:])
+    limit = n // 2 + 1 if kind == "c2r" else n
+    lin = shape[axis]
     if lin > limit:
-        items = [("slice", 0, 1, m) for m in node.shape[:-1]] + [("slice", 0, 1, limit)]
-        node = g.index_view(node, items)
+        node = _crop_axis(node, axis, limit)
         lin = limit
-    batch = node.shape[:-1]
-    rows = g.prod(batch)
-    out_dtype = dt.real_of(dt.BY_NAME[cname]) if real_out else dt.BY_NAME[cname]
-    out_shape = batch + (n,)
-    inv = [0] * ndim
-    for i, d in enumerate(perm):
-        inv[d] = i
-    if rows == 0 or lin == 0:
-        return g.permute_view(g.Const(0, out_dtype, device, out_shape), inv)
-    work = n if _radices(n) is not None else 1 << (2 * n - 2).bit_length()
-    if rows * work >= 1 << 32:
-        raise ValueError(f"{func}: {rows} transforms of length {n} exceed wgarray's 2**32 element index range")
-    dst = "real" if real_out else "buf"
+    n_out = n // 2 + 1 if kind == "r2c" else n
+    out_dtype = dt.real_of(dt.BY_NAME[cname]) if kind == "c2r" else dt.BY_NAME[cname]
+    out_shape = shape[:axis] + (n_out,) + shape[axis + 1:]
+    if outer * inner == 0 or lin == 0:
+        return g.Const(0, out_dtype, device, out_shape)
+    half = kind != "c2c" and n % 2 == 0
+    N = n // 2 if half else n
+    smooth = _radices(N) is not None
+    work = N if smooth else _bluestein_length(N)
+    if outer * inner * max(work, n) >= 1 << 32:
+        raise ValueError(f"{func}: {outer * inner} transforms of length {n} exceed wgarray's 2**32 element index range")
+    if kind == "r2c" and not half:
+        node = _core.cast_node(node, dt.BY_NAME[cname])
+    load = {"c2c": "plain", "r2c": "pack" if half else "plain", "c2r": "c2r" if half else "herm"}[kind]
+    store = {"c2c": "complex", "r2c": "r2c" if half else "complex", "c2r": "unpack" if half else "real"}[kind]
     fi = FusedInput(node)
-    radices = _radices(n)
-    if radices is not None:
-        buf = _passes(device, cname, n, rows, src=("input", fi, lin), n=n, dst=dst, n_out=n, herm=herm,
-                      conj_in=conj_in, conj_out=conj_out, scale=scale)
+    common = dict(lin=lin, n=N, load=load, conj_in=conj_in, nh=N if half else 0)
+    if smooth:
+        buf = _transform(device, cname, N, outer, inner, src=("input", fi), n_out=N + 1 if store == "r2c" else n_out,
+                         store=store, conj_out=conj_out, scale=scale, **common)
     else:
-        M = 1 << (2 * n - 2).bit_length()
+        M = work
         if M > _MAX_LENGTH:
             raise ValueError(f"{func}: transform length {n} needs a Bluestein length {M} beyond wgarray's limit")
-        w = _chirp(device, n, cname)
-        filt = _bluestein_filter(device, n, M, cname)
-        conv = _passes(device, cname, M, rows, src=("input", fi, lin), n=n, dst="buf", n_out=M, herm=herm,
-                       load_chirp=w, mul_b=filt, conj_in=conj_in)
+        w = _chirp(device, N, cname)
+        filt = _bluestein_filter(device, N, M, cname)
+        conv = _transform(device, cname, M, outer, inner, src=("input", fi), n_out=M, lchirp=w, mul_b=filt, **common)
         # inverse of the product: conj(fft(conj(.))) / M, then the output chirp
-        buf = _passes(device, cname, M, rows, src=("buf", conv, M), n=M, dst=dst, n_out=n,
-                      store_chirp=w, conj_in=True, conj_mid=True, conj_out=conj_out, scale=scale / M)
-    data = g.Data(buf, out_shape, out_dtype, device)
-    return g.permute_view(data, inv)
+        back = dict(src=("buf", conv), lin=M, n=M, schirp=w, conj_in=True, conj_mid=True)
+        if store == "r2c":
+            z = _transform(device, cname, M, outer, inner, n_out=N, scale=1.0 / M, **back)
+            buf = _split(device, cname, z, outer, N, inner, conj_out=conj_out, scale=scale)
+        else:
+            buf = _transform(device, cname, M, outer, inner, n_out=n_out, store=store, conj_out=conj_out,
+                             scale=scale / M, **back)
+    return g.Data(buf, out_shape, out_dtype, device)
 
 
 def _crop_axis(node: g.Node, axis: int, length: int) -> g.Node:
@@ -295,7 +391,7 @@ def _one(x, n, axis, norm, func, *, kind):
     """fft, ifft, rfft, ihfft (complex output) and irfft, hfft (real output)."""
     _check_norm(norm, func)
     if kind in ("rfft", "ihfft"):
-        node, cname = _float_input(x, func, allow_real=True, allow_complex=False)
+        node, cname = _float_input(x, func, allow_real=True, allow_complex=False, keep_real=True)
     else:
         node, cname = _float_input(x, func, allow_real=True, allow_complex=True)
     if x.ndim == 0:
@@ -316,10 +412,8 @@ def _one(x, n, axis, norm, func, *, kind):
     conj_in = kind in ("ifft", "irfft")
     conj_out = kind in ("ifft", "ihfft")
     scale = _scale(norm, n, inverse)
-    out = _transform_axis(node, cname, axis, n, herm=kind in ("irfft", "hfft"), real_out=kind in ("irfft", "hfft"),
-                          conj_in=conj_in, conj_out=conj_out, scale=scale, func=func)
-    if kind in ("rfft", "ihfft"):
-        out = _crop_axis(out, axis, n // 2 + 1)
+    how = {"rfft": "r2c", "ihfft": "r2c", "irfft": "c2r", "hfft": "c2r"}.get(kind, "c2c")
+    out = _transform_axis(node, cname, axis, n, kind=how, conj_in=conj_in, conj_out=conj_out, scale=scale, func=func)
     return Array._new(out)
 
 
@@ -399,7 +493,7 @@ def _nd(x, s, axes, norm, func, *, inverse: bool):
         n = node.shape[a] if m == -1 else m
         if n < 1:
             raise ValueError(f"{func}: axis {a} has length 0; pass a length in s")
-        node = _transform_axis(node, cname, a, n, herm=False, real_out=False, conj_in=inverse, conj_out=inverse,
+        node = _transform_axis(node, cname, a, n, kind="c2c", conj_in=inverse, conj_out=inverse,
                                scale=_scale(norm, n, inverse), func=func)
     return Array._new(node)
 
@@ -418,23 +512,22 @@ def rfftn(x: Array, /, *, s=None, axes=None, norm: str = "backward") -> Array:
     """The n-D transform of real input: ``rfft`` over the last axis, ``fft`` over the others."""
     func = "rfftn"
     _check_norm(norm, func)
-    node, cname = _float_input(x, func, allow_real=True, allow_complex=False)
+    node, cname = _float_input(x, func, allow_real=True, allow_complex=False, keep_real=True)
     x.device.check_dtype(dt.BY_NAME[cname], func)
     s, axes = _axes_and_s(x, s, axes, func)
     if not axes:
-        return Array._new(node)
+        return Array._new(_core.cast_node(node, dt.BY_NAME[cname]))
     last = axes[-1]
     n = node.shape[last] if s[-1] == -1 else s[-1]
     if n < 1:
         raise ValueError(f"{func}: axis {last} has length 0; pass a length in s")
-    node = _transform_axis(node, cname, last, n, herm=False, real_out=False, conj_in=False, conj_out=False,
+    node = _transform_axis(node, cname, last, n, kind="r2c", conj_in=False, conj_out=False,
                            scale=_scale(norm, n, False), func=func)
-    node = _crop_axis(node, last, n // 2 + 1)
     for a, m in reversed(list(zip(axes[:-1], s[:-1]))):
         k = node.shape[a] if m == -1 else m
         if k < 1:
             raise ValueError(f"{func}: axis {a} has length 0; pass a length in s")
-        node = _transform_axis(node, cname, a, k, herm=False, real_out=False, conj_in=False, conj_out=False,
+        node = _transform_axis(node, cname, a, k, kind="c2c", conj_in=False, conj_out=False,
                                scale=_scale(norm, k, False), func=func)
     return Array._new(node)
 
@@ -452,13 +545,13 @@ def irfftn(x: Array, /, *, s=None, axes=None, norm: str = "backward") -> Array:
         k = node.shape[a] if m == -1 else m
         if k < 1:
             raise ValueError(f"{func}: axis {a} has length 0; pass a length in s")
-        node = _transform_axis(node, cname, a, k, herm=False, real_out=False, conj_in=True, conj_out=True,
+        node = _transform_axis(node, cname, a, k, kind="c2c", conj_in=True, conj_out=True,
                                scale=_scale(norm, k, True), func=func)
     last = axes[-1]
     n = 2 * (node.shape[last] - 1) if s[-1] == -1 else s[-1]
     if n < 1:
         raise ValueError(f"{func}: an axis of length {node.shape[last]} gives an output length {n}; pass s")
-    node = _transform_axis(node, cname, last, n, herm=True, real_out=True, conj_in=True, conj_out=True,
+    node = _transform_axis(node, cname, last, n, kind="c2r", conj_in=True, conj_out=True,
                            scale=_scale(norm, n, True), func=func)
     return Array._new(node)
 

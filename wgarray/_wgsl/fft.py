@@ -1,19 +1,28 @@
-"""WGSL for the fft extension: twiddle and chirp generators and Stockham passes.
+"""WGSL for the fft extension: twiddle and chirp generators, the workgroup-memory
+transform kernel, and the real-transform post-processing kernel.
 
-A transform of length N (a product of the radices 2, 3, 4, 5, 7, 8) is a sequence of
-Stockham autosort passes (no bit reversal): pass s with radix R, after passes whose
-radices multiply to p, has one invocation per R-point butterfly; it reads the R
-elements ``i + j*N/R``, multiplies element j by the twiddle ``exp(-2 pi i j k / (p R))``
-(``k = i mod p``, a lookup in a per-N table), does the R-point DFT and writes the
-results to ``(i - k) R + k + m p``. Other lengths go through Bluestein (``wgarray.fft``).
+The transform kernel (``TileSpec``) does a whole transform of length L (a product of
+the radices 2, 3, 4, 5, 7, 8; ``L * lanes`` at most the workgroup's element capacity)
+for ``lanes`` neighbouring sequences at once: it loads them into workgroup memory, runs
+every Stockham autosort pass there (pass s with radix R, after passes whose radices
+multiply to p: the butterfly i reads ``i + j*L/R``, multiplies element j by
+``exp(-2 pi i j k / (p R))`` with ``k = i mod p``, and writes ``(i - k) R + k + m p``),
+and writes the result back. The radices travel as parameters (a uniform switch per
+pass), so one pipeline serves every length. Lanes are sequences next to each other in
+memory (the columns of a transform along a leading axis, or several short rows), so
+loads and stores are coalesced.
 
-The first pass of a transform reads its input through a fused loader (the input's
-elementwise producer, a zero padding, a Hermitian extension for the c2r transforms, a
-chirp for Bluestein) and the last pass stores through a fused storer (a pointwise
-product for Bluestein's convolution, a chirp, the norm's scale, the real part), so a
-length with k passes costs k dispatches. Only the forward transform exists:
-``ifft(x) = conj(fft(conj(x)))``, with both conjugations folded into the loader and
-storer (parameters, not code).
+Longer transforms are a four-step decomposition ``N = N1 * N2`` planned by
+``wgarray.fft``: transforms of length N2 at stride N1 (in place, each multiplied on
+store by the twiddle ``exp(-2 pi i k1 m2 / N)``, computed exactly), then transforms of
+length N1 whose outputs land at ``m2 + N2 m1``. Every kernel addresses the data as
+(outer, K, inner) with K the index along the transformed axis, so the first kernel reads
+through a fused loader (the input's elementwise producer, zero padding, the Hermitian
+extension or half-length packing of the real transforms, Bluestein's chirp) and the last
+stores through a fused storer (Bluestein's filter product and chirp, the norm's scale,
+the conjugation of the inverse, the real part or the unpacking of a half-length c2r).
+Only the forward transform exists: ``ifft(x) = conj(fft(conj(x)))``, both conjugations
+parameters, not code.
 
 Twiddles are exact-angle: ``exp(-2 pi i m / L)`` is computed from the integers m and L
 (reduced to an angle of at most pi/4 with the quadrant and octant symmetries before any
@@ -29,10 +38,11 @@ from . import elementwise as ew
 
 WORKGROUP = 256
 RADICES = (8, 4, 2, 3, 5, 7)
+MAX_STAGES = 12  # radices of one tile; 4096 = 2**12 is the longest tile
 
-# Parameter words of a pass kernel (u32 words of P; the scale is f32 at word 10, or f64
-# at words 10-11, i.e. PD[5]); the fused input's parameters follow at PASS_PBASE.
-PASS_PBASE = 12
+# Parameter words of the tile kernel (u32 words of P; the scale is f32 at word 38, or
+# f64 at words 38-39, i.e. PD[19]); the fused input's parameters follow at TILE_PBASE.
+TILE_PBASE = 40
 
 
 def real_tag(cname: str) -> str:
@@ -145,31 +155,43 @@ def gen_params(count: int, L: int, n: int = 0) -> bytes:
     return b"".join(v.to_bytes(4, "little") for v in (count, L, n, 0))
 
 
-# ---------------------------------------------------------------------- passes
+# ------------------------------------------------------------------ the tile kernel
+
+LOADS = ("plain", "herm", "pack", "c2r")
+STORES = ("complex", "real", "unpack", "r2c")
+
 
 @dataclass(frozen=True)
-class PassSpec:
-    """One Stockham pass. ``src`` 'buf' reads a contiguous complex buffer, 'input' a
-    fused input (``in_spec``); ``herm`` extends a half spectrum Hermitian-ly; the chirp
-    flags multiply by Bluestein's chirp on load / store; ``mul_b`` multiplies the output
-    by a filter spectrum; ``dst`` 'real' keeps only the real part."""
+class TileSpec:
+    """One kernel of a transform plan (see the module docstring).
 
-    radix: int
+    ``src``: 'input' reads the fused input ``in_spec`` (complex, or real for 'pack'),
+    'buf' a complex work buffer. ``load``: 'plain'; 'herm' extends a half spectrum
+    Hermitian-ly (full-length c2r); 'pack' makes z[k] = x[2k] + i x[2k+1] of a real
+    input; 'c2r' forms the half-length sequence whose transform is such a z from a half
+    spectrum. ``lchirp`` multiplies by Bluestein's chirp on load. ``store``: 'complex',
+    'real' (the real part), 'unpack' (z[m] to x[2m], x[2m+1]), 'r2c' (the half-length
+    rfft's split, when the whole transform is this tile). ``mul_b``, ``schirp``: the
+    filter product and the chirp on store; ``twiddle``: the four-step twiddle on store.
+    ``capacity``: workgroup memory in elements (structure: it sizes an array)."""
+
     cname: str
+    capacity: int
     src: str = "buf"
-    herm: bool = False
-    load_chirp: bool = False
     in_spec: object = None
-    dst: str = "buf"
+    load: str = "plain"
+    lchirp: bool = False
+    store: str = "complex"
     mul_b: bool = False
-    store_chirp: bool = False
+    schirp: bool = False
+    twiddle: bool = False
 
     @property
     def name(self) -> str:
-        parts = [f"fft_r{self.radix}", self.cname, self.src]
-        parts += [f for f, on in (("herm", self.herm), ("lchirp", self.load_chirp), ("mulb", self.mul_b),
-                                  ("schirp", self.store_chirp)) if on]
-        parts.append(self.dst)
+        parts = ["fft_tile", self.cname, str(self.capacity), self.src, self.load]
+        parts += [f for f, on in (("lchirp", self.lchirp), ("mulb", self.mul_b), ("schirp", self.schirp),
+                                  ("tw", self.twiddle)) if on]
+        parts.append(self.store)
         return "_".join(parts)
 
     @property
@@ -178,7 +200,7 @@ class PassSpec:
 
     @property
     def uses_chirp(self) -> bool:
-        return self.load_chirp or self.store_chirp
+        return self.lchirp or self.schirp
 
     def layout(self, n_in_buffers: int) -> dict:
         """Binding index of each buffer role; 'in' is the first of the input's buffers."""
@@ -202,7 +224,13 @@ class PassSpec:
 
 
 def _dft(R: int, C: str) -> list[str]:
-    """``let vm = sum_j uj * exp(-2 pi i j m / R)`` with exact +-1, +-i factors."""
+    """``let vm = sum_j uj * exp(-2 pi i j m / R)``: for R = 2, 4, 8 a radix-2 butterfly
+    network (fewer operations and roundings than the direct sum), for 3, 5, 7 the direct
+    sum with exact +-1, +-i factors."""
+    if R in (2, 4, 8):
+        lines: list[str] = []
+        outs = _butterflies([f"u{j}" for j in range(R)], C, lines, "t")
+        return lines + [f"let v{m} = {e};" for m, e in enumerate(outs)]
     lines = []
     for m in range(R):
         terms = []
@@ -211,22 +239,90 @@ def _dft(R: int, C: str) -> list[str]:
             u = f"u{j}"
             if t == 0:
                 terms.append(u)
-            elif (4 * t) % R == 0:
-                quarter = 4 * t // R
-                terms.append({1: f"{C}({u}.y, -{u}.x)", 2: f"(-{u})", 3: f"{C}(-{u}.y, {u}.x)"}[quarter])
             else:
                 c = repr(math.cos(2 * math.pi * t / R))
                 s = repr(-math.sin(2 * math.pi * t / R))
                 terms.append(f"{C}({u}.x * {c} - {u}.y * {s}, {u}.x * {s} + {u}.y * {c})")
-        lines.append(f"    let v{m} = {' + '.join(terms)};")
+        lines.append(f"let v{m} = {' + '.join(terms)};")
     return lines
 
 
-def render_pass(spec: PassSpec, in_decls: list[str], in_fns: str, library) -> str:
+def _butterflies(ins: list[str], C: str, lines: list[str], tag: str) -> list[str]:
+    """Names of the DFT of ``ins`` (a power of two long), decimation in time; the
+    twiddles exp(-2 pi i m / R) of R <= 8 are -i and (+-1 - i) / sqrt(2), exactly
+    signed."""
+    R = len(ins)
+    if R == 1:
+        return ins
+    ev = _butterflies(ins[0::2], C, lines, tag + "e")
+    od = _butterflies(ins[1::2], C, lines, tag + "o")
+    h = math.sqrt(0.5)
+    outs = [""] * R
+    for m in range(R // 2):
+        o = od[m]
+        t = (8 // R) * m  # the twiddle exp(-2 pi i t / 8)
+        w = {0: o, 2: f"{C}({o}.y, -{o}.x)",
+             1: f"{C}(({o}.x + {o}.y) * {h!r}, ({o}.y - {o}.x) * {h!r})",
+             3: f"{C}(({o}.y - {o}.x) * {h!r}, -({o}.x + {o}.y) * {h!r})"}[t]
+        name = f"{tag}w{m}"
+        lines.append(f"let {name} = {w};")
+        lines.append(f"let {tag}{m} = {ev[m]} + {name};")
+        lines.append(f"let {tag}{m + R // 2} = {ev[m]} - {name};")
+        outs[m], outs[m + R // 2] = f"{tag}{m}", f"{tag}{m + R // 2}"
+    return outs
+
+
+def _stage(R: int, C: str, capacity: int) -> list[str]:
+    """One Stockham pass of radix R in workgroup memory: every butterfly of this thread
+    is read into registers before the barrier that lets them be overwritten."""
+    q_max = -(-capacity // (R * WORKGROUP))
+    out = [f"case {R}u: {{", f"    let nq = L / {R}u;", f"    let ts = L / (p * {R}u);"]
+    for q in range(q_max):
+        out += [f"    var r{q}_{m}: {C};" for m in range(R)]
+    for q in range(q_max):
+        out += [f"    let bi{q} = i0 + {q}u * kstep;", f"    if (bi{q} < nq) {{", f"        let k = bi{q} % p;",
+                f"        let u0 = S[fft_sw(bi{q} * lanes + c)];"]
+        out += [f"        let u{j} = fft_cmul(S[fft_sw((bi{q} + {j}u * nq) * lanes + c)], TW[{j}u * k * ts]);"
+                for j in range(1, R)]
+        out += ["        " + x for x in _dft(R, C)]
+        out += [f"        r{q}_{m} = v{m};" for m in range(R)]
+        out.append("    }")
+    out.append("    workgroupBarrier();")
+    for q in range(q_max):
+        out += [f"    if (bi{q} < nq) {{", f"        let k = bi{q} % p;", f"        let base = (bi{q} - k) * {R}u + k;"]
+        out += [f"        S[fft_sw((base + {m}u * p) * lanes + c)] = r{q}_{m};" for m in range(R)]
+        out.append("    }")
+    out += ["    workgroupBarrier();", "}"]
+    return out
+
+
+SWIZZLE = """
+// workgroup-memory slot of tile element x: for power-of-two tiles (P[36] = 15) the low
+// 4 bits xor-ed with the next 4, so the stride-R writes of the first pass fall in
+// distinct banks (8-way conflicts otherwise); other lengths gain nothing from it (0)
+fn fft_sw(x: u32) -> u32 {
+    return x ^ ((x >> 4u) & P[36]);
+}
+"""
+
+
+def _r2c_split(T: str) -> str:
+    C = f"vec2<{T}>"
+    return f"""
+// X[m] of a real signal of length 2 nh from Z = fft(x[2k] + i x[2k+1]) (length nh):
+// a = Z[m mod nh], b = Z[(nh - m) mod nh]; even part (a + conj b)/2, odd (a - conj b)/2i.
+fn fft_r2c(a: {C}, b: {C}, m: u32, nh: u32) -> {C} {{
+    let bc = {C}(b.x, -b.y);
+    let e = (a + bc) * 0.5;
+    let d = (a - bc) * 0.5;
+    return e + fft_cmul({C}(d.y, -d.x), fft_expm(m, 2u * nh));
+}}
+"""
+
+
+def render_tile(spec: TileSpec, in_decls: list[str], in_fns: str, library) -> str:
     T = real_tag(spec.cname)
     C = f"vec2<{T}>"
-    R = spec.radix
-    lay = spec.layout(0)
     where = spec.layout(len(in_decls))
     decls = [f"@group(0) @binding(0) var<storage, read> TW: array<{C}>;"]
     if spec.src == "buf":
@@ -237,66 +333,204 @@ def render_pass(spec: PassSpec, in_decls: list[str], in_fns: str, library) -> st
         decls.append(f"@group(0) @binding({where['w']}) var<storage, read> W: array<{C}>;")
     if spec.mul_b:
         decls.append(f"@group(0) @binding({where['b']}) var<storage, read> BB: array<{C}>;")
-    y_elem = T if spec.dst == "real" else C
+    y_elem = T if spec.store in ("real", "unpack") else C
     decls.append(f"@group(0) @binding({where['y']}) var<storage, read_write> Y: array<{y_elem}>;")
     decls += ew.params_decls(where["params"], spec.has_f64_params)
-    del lay
+    decls.append(f"var<workgroup> S: array<{C}, {spec.capacity}>;")
 
-    read = "X[row * P[4] + j]" if spec.src == "buf" else "in0_at(row * P[4] + j)"
-    load = [
-        f"fn fft_load(row: u32, k: u32) -> {C} {{",
-        "    let n = P[5];",
-        f"    if (k >= n) {{ return {C}(0.0); }}",
-        "    var j = k;",
+    # the source element (o, K, i) of the (outer, lin, inner) input; zero past lin
+    read = "X[f]" if spec.src == "buf" else "in0_at(f)"
+    src_t = T if spec.load == "pack" else C
+    src = [
+        f"fn fft_src(o: u32, K: u32, i: u32) -> {src_t} {{",
+        f"    if (K >= P[13]) {{ return {src_t}(0.0); }}",
+        "    let f = (o * P[13] + K) * P[16] + i;",
+        f"    return {read};",
+        "}",
     ]
-    if spec.herm:
-        load += ["    let cj = k >= n / 2u + 1u;", "    if (cj) { j = n - k; }"]
-    load += [f"    var v = {C}(0.0);", f"    if (j < P[4]) {{ v = {read}; }}"]
-    if spec.herm:
-        load.append("    if (cj) { v.y = -v.y; }")
-    load.append("    v = fft_conj_if(P[7], v);")
-    if spec.load_chirp:
-        load.append("    v = fft_cmul(v, W[k]);")
+    load = [f"fn fft_load(o: u32, K: u32, i: u32) -> {C} {{", "    let n = P[14];",
+            f"    if (K >= n) {{ return {C}(0.0); }}"]
+    if spec.load == "plain":
+        load.append("    var v = fft_conj_if(P[17], fft_src(o, K, i));")
+    elif spec.load == "herm":
+        load += ["    var jj = K;", "    let cj = K >= n / 2u + 1u;", "    if (cj) { jj = n - K; }",
+                 "    var v = fft_src(o, jj, i);", "    if (cj) { v.y = -v.y; }", "    v = fft_conj_if(P[17], v);"]
+    elif spec.load == "pack":
+        load.append(f"    var v = {C}(fft_src(o, 2u * K, i), fft_src(o, 2u * K + 1u, i));")
+    else:  # c2r: Z[k] = (Y[k] + conj Y[nh-k]) + i (Y[k] - conj Y[nh-k]) exp(-2 pi i k / 2nh)
+        load += [
+            "    let nh = P[21];",
+            "    var a = fft_conj_if(P[17], fft_src(o, K, i));",
+            "    var b = fft_conj_if(P[17], fft_src(o, nh - K, i));",
+            "    // the imaginary parts of the DC and Nyquist terms do not enter a real signal",
+            "    if (K == 0u) { a.y = 0.0; b.y = 0.0; }",
+            f"    let bc = {C}(b.x, -b.y);",
+            "    let d = fft_cmul(a - bc, fft_expm(K, 2u * nh));",
+            f"    var v = (a + bc) + {C}(-d.y, d.x);",
+        ]
+    if spec.lchirp:
+        load.append("    v = fft_cmul(v, W[K]);")
     load += ["    return v;", "}"]
 
-    scale = "bitcast<f32>(P[10])" if T == "f32" else "PD[5]"
-    store = [f"fn fft_store(row: u32, idx: u32, v0: {C}) {{"]
-    if spec.store_chirp:
-        store.append("    if (idx >= P[6]) { return; }")
-    store.append("    var v = fft_conj_if(P[8], v0);")
+    scale = "bitcast<f32>(P[38])" if T == "f32" else "PD[19]"
+    put = [f"fn fft_put(o: u32, M: u32, i: u32, v0: {C}) {{"]
+    if spec.store == "unpack":
+        put.append("    if (2u * M >= P[15]) { return; }")
+    else:
+        put.append("    if (M >= P[15]) { return; }")
+    put.append("    var v = fft_conj_if(P[18], v0);")
     if spec.mul_b:
-        store.append("    v = fft_cmul(v, BB[idx]);")
-    if spec.store_chirp:
-        store.append("    v = fft_cmul(v, W[idx]);")
-    store.append(f"    v = fft_conj_if(P[9], v) * {scale};")
-    store.append("    Y[row * P[6] + idx] = " + ("v.x;" if spec.dst == "real" else "v;"))
-    store.append("}")
+        put.append("    v = fft_cmul(v, BB[M]);")
+    if spec.schirp:
+        put.append("    v = fft_cmul(v, W[M]);")
+    if spec.store in ("complex", "r2c"):
+        put += [f"    v = fft_conj_if(P[19], v) * {scale};", "    Y[(o * P[15] + M) * P[16] + i] = v;"]
+    elif spec.store == "real":  # the conjugation leaves the real part alone
+        put += [f"    v = v * {scale};", "    Y[(o * P[15] + M) * P[16] + i] = v.x;"]
+    else:
+        put += [f"    v = v * {scale};", "    let f = (o * P[15] + 2u * M) * P[16] + i;", "    Y[f] = v.x;",
+                "    Y[f + P[16]] = v.y;"]
+    put.append("}")
 
-    main = _main_head() + [
-        "    let N = P[1];",
-        "    let p = P[2];",
-        "    let ts = P[3];",
-        f"    let nq = N / {R}u;",
-        "    let row = t / nq;",
-        "    let i = t - row * nq;",
-        "    let k = i % p;",
-        "    let u0 = fft_load(row, i);",
+    radix_cases = []
+    for R in (8, 4, 2, 3, 5, 7):
+        radix_cases += ["        " + x for x in _stage(R, C, spec.capacity)]
+    main = [
+        f"@compute @workgroup_size({WORKGROUP})",
+        "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
+        "    let g = wid.x + wid.y * 65535u;",
+        "    if (g >= P[0]) { return; }",
+        "    let L = P[1];",
+        "    // lanes (a power of two dividing the workgroup): Ci inner sequences x Cb batch rows",
+        "    let lci = P[3];",
+        "    let lanes = 1u << (lci + P[4]);",
+        "    let c = lid & (lanes - 1u);",
+        "    let i0 = lid >> (lci + P[4]);",
+        f"    let kstep = {WORKGROUP}u >> (lci + P[4]);",
+        "    let nct = P[6];",
+        "    let b = (g / nct) * (1u << P[4]) + (c >> lci);",
+        "    let j = (g % nct) * (1u << lci) + (c & ((1u << lci) - 1u));",
+        "    let ok = b < P[7] && j < P[5];",
+        "    let o = b / P[8];",
+        "    let a = b - o * P[8];",
+        "    let inner = P[16];",
+        "    let jk = j / inner;",
+        "    let ji = j - jk * inner;",
+        "    let kin = a * P[9] + jk;",
     ]
-    for j in range(1, R):
-        main.append(f"    let u{j} = fft_cmul(fft_load(row, i + {j}u * nq), TW[{j}u * k * ts]);")
-    main += _dft(R, C)
-    main.append(f"    let base = (i - k) * {R}u + k;")
-    for m in range(R):
-        main.append(f"    fft_store(row, base + {m}u * p, v{m});" if m else "    fft_store(row, base, v0);")
+    # the loads unrolled, all issued before the first is needed: a loop that waits for
+    # each load before the next leaves too few bytes in flight to hide memory latency
+    q_load = max(1, spec.capacity // WORKGROUP)
+    for q in range(q_load):
+        main += [f"    let lk{q} = i0 + {q}u * kstep;", f"    var lv{q} = {C}(0.0);",
+                 f"    if (ok && lk{q} < L) {{ lv{q} = fft_load(o, kin + lk{q} * P[10], ji); }}"]
+    main += [f"    if (lk{q} < L) {{ S[fft_sw(lk{q} * lanes + c)] = lv{q}; }}" for q in range(q_load)]
+    main += [
+        "    workgroupBarrier();",
+        "    var p = 1u;",
+        "    for (var s = 0u; s < P[2]; s = s + 1u) {",
+        "        let R = P[22u + s];",
+        "        switch (R) {",
+    ] + radix_cases + [
+        "        default: {}",
+        "        }",
+        "        p = p * R;",
+        "    }",
+        "    if (!ok) { return; }",
+        "    let kout = a * P[11] + jk;",
+    ]
+    if spec.store == "r2c":
+        main += [
+            "    for (var m = i0; m <= L; m = m + kstep) {",
+            "        let v = fft_r2c(S[fft_sw((m % L) * lanes + c)], S[fft_sw(((L - m) % L) * lanes + c)], m, L);",
+            "        fft_put(o, kout + m * P[12], ji, v);",
+            "    }",
+        ]
+    else:
+        main += [
+            "    for (var m = i0; m < L; m = m + kstep) {",
+            "        var v = S[fft_sw(m * lanes + c)];",
+        ]
+        if spec.twiddle:
+            # the level's index K' = K / P[34] = k1 + N1 m2 (N1 = P[20]) gets
+            # exp(-2 pi i k1 m2 / N), N = P[35]
+            main += ["        let Mp = kout + m * P[12];",
+                     "        let Kl = Mp / P[34];",
+                     "        v = fft_cmul(v, fft_expm((Kl % P[20]) * (Kl / P[20]), P[35]));",
+                     "        fft_put(o, Mp, ji, v);"]
+        else:
+            main.append("        fft_put(o, kout + m * P[12], ji, v);")
+        main.append("    }")
     main.append("}")
-    code = _common(T) + in_fns + "\n" + "\n".join(load) + "\n\n" + "\n".join(store) + "\n\n" + "\n".join(main) + "\n"
+    extra = _r2c_split(T) if spec.store == "r2c" else ""
+    code = (_common(T) + SWIZZLE + extra + in_fns + "\n" + "\n".join(src) + "\n\n" + "\n".join(load) + "\n\n"
+            + "\n".join(put) + "\n\n" + "\n".join(main) + "\n")
     return _source(decls, code, library)
 
 
-def pass_params(*, threads, N, p, ts, lin, n, n_out, conj_in, conj_mid, conj_out, scale, cname) -> bytes:
+def tile_params(*, groups, L, radices, log_ci, log_cb, J, nct, B, A, IA, IK, OA, OK, lin, n, n_out, inner,
+                conj_in, conj_mid, conj_out, tw_div, nh, tw_unit, tw_n, scale, cname) -> bytes:
+    """The tile kernel's parameter block (strides IA, IK, OA, OK count K, i.e. units of
+    ``inner``; see ``render_tile`` for where each word is read)."""
     import struct
 
-    words = struct.pack("<10I", threads, N, p, ts, lin, n, n_out, conj_in, conj_mid, conj_out)
+    if len(radices) > MAX_STAGES:
+        raise ValueError(f"fft: a tile of {len(radices)} passes exceeds {MAX_STAGES}")
+    rad = list(radices) + [0] * (MAX_STAGES - len(radices))
+    words = [groups, L, len(radices), log_ci, log_cb, J, nct, B, A, IA, IK, OA, OK, lin, n, n_out, inner,
+             conj_in, conj_mid, conj_out, tw_div, nh] + rad + [tw_unit, tw_n]
+    words += [15 if L & (L - 1) == 0 else 0, 0]  # the swizzle mask (see fft_sw)
+    head = struct.pack("<38I", *words)
+    if cname == "complex128":
+        return head + struct.pack("<d", scale)
+    return head + struct.pack("<fI", scale, 0)
+
+
+# ------------------------------------------------------------------ the r2c split on its own
+
+@dataclass(frozen=True)
+class SplitSpec:
+    """The half-length rfft's split ``fft_r2c`` over a (outer, nh, inner) buffer Z,
+    writing (outer, nh + 1, inner), for transforms longer than one tile."""
+
+    cname: str
+
+    @property
+    def name(self) -> str:
+        return f"fft_r2c_split_{self.cname}"
+
+    @property
+    def has_f64_params(self) -> bool:
+        return self.cname == "complex128"
+
+
+def render_split(spec: SplitSpec, library) -> str:
+    T = real_tag(spec.cname)
+    C = f"vec2<{T}>"
+    decls = [f"@group(0) @binding(0) var<storage, read> Z: array<{C}>;",
+             f"@group(0) @binding(1) var<storage, read_write> Y: array<{C}>;"]
+    decls += ew.params_decls(2, spec.has_f64_params)
+    scale = "bitcast<f32>(P[4])" if T == "f32" else "PD[2]"
+    body = _main_head() + [
+        "    let nh = P[1];",
+        "    let inner = P[2];",
+        "    let r = t / inner;",
+        "    let i = t - r * inner;",
+        "    let o = r / (nh + 1u);",
+        "    let m = r - o * (nh + 1u);",
+        "    let a = Z[(o * nh + m % nh) * inner + i];",
+        "    let b = Z[(o * nh + (nh - m) % nh) * inner + i];",
+        f"    Y[t] = fft_conj_if(P[3], fft_r2c(a, b, m, nh)) * {scale};",
+        "}",
+    ]
+    code = _common(T) + _r2c_split(T) + "\n" + "\n".join(body) + "\n"
+    return _source(decls, code, library)
+
+
+def split_params(*, count, nh, inner, conj_out, scale, cname) -> bytes:
+    import struct
+
+    words = struct.pack("<4I", count, nh, inner, conj_out)
     if cname == "complex128":
         return words + struct.pack("<d", scale)
     return words + struct.pack("<fI", scale, 0)
