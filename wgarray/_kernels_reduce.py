@@ -16,6 +16,9 @@ elementwise producer is fused into the first kernel that reads it, never realize
     in the accumulator storage dtype (see ``reduce_rows``). With ``include_initial``
     slot 0 of each row is the identity: entries ``[:length]`` are the *exclusive* scan
     and entry ``[length]`` the row's total.
+``scan_axis(node, axis, kind="sum", include_initial=False) -> Data``
+    The same along any ``axis`` of ``node``, in ``node``'s axis order (no transposes):
+    shape ``node.shape`` with the axis ``include_initial`` longer.
 ``exclusive_scan(node) -> Data``
     ``scan_rows(node, 1, node.size, "sum", include_initial=True)`` flattened: a Data of
     ``size + 1`` elements (exclusive prefix sums, then the total). Cast the node to
@@ -39,7 +42,7 @@ from ._wgsl import reduce as rd
 from ._wgsl import scan as sc
 from ._wgsl import types as ty
 
-__all__ = ["reduce_rows", "reduce_axes", "scan_rows", "exclusive_scan", "nonzero_flat", "store_dtype"]
+__all__ = ["reduce_rows", "reduce_axes", "scan_rows", "scan_axis", "exclusive_scan", "nonzero_flat", "store_dtype"]
 
 # Elements one lane reads per chunk: enough to hide latency, short float chains. On an
 # H200 (Vulkan) sum over 2^28 float32 reads 4.1 TB/s with 64 (~98% of a vec4 copy kernel's
@@ -159,6 +162,16 @@ def reduce_rows(node: g.Node, rows: int, length: int, kind: str, _idx: g.Node | 
     node = g.settle(node)
     if type(node) is g.Op and node.n_nodes > REALIZE_PRODUCER_NODES:
         node = g.realize(node)
+    G, C = _choose(rows, length, _inner_strided(node))
+    vals, ids, NC = _reduce_pass(node, rows, length, kind, G, C, _idx)
+    if NC > 1:
+        return reduce_rows(vals, rows, NC, kind, ids)
+    return vals, ids
+
+
+def _reduce_pass(node: g.Node, rows: int, length: int, kind: str, G: int, C: int, _idx: g.Node | None = None):
+    """One pass: ``G`` lanes per row reduce chunks of ``C`` elements. Returns the
+    partials (and, for arg kinds, their positions), ``(rows * NC,)``, and ``NC``."""
     device = node.device
     native = device.has_int64
     tag = ty.tag(node.dtype.name, native)
@@ -167,7 +180,6 @@ def reduce_rows(node: g.Node, rows: int, length: int, kind: str, _idx: g.Node | 
     out_dtype = dt.BY_NAME[rd.STORE_DTYPE[tag]]
     is_arg = kind in rd.ARG_KINDS
     rt = device.runtime
-    G, C = _choose(rows, length, _inner_strided(node))
     NC = -(-length // C) if length else 1
     quad = G > 1 and length % 4 == 0 and rows * length > 0
     inp = _Input(node, vec4=quad)
@@ -189,9 +201,7 @@ def reduce_rows(node: g.Node, rows: int, length: int, kind: str, _idx: g.Node | 
         rt.dispatch(kernel, bufs, params, groups)
     vals = g.Data(out, (n_out,), out_dtype, device)
     ids = g.Data(out_idx, (n_out,), dt.uint32, device) if is_arg else None
-    if NC > 1:
-        return reduce_rows(vals, rows, NC, kind, ids)
-    return vals, ids
+    return vals, ids, NC
 
 
 # Below this many elements the two or three dispatches of a column sum cost more host
@@ -243,7 +253,39 @@ def reduce_axes(node: g.Node, axes, kind: str):
 
 # ------------------------------------------------------------------------ scans
 
+# Rows up to this long take the thread layout even when contiguous: a workgroup of the
+# tile layout would leave most of its 256 threads idle.
+SCAN_THREAD_MAX = 256
+
+
 def scan_rows(node: g.Node, rows: int, length: int, kind: str = "sum", include_initial: bool = False) -> g.Data:
+    out = _scan(node, rows, length, 1, kind, include_initial, None)
+    return g.Data(out.buf, (rows, length + (1 if include_initial else 0)), out.dtype, node.device)
+
+
+def scan_axis(node: g.Node, axis: int, kind: str = "sum", include_initial: bool = False) -> g.Data:
+    """The scan of ``node`` along ``axis``: a contiguous Data of ``node``'s shape (the
+    axis one longer with ``include_initial``), in the accumulator storage dtype."""
+    shape = node.shape
+    outer, inner = g.prod(shape[:axis]), g.prod(shape[axis + 1:])
+    moved = None
+    if inner > 1:
+        perm = tuple(d for d in range(node.ndim) if d != axis) + (axis,)
+        moved = g.permute_view(node, perm)
+    out = _scan(node, outer, shape[axis], inner, kind, include_initial, moved)
+    out_shape = shape[:axis] + (shape[axis] + (1 if include_initial else 0),) + shape[axis + 1:]
+    return g.Data(out.buf, out_shape, out.dtype, node.device)
+
+
+def _scan(node: g.Node, outer: int, length: int, inner: int, kind: str, include_initial: bool,
+          moved: g.Node | None) -> g.Data:
+    """Scan rows of ``node`` whose element ``l`` of row ``(o, i)`` is at flat index
+    ``(o * length + l) * inner + i``; ``moved`` is ``node`` with the scanned axis
+    permuted last (needed when ``inner > 1``). Output rows are laid out the same way."""
+    node = g.settle(node)
+    if type(node) is g.Op and node.n_nodes > REALIZE_PRODUCER_NODES:
+        node = g.realize(node)
+        moved = None
     device = node.device
     native = device.has_int64
     tag = ty.tag(node.dtype.name, native)
@@ -252,25 +294,40 @@ def scan_rows(node: g.Node, rows: int, length: int, kind: str = "sum", include_i
     out_dtype = dt.BY_NAME[rd.STORE_DTYPE[tag]]
     rt = device.runtime
     inc = 1 if include_initial else 0
+    rows = outer * inner
     R = length + inc
-    NB = max(1, -(-length // sc.BLOCK))
-    out = rt.alloc(max(rows * R, 1) * out_dtype.itemsize)
-    result = g.Data(out, (rows, R), out_dtype, device)
+    result = rt.alloc(max(rows * R, 1) * out_dtype.itemsize)
+    flat = g.Data(result, (rows * R,), out_dtype, device)
     if rows == 0:
-        return result
-    inp = _Input(node)
-    spec = sc.ScanSpec(kind, tag, inp.spec, native)
-    kernel = rt.kernel(("scan", spec), lambda: (spec.name, sc.render_local(spec),
-                                                 [False] * len(inp.buffers) + [True, True], inp.spec.has_f64_params))
-    totals = rt.alloc(rows * NB * out_dtype.itemsize)
-    head = pack_params([rows, length, NB, R, inc, 0, 0, 0])
-    rt.dispatch(kernel, inp.buffers + [out, totals], head + inp.params, rows * NB)
-    if NB > 1:
-        prefix = scan_rows(g.Data(totals, (rows, NB), out_dtype, device), rows, NB, kind, include_initial=True)
-        add = rt.kernel(("scan_add", kind, tag, native),
-                        lambda: (f"scan_add_{kind}_{tag}", sc.render_add(kind, tag, native), [True, False], False))
-        rt.dispatch(add, [out, prefix.buf], head, rows * NB)
-    return result
+        return flat
+    tile = inner == 1 and length > SCAN_THREAD_MAX
+    C = sc.TILE if tile else sc.CHUNK
+    NC = max(1, -(-length // C))  # one chunk for an empty row: it writes the initial slot
+    offsets = None
+    if NC > 1:
+        # Pass 1 (one partial per chunk) over the rows with the scanned axis last.
+        src = node if inner == 1 else (moved if moved is not None else _moved(node, outer, length, inner))
+        partials, _, _ = _reduce_pass(src, rows, length, kind, rd.WORKGROUP if tile else 1, C)
+        # Pass 2: offsets[m, c] = the combine of row m's chunks before c.
+        offsets = _scan(g.Data(partials.buf, (rows, NC), out_dtype, device), rows, NC, 1, kind, True, None)
+    quad = tile and length % 4 == 0
+    inp = _Input(node, vec4=quad)
+    quad = quad and inp.has_vec4
+    if not quad and any(cls == "v" for cls, _ in inp.spec.leaves):
+        inp = _Input(node)
+    sub = (kind, tag) in sc.SUBGROUP_OPS and rt.subgroup_size is not None
+    vec_out = tile and tag in sc.VEC4_TAGS and length % 4 == 0 and not inc
+    spec = sc.ScanSpec(kind, tag, inp.spec, native, "tile" if tile else "thread", quad, vec_out, tile and sub)
+    kernel = rt.kernel(("scan", spec), lambda: (spec.name, sc.render(spec), spec.writes, inp.spec.has_f64_params))
+    head = pack_params([rows, length, NC, R, inc, C, 1 if offsets is not None else 0, inner])
+    x_buf = offsets.buf if offsets is not None else rt.alloc(16)  # not read without offsets
+    groups = rows * NC if tile else -(-(rows * NC) // sc.WORKGROUP)
+    rt.dispatch(kernel, inp.buffers + [result, x_buf], head + _pad_even(inp.params), groups)
+    return flat
+
+
+def _moved(node: g.Node, outer: int, length: int, inner: int) -> g.Node:
+    return g.permute_view(g.reshape_view(node, (outer, length, inner)), (0, 2, 1))
 
 
 def exclusive_scan(node: g.Node) -> g.Data:

@@ -228,22 +228,11 @@ def _cumulative(x, axis, dtype, include_initial, func: str, kind: str) -> Array:
     (ax,) = normalize_axes(axis, x.ndim, func)
     acc = _sum_dtype(x.dtype, dtype, x.device, func)
     node = _core.cast_node(x._node, acc)
-    inc = 1 if include_initial else 0
-    perm = tuple(d for d in range(x.ndim) if d != ax) + (ax,)
-    moved = g.permute_view(node, perm)
-    length = x.shape[ax]
-    rows = g.prod(moved.shape[:-1])
-    out_moved_shape = moved.shape[:-1] + (length + inc,)
-    if rows * (length + inc) == 0:
-        out = g.Const(0 if kind == "sum" else 1, acc, x.device, out_moved_shape)
-    elif length == 0:
-        out = g.Const(0 if kind == "sum" else 1, acc, x.device, out_moved_shape)
-    else:
-        data = kr.scan_rows(moved, rows, length, kind, include_initial)
-        out = data if data.dtype is acc else g.make_op("cast", [data], acc)
-        out = g.reshape_view(out, out_moved_shape)
-    inverse = tuple(perm.index(d) for d in range(x.ndim))
-    return Array._new(g.permute_view(out, inverse))
+    out_shape = tuple(n + (1 if include_initial and d == ax else 0) for d, n in enumerate(x.shape))
+    if g.prod(out_shape) == 0 or x.shape[ax] == 0:
+        return Array._new(g.Const(0 if kind == "sum" else 1, acc, x.device, out_shape))
+    data = kr.scan_axis(node, ax, kind, include_initial)
+    return Array._new(data if data.dtype is acc else g.make_op("cast", [data], acc))
 
 
 def cumulative_sum(x: Array, /, *, axis: int | None = None, dtype=None,
