@@ -8,9 +8,11 @@ elementwise producer is fused into the first kernel that reads it, never realize
     ``node``) with ``kind`` in sum, prod, min, max, argmin, argmax. Returns a Data of
     shape ``(rows,)`` in the accumulator's storage dtype (int32/uint32 for 8/16-bit
     values) and, for arg kinds, a uint32 Data of positions within each run.
-``reduce_axes(node, axes, kind) -> (Data, Data | None)``
+``reduce_axes(node, axes, kind, post=None) -> (Node, Data | None)``
     The same over arbitrary ``axes`` (permuted last as a view); result shape is the
-    kept axes' shape.
+    kept axes' shape. ``post`` (non-arg kinds): a function building an elementwise map
+    of the result node with Python scalars (``lambda t: t / n``), computed by the last
+    pass before it stores, so it costs no dispatch of its own (``reduce_rows`` too).
 ``scan_rows(node, rows, length, kind="sum", include_initial=False) -> Data``
     Inclusive prefix sum/product of each run, shape ``(rows, length + include_initial)``,
     in the accumulator storage dtype (see ``reduce_rows``). With ``include_initial``
@@ -135,15 +137,17 @@ def _choose(rows: int, length: int, strided: bool) -> tuple[int, int]:
 _KERNELS: dict = {}
 
 
-def _reduce_kernel(rt, kind, tag, G, quad, inp, idx, native):
+def _reduce_kernel(rt, kind, tag, G, quad, inp, idx, native, post=None):
     idx_spec = idx.spec if idx is not None else None
-    key = (rt, kind, tag, G, quad, inp.spec, idx_spec)
+    post_spec = post.spec if post is not None else None
+    key = (rt, kind, tag, G, quad, inp.spec, idx_spec, post_spec)
     kernel = _KERNELS.get(key)
     if kernel is not None:
         return kernel
-    spec = rd.ReduceSpec(kind, tag, G, quad, inp.spec, idx_spec, native)
+    spec = rd.ReduceSpec(kind, tag, G, quad, inp.spec, idx_spec, native, post_spec)
     in_words = rd.input_words(inp.spec, inp.params)
-    kernel = rt.kernel(("reduce", spec), lambda: (spec.name, rd.render(spec, in_words), spec.writes,
+    idx_words = rd.input_words(idx.spec, idx.params) if idx is not None else 0
+    kernel = rt.kernel(("reduce", spec), lambda: (spec.name, rd.render(spec, in_words, idx_words), spec.writes,
                                                    spec.has_f64_params))
     if len(_KERNELS) >= 4096:
         _KERNELS.clear()
@@ -158,20 +162,44 @@ def _reduce_kernel(rt, kind, tag, G, quad, inp, idx, native):
 REALIZE_PRODUCER_NODES = 16
 
 
-def reduce_rows(node: g.Node, rows: int, length: int, kind: str, _idx: g.Node | None = None):
+def reduce_rows(node: g.Node, rows: int, length: int, kind: str, _idx: g.Node | None = None, post=None):
     node = g.settle(node)
     if type(node) is g.Op and node.n_nodes > REALIZE_PRODUCER_NODES:
         node = g.realize(node)
     G, C = _choose(rows, length, _inner_strided(node))
-    vals, ids, NC = _reduce_pass(node, rows, length, kind, G, C, _idx)
-    if NC > 1:
-        return reduce_rows(vals, rows, NC, kind, ids)
+    last = length <= C
+    vals, ids, NC = _reduce_pass(node, rows, length, kind, G, C, _idx, post if last else None)
+    if not last:
+        return reduce_rows(vals, rows, NC, kind, ids, post)
     return vals, ids
 
 
-def _reduce_pass(node: g.Node, rows: int, length: int, kind: str, G: int, C: int, _idx: g.Node | None = None):
+class _Post:
+    """A post-map planned over the output ``out`` of a last pass: ``post(node) -> node``
+    built on a Data of ``out``, whose one leaf the kernel fills with its result."""
+
+    __slots__ = ("spec", "params", "dtype")
+
+    def __init__(self, post, out, rows: int, dtype: dt.DType, device):
+        result = g.Data(out, (rows,), dtype, device)
+        node = g.settle(post(result))
+        if not isinstance(node, g.Op):
+            raise ValueError("reduce_rows: expected a post-map that is an elementwise op of the result")
+        plan = _plan([node], vec4=False)
+        if plan.buffers != [out] or len(plan.spec.leaves) != 1 or node.dtype.itemsize < 4:
+            raise ValueError("reduce_rows: expected a post-map of the result and scalars only, "
+                             "with a 32- or 64-bit result")
+        self.spec = plan.spec
+        self.params = ew.param_words(plan.spec, rows, plan.shape, plan.const_blobs, plan.leaf_views)
+        self.dtype = node.dtype
+
+
+def _reduce_pass(node: g.Node, rows: int, length: int, kind: str, G: int, C: int, _idx: g.Node | None = None,
+                 post=None):
     """One pass: ``G`` lanes per row reduce chunks of ``C`` elements. Returns the
-    partials (and, for arg kinds, their positions), ``(rows * NC,)``, and ``NC``."""
+    partials (and, for arg kinds, their positions), ``(rows * NC,)``, and ``NC``.
+    ``post`` (a function of a node; only where ``NC == 1``) maps the results before
+    they are stored."""
     device = node.device
     native = device.has_int64
     tag = ty.tag(node.dtype.name, native)
@@ -187,15 +215,25 @@ def _reduce_pass(node: g.Node, rows: int, length: int, kind: str, G: int, C: int
     if not quad and any(cls == "v" for cls, _ in inp.spec.leaves):
         inp = _Input(node)
     idx = _Input(_idx) if _idx is not None else None
-    kernel = _reduce_kernel(rt, kind, tag, G, quad, inp, idx, native)
     n_out = rows * NC
-    out = rt.alloc(max(n_out, 1) * out_dtype.itemsize)
+    if post is not None:
+        assert NC == 1 and not is_arg
+        out = rt.alloc(max(n_out, 1) * out_dtype.itemsize)
+        planned = _Post(post, out, rows, out_dtype, device)
+        if planned.dtype.itemsize > out_dtype.itemsize:  # the map widens: the results need room
+            out = rt.alloc(max(n_out, 1) * planned.dtype.itemsize)
+            planned = _Post(post, out, rows, out_dtype, device)
+        post, out_dtype = planned, planned.dtype
+    else:
+        out = rt.alloc(max(n_out, 1) * out_dtype.itemsize)
+    kernel = _reduce_kernel(rt, kind, tag, G, quad, inp, idx, native, post)
     bufs = inp.buffers + (idx.buffers if idx else []) + [out]
     out_idx = None
     if is_arg:
         out_idx = rt.alloc(max(n_out, 1) * 4)
         bufs.append(out_idx)
-    params = pack_params([rows, length, C, NC, 0, 0, 0, 0]) + _pad_even(inp.params) + (idx.params if idx else b"")
+    params = (pack_params([rows, length, C, NC, 0, 0, 0, 0]) + _pad_even(inp.params)
+              + (_pad_even(idx.params) if idx else b"") + (post.params if post else b""))
     groups = -(-rows // (rd.WORKGROUP // G)) * NC
     if rows > 0:
         rt.dispatch(kernel, bufs, params, groups)
@@ -209,7 +247,7 @@ def _reduce_pass(node: g.Node, rows: int, length: int, kind: str, G: int, C: int
 COLUMNS_MIN_ELEMENTS = 1 << 21
 
 
-def _columns_sum(node: g.Node):
+def _columns_sum(node: g.Node, post=None):
     """The sum over axis 0 of a 2-D ``node`` with few columns, read coalesced, or None.
 
     Summing the columns of a tall (N, F) array directly gives each row of the reduction
@@ -225,27 +263,30 @@ def _columns_sum(node: g.Node):
         return None
     main = g.index_view(node, [("slice", 0, 1, P * Q), ("slice", 0, 1, cols)])
     main = g.reshape_view(main, (P, Q, cols))  # splits axis 0 only: a view of every leaf
-    partial, _ = reduce_rows(g.permute_view(main, (1, 2, 0)), Q * cols, P, "sum")
-    total, _ = reduce_rows(g.permute_view(g.reshape_view(partial, (Q, cols)), (1, 0)), cols, Q, "sum")
     rest = length - P * Q
+    partial, _ = reduce_rows(g.permute_view(main, (1, 2, 0)), Q * cols, P, "sum")
+    total, _ = reduce_rows(g.permute_view(g.reshape_view(partial, (Q, cols)), (1, 0)), cols, Q, "sum",
+                           post=None if rest else post)
     if rest:
         tail = g.index_view(node, [("slice", P * Q, 1, rest), ("slice", 0, 1, cols)])
         extra, _ = reduce_rows(g.permute_view(tail, (1, 0)), cols, rest, "sum")
         total = g.make_op("add", [total, extra], total.dtype)
+        if post is not None:
+            total = post(total)
     return total
 
 
-def reduce_axes(node: g.Node, axes, kind: str):
+def reduce_axes(node: g.Node, axes, kind: str, post=None):
     axes = tuple(sorted(axes))
     if (kind == "sum" and axes == (0,) and node.ndim == 2 and 1 < node.shape[1] < THREAD_ROWS_MIN
             and node.size >= COLUMNS_MIN_ELEMENTS):
-        total = _columns_sum(node)
+        total = _columns_sum(node, post)
         if total is not None:
             return total, None
     keep = tuple(d for d in range(node.ndim) if d not in axes)
     rows = g.prod(node.shape[d] for d in keep)
     length = g.prod(node.shape[d] for d in axes)
-    vals, ids = reduce_rows(g.permute_view(node, keep + axes), rows, length, kind)
+    vals, ids = reduce_rows(g.permute_view(node, keep + axes), rows, length, kind, post=post)
     shape = tuple(node.shape[d] for d in keep)
     vals = g.reshape_view(vals, shape)
     return vals, (g.reshape_view(ids, shape) if ids is not None else None)

@@ -4,8 +4,10 @@ A reduction is four parts (as in CuPy): a *map* on each input element, a *combin
 two partials, a *post-map* on the result and an *identity*. The map is the fused
 elementwise producer of the input (``FusedInput``: casts, ``x != 0``, ``(x - m) ** 2``
 ... are computed inside this kernel); the post-map is a lazy elementwise op on the
-(small) result built by the namespace; this module renders the combine and the
-identity for each kind and accumulator tag.
+(small) result: an elementwise spec over one leaf (the result) that the last pass
+applies before it stores (mean's division, std's square root: ``render_post``), so
+no separate kernel runs for it; this module renders the combine and the identity
+for each kind and accumulator tag.
 
 The input is seen as ``M`` rows of ``L`` elements (flat C-order index ``m * L + l`` of
 the fused input, whose reduced axes were permuted last). A workgroup of 256 threads
@@ -26,8 +28,9 @@ Arg kinds (argmin/argmax) carry ``(value, index)`` pairs; the index of an elemen
 its position ``l`` in its row in the first pass, and is read from a second input
 (the previous pass's indices) after that. ``NONE`` marks the identity.
 
-Parameters (u32 words of ``P``): M, L, C, NC, then the input's parameters at word 8 and
-the index input's (arg kinds, later passes) after them, at an even word.
+Parameters (u32 words of ``P``): M, L, C, NC, then the input's parameters at word 8,
+the index input's (arg kinds, later passes) after them and the post-map's after
+those, each at an even word.
 """
 from __future__ import annotations
 
@@ -132,10 +135,11 @@ class ReduceSpec:
     inp: ew.ElementwiseSpec  # fused input: the values
     idx: ew.ElementwiseSpec | None  # fused input: indices of a previous pass (arg kinds)
     int64_native: bool
+    post: ew.ElementwiseSpec | None = None  # map of the result before it is stored (last pass)
 
     @property
     def name(self) -> str:
-        return f"reduce_{self.kind}_{self.tag}_g{self.group}{'_q' if self.quad else ''}"
+        return f"reduce_{self.kind}_{self.tag}_g{self.group}{'_q' if self.quad else ''}{'_post' if self.post else ''}"
 
     @property
     def is_arg(self) -> bool:
@@ -143,7 +147,8 @@ class ReduceSpec:
 
     @property
     def has_f64_params(self) -> bool:
-        return self.inp.has_f64_params or (self.idx is not None and self.idx.has_f64_params)
+        return (self.inp.has_f64_params or (self.idx is not None and self.idx.has_f64_params)
+                or (self.post is not None and self.post.has_f64_params))
 
     @property
     def writes(self) -> list[bool]:
@@ -170,14 +175,27 @@ def render_input_quad(spec: ew.ElementwiseSpec, prefix: str, pbase: int) -> str:
     return struct + fn
 
 
+def render_post(spec: ew.ElementwiseSpec, in_t: str, pbase: int) -> str:
+    """``fn post_at(x) -> U``: the post-map ``spec`` (whose one leaf is the result) of a
+    result ``x``; its constants are read from word ``pbase`` of ``P``. The same
+    ``compute_fn`` as its own kernel would run, so the bits are the same."""
+    reader = ew.LeafReader(spec, "post_", pbase)
+    lines, args = reader.element("0u", "0", {0: "x"})
+    out_t = ty.wgsl_type(spec.outputs[0][1], spec.int64_native)
+    body = reader.const_lets() + lines + [f"return post_compute({', '.join(args)});"]
+    return (ew.compute_fn(spec, "post_", launder_outputs=False)
+            + f"fn post_at(x: {in_t}) -> {out_t} {{\n" + "".join(f"    {x}\n" for x in body) + "}\n")
+
+
 def input_words(spec: ew.ElementwiseSpec, params: bytes) -> int:
     """Words the input's parameters take in ``P``, rounded up to even."""
     n = len(params) // 4
     return n + n % 2
 
 
-def render(spec: ReduceSpec, in_words: int) -> str:
-    """The WGSL of one reduction pass. ``in_words``: words of the value input's params."""
+def render(spec: ReduceSpec, in_words: int, idx_words: int = 0) -> str:
+    """The WGSL of one reduction pass. ``in_words``, ``idx_words``: words (even) of the
+    value and index inputs' params."""
     native = spec.int64_native
     t = spec.tag
     wt = ty.WGSL_TYPE[t]
@@ -195,8 +213,10 @@ def render(spec: ReduceSpec, in_words: int) -> str:
         decls += d
         fns.append(f)
         nb += len(spec.idx.bindings)
-    store_t = ty.storage_type(STORE_DTYPE[t], native)
+    store_t = ty.storage_type(spec.post.outputs[0][1] if spec.post else STORE_DTYPE[t], native)
     decls.append(f"@group(0) @binding({nb}) var<storage, read_write> O: array<{store_t}>;")
+    if spec.post is not None:
+        fns.append(render_post(spec.post, wt, HEADER_WORDS + in_words + idx_words))
     if spec.is_arg:
         decls.append(f"@group(0) @binding({nb + 1}) var<storage, read_write> OI: array<u32>;")
     decls += ew.params_decls(nb + (2 if spec.is_arg else 1), spec.has_f64_params)
@@ -273,7 +293,8 @@ def render(spec: ReduceSpec, in_words: int) -> str:
             "        }",
         ]
     body += ["    }", "    let r = comb(comb(a0, a1), comb(a2, a3));"]
-    store = ["O[m * NC + c] = {v}.v;", "OI[m * NC + c] = {v}.i;"] if spec.is_arg else ["O[m * NC + c] = {v};"]
+    value = "post_at({v})" if spec.post is not None else "{v}"
+    store = ["O[m * NC + c] = {v}.v;", "OI[m * NC + c] = {v}.i;"] if spec.is_arg else [f"O[m * NC + c] = {value};"]
     if G == 1:
         body.append("    if (m < M) { " + " ".join(s.format(v="r") for s in store) + " }")
         shared = ""
