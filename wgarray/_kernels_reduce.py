@@ -137,14 +137,14 @@ def _choose(rows: int, length: int, strided: bool) -> tuple[int, int]:
 _KERNELS: dict = {}
 
 
-def _reduce_kernel(rt, kind, tag, G, quad, inp, idx, native, post=None):
+def _reduce_kernel(rt, kind, tag, G, quad, inp, idx, native, post=None, scan=False):
     idx_spec = idx.spec if idx is not None else None
     post_spec = post.spec if post is not None else None
-    key = (rt, kind, tag, G, quad, inp.spec, idx_spec, post_spec)
+    key = (rt, kind, tag, G, quad, inp.spec, idx_spec, post_spec, scan)
     kernel = _KERNELS.get(key)
     if kernel is not None:
         return kernel
-    spec = rd.ReduceSpec(kind, tag, G, quad, inp.spec, idx_spec, native, post_spec)
+    spec = rd.ReduceSpec(kind, tag, G, quad, inp.spec, idx_spec, native, post_spec, scan)
     in_words = rd.input_words(inp.spec, inp.params)
     idx_words = rd.input_words(idx.spec, idx.params) if idx is not None else 0
     kernel = rt.kernel(("reduce", spec), lambda: (spec.name, rd.render(spec, in_words, idx_words), spec.writes,
@@ -195,11 +195,12 @@ class _Post:
 
 
 def _reduce_pass(node: g.Node, rows: int, length: int, kind: str, G: int, C: int, _idx: g.Node | None = None,
-                 post=None):
+                 post=None, scan=False):
     """One pass: ``G`` lanes per row reduce chunks of ``C`` elements. Returns the
     partials (and, for arg kinds, their positions), ``(rows * NC,)``, and ``NC``.
     ``post`` (a function of a node; only where ``NC == 1``) maps the results before
-    they are stored."""
+    they are stored; ``scan``: sums start from -0.0, as a running sum does (the chunk
+    sums of a scan: a chunk of -0.0 sums to -0.0)."""
     device = node.device
     native = device.has_int64
     tag = ty.tag(node.dtype.name, native)
@@ -226,7 +227,7 @@ def _reduce_pass(node: g.Node, rows: int, length: int, kind: str, G: int, C: int
         post, out_dtype = planned, planned.dtype
     else:
         out = rt.alloc(max(n_out, 1) * out_dtype.itemsize)
-    kernel = _reduce_kernel(rt, kind, tag, G, quad, inp, idx, native, post)
+    kernel = _reduce_kernel(rt, kind, tag, G, quad, inp, idx, native, post, scan)
     bufs = inp.buffers + (idx.buffers if idx else []) + [out]
     out_idx = None
     if is_arg:
@@ -348,15 +349,15 @@ def _scan(node: g.Node, outer: int, length: int, inner: int, kind: str, include_
     if NC > 1:
         # Pass 1 (one partial per chunk) over the rows with the scanned axis last.
         src = node if inner == 1 else (moved if moved is not None else _moved(node, outer, length, inner))
-        partials, _, _ = _reduce_pass(src, rows, length, kind, rd.WORKGROUP if tile else 1, C)
-        # Pass 2: offsets[m, c] = the combine of row m's chunks before c.
-        offsets = _scan(g.Data(partials.buf, (rows, NC), out_dtype, device), rows, NC, 1, kind, True, None)
+        partials, _, _ = _reduce_pass(src, rows, length, kind, rd.WORKGROUP if tile else 1, C, scan=True)
+        # Pass 2: offsets[m, c] = the combine of row m's chunks up to c (chunk c + 1's offset).
+        offsets = _scan(g.Data(partials.buf, (rows, NC), out_dtype, device), rows, NC, 1, kind, False, None)
     quad = tile and length % 4 == 0
     inp = _Input(node, vec4=quad)
     quad = quad and inp.has_vec4
     if not quad and any(cls == "v" for cls, _ in inp.spec.leaves):
         inp = _Input(node)
-    sub = (kind, tag) in sc.SUBGROUP_OPS and rt.subgroup_size is not None
+    sub = tag in sc.SUBGROUP_TAGS and rt.subgroup_size is not None
     vec_out = tile and tag in sc.VEC4_TAGS and length % 4 == 0 and not inc
     spec = sc.ScanSpec(kind, tag, inp.spec, native, "tile" if tile else "thread", quad, vec_out, tile and sub)
     kernel = rt.kernel(("scan", spec), lambda: (spec.name, sc.render(spec), spec.writes, inp.spec.has_f64_params))

@@ -136,10 +136,11 @@ class ReduceSpec:
     idx: ew.ElementwiseSpec | None  # fused input: indices of a previous pass (arg kinds)
     int64_native: bool
     post: ew.ElementwiseSpec | None = None  # map of the result before it is stored (last pass)
+    scan_identity: bool = False  # start from a running sum's identity (-0.0): a scan's tile sums
 
     @property
     def name(self) -> str:
-        return f"reduce_{self.kind}_{self.tag}_g{self.group}{'_q' if self.quad else ''}{'_post' if self.post else ''}"
+        return f"reduce_{self.kind}_{self.tag}_g{self.group}{'_q' if self.quad else ''}{'_post' if self.post else ''}{'_s' if self.scan_identity else ''}"
 
     @property
     def is_arg(self) -> bool:
@@ -232,7 +233,7 @@ def render(spec: ReduceSpec, in_words: int, idx_words: int = 0) -> str:
     else:
         acc_t = wt
         fns.append(f"fn comb(a: {wt}, b: {wt}) -> {wt} {{ return {combine_expr(spec.kind, t, 'a', 'b')}; }}\n")
-        ident = identity(spec.kind, t)
+        ident = identity(spec.kind, t, scan=spec.scan_identity)
 
         def lift(v, i):
             return v

@@ -5,8 +5,8 @@ for another, so it needs no forward-progress guarantee between workgroups):
 
 1. a reduction pass (``_wgsl/reduce.py``) writes one partial per chunk of ``C``
    elements of each row;
-2. the driver scans the partials of each row with ``include_initial``, so entry ``c``
-   is the combine of all chunks before ``c``;
+2. the driver scans the partials of each row, so entry ``c - 1`` is the combine of
+   all chunks before ``c``;
 3. ``render``: each chunk is scanned again, starting from that offset, and written.
 
 A row of ``L`` elements has the flat index ``(o * L + l) * INNER + i`` in the fused
@@ -20,15 +20,15 @@ Two layouts of pass 3 (and of pass 1, which uses the same chunks):
 * ``tile`` (``INNER = 1``, long rows): one workgroup per chunk of ``C = TILE``
   elements, in rounds of ``ROUND`` elements; each thread loads ``PER_THREAD``
   consecutive elements (two vec4 loads where the input allows), scans them serially,
-  and the 256 thread totals are scanned across the workgroup (subgroup scans plus one
-  barrier where the device has full subgroups, a raking scan through workgroup memory
-  otherwise); the round's total carries to the next round.
+  and the 256 thread totals are scanned across the workgroup (shuffle scans within
+  subgroups plus one barrier where the device has full subgroups, a raking scan
+  through workgroup memory otherwise); the round's total carries to the next round.
 * ``thread`` (a strided axis, or short rows): one thread per chunk of ``C = CHUNK``
   elements, a serial scan; adjacent threads take adjacent ``i``, so reads and writes
   of a scan along a leading axis are coalesced.
 
 Parameters: M (rows), L, NC (chunks per row), R, S, C, HAS_OFFSETS, INNER, then the
-fused input's at word 8. ``O`` is the output; ``X`` the offsets, ``(M, NC + 1)``.
+fused input's at word 8. ``O`` is the output; ``X`` the offsets, ``(M, NC)``.
 """
 from __future__ import annotations
 
@@ -49,10 +49,8 @@ TILE = 16384
 CHUNK = 256
 HEADER_WORDS = 8
 
-# Accumulators whose combine the WGSL subgroup scans compute exactly as ``comb``
-# would (wrapping integer arithmetic; a float sum or product of two values).
-SUBGROUP_OPS = {("sum", "f32"): "Add", ("sum", "i32"): "Add", ("sum", "u32"): "Add",
-                ("prod", "f32"): "Mul", ("prod", "i32"): "Mul", ("prod", "u32"): "Mul"}
+# Accumulators whose WGSL type subgroup shuffles move (32-bit scalars and vectors).
+SUBGROUP_TAGS = ("f32", "i32", "u32", "c64", "ei64", "eu64")
 VEC4_TAGS = ("f32", "i32", "u32")
 
 
@@ -86,13 +84,15 @@ def _workgroup_scan(spec: ScanSpec, own: str, ident: str) -> list[str]:
     """Statements giving ``excl`` (the combine of ``own`` over the invocations before
     ``lid``, starting from the identity) and ``wtot`` (over all 256)."""
     if spec.subgroups:
-        op = SUBGROUP_OPS[(spec.kind, spec.tag)]
-        # The exclusive value is the previous lane's inclusive one, not a subgroup
-        # exclusive scan: that starts lane 0 from +0.0, and a running sum of -0.0
-        # must stay -0.0. Two halves of ``wsum`` alternate between rounds, so one
-        # barrier per round suffices.
+        # A scan of shuffles, not subgroupInclusiveAdd: that starts from +0.0, and a
+        # running sum of -0.0 must stay -0.0. Two halves of ``wsum`` alternate between
+        # rounds, so one barrier per round suffices.
         return [
-            f"        let incl = subgroupInclusive{op}({own});",
+            f"        var incl = {own};",
+            "        for (var d = 1u; d < sgs; d <<= 1u) {",
+            "            let t = subgroupShuffleUp(incl, d);",
+            "            if (lane >= d) { incl = comb(t, incl); }",
+            "        }",
             f"        let up = select(subgroupShuffleUp(incl, 1u), {ident}, lane == 0u);",
             "        if (lane == sgs - 1u) { wsum[half + lid / sgs] = incl; }",
             "        workgroupBarrier();",
@@ -129,7 +129,7 @@ def _workgroup_scan(spec: ScanSpec, own: str, ident: str) -> list[str]:
     ]
 
 
-def _tile_body(spec: ScanSpec, ident: str) -> tuple[list[str], str]:
+def _tile_body(spec: ScanSpec, ident: str, initial: str) -> tuple[list[str], str]:
     t = spec.tag
     wt = ty.WGSL_TYPE[t]
     K = PER_THREAD
@@ -149,10 +149,10 @@ def _tile_body(spec: ScanSpec, ident: str) -> tuple[list[str], str]:
         "    let src = m * L;",
         "    let dst = m * R + S;",
         f"    var run = {ident};",
-        "    if (P[6] != 0u) { run = X[m * (NC + 1u) + c]; }",
+        "    if (P[6] != 0u && c > 0u) { run = X[m * NC + c - 1u]; }",
     ]
     if not spec.vec_out:  # (a vec4 output has no initial slot)
-        body.append(f"    if (S == 1u && c == 0u && lid == 0u) {{ O[m * R] = {ident}; }}")
+        body.append(f"    if (S == 1u && c == 0u && lid == 0u) {{ O[m * R] = {initial}; }}")
     if spec.subgroups:
         body.append("    var half = 0u;")
     body += [
@@ -186,7 +186,7 @@ def _tile_body(spec: ScanSpec, ident: str) -> tuple[list[str], str]:
     return body, shared
 
 
-def _thread_body(ident: str) -> list[str]:
+def _thread_body(ident: str, initial: str) -> list[str]:
     return [
         "@compute @workgroup_size(256)",
         "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
@@ -200,8 +200,8 @@ def _thread_body(ident: str) -> list[str]:
         "    let o = rest / NC;",
         "    let m = o * INNER + i;",
         f"    var run = {ident};",
-        "    if (P[6] != 0u) { run = X[m * (NC + 1u) + c]; }",
-        f"    if (S == 1u && c == 0u) {{ O[o * R * INNER + i] = {ident}; }}",
+        "    if (P[6] != 0u && c > 0u) { run = X[m * NC + c - 1u]; }",
+        f"    if (S == 1u && c == 0u) {{ O[o * R * INNER + i] = {initial}; }}",
         "    let hi = min(L, (c + 1u) * C);",
         "    for (var l = c * C; l < hi; l++) {",
         "        run = comb(run, in0_at((o * L + l) * INNER + i));",
@@ -228,10 +228,11 @@ def render(spec: ScanSpec) -> str:
         f"@group(0) @binding({nb + 1}) var<storage, read> X: array<{store_t}>;",
     ] + ew.params_decls(nb + 2, spec.inp.has_f64_params)
     ident = rd.identity(spec.kind, t, scan=True)
+    initial = rd.identity(spec.kind, t)  # include_initial's slot: +0.0, as NumPy's
     if spec.layout == "tile":
-        body, shared = _tile_body(spec, ident)
+        body, shared = _tile_body(spec, ident, initial)
     else:
-        body, shared = _thread_body(ident), ""
+        body, shared = _thread_body(ident, initial), ""
     code = fns + _comb_fn(spec.kind, t) + "\n".join(body) + "\n"
     return "\n".join(decls) + "\n" + shared + ew.library(code) + "\n" + code
 
