@@ -1,6 +1,8 @@
 """mean / var / std with their post-maps (division, square root) computed by the
-reduction's last pass: the same bits as the reduction followed by the elementwise ops,
-no dispatch of their own, and no recompilation for another divisor."""
+reduction's last pass: mean has the bits of the sum followed by the division; var and
+std are one pass over the data (Welford per chunk, Chan et al.'s merge), at least as
+accurate as the centred two-pass formula and with its NaN/inf pattern. No dispatch
+for the post-maps and no recompilation for another divisor."""
 from __future__ import annotations
 
 import numpy as np
@@ -41,21 +43,69 @@ def unfused_mean(x, axis, keepdims=False):
 
 @pytest.mark.parametrize("d", FLOATS, ids=ids(FLOATS))
 @pytest.mark.parametrize("shape,axis", CASES, ids=[f"{s}-{a}" for s, a in CASES])
-def test_mean_var_std_bits_equal_the_unfused_ops(d, shape, axis):
+def test_mean_bits_equal_the_unfused_ops_and_std_is_sqrt_of_var(d, shape, axis):
     x = xp.asarray(data(d, shape, seed=len(shape)))
     for keepdims in (False, True):
         assert_exact(xp.mean(x, axis=axis, keepdims=keepdims), bits(unfused_mean(x, axis, keepdims)))
+    for correction in (0, 1, 2.5):
+        v = xp.var(x, axis=axis, correction=correction)
+        xp.evaluate(v)
+        assert_exact(xp.std(x, axis=axis, correction=correction), bits(xp.sqrt(v)))
+        assert_exact(xp.var(x, axis=axis, correction=correction, keepdims=True),
+                     bits(v).reshape(xp.mean(x, axis=axis, keepdims=True).shape))
+
+
+def two_pass_var(x, axis, correction=0):
+    """The variance as the elementwise ops and sums compute it: the centred formula."""
     axes = tuple(range(x.ndim)) if axis is None else tuple(np.atleast_1d(axis))
     n = int(np.prod([x.shape[a] for a in axes]))
-    m = unfused_mean(x, axes, keepdims=True)
-    dev = x - m
-    sq = xp.real(dev) * xp.real(dev) + xp.imag(dev) * xp.imag(dev) if d.kind == "c" else dev * dev
-    for correction in (0, 1, 2.5):
-        ss = xp.sum(sq, axis=axes)
-        xp.evaluate(ss)
-        want_var = bits(ss / float(max(n - correction, 0)))
-        assert_exact(xp.var(x, axis=axis, correction=correction), want_var)
-        assert_exact(xp.std(x, axis=axis, correction=correction), bits(xp.sqrt(xp.asarray(want_var))))
+    dev = x - unfused_mean(x, axes, keepdims=True)
+    sq = xp.real(dev) * xp.real(dev) + xp.imag(dev) * xp.imag(dev) if x.dtype.kind == "c" else dev * dev
+    ss = xp.sum(sq, axis=axes)
+    xp.evaluate(ss)
+    return np.asarray(ss / float(max(n - correction, 0)))
+
+
+HARD = {  # (data, axis): offsets far beyond the spread, a constant, huge and tiny values
+    "offset": (lambda t: (1e4 + np.random.default_rng(1).standard_normal(200_003)).astype(t), None),
+    "offset_columns": (lambda t: (1e6 + np.random.default_rng(2).standard_normal((3000, 70))).astype(t), 0),
+    "offset_rows": (lambda t: (-3e5 + np.random.default_rng(3).standard_normal((70, 3000))).astype(t), 1),
+    "constant": (lambda t: np.full(50_001, 7.1, t), None),
+    "huge": (lambda t: (1e15 * np.random.default_rng(4).standard_normal(9001)).astype(t), None),
+    "tiny": (lambda t: (1e-15 * np.random.default_rng(5).standard_normal(9001)).astype(t), None),
+}
+
+
+@pytest.mark.parametrize("d", REAL_FLOAT, ids=ids(REAL_FLOAT))
+@pytest.mark.parametrize("case", list(HARD))
+def test_one_pass_var_at_least_as_accurate_as_the_centred_formula(d, case):
+    make, axis = HARD[case]
+    a = make(npdt(d))
+    x = xp.asarray(a)
+    exact = np.var(a.astype(np.float64), axis=axis, ddof=1)
+    eps = np.finfo(npdt(d)).eps
+    got = np.asarray(xp.var(x, axis=axis, correction=1)).astype(np.float64)
+    old = two_pass_var(x, axis, correction=1).astype(np.float64)
+    err_got = np.abs(got - exact)
+    err_old = np.abs(old - exact)
+    assert np.all(err_got <= 2 * err_old + 8 * eps * exact), (case, err_got.max(), err_old.max())
+
+
+def test_var_special_values_match_the_centred_formula():
+    a = data(xp.float32, (300, 77), seed=7)
+    rng = np.random.default_rng(8)
+    a.flat[rng.choice(a.size, 150, replace=False)] = rng.choice(np.array([np.nan, np.inf, -np.inf, -0.0], np.float32),
+                                                               150)
+    a[5] = np.inf  # a column of infinities only, and rows with both signs
+    x = xp.asarray(a)
+    for axis in (None, 0, 1):
+        got = np.asarray(xp.var(x, axis=axis))
+        old = two_pass_var(x, axis)
+        assert np.array_equal(np.isnan(got), np.isnan(old)) and np.array_equal(np.isinf(got), np.isinf(old))
+        with np.errstate(all="ignore"):
+            assert np.array_equal(np.isnan(got), np.isnan(np.var(a, axis=axis)))
+        fin = np.isfinite(old)
+        np.testing.assert_allclose(got[fin], old[fin], rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("rows", [1 << 16, (1 << 16) + 3])
@@ -107,15 +157,17 @@ def test_post_maps_cost_no_dispatch():
     xp.evaluate(small, big)
     # (dispatches, elementwise kernels): one pass per reduction up to 16384 elements
     assert _dispatches(xp.mean, small) == (1, 0)
-    assert _dispatches(xp.var, small) == (2, 0)
-    assert _dispatches(xp.std, small, correction=1) == (2, 0)
+    assert _dispatches(xp.var, small) == (1, 0)  # one pass over the data: count, mean, deviations
+    assert _dispatches(xp.std, small, correction=1) == (1, 0)
     assert _dispatches(xp.mean, big) == (2, 0)
-    assert _dispatches(xp.var, big) == (4, 0)
-    assert _dispatches(xp.std, big) == (4, 0)
+    assert _dispatches(xp.var, big) == (2, 0)
+    assert _dispatches(xp.std, big) == (2, 0)
     assert _dispatches(xp.sum, big) == (2, 0)
     m = xp.reshape(big, (1024, 1024))
     assert _dispatches(xp.mean, m, axis=1) == (1, 0)
-    assert _dispatches(xp.std, m, axis=0) == (2, 0)
+    assert _dispatches(xp.std, m, axis=0) == (1, 0)
+    c = xp.asarray(np.ones((1 << 18,), np.complex64))
+    assert _dispatches(xp.var, c) == (2, 0)
 
 
 def test_post_map_pipelines_keyed_by_structure_not_divisor():

@@ -44,7 +44,7 @@ from ._wgsl import reduce as rd
 from ._wgsl import scan as sc
 from ._wgsl import types as ty
 
-__all__ = ["reduce_rows", "reduce_axes", "scan_rows", "scan_axis", "exclusive_scan", "nonzero_flat", "store_dtype"]
+__all__ = ["reduce_rows", "reduce_axes", "moments_axes", "scan_rows", "scan_axis", "exclusive_scan", "nonzero_flat", "store_dtype"]
 
 # Elements one lane reads per chunk: enough to hide latency, short float chains. On an
 # H200 (Vulkan) sum over 2^28 float32 reads 4.1 TB/s with 64 (~98% of a vec4 copy kernel's
@@ -241,6 +241,59 @@ def _reduce_pass(node: g.Node, rows: int, length: int, kind: str, G: int, C: int
     vals = g.Data(out, (n_out,), out_dtype, device)
     ids = g.Data(out_idx, (n_out,), dt.uint32, device) if is_arg else None
     return vals, ids, NC
+
+
+def moments_axes(node: g.Node, axes, post) -> g.Data:
+    """``post`` of the sum of squared deviations from the mean of ``node`` (real or
+    complex floating) over ``axes``, in one pass over the data (then passes over the
+    partials): the core of var and std. Result shape: the kept axes'."""
+    axes = tuple(sorted(axes))
+    keep = tuple(d for d in range(node.ndim) if d not in axes)
+    rows = g.prod(node.shape[d] for d in keep)
+    length = g.prod(node.shape[d] for d in axes)
+    node = g.settle(g.permute_view(node, keep + axes))
+    if type(node) is g.Op and node.n_nodes > REALIZE_PRODUCER_NODES:
+        node = g.realize(node)
+    device = node.device
+    rt = device.runtime
+    native = device.has_int64
+    tag = ty.tag(node.dtype.name, native)
+    real = dt.BY_NAME[rd.STORE_DTYPE[{"c64": "f32", "c128": "f64"}.get(tag, tag)]]
+    val_dtype = dt.BY_NAME[rd.STORE_DTYPE[tag]]
+    inp, parts = None, None
+    while True:
+        G, C = _choose(rows, length, parts is None and _inner_strided(node))
+        NC = -(-length // C)
+        last = NC == 1
+        if parts is None:
+            quad = G > 1 and length % 4 == 0
+            inp = _Input(node, vec4=quad)
+            quad = quad and inp.has_vec4
+            if not quad and any(cls == "v" for cls, _ in inp.spec.leaves):
+                inp = _Input(node)
+            in_bufs, in_params, in_spec = inp.buffers, inp.params, inp.spec
+        else:
+            quad, in_bufs, in_params, in_spec = False, list(parts), b"", None
+        n_out = rows * NC
+        if last:
+            out = rt.alloc(max(n_out, 1) * real.itemsize)
+            planned = _Post(post, out, rows, real, device)
+            outs = [out]
+        else:
+            planned = None
+            outs = [rt.alloc(max(n_out, 1) * 4), rt.alloc(max(n_out, 1) * val_dtype.itemsize),
+                    rt.alloc(max(n_out, 1) * val_dtype.itemsize)]
+        spec = rd.ReduceSpec("moments", tag, G, quad, in_spec, None, native,
+                             planned.spec if planned else None, False, parts is not None)
+        words = len(in_params) // 4 + (len(in_params) // 4) % 2
+        kernel = rt.kernel(("reduce", spec), lambda: (spec.name, rd.render(spec, words), spec.writes,
+                                                       spec.has_f64_params))
+        params = (pack_params([rows, length, C, NC, 0, 0, 0, 0]) + _pad_even(in_params)
+                  + (planned.params if planned else b""))
+        rt.dispatch(kernel, in_bufs + outs, params, -(-rows // (rd.WORKGROUP // G)) * NC)
+        if last:
+            return g.Data(out, (rows,), planned.dtype, device)
+        parts, length = outs, NC
 
 
 # Below this many elements the two or three dispatches of a column sum cost more host
