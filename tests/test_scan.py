@@ -18,9 +18,11 @@ from wgarray import debug
 from wgarray._wgsl import scan as sc
 from conftest import COMPLEX, DTYPES, INTEGER, REAL_FLOAT, assert_exact, ids, npdt
 
-# 1-D lengths on both sides of each threshold: SCAN_THREAD_MAX (256), a round (2048),
-# a tile (16384), and many tiles with a partial last one.
-LENGTHS = [1, 2, 255, 256, 257, 2047, 2048, 2049, 16383, 16384, 16385, 3 * 16384 + 4, 5 * 16384 + 7]
+# 1-D lengths on both sides of each threshold: the thread layout's longest row, a round
+# of the tile layout, a tile, and many tiles with a partial last one.
+T = sc.TILE
+LENGTHS = [1, 2, kr.SCAN_THREAD_MAX - 1, kr.SCAN_THREAD_MAX, kr.SCAN_THREAD_MAX + 1, sc.ROUND - 1, sc.ROUND,
+           sc.ROUND + 1, T - 1, T, T + 1, 3 * T + 4, 5 * T + 7]
 SPECIALS = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0])
 
 
@@ -93,7 +95,7 @@ def test_cumulative_sum_float32_every_threshold_with_specials(n, inc):
     check(exact_sum_data(xp.float32, (n,), seed=n, specials=True), "sum", include_initial=inc)
 
 
-@pytest.mark.parametrize("n", [255, 257, 16385, 3 * 16384 + 4])
+@pytest.mark.parametrize("n", [255, 257, T + 1, 3 * T + 4])
 @pytest.mark.parametrize("inc", [False, True])
 def test_cumulative_prod_float32_every_threshold_with_specials(n, inc):
     check(exact_prod_data(xp.float32, (n,), seed=n, specials=True), "prod", include_initial=inc)
@@ -101,7 +103,7 @@ def test_cumulative_prod_float32_every_threshold_with_specials(n, inc):
 
 @pytest.mark.parametrize("d", DTYPES, ids=ids(DTYPES))
 def test_cumulative_sum_and_prod_every_dtype_past_a_tile(d):
-    n = 16384 + 2053
+    n = T + 2053
     check(exact_sum_data(d, (n,), seed=1, specials=True), "sum")
     check(exact_sum_data(d, (n,), seed=2), "sum", include_initial=True)
     check(exact_prod_data(d, (n,), seed=3, specials=True), "prod")
@@ -181,9 +183,9 @@ def test_empty_and_degenerate_shapes():
 
 
 def test_long_scan_is_three_dispatches_and_short_one():
-    x = xp.asarray(np.ones(5 * 16384 + 3, np.float32))
+    x = xp.asarray(np.ones(5 * T + 3, np.float32))
     xp.evaluate(x)
-    for n, kinds in ((None, 3), (16384, 1), (200, 1)):
+    for n, kinds in ((None, 3), (T, 1), (200, 1)):
         y = x if n is None else x[:n]
         xp.evaluate(xp.cumulative_sum(y))
         debug.reset_counters()
