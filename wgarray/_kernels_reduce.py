@@ -13,6 +13,9 @@ elementwise producer is fused into the first kernel that reads it, never realize
     kept axes' shape. ``post`` (non-arg kinds): a function building an elementwise map
     of the result node with Python scalars (``lambda t: t / n``), computed by the last
     pass before it stores, so it costs no dispatch of its own (``reduce_rows`` too).
+``moments_axes(node, axes, post) -> Data``
+    ``post`` of the sum of squared deviations from the mean over ``axes`` (real or
+    complex floating ``node``), in one pass over the data: var and std.
 ``scan_rows(node, rows, length, kind="sum", include_initial=False) -> Data``
     Inclusive prefix sum/product of each run, shape ``(rows, length + include_initial)``,
     in the accumulator storage dtype (see ``reduce_rows``). With ``include_initial``

@@ -2,7 +2,8 @@
 
 Every reduction is one family of kernels (``_kernels_reduce``): the elementwise
 producer of ``x`` (and any cast to the accumulator dtype) is fused into the first pass,
-so ``sum((x - 1.5) ** 2)`` runs the same kernels as ``sum(x)``. Post-maps (mean's
+so ``sum((x - 1.5) ** 2)`` runs the same kernels as ``sum(x)``; var and std are one
+reduction of (count, mean, squared deviations). Post-maps (mean's
 division, std's square root) are computed by the reduction's last pass before it
 stores; the cast of a 32-bit partial back to 8 or 16 bits is a lazy elementwise op on
 the small result.
