@@ -179,3 +179,17 @@ def test_post_map_pipelines_keyed_by_structure_not_divisor():
         assert float(xp.mean(x)) == 3.0
         assert float(xp.std(x, correction=1)) == 0.0
     assert debug.counters()["pipelines_compiled"] == 0
+
+
+@pytest.mark.parametrize("d", FLOATS, ids=ids(FLOATS))
+def test_var_of_single_values_and_broadcast_inputs(d):
+    t = npdt(d)
+    with np.errstate(all="ignore"):
+        for v in (np.nan, np.inf, -np.inf, 5.0, -0.0):
+            for a in (np.array(v, t), np.array([v], t)):
+                assert_exact(xp.var(xp.asarray(a)), np.var(a).astype(np.real(a).dtype))
+                assert_exact(xp.std(xp.asarray(a)), np.std(a).astype(np.real(a).dtype))
+            b = np.broadcast_to(np.array(v, t), (5, 3))
+            x = xp.broadcast_to(xp.asarray(np.array(v, t)), (5, 3))
+            assert_exact(xp.var(x, axis=0), np.var(b, axis=0).astype(np.real(b).dtype))
+            assert_exact(xp.var(x, axis=1, correction=1), np.var(b, axis=1, ddof=1).astype(np.real(b).dtype))

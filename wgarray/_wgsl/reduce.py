@@ -188,7 +188,9 @@ def render_input_quad(spec: ew.ElementwiseSpec, prefix: str, pbase: int) -> str:
 def _moments_fns(t: str) -> str:
     """``Acc`` (count, mean, sum of squared deviations; complex: per component) with
     ``comb``, Chan et al.'s combine of two partials, and ``comb1``, Welford's update by
-    one value: a single pass as accurate as centring on the exact mean first."""
+    one value: a single pass as accurate as centring on the exact mean first. The new
+    mean is laundered (``kz`` is a zero from ``P``): a compiler that assumes finite
+    values could otherwise fold the first update's ``x - m`` to 0 and lose a NaN."""
     wt = ty.WGSL_TYPE[t]
     f = "f64" if t in ("f64", "c128") else "f32"
     return f"""struct Acc {{ n: u32, m: {wt}, s: {wt} }}
@@ -200,10 +202,10 @@ fn comb(a: Acc, b: Acc) -> Acc {{
     let d = b.m - a.m;
     return Acc(n, a.m + d * fb, a.s + b.s + d * d * ({f}(a.n) * fb));
 }}
-fn comb1(a: Acc, x: {wt}) -> Acc {{
+fn comb1(a: Acc, x: {wt}, kz: u32) -> Acc {{
     let n = a.n + 1u;
     let d = x - a.m;
-    let m = a.m + d / {f}(n);
+    let m = {ew.launder(f"a.m + d / {f}(n)", t, 1)};
     return Acc(n, m, a.s + d * (x - m));
 }}
 """
@@ -298,7 +300,7 @@ def render(spec: ReduceSpec, in_words: int, idx_words: int = 0) -> str:
 
     def step(acc: str, value: str, flat: str) -> str:
         if spec.is_moments and not spec.partials:
-            return f"{acc} = comb1({acc}, {value} - k0);"
+            return f"{acc} = comb1({acc}, {value} - k0, kz);"
         return f"{acc} = comb({acc}, {lift(value, index_of(flat))});"
 
     body = [
@@ -321,7 +323,10 @@ def render(spec: ReduceSpec, in_words: int, idx_words: int = 0) -> str:
         # Every chunk of a row works on x - x[row start]: the running means stay near
         # zero, so their rounding is small beside the spread (the moments of x and of
         # x - k are the same sums of squared deviations).
-        body.append("        let k0 = " + ("in0_at4(base >> 2u).v0;" if spec.quad else "in0_at(base);"))
+        # (laundered: where the input is one broadcast value, x - k0 would fold to 0)
+        body.append("        let kz = P[4];  // 0")
+        first = "in0_at4(base >> 2u).v0" if spec.quad else "in0_at(base)"
+        body.append(f"        let k0 = {ew.launder(first, t, 2)};")
     if spec.quad:
         # Four quads per step, all loads issued before any combine: 64 bytes in flight
         # per lane is what a bandwidth-bound reduction needs on a big GPU.
