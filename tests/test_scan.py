@@ -182,23 +182,46 @@ def test_empty_and_degenerate_shapes():
             check(a, "prod", axis=axis, include_initial=inc)
 
 
-def test_long_scan_is_three_dispatches_and_short_one():
+def _dispatches(make):
+    xp.evaluate(make())
+    debug.reset_counters()
+    r = make()
+    xp.evaluate(r)
+    return debug.counters()["dispatches"], r
+
+
+def test_dispatches_of_each_layout():
     x = xp.asarray(np.ones(5 * T + 3, np.float32))
     xp.evaluate(x)
-    for n, kinds in ((None, 3), (T, 1), (200, 1)):
-        y = x if n is None else x[:n]
-        xp.evaluate(xp.cumulative_sum(y))
-        debug.reset_counters()
-        xp.evaluate(xp.cumulative_sum(y))
-        assert debug.counters()["dispatches"] == kinds
+    # float32: the look-back state's fill, then one pass; one pass within a round
+    assert _dispatches(lambda: xp.cumulative_sum(x))[0] == 2
+    assert _dispatches(lambda: xp.cumulative_prod(x[:sc.ROUND]))[0] == 1
+    assert _dispatches(lambda: xp.cumulative_sum(x[:200]))[0] == 1
+    # other accumulators: tile sums, their scan, the rescan; one pass within a tile
+    assert _dispatches(lambda: xp.cumulative_sum(x, dtype=xp.complex64))[0] == 3
+    assert _dispatches(lambda: xp.cumulative_sum(x[:T], dtype=xp.complex64))[0] == 1
     m = xp.asarray(np.ones((1000, 300), np.float32))
     xp.evaluate(m)
-    xp.evaluate(xp.cumulative_sum(m, axis=0))
-    debug.reset_counters()
-    r = xp.cumulative_sum(m, axis=0)
-    xp.evaluate(r)
-    assert debug.counters()["dispatches"] == 3  # chunks of the columns, their offsets, the rescan
+    n, r = _dispatches(lambda: xp.cumulative_sum(m, axis=0))
+    assert n == 3  # chunks of the columns, their offsets, the rescan
     assert_exact(r, np.cumsum(np.ones((1000, 300), np.float32), axis=0))
+
+
+@pytest.mark.parametrize("polls", [0, 1])
+def test_lookback_when_predecessors_are_not_waited_for(monkeypatch, polls):
+    # 0 polls: every workgroup reduces all the tiles before it from the input itself
+    # (the path a device that runs workgroups one after another, or out of order, takes)
+    monkeypatch.setattr(sc, "LOOKBACK_POLLS", polls)
+    for n in (sc.ROUND + 1, 4 * sc.ROUND, 6 * sc.ROUND + 5):
+        a = exact_sum_data(xp.float32, (n,), seed=n, specials=True)
+        check(a, "sum")
+        check(a, "sum", include_initial=True)
+        check(exact_prod_data(xp.float32, (n,), seed=n, specials=True), "prod")
+    b = exact_sum_data(xp.float32, (3, 3 * sc.ROUND + 7), seed=13, specials=True)
+    check(b, "sum", axis=1)
+    check(b, "sum", axis=1, include_initial=True)
+    neg = np.full(5 * sc.ROUND, -0.0, np.float32)
+    check(neg, "sum")
 
 
 def test_scan_pipelines_are_keyed_by_structure_not_size():

@@ -399,6 +399,8 @@ def _scan(node: g.Node, outer: int, length: int, inner: int, kind: str, include_
     if rows == 0:
         return flat
     tile = inner == 1 and length > SCAN_THREAD_MAX
+    if tile and tag in sc.LOOKBACK_TAGS and length > sc.ROUND:
+        return _scan_lookback(node, rows, length, kind, tag, inc, result, flat)
     C = sc.TILE if tile else sc.CHUNK
     NC = max(1, -(-length // C))  # one chunk for an empty row: it writes the initial slot
     offsets = None
@@ -421,6 +423,30 @@ def _scan(node: g.Node, outer: int, length: int, inner: int, kind: str, include_
     x_buf = offsets.buf if offsets is not None else rt.alloc(16)  # not read without offsets
     groups = rows * NC if tile else -(-(rows * NC) // sc.WORKGROUP)
     rt.dispatch(kernel, inp.buffers + [result, x_buf], head + _pad_even(inp.params), groups)
+    return flat
+
+
+def _scan_lookback(node, rows, length, kind, tag, inc, result, flat):
+    """Single-pass scan of contiguous rows (``sc.render`` layout ``lookback``): one fill
+    of the tiles' state words, one dispatch that reads and writes each element once."""
+    device = node.device
+    rt = device.runtime
+    C = sc.ROUND
+    NC = -(-length // C)
+    n_state = 1 + 2 * rows * NC
+    state = rt.alloc(4 * n_state)
+    fill = rt.kernel(("scan_fill",), lambda: ("scan_fill", sc.render_fill(), [True], False))
+    rt.dispatch(fill, [state], pack_params([n_state, 0]), -(-n_state // sc.WORKGROUP))
+    quad = length % 4 == 0
+    inp = _Input(node, vec4=quad)
+    quad = quad and inp.has_vec4
+    if not quad and any(cls == "v" for cls, _ in inp.spec.leaves):
+        inp = _Input(node)
+    sub = rt.subgroup_size is not None
+    spec = sc.ScanSpec(kind, tag, inp.spec, device.has_int64, "lookback", quad, length % 4 == 0 and not inc, sub)
+    kernel = rt.kernel(("scan", spec), lambda: (spec.name, sc.render(spec), spec.writes, inp.spec.has_f64_params))
+    head = pack_params([rows, length, NC, length + inc, inc, C, sc.LOOKBACK_POLLS, 1])
+    rt.dispatch(kernel, inp.buffers + [result, state], head + _pad_even(inp.params), rows * NC)
     return flat
 
 

@@ -50,10 +50,14 @@ TILE = 16384
 # lavapipe's 65535-iteration loop bound.
 CHUNK = 256
 HEADER_WORDS = 8
+# Polls of a predecessor's words before the waiting workgroup reduces that tile itself.
+LOOKBACK_POLLS = 128
 
 # Accumulators whose WGSL type subgroup shuffles move (32-bit scalars and vectors).
 SUBGROUP_TAGS = ("f32", "i32", "u32", "c64", "ei64", "eu64")
 VEC4_TAGS = ("f32", "i32", "u32")
+# Accumulators whose totals fit one atomic word with a value to spare for "not yet".
+LOOKBACK_TAGS = ("f32",)
 
 
 @dataclass(frozen=True)
@@ -62,7 +66,7 @@ class ScanSpec:
     tag: str
     inp: ew.ElementwiseSpec
     int64_native: bool
-    layout: str  # tile, thread
+    layout: str  # tile, thread, lookback
     quad: bool = False  # tile: the input read as vec4 quads (rows of a multiple of 4)
     vec_out: bool = False  # tile: the output written as vec4 (32-bit, rows 4-aligned)
     subgroups: bool = False  # tile: subgroup scans (full, contiguous subgroups)
@@ -74,7 +78,7 @@ class ScanSpec:
 
     @property
     def writes(self) -> list[bool]:
-        return [False] * len(self.inp.bindings) + [True, False]
+        return [False] * len(self.inp.bindings) + [True, self.layout == "lookback"]
 
 
 def _comb_fn(kind: str, t: str) -> str:
@@ -131,6 +135,36 @@ def _workgroup_scan(spec: ScanSpec, own: str, ident: str) -> list[str]:
     ]
 
 
+def _thread_scan(spec: ScanSpec, ident: str, l0: str, hi: str, src: str, pre: str = "        ") -> list[str]:
+    """Loads of the thread's PER_THREAD elements from ``l0`` of the row at ``src``
+    (identity past ``hi``) into ``x0..``, and their running combines ``v0..``."""
+    K = PER_THREAD
+    body = [f"{pre}var x{j} = {ident};" for j in range(K)]
+    if spec.quad:
+        for h in range(K // 4):
+            body.append(f"{pre}if ({l0} + {4 * h}u < {hi}) {{")
+            body.append(f"{pre}    let y = in0_at4(({src} + {l0} + {4 * h}u) >> 2u);")
+            body += [f"{pre}    x{4 * h + j} = y.v{j};" for j in range(4)]
+            body.append(f"{pre}}}")
+    else:
+        body += [f"{pre}if ({l0} + {j}u < {hi}) {{ x{j} = in0_at({src} + {l0} + {j}u); }}" for j in range(K)]
+    body.append(f"{pre}let v0 = x0;")
+    body += [f"{pre}let v{j} = comb(v{j - 1}, x{j});" for j in range(1, K)]
+    return body
+
+
+def _stores(spec: ScanSpec, base: str, l0: str, hi: str, dst: str) -> list[str]:
+    K = PER_THREAD
+    wt = ty.WGSL_TYPE[spec.tag]
+    if spec.vec_out:
+        body = []
+        for h in range(K // 4):
+            vals = ", ".join(f"comb({base}, v{4 * h + j})" for j in range(4))
+            body.append(f"        if ({l0} + {4 * h}u < {hi}) {{ O[({dst} + {l0} + {4 * h}u) >> 2u] = vec4<{wt}>({vals}); }}")
+        return body
+    return [f"        if ({l0} + {j}u < {hi}) {{ O[{dst} + {l0} + {j}u] = comb({base}, v{j}); }}" for j in range(K)]
+
+
 def _tile_body(spec: ScanSpec, ident: str, initial: str) -> tuple[list[str], str]:
     t = spec.tag
     wt = ty.WGSL_TYPE[t]
@@ -161,31 +195,114 @@ def _tile_body(spec: ScanSpec, ident: str, initial: str) -> tuple[list[str], str
         f"    for (var r0 = lo; r0 < hi; r0 += {ROUND}u) {{",
         f"        let l0 = r0 + lid * {K}u;",
     ]
-    body += [f"        var x{j} = {ident};" for j in range(K)]
-    if spec.quad:
-        for h in range(K // 4):
-            body.append(f"        if (l0 + {4 * h}u < hi) {{")
-            body.append(f"            let y = in0_at4((src + l0 + {4 * h}u) >> 2u);")
-            body += [f"            x{4 * h + j} = y.v{j};" for j in range(4)]
-            body.append("        }")
-    else:
-        body += [f"        if (l0 + {j}u < hi) {{ x{j} = in0_at(src + l0 + {j}u); }}" for j in range(K)]
-    body.append("        let v0 = x0;")
-    body += [f"        let v{j} = comb(v{j - 1}, x{j});" for j in range(1, K)]
+    body += _thread_scan(spec, ident, "l0", "hi", "src")
     body += _workgroup_scan(spec, f"v{K - 1}", ident)
     body.append("        let base = comb(run, excl);")
-    if spec.vec_out:
-        for h in range(K // 4):
-            vals = ", ".join(f"comb(base, v{4 * h + j})" for j in range(4))
-            body.append(f"        if (l0 + {4 * h}u < hi) {{ O[(dst + l0 + {4 * h}u) >> 2u] = vec4<{wt}>({vals}); }}")
-    else:
-        body += [f"        if (l0 + {j}u < hi) {{ O[dst + l0 + {j}u] = comb(base, v{j}); }}" for j in range(K)]
+    body += _stores(spec, "base", "l0", "hi", "dst")
     body += ["        run = comb(run, wtot);", "    }", "}"]
     if spec.subgroups:
         shared = f"var<workgroup> wsum: array<{wt}, 128>;\n"
     else:
         shared = f"var<workgroup> sh: array<{wt}, 256>;\nvar<workgroup> seg: array<{wt}, 16>;\n"
     return body, shared
+
+
+def _lookback_body(spec: ScanSpec, ident: str, initial: str) -> tuple[list[str], str]:
+    """One pass: a workgroup per tile of ROUND elements, taken in the order workgroups
+    start (a ticket), publishes its tile's total, then combines the totals of the
+    tiles before it (looking back until one has published its inclusive prefix) and
+    publishes its own prefix. A tile not published after ``P[6]`` polls is reduced
+    from the input by the waiting workgroup itself, so no workgroup ever depends on
+    another one making progress. Totals travel as single 32-bit atomic words (f32
+    bits, NaN canonical), the sentinel 0xffffffff meaning "not yet"."""
+    K = PER_THREAD
+    entry = "@builtin(local_invocation_index) lid: u32"
+    if spec.subgroups:
+        entry += ", @builtin(subgroup_size) sgs: u32, @builtin(subgroup_invocation_id) lane: u32"
+    body = [
+        "fn publish(v: f32) -> u32 { return select(bitcast<u32>(v), 0x7fc00000u, f32_isnan(v)); }",
+        "@compute @workgroup_size(256)",
+        f"fn main({entry}) {{",
+        "    if (lid == 0u) { lb_ticket = atomicAdd(&ST[0], 1u); }",
+        "    let tk = workgroupUniformLoad(&lb_ticket);",
+        "    let M = P[0]; let L = P[1]; let NC = P[2]; let R = P[3]; let S = P[4]; let C = P[5];",
+        "    let T = M * NC;",
+        "    if (tk >= T) { return; }",
+        "    let m = tk / NC;",
+        "    let c = tk % NC;",
+        "    let hi = min(L, c * C + C);",
+        "    let src = m * L;",
+        "    let dst = m * R + S;",
+    ]
+    if not spec.vec_out:
+        body.append(f"    if (S == 1u && c == 0u && lid == 0u) {{ O[m * R] = {initial}; }}")
+    if spec.subgroups:
+        body.append("    var half = 0u;")
+    body.append(f"    let l0 = c * C + lid * {K}u;")
+    body += ["    {"] + _thread_scan(spec, ident, "l0", "hi", "src")
+    body += _workgroup_scan(spec, f"v{K - 1}", ident)
+    body += [
+        "        if (lid == 0u) { atomicStore(&ST[select(1u + tk, 1u + T + tk, c == 0u)], publish(wtot)); }",
+        f"        var prefix = {ident};",
+        "        if (c > 0u) {",
+        "            var k = c - 1u;",
+        "            loop {",
+        "                if (lid == 0u) {",
+        "                    var flag = 0u;",
+        "                    var got = 0u;",
+        "                    for (var s = 0u; s < P[6]; s++) {",
+        "                        let vi = atomicLoad(&ST[1u + T + m * NC + k]);",
+        "                        if (vi != 0xffffffffu) { flag = 2u; got = vi; break; }",
+        "                        let va = atomicLoad(&ST[1u + m * NC + k]);",
+        "                        if (va != 0xffffffffu) { flag = 1u; got = va; break; }",
+        "                    }",
+        "                    lb_flag = flag;",
+        "                    lb_value = got;",
+        "                }",
+        "                let flag = workgroupUniformLoad(&lb_flag);",
+        "                var v = bitcast<f32>(lb_value);",
+        "                if (flag == 0u) {",
+        "                    // not published yet: reduce tile k here",
+        f"                    let kl0 = k * C + lid * {K}u;",
+        "                    let khi = min(L, k * C + C);",
+        "                    {",
+    ]
+    inner = _thread_scan(spec, ident, "kl0", "khi", "src", pre="                        ")
+    inner += ["                        " + x.strip() for x in _workgroup_scan(spec, f"v{K - 1}", ident)]
+    inner.append("                        v = wtot;")
+    body += inner
+    body += [
+        "                    }",
+        "                }",
+        "                prefix = comb(v, prefix);",
+        "                if (flag == 2u || k == 0u) { break; }",
+        "                k -= 1u;",
+        "            }",
+        "            if (lid == 0u) { atomicStore(&ST[1u + T + tk], publish(comb(prefix, wtot))); }",
+        "        }",
+        "        let base = comb(prefix, excl);",
+    ]
+    body += _stores(spec, "base", "l0", "hi", "dst")
+    body += ["    }", "}"]
+    wt = ty.WGSL_TYPE[spec.tag]
+    shared = "var<workgroup> lb_ticket: u32;\nvar<workgroup> lb_flag: u32;\nvar<workgroup> lb_value: u32;\n"
+    if spec.subgroups:
+        shared += f"var<workgroup> wsum: array<{wt}, 128>;\n"
+    else:
+        shared += f"var<workgroup> sh: array<{wt}, 256>;\nvar<workgroup> seg: array<{wt}, 16>;\n"
+    return body, shared
+
+
+def render_fill() -> str:
+    """The look-back state: the ticket counter 0, every tile's words 0xffffffff."""
+    return """@group(0) @binding(0) var<storage, read_write> ST: array<u32>;
+@group(0) @binding(1) var<storage, read> P: array<u32>;
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = (wid.x + wid.y * 65535u) * 256u + lid;
+    if (i < P[0]) { ST[i] = select(0xffffffffu, 0u, i == 0u); }
+}
+"""
 
 
 def _thread_body(ident: str, initial: str) -> list[str]:
@@ -225,14 +342,17 @@ def render(spec: ScanSpec) -> str:
     else:
         _, fns = ew.render_input(spec.inp, "in0_", 0, HEADER_WORDS)
     nb = len(spec.inp.bindings)
+    state = ("read_write> ST: array<atomic<u32>>" if spec.layout == "lookback" else f"read> X: array<{store_t}>")
     decls += [
         f"@group(0) @binding({nb}) var<storage, read_write> O: array<{out_t}>;",
-        f"@group(0) @binding({nb + 1}) var<storage, read> X: array<{store_t}>;",
+        f"@group(0) @binding({nb + 1}) var<storage, {state};",
     ] + ew.params_decls(nb + 2, spec.inp.has_f64_params)
     ident = rd.identity(spec.kind, t, scan=True)
     initial = rd.identity(spec.kind, t)  # include_initial's slot: +0.0, as NumPy's
     if spec.layout == "tile":
         body, shared = _tile_body(spec, ident, initial)
+    elif spec.layout == "lookback":
+        body, shared = _lookback_body(spec, ident, initial)
     else:
         body, shared = _thread_body(ident, initial), ""
     code = fns + _comb_fn(spec.kind, t) + "\n".join(body) + "\n"
