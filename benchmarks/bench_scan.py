@@ -1,9 +1,10 @@
 """Scans and the fused statistics on the device, beside PyTorch (CUDA) in the same run.
 
-- cumulative_sum / cumulative_prod over 2^28 float32: device time and bandwidth
-  (8 bytes per element: one read, one write, the least any scan moves), as a fraction
-  of the vec4 copy roofline; the tile-sum pass (a reduction) timed alone, so the
-  rescan's share shows;
+- cumulative_sum / cumulative_prod over 2^28 float32 (the single-pass look-back):
+  device time and bandwidth (8 bytes per element: one read, one write, the least any
+  scan moves), as a fraction of the vec4 copy roofline; the same scan through the
+  three-pass reduce-then-scan, and through the look-back's fallback alone (0 polls,
+  on 2^20), for comparison;
 - cumulative_sum along each axis of a 2^14 x 2^14 float32 array (batched rows, columns);
 - sum (the roofline check: it must stay at >= 90% of copy), mean, var, std over 2^28
   float32, with the dispatches each takes.
@@ -21,7 +22,6 @@ sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from _timing import best_of, cuda_torch, device_seconds, table  # noqa: E402
 
 import wgarray as xp  # noqa: E402
-from wgarray import _kernels_reduce as kr  # noqa: E402
 from wgarray import debug  # noqa: E402
 from wgarray._device import default_device  # noqa: E402
 from wgarray._wgsl import scan as sc  # noqa: E402
@@ -109,18 +109,26 @@ def main() -> None:
         got = np.asarray(HOLD["r"][-1])
         return f"matches NumPy: {np.array_equal(got, np.cumprod(signs))}"
 
-    d_cs = scan_row(f"cumulative_sum 2^{log2} float32", lambda: xp.cumulative_sum(x), 8 * n, check_sum)
+    scan_row(f"cumulative_sum 2^{log2} float32", lambda: xp.cumulative_sum(x), 8 * n, check_sum)
     scan_row(f"cumulative_prod 2^{log2} float32", lambda: xp.cumulative_prod(s), 8 * n, check_prod)
 
-    def tile_sums():  # pass 1 alone: what the rescan adds is the rest
-        for _ in range(REPS):
-            kr._reduce_pass(x._node, 1, n, "sum", 256, sc.TILE, scan=True)
-        rt.flush()
-
-    d_p1 = device_seconds(tile_sums, rt) / REPS
-    rows.append(("  its tile-sum pass alone", f"{d_p1 * 1e3:.3f}", rate(4 * n / d_p1) + " read",
-                 f"{4 * n / d_p1 / bw_copy:.0%} of copy", f"rest (offsets + rescan) {(d_cs - d_p1) * 1e3:.3f} ms",
-                 "rescan " + rate(8 * n / max(d_cs - d_p1, 1e-9))))
+    # the same scan through reduce-then-scan (the path of 64-bit and complex
+    # accumulators): tile sums, their scan, the rescan
+    saved = sc.LOOKBACK_TAGS
+    sc.LOOKBACK_TAGS = ()
+    try:
+        scan_row("  the same, three passes (reduce-then-scan)", lambda: xp.cumulative_sum(x), 8 * n, check_sum)
+    finally:
+        sc.LOOKBACK_TAGS = saved
+    polls = sc.LOOKBACK_POLLS
+    sc.LOOKBACK_POLLS = 0
+    try:  # every workgroup reduces the tiles before it itself: the no-progress worst case
+        m0 = 1 << min(log2, 20)
+        x0 = xp.asarray(bits[:m0])
+        d0, _, _ = timed(rt, lambda: xp.cumulative_sum(x0))
+        rows.append((f"  look-back fallback only, 2^{min(log2, 20)}", f"{d0 * 1e3:.3f}", rate(8 * m0 / d0), "", "", ""))
+    finally:
+        sc.LOOKBACK_POLLS = polls
 
     side = 1 << (log2 // 2)
     m_host = rng.integers(0, 2, (side, side)).astype(np.float32)  # rows of 2^14: exact

@@ -47,7 +47,8 @@ from ._wgsl import reduce as rd
 from ._wgsl import scan as sc
 from ._wgsl import types as ty
 
-__all__ = ["reduce_rows", "reduce_axes", "moments_axes", "scan_rows", "scan_axis", "exclusive_scan", "nonzero_flat", "store_dtype"]
+__all__ = ["reduce_rows", "reduce_axes", "moments_axes", "scan_rows", "scan_axis", "exclusive_scan", "nonzero_flat",
+           "store_dtype"]
 
 # Elements one lane reads per chunk: enough to hide latency, short float chains. On an
 # H200 (Vulkan) sum over 2^28 float32 reads 4.1 TB/s with 64 (~98% of a vec4 copy kernel's

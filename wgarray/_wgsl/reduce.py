@@ -141,7 +141,8 @@ class ReduceSpec:
 
     @property
     def name(self) -> str:
-        return f"reduce_{self.kind}_{self.tag}_g{self.group}{'_q' if self.quad else ''}{'_post' if self.post else ''}{'_s' if self.scan_identity else ''}{'_p' if self.partials else ''}"
+        flags = [("_q", self.quad), ("_post", self.post), ("_s", self.scan_identity), ("_p", self.partials)]
+        return f"reduce_{self.kind}_{self.tag}_g{self.group}" + "".join(f for f, on in flags if on)
 
     @property
     def is_arg(self) -> bool:
@@ -162,7 +163,8 @@ class ReduceSpec:
 
     @property
     def writes(self) -> list[bool]:
-        n_in = (3 if self.partials else len(self.inp.bindings)) + (len(self.idx.bindings) if self.idx is not None else 0)
+        n_in = 3 if self.partials else len(self.inp.bindings)
+        n_in += len(self.idx.bindings) if self.idx is not None else 0
         return [False] * n_in + [True] * self.n_outputs
 
 

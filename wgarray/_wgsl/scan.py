@@ -1,7 +1,9 @@
 """Render scan (prefix sum / product) kernels: pure functions from a spec to WGSL.
 
-A scan is reduce-then-scan (three passes, safe on every device: no workgroup ever waits
-for another, so it needs no forward-progress guarantee between workgroups):
+Float32 rows past one round are a single pass, ``lookback`` (a decoupled look-back
+that never waits on another workgroup's progress: see ``_lookback_body``); the other
+accumulators are reduce-then-scan, three passes in which no workgroup waits for
+another at all:
 
 1. a reduction pass (``_wgsl/reduce.py``) writes one partial per chunk of ``C``
    elements of each row;
@@ -15,7 +17,7 @@ is written at ``(o * R + S + l) * INNER + i``: the output keeps the input's axis
 ``S = 1`` with ``R = L + 1`` gives ``include_initial`` (slot 0 holds the identity),
 which is also an exclusive scan followed by the row's total.
 
-Two layouts of pass 3 (and of pass 1, which uses the same chunks):
+Layouts of the scanning pass (pass 1 uses the same chunks):
 
 * ``tile`` (``INNER = 1``, long rows): one workgroup per chunk of ``C = TILE``
   elements, in rounds of ``ROUND`` elements; each thread loads ``PER_THREAD``
@@ -23,12 +25,15 @@ Two layouts of pass 3 (and of pass 1, which uses the same chunks):
   and the 256 thread totals are scanned across the workgroup (shuffle scans within
   subgroups plus one barrier where the device has full subgroups, a raking scan
   through workgroup memory otherwise); the round's total carries to the next round.
+* ``lookback``: the same work on one round per workgroup, whose offset comes from
+  the tiles before it in the same dispatch.
 * ``thread`` (a strided axis, or short rows): one thread per chunk of ``C = CHUNK``
   elements, a serial scan; adjacent threads take adjacent ``i``, so reads and writes
   of a scan along a leading axis are coalesced.
 
-Parameters: M (rows), L, NC (chunks per row), R, S, C, HAS_OFFSETS, INNER, then the
-fused input's at word 8. ``O`` is the output; ``X`` the offsets, ``(M, NC)``.
+Parameters: M (rows), L, NC (chunks per row), R, S, C, HAS_OFFSETS (lookback: polls),
+INNER, then the fused input's at word 8. ``O`` is the output; ``X`` the offsets,
+``(M, NC)`` (lookback: ``ST``, the ticket and each tile's published words).
 """
 from __future__ import annotations
 
@@ -160,7 +165,8 @@ def _stores(spec: ScanSpec, base: str, l0: str, hi: str, dst: str) -> list[str]:
         body = []
         for h in range(K // 4):
             vals = ", ".join(f"comb({base}, v{4 * h + j})" for j in range(4))
-            body.append(f"        if ({l0} + {4 * h}u < {hi}) {{ O[({dst} + {l0} + {4 * h}u) >> 2u] = vec4<{wt}>({vals}); }}")
+            at = f"{l0} + {4 * h}u"
+            body.append(f"        if ({at} < {hi}) {{ O[({dst} + {at}) >> 2u] = vec4<{wt}>({vals}); }}")
         return body
     return [f"        if ({l0} + {j}u < {hi}) {{ O[{dst} + {l0} + {j}u] = comb({base}, v{j}); }}" for j in range(K)]
 
