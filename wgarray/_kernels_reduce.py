@@ -289,7 +289,7 @@ def moments_axes(node: g.Node, axes, post) -> g.Data:
                     rt.alloc(max(n_out, 1) * val_dtype.itemsize)]
         spec = rd.ReduceSpec("moments", tag, G, quad, in_spec, None, native,
                              planned.spec if planned else None, False, parts is not None)
-        words = len(in_params) // 4 + (len(in_params) // 4) % 2
+        words = rd.input_words(in_spec, in_params)
         kernel = rt.kernel(("reduce", spec), lambda: (spec.name, rd.render(spec, words), spec.writes,
                                                        spec.has_f64_params))
         params = (pack_params([rows, length, C, NC, 0, 0, 0, 0]) + _pad_even(in_params)
