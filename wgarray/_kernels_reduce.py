@@ -8,14 +8,22 @@ elementwise producer is fused into the first kernel that reads it, never realize
     ``node``) with ``kind`` in sum, prod, min, max, argmin, argmax. Returns a Data of
     shape ``(rows,)`` in the accumulator's storage dtype (int32/uint32 for 8/16-bit
     values) and, for arg kinds, a uint32 Data of positions within each run.
-``reduce_axes(node, axes, kind) -> (Data, Data | None)``
+``reduce_axes(node, axes, kind, post=None) -> (Node, Data | None)``
     The same over arbitrary ``axes`` (permuted last as a view); result shape is the
-    kept axes' shape.
+    kept axes' shape. ``post`` (non-arg kinds): a function building an elementwise map
+    of the result node with Python scalars (``lambda t: t / n``), computed by the last
+    pass before it stores, so it costs no dispatch of its own (``reduce_rows`` too).
+``moments_axes(node, axes, post) -> Data``
+    ``post`` of the sum of squared deviations from the mean over ``axes`` (real or
+    complex floating ``node``), in one pass over the data: var and std.
 ``scan_rows(node, rows, length, kind="sum", include_initial=False) -> Data``
     Inclusive prefix sum/product of each run, shape ``(rows, length + include_initial)``,
     in the accumulator storage dtype (see ``reduce_rows``). With ``include_initial``
     slot 0 of each row is the identity: entries ``[:length]`` are the *exclusive* scan
     and entry ``[length]`` the row's total.
+``scan_axis(node, axis, kind="sum", include_initial=False) -> Data``
+    The same along any ``axis`` of ``node``, in ``node``'s axis order (no transposes):
+    shape ``node.shape`` with the axis ``include_initial`` longer.
 ``exclusive_scan(node) -> Data``
     ``scan_rows(node, 1, node.size, "sum", include_initial=True)`` flattened: a Data of
     ``size + 1`` elements (exclusive prefix sums, then the total). Cast the node to
@@ -39,7 +47,8 @@ from ._wgsl import reduce as rd
 from ._wgsl import scan as sc
 from ._wgsl import types as ty
 
-__all__ = ["reduce_rows", "reduce_axes", "scan_rows", "exclusive_scan", "nonzero_flat", "store_dtype"]
+__all__ = ["reduce_rows", "reduce_axes", "moments_axes", "scan_rows", "scan_axis", "exclusive_scan", "nonzero_flat",
+           "store_dtype"]
 
 # Elements one lane reads per chunk: enough to hide latency, short float chains. On an
 # H200 (Vulkan) sum over 2^28 float32 reads 4.1 TB/s with 64 (~98% of a vec4 copy kernel's
@@ -132,15 +141,17 @@ def _choose(rows: int, length: int, strided: bool) -> tuple[int, int]:
 _KERNELS: dict = {}
 
 
-def _reduce_kernel(rt, kind, tag, G, quad, inp, idx, native):
+def _reduce_kernel(rt, kind, tag, G, quad, inp, idx, native, post=None, scan=False):
     idx_spec = idx.spec if idx is not None else None
-    key = (rt, kind, tag, G, quad, inp.spec, idx_spec)
+    post_spec = post.spec if post is not None else None
+    key = (rt, kind, tag, G, quad, inp.spec, idx_spec, post_spec, scan)
     kernel = _KERNELS.get(key)
     if kernel is not None:
         return kernel
-    spec = rd.ReduceSpec(kind, tag, G, quad, inp.spec, idx_spec, native)
+    spec = rd.ReduceSpec(kind, tag, G, quad, inp.spec, idx_spec, native, post_spec, scan)
     in_words = rd.input_words(inp.spec, inp.params)
-    kernel = rt.kernel(("reduce", spec), lambda: (spec.name, rd.render(spec, in_words), spec.writes,
+    idx_words = rd.input_words(idx.spec, idx.params) if idx is not None else 0
+    kernel = rt.kernel(("reduce", spec), lambda: (spec.name, rd.render(spec, in_words, idx_words), spec.writes,
                                                    spec.has_f64_params))
     if len(_KERNELS) >= 4096:
         _KERNELS.clear()
@@ -155,10 +166,45 @@ def _reduce_kernel(rt, kind, tag, G, quad, inp, idx, native):
 REALIZE_PRODUCER_NODES = 16
 
 
-def reduce_rows(node: g.Node, rows: int, length: int, kind: str, _idx: g.Node | None = None):
+def reduce_rows(node: g.Node, rows: int, length: int, kind: str, _idx: g.Node | None = None, post=None):
     node = g.settle(node)
     if type(node) is g.Op and node.n_nodes > REALIZE_PRODUCER_NODES:
         node = g.realize(node)
+    G, C = _choose(rows, length, _inner_strided(node))
+    last = length <= C
+    vals, ids, NC = _reduce_pass(node, rows, length, kind, G, C, _idx, post if last else None)
+    if not last:
+        return reduce_rows(vals, rows, NC, kind, ids, post)
+    return vals, ids
+
+
+class _Post:
+    """A post-map planned over the output ``out`` of a last pass: ``post(node) -> node``
+    built on a Data of ``out``, whose one leaf the kernel fills with its result."""
+
+    __slots__ = ("spec", "params", "dtype")
+
+    def __init__(self, post, out, rows: int, dtype: dt.DType, device):
+        result = g.Data(out, (rows,), dtype, device)
+        node = g.settle(post(result))
+        if not isinstance(node, g.Op):
+            raise ValueError("reduce_rows: expected a post-map that is an elementwise op of the result")
+        plan = _plan([node], vec4=False)
+        if plan.buffers != [out] or len(plan.spec.leaves) != 1 or node.dtype.itemsize < 4:
+            raise ValueError("reduce_rows: expected a post-map of the result and scalars only, "
+                             "with a 32- or 64-bit result")
+        self.spec = plan.spec
+        self.params = ew.param_words(plan.spec, rows, plan.shape, plan.const_blobs, plan.leaf_views)
+        self.dtype = node.dtype
+
+
+def _reduce_pass(node: g.Node, rows: int, length: int, kind: str, G: int, C: int, _idx: g.Node | None = None,
+                 post=None, scan=False):
+    """One pass: ``G`` lanes per row reduce chunks of ``C`` elements. Returns the
+    partials (and, for arg kinds, their positions), ``(rows * NC,)``, and ``NC``.
+    ``post`` (a function of a node; only where ``NC == 1``) maps the results before
+    they are stored; ``scan``: sums start from -0.0, as a running sum does (the chunk
+    sums of a scan: a chunk of -0.0 sums to -0.0)."""
     device = node.device
     native = device.has_int64
     tag = ty.tag(node.dtype.name, native)
@@ -167,7 +213,6 @@ def reduce_rows(node: g.Node, rows: int, length: int, kind: str, _idx: g.Node | 
     out_dtype = dt.BY_NAME[rd.STORE_DTYPE[tag]]
     is_arg = kind in rd.ARG_KINDS
     rt = device.runtime
-    G, C = _choose(rows, length, _inner_strided(node))
     NC = -(-length // C) if length else 1
     quad = G > 1 and length % 4 == 0 and rows * length > 0
     inp = _Input(node, vec4=quad)
@@ -175,23 +220,84 @@ def reduce_rows(node: g.Node, rows: int, length: int, kind: str, _idx: g.Node | 
     if not quad and any(cls == "v" for cls, _ in inp.spec.leaves):
         inp = _Input(node)
     idx = _Input(_idx) if _idx is not None else None
-    kernel = _reduce_kernel(rt, kind, tag, G, quad, inp, idx, native)
     n_out = rows * NC
-    out = rt.alloc(max(n_out, 1) * out_dtype.itemsize)
+    if post is not None:
+        assert NC == 1 and not is_arg
+        out = rt.alloc(max(n_out, 1) * out_dtype.itemsize)
+        planned = _Post(post, out, rows, out_dtype, device)
+        if planned.dtype.itemsize > out_dtype.itemsize:  # the map widens: the results need room
+            out = rt.alloc(max(n_out, 1) * planned.dtype.itemsize)
+            planned = _Post(post, out, rows, out_dtype, device)
+        post, out_dtype = planned, planned.dtype
+    else:
+        out = rt.alloc(max(n_out, 1) * out_dtype.itemsize)
+    kernel = _reduce_kernel(rt, kind, tag, G, quad, inp, idx, native, post, scan)
     bufs = inp.buffers + (idx.buffers if idx else []) + [out]
     out_idx = None
     if is_arg:
         out_idx = rt.alloc(max(n_out, 1) * 4)
         bufs.append(out_idx)
-    params = pack_params([rows, length, C, NC, 0, 0, 0, 0]) + _pad_even(inp.params) + (idx.params if idx else b"")
+    params = (pack_params([rows, length, C, NC, 0, 0, 0, 0]) + _pad_even(inp.params)
+              + (_pad_even(idx.params) if idx else b"") + (post.params if post else b""))
     groups = -(-rows // (rd.WORKGROUP // G)) * NC
     if rows > 0:
         rt.dispatch(kernel, bufs, params, groups)
     vals = g.Data(out, (n_out,), out_dtype, device)
     ids = g.Data(out_idx, (n_out,), dt.uint32, device) if is_arg else None
-    if NC > 1:
-        return reduce_rows(vals, rows, NC, kind, ids)
-    return vals, ids
+    return vals, ids, NC
+
+
+def moments_axes(node: g.Node, axes, post) -> g.Data:
+    """``post`` of the sum of squared deviations from the mean of ``node`` (real or
+    complex floating) over ``axes``, in one pass over the data (then passes over the
+    partials): the core of var and std. Result shape: the kept axes'."""
+    axes = tuple(sorted(axes))
+    keep = tuple(d for d in range(node.ndim) if d not in axes)
+    rows = g.prod(node.shape[d] for d in keep)
+    length = g.prod(node.shape[d] for d in axes)
+    node = g.settle(g.permute_view(node, keep + axes))
+    if type(node) is g.Op and node.n_nodes > REALIZE_PRODUCER_NODES:
+        node = g.realize(node)
+    device = node.device
+    rt = device.runtime
+    native = device.has_int64
+    tag = ty.tag(node.dtype.name, native)
+    real = dt.BY_NAME[rd.STORE_DTYPE[{"c64": "f32", "c128": "f64"}.get(tag, tag)]]
+    val_dtype = dt.BY_NAME[rd.STORE_DTYPE[tag]]
+    inp, parts = None, None
+    while True:
+        G, C = _choose(rows, length, parts is None and _inner_strided(node))
+        NC = -(-length // C)
+        last = NC == 1
+        if parts is None:
+            quad = G > 1 and length % 4 == 0
+            inp = _Input(node, vec4=quad)
+            quad = quad and inp.has_vec4
+            if not quad and any(cls == "v" for cls, _ in inp.spec.leaves):
+                inp = _Input(node)
+            in_bufs, in_params, in_spec = inp.buffers, inp.params, inp.spec
+        else:
+            quad, in_bufs, in_params, in_spec = False, list(parts), b"", None
+        n_out = rows * NC
+        if last:
+            out = rt.alloc(max(n_out, 1) * real.itemsize)
+            planned = _Post(post, out, rows, real, device)
+            outs = [out]
+        else:
+            planned = None
+            outs = [rt.alloc(max(n_out, 1) * 4), rt.alloc(max(n_out, 1) * val_dtype.itemsize),
+                    rt.alloc(max(n_out, 1) * val_dtype.itemsize)]
+        spec = rd.ReduceSpec("moments", tag, G, quad, in_spec, None, native,
+                             planned.spec if planned else None, False, parts is not None)
+        words = rd.input_words(in_spec, in_params)
+        kernel = rt.kernel(("reduce", spec), lambda: (spec.name, rd.render(spec, words), spec.writes,
+                                                       spec.has_f64_params))
+        params = (pack_params([rows, length, C, NC, 0, 0, 0, 0]) + _pad_even(in_params)
+                  + (planned.params if planned else b""))
+        rt.dispatch(kernel, in_bufs + outs, params, -(-rows // (rd.WORKGROUP // G)) * NC)
+        if last:
+            return g.Data(out, (rows,), planned.dtype, device)
+        parts, length = outs, NC
 
 
 # Below this many elements the two or three dispatches of a column sum cost more host
@@ -199,7 +305,7 @@ def reduce_rows(node: g.Node, rows: int, length: int, kind: str, _idx: g.Node | 
 COLUMNS_MIN_ELEMENTS = 1 << 21
 
 
-def _columns_sum(node: g.Node):
+def _columns_sum(node: g.Node, post=None):
     """The sum over axis 0 of a 2-D ``node`` with few columns, read coalesced, or None.
 
     Summing the columns of a tall (N, F) array directly gives each row of the reduction
@@ -215,27 +321,30 @@ def _columns_sum(node: g.Node):
         return None
     main = g.index_view(node, [("slice", 0, 1, P * Q), ("slice", 0, 1, cols)])
     main = g.reshape_view(main, (P, Q, cols))  # splits axis 0 only: a view of every leaf
-    partial, _ = reduce_rows(g.permute_view(main, (1, 2, 0)), Q * cols, P, "sum")
-    total, _ = reduce_rows(g.permute_view(g.reshape_view(partial, (Q, cols)), (1, 0)), cols, Q, "sum")
     rest = length - P * Q
+    partial, _ = reduce_rows(g.permute_view(main, (1, 2, 0)), Q * cols, P, "sum")
+    total, _ = reduce_rows(g.permute_view(g.reshape_view(partial, (Q, cols)), (1, 0)), cols, Q, "sum",
+                           post=None if rest else post)
     if rest:
         tail = g.index_view(node, [("slice", P * Q, 1, rest), ("slice", 0, 1, cols)])
         extra, _ = reduce_rows(g.permute_view(tail, (1, 0)), cols, rest, "sum")
         total = g.make_op("add", [total, extra], total.dtype)
+        if post is not None:
+            total = post(total)
     return total
 
 
-def reduce_axes(node: g.Node, axes, kind: str):
+def reduce_axes(node: g.Node, axes, kind: str, post=None):
     axes = tuple(sorted(axes))
     if (kind == "sum" and axes == (0,) and node.ndim == 2 and 1 < node.shape[1] < THREAD_ROWS_MIN
             and node.size >= COLUMNS_MIN_ELEMENTS):
-        total = _columns_sum(node)
+        total = _columns_sum(node, post)
         if total is not None:
             return total, None
     keep = tuple(d for d in range(node.ndim) if d not in axes)
     rows = g.prod(node.shape[d] for d in keep)
     length = g.prod(node.shape[d] for d in axes)
-    vals, ids = reduce_rows(g.permute_view(node, keep + axes), rows, length, kind)
+    vals, ids = reduce_rows(g.permute_view(node, keep + axes), rows, length, kind, post=post)
     shape = tuple(node.shape[d] for d in keep)
     vals = g.reshape_view(vals, shape)
     return vals, (g.reshape_view(ids, shape) if ids is not None else None)
@@ -243,7 +352,39 @@ def reduce_axes(node: g.Node, axes, kind: str):
 
 # ------------------------------------------------------------------------ scans
 
+# Rows up to this long take the thread layout even when contiguous: a workgroup of the
+# tile layout would leave most of its 256 threads idle.
+SCAN_THREAD_MAX = 256
+
+
 def scan_rows(node: g.Node, rows: int, length: int, kind: str = "sum", include_initial: bool = False) -> g.Data:
+    out = _scan(node, rows, length, 1, kind, include_initial, None)
+    return g.Data(out.buf, (rows, length + (1 if include_initial else 0)), out.dtype, node.device)
+
+
+def scan_axis(node: g.Node, axis: int, kind: str = "sum", include_initial: bool = False) -> g.Data:
+    """The scan of ``node`` along ``axis``: a contiguous Data of ``node``'s shape (the
+    axis one longer with ``include_initial``), in the accumulator storage dtype."""
+    shape = node.shape
+    outer, inner = g.prod(shape[:axis]), g.prod(shape[axis + 1:])
+    moved = None
+    if inner > 1:
+        perm = tuple(d for d in range(node.ndim) if d != axis) + (axis,)
+        moved = g.permute_view(node, perm)
+    out = _scan(node, outer, shape[axis], inner, kind, include_initial, moved)
+    out_shape = shape[:axis] + (shape[axis] + (1 if include_initial else 0),) + shape[axis + 1:]
+    return g.Data(out.buf, out_shape, out.dtype, node.device)
+
+
+def _scan(node: g.Node, outer: int, length: int, inner: int, kind: str, include_initial: bool,
+          moved: g.Node | None) -> g.Data:
+    """Scan rows of ``node`` whose element ``l`` of row ``(o, i)`` is at flat index
+    ``(o * length + l) * inner + i``; ``moved`` is ``node`` with the scanned axis
+    permuted last (needed when ``inner > 1``). Output rows are laid out the same way."""
+    node = g.settle(node)
+    if type(node) is g.Op and node.n_nodes > REALIZE_PRODUCER_NODES:
+        node = g.realize(node)
+        moved = None
     device = node.device
     native = device.has_int64
     tag = ty.tag(node.dtype.name, native)
@@ -252,25 +393,66 @@ def scan_rows(node: g.Node, rows: int, length: int, kind: str = "sum", include_i
     out_dtype = dt.BY_NAME[rd.STORE_DTYPE[tag]]
     rt = device.runtime
     inc = 1 if include_initial else 0
+    rows = outer * inner
     R = length + inc
-    NB = max(1, -(-length // sc.BLOCK))
-    out = rt.alloc(max(rows * R, 1) * out_dtype.itemsize)
-    result = g.Data(out, (rows, R), out_dtype, device)
+    result = rt.alloc(max(rows * R, 1) * out_dtype.itemsize)
+    flat = g.Data(result, (rows * R,), out_dtype, device)
     if rows == 0:
-        return result
-    inp = _Input(node)
-    spec = sc.ScanSpec(kind, tag, inp.spec, native)
-    kernel = rt.kernel(("scan", spec), lambda: (spec.name, sc.render_local(spec),
-                                                 [False] * len(inp.buffers) + [True, True], inp.spec.has_f64_params))
-    totals = rt.alloc(rows * NB * out_dtype.itemsize)
-    head = pack_params([rows, length, NB, R, inc, 0, 0, 0])
-    rt.dispatch(kernel, inp.buffers + [out, totals], head + inp.params, rows * NB)
-    if NB > 1:
-        prefix = scan_rows(g.Data(totals, (rows, NB), out_dtype, device), rows, NB, kind, include_initial=True)
-        add = rt.kernel(("scan_add", kind, tag, native),
-                        lambda: (f"scan_add_{kind}_{tag}", sc.render_add(kind, tag, native), [True, False], False))
-        rt.dispatch(add, [out, prefix.buf], head, rows * NB)
-    return result
+        return flat
+    tile = inner == 1 and length > SCAN_THREAD_MAX
+    if tile and tag in sc.LOOKBACK_TAGS and length > sc.ROUND:
+        return _scan_lookback(node, rows, length, kind, tag, inc, result, flat)
+    C = sc.TILE if tile else sc.CHUNK
+    NC = max(1, -(-length // C))  # one chunk for an empty row: it writes the initial slot
+    offsets = None
+    if NC > 1:
+        # Pass 1 (one partial per chunk) over the rows with the scanned axis last.
+        src = node if inner == 1 else (moved if moved is not None else _moved(node, outer, length, inner))
+        partials, _, _ = _reduce_pass(src, rows, length, kind, rd.WORKGROUP if tile else 1, C, scan=True)
+        # Pass 2: offsets[m, c] = the combine of row m's chunks up to c (chunk c + 1's offset).
+        offsets = _scan(g.Data(partials.buf, (rows, NC), out_dtype, device), rows, NC, 1, kind, False, None)
+    quad = tile and length % 4 == 0
+    inp = _Input(node, vec4=quad)
+    quad = quad and inp.has_vec4
+    if not quad and any(cls == "v" for cls, _ in inp.spec.leaves):
+        inp = _Input(node)
+    sub = tag in sc.SUBGROUP_TAGS and rt.subgroup_size is not None
+    vec_out = tile and tag in sc.VEC4_TAGS and length % 4 == 0 and not inc
+    spec = sc.ScanSpec(kind, tag, inp.spec, native, "tile" if tile else "thread", quad, vec_out, tile and sub)
+    kernel = rt.kernel(("scan", spec), lambda: (spec.name, sc.render(spec), spec.writes, inp.spec.has_f64_params))
+    head = pack_params([rows, length, NC, R, inc, C, 1 if offsets is not None else 0, inner])
+    x_buf = offsets.buf if offsets is not None else rt.alloc(16)  # not read without offsets
+    groups = rows * NC if tile else -(-(rows * NC) // sc.WORKGROUP)
+    rt.dispatch(kernel, inp.buffers + [result, x_buf], head + _pad_even(inp.params), groups)
+    return flat
+
+
+def _scan_lookback(node, rows, length, kind, tag, inc, result, flat):
+    """Single-pass scan of contiguous rows (``sc.render`` layout ``lookback``): one fill
+    of the tiles' state words, one dispatch that reads and writes each element once."""
+    device = node.device
+    rt = device.runtime
+    C = sc.ROUND
+    NC = -(-length // C)
+    n_state = 1 + 2 * rows * NC
+    state = rt.alloc(4 * n_state)
+    fill = rt.kernel(("scan_fill",), lambda: ("scan_fill", sc.render_fill(), [True], False))
+    rt.dispatch(fill, [state], pack_params([n_state, 0]), -(-n_state // sc.WORKGROUP))
+    quad = length % 4 == 0
+    inp = _Input(node, vec4=quad)
+    quad = quad and inp.has_vec4
+    if not quad and any(cls == "v" for cls, _ in inp.spec.leaves):
+        inp = _Input(node)
+    sub = rt.subgroup_size is not None
+    spec = sc.ScanSpec(kind, tag, inp.spec, device.has_int64, "lookback", quad, length % 4 == 0 and not inc, sub)
+    kernel = rt.kernel(("scan", spec), lambda: (spec.name, sc.render(spec), spec.writes, inp.spec.has_f64_params))
+    head = pack_params([rows, length, NC, length + inc, inc, C, sc.LOOKBACK_POLLS, 1])
+    rt.dispatch(kernel, inp.buffers + [result, state], head + _pad_even(inp.params), rows * NC)
+    return flat
+
+
+def _moved(node: g.Node, outer: int, length: int, inner: int) -> g.Node:
+    return g.permute_view(g.reshape_view(node, (outer, length, inner)), (0, 2, 1))
 
 
 def exclusive_scan(node: g.Node) -> g.Data:

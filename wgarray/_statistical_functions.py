@@ -2,9 +2,11 @@
 
 Every reduction is one family of kernels (``_kernels_reduce``): the elementwise
 producer of ``x`` (and any cast to the accumulator dtype) is fused into the first pass,
-so ``sum((x - 1.5) ** 2)`` runs the same kernels as ``sum(x)``. Post-maps (mean's
-division, std's square root, the cast of a 32-bit partial back to 8 or 16 bits) are
-lazy elementwise ops on the small result.
+so ``sum((x - 1.5) ** 2)`` runs the same kernels as ``sum(x)``; var and std are one
+reduction of (count, mean, squared deviations). Post-maps (mean's
+division, std's square root) are computed by the reduction's last pass before it
+stores; the cast of a 32-bit partial back to 8 or 16 bits is a lazy elementwise op on
+the small result.
 """
 from __future__ import annotations
 
@@ -72,23 +74,38 @@ def _check(x, func: str, category: str):
         raise TypeError(f"{func}: expected x to have a {category} dtype, got {x.dtype}")
 
 
-def _reduce_node(node: g.Node, axes, kind: str, keepdims: builtins.bool, func: str) -> g.Node:
-    """The reduction of ``node`` (already in its accumulator dtype) over ``axes``."""
+def _reduce_node(node: g.Node, axes, kind: str, keepdims: builtins.bool, func: str, post=None) -> g.Node:
+    """The reduction of ``node`` (already in its accumulator dtype) over ``axes``, with
+    the elementwise map ``post`` (a function of a node) of the result computed by the
+    reduction's last pass."""
     shape = _result_shape(node.shape, axes, keepdims)
     length = g.prod(node.shape[d] for d in axes)
-    if not axes:
-        return g.reshape_view(node, shape)
-    if length == 0:
-        if kind in ("min", "max", "argmin", "argmax"):
+    if not axes or length == 0:
+        if not axes:
+            out = g.reshape_view(node, shape)
+        elif kind in ("min", "max", "argmin", "argmax"):
             raise ValueError(f"{func}: cannot reduce over a zero-size axis (no identity)")
-        value = 0 if kind == "sum" else 1
-        return g.Const(value, node.dtype, node.device, shape)
-    vals, ids = kr.reduce_axes(node, axes, kind)
+        else:
+            out = g.Const(0 if kind == "sum" else 1, node.dtype, node.device, shape)
+        return post(out) if post is not None else out
+    vals, ids = kr.reduce_axes(node, axes, kind, post)
     if ids is not None:
         out = g.make_op("cast", [ids], dt.int64)
     else:
-        out = vals if vals.dtype is node.dtype else g.make_op("cast", [vals], node.dtype)
+        out = vals if vals.dtype is node.dtype or post is not None else g.make_op("cast", [vals], node.dtype)
     return g.reshape_view(out, shape)
+
+
+def _divide_by(n: float, then=None):
+    """The post-map ``t / n`` (then ``then``), built by the namespace's own functions,
+    so the result has the bits that dividing the reduced array afterwards gives."""
+    from ._elementwise_functions import divide
+
+    def post(t: g.Node) -> g.Node:
+        q = divide(Array._new(t), n)
+        return (then(q) if then is not None else q)._node
+
+    return post
 
 
 def _sum_like(x, axis, dtype, keepdims, func: str, kind: str) -> Array:
@@ -131,14 +148,12 @@ def min(x: Array, /, *, axis=None, keepdims: builtins.bool = False) -> Array:  #
 
 
 def mean(x: Array, /, *, axis=None, keepdims: builtins.bool = False) -> Array:
-    """Arithmetic mean over ``axis`` (floating-point input; NaN for an empty reduction)."""
-    from ._elementwise_functions import divide
-
+    """Arithmetic mean over ``axis`` (floating-point input; NaN for an empty reduction).
+    The division is done by the sum's last pass."""
     _check(x, "mean", "floating-point")
     axes = normalize_axes(axis, x.ndim, "mean")
     n = g.prod(x.shape[d] for d in axes)
-    total = Array._new(_reduce_node(x._node, axes, "sum", keepdims, "mean"))
-    return divide(total, float(n))
+    return Array._new(_reduce_node(x._node, axes, "sum", keepdims, "mean", _divide_by(float(n))))
 
 
 def var(x: Array, /, *, axis=None, correction: int | float = 0.0, keepdims: builtins.bool = False) -> Array:
@@ -151,22 +166,25 @@ def std(x: Array, /, *, axis=None, correction: int | float = 0.0, keepdims: buil
     """Standard deviation: ``sqrt(var(x, ...))``."""
     from ._elementwise_functions import sqrt
 
-    return sqrt(_var(x, axis, correction, keepdims, "std"))
+    return _var(x, axis, correction, keepdims, "std", sqrt)
 
 
-def _var(x, axis, correction, keepdims, func: str) -> Array:
-    from ._elementwise_functions import divide, imag, multiply, real, subtract
-
+def _var(x, axis, correction, keepdims, func: str, then=None) -> Array:
+    """One pass over ``x``: count, mean and sum of squared deviations per chunk
+    (Welford), partials merged pairwise (Chan et al.), the division (and ``then``) by
+    the last pass. As accurate as centring on the exact mean first (``sum(|x -
+    mean(x)|**2)``), with half the reads."""
     _check(x, func, "floating-point")
     if isinstance(correction, builtins.bool) or not isinstance(correction, (int, float)):
         raise TypeError(f"{func}: expected correction to be an int or a float, got {type(correction).__name__}")
     axes = normalize_axes(axis, x.ndim, func)
     n = g.prod(x.shape[d] for d in axes)
-    m = mean(x, axis=axes, keepdims=True)
-    d = subtract(x, m)
-    sq = multiply(real(d), real(d)) + multiply(imag(d), imag(d)) if x.dtype.kind == "c" else multiply(d, d)
-    ss = Array._new(_reduce_node(sq._node, axes, "sum", keepdims, func))
-    return divide(ss, float(builtins.max(n - correction, 0)))
+    post = _divide_by(float(builtins.max(n - correction, 0)), then)
+    shape = _result_shape(x.shape, axes, keepdims)
+    if n == 0 or x.size == 0:
+        real = dt.BY_NAME[{"complex64": "float32", "complex128": "float64"}.get(x.dtype.name, x.dtype.name)]
+        return Array._new(post(g.Const(0, real, x.device, shape)))
+    return Array._new(g.reshape_view(kr.moments_axes(x._node, axes, post), shape))
 
 
 def argmax(x: Array, /, *, axis: int | None = None, keepdims: builtins.bool = False) -> Array:
@@ -228,22 +246,11 @@ def _cumulative(x, axis, dtype, include_initial, func: str, kind: str) -> Array:
     (ax,) = normalize_axes(axis, x.ndim, func)
     acc = _sum_dtype(x.dtype, dtype, x.device, func)
     node = _core.cast_node(x._node, acc)
-    inc = 1 if include_initial else 0
-    perm = tuple(d for d in range(x.ndim) if d != ax) + (ax,)
-    moved = g.permute_view(node, perm)
-    length = x.shape[ax]
-    rows = g.prod(moved.shape[:-1])
-    out_moved_shape = moved.shape[:-1] + (length + inc,)
-    if rows * (length + inc) == 0:
-        out = g.Const(0 if kind == "sum" else 1, acc, x.device, out_moved_shape)
-    elif length == 0:
-        out = g.Const(0 if kind == "sum" else 1, acc, x.device, out_moved_shape)
-    else:
-        data = kr.scan_rows(moved, rows, length, kind, include_initial)
-        out = data if data.dtype is acc else g.make_op("cast", [data], acc)
-        out = g.reshape_view(out, out_moved_shape)
-    inverse = tuple(perm.index(d) for d in range(x.ndim))
-    return Array._new(g.permute_view(out, inverse))
+    out_shape = tuple(n + (1 if include_initial and d == ax else 0) for d, n in enumerate(x.shape))
+    if g.prod(out_shape) == 0 or x.shape[ax] == 0:
+        return Array._new(g.Const(0 if kind == "sum" else 1, acc, x.device, out_shape))
+    data = kr.scan_axis(node, ax, kind, include_initial)
+    return Array._new(data if data.dtype is acc else g.make_op("cast", [data], acc))
 
 
 def cumulative_sum(x: Array, /, *, axis: int | None = None, dtype=None,

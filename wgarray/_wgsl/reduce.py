@@ -4,8 +4,10 @@ A reduction is four parts (as in CuPy): a *map* on each input element, a *combin
 two partials, a *post-map* on the result and an *identity*. The map is the fused
 elementwise producer of the input (``FusedInput``: casts, ``x != 0``, ``(x - m) ** 2``
 ... are computed inside this kernel); the post-map is a lazy elementwise op on the
-(small) result built by the namespace; this module renders the combine and the
-identity for each kind and accumulator tag.
+(small) result: an elementwise spec over one leaf (the result) that the last pass
+applies before it stores (mean's division, std's square root: ``render_post``), so
+no separate kernel runs for it; this module renders the combine and the identity
+for each kind and accumulator tag.
 
 The input is seen as ``M`` rows of ``L`` elements (flat C-order index ``m * L + l`` of
 the fused input, whose reduced axes were permuted last). A workgroup of 256 threads
@@ -26,8 +28,9 @@ Arg kinds (argmin/argmax) carry ``(value, index)`` pairs; the index of an elemen
 its position ``l`` in its row in the first pass, and is read from a second input
 (the previous pass's indices) after that. ``NONE`` marks the identity.
 
-Parameters (u32 words of ``P``): M, L, C, NC, then the input's parameters at word 8 and
-the index input's (arg kinds, later passes) after them, at an even word.
+Parameters (u32 words of ``P``): M, L, C, NC, then the input's parameters at word 8,
+the index input's (arg kinds, later passes) after them and the post-map's after
+those, each at an even word.
 """
 from __future__ import annotations
 
@@ -125,30 +128,44 @@ def _arg_better(kind: str, t: str) -> str:
 
 @dataclass(frozen=True)
 class ReduceSpec:
-    kind: str  # sum, prod, min, max, argmin, argmax
+    kind: str  # sum, prod, min, max, argmin, argmax, moments (for var/std: one pass over the data)
     tag: str  # compute tag of the values (and of the accumulator)
     group: int  # G: lanes per row
     quad: bool  # read 4 consecutive elements per step (vec4 leaves)
     inp: ew.ElementwiseSpec  # fused input: the values
     idx: ew.ElementwiseSpec | None  # fused input: indices of a previous pass (arg kinds)
     int64_native: bool
+    post: ew.ElementwiseSpec | None = None  # map of the result before it is stored (last pass)
+    scan_identity: bool = False  # start from a running sum's identity (-0.0): a scan's tile sums
+    partials: bool = False  # moments: read (n, mean, m2) partials of a previous pass, not ``inp``
 
     @property
     def name(self) -> str:
-        return f"reduce_{self.kind}_{self.tag}_g{self.group}{'_q' if self.quad else ''}"
+        flags = [("_q", self.quad), ("_post", self.post), ("_s", self.scan_identity), ("_p", self.partials)]
+        return f"reduce_{self.kind}_{self.tag}_g{self.group}" + "".join(f for f, on in flags if on)
 
     @property
     def is_arg(self) -> bool:
         return self.kind in ARG_KINDS
 
     @property
+    def is_moments(self) -> bool:
+        return self.kind == "moments"
+
+    @property
+    def n_outputs(self) -> int:
+        return 2 if self.is_arg else 3 if self.is_moments and self.post is None else 1
+
+    @property
     def has_f64_params(self) -> bool:
-        return self.inp.has_f64_params or (self.idx is not None and self.idx.has_f64_params)
+        return ((self.inp is not None and self.inp.has_f64_params) or (self.idx is not None and self.idx.has_f64_params)
+                or (self.post is not None and self.post.has_f64_params))
 
     @property
     def writes(self) -> list[bool]:
-        n_in = len(self.inp.bindings) + (len(self.idx.bindings) if self.idx is not None else 0)
-        return [False] * n_in + [True] * (2 if self.is_arg else 1)
+        n_in = 3 if self.partials else len(self.inp.bindings)
+        n_in += len(self.idx.bindings) if self.idx is not None else 0
+        return [False] * n_in + [True] * self.n_outputs
 
 
 def render_input_quad(spec: ew.ElementwiseSpec, prefix: str, pbase: int) -> str:
@@ -170,22 +187,69 @@ def render_input_quad(spec: ew.ElementwiseSpec, prefix: str, pbase: int) -> str:
     return struct + fn
 
 
+def _moments_fns(t: str) -> str:
+    """``Acc`` (count, mean, sum of squared deviations; complex: per component) with
+    ``comb``, Chan et al.'s combine of two partials, and ``comb1``, Welford's update by
+    one value: a single pass as accurate as centring on the exact mean first. The new
+    mean is laundered (``kz`` is a zero from ``P``): a compiler that assumes finite
+    values could otherwise fold the first update's ``x - m`` to 0 and lose a NaN."""
+    wt = ty.WGSL_TYPE[t]
+    f = "f64" if t in ("f64", "c128") else "f32"
+    return f"""struct Acc {{ n: u32, m: {wt}, s: {wt} }}
+fn comb(a: Acc, b: Acc) -> Acc {{
+    if (b.n == 0u) {{ return a; }}
+    if (a.n == 0u) {{ return b; }}
+    let n = a.n + b.n;
+    let fb = {f}(b.n) / {f}(n);
+    let d = b.m - a.m;
+    return Acc(n, a.m + d * fb, a.s + b.s + d * d * ({f}(a.n) * fb));
+}}
+fn comb1(a: Acc, x: {wt}, kz: u32) -> Acc {{
+    let n = a.n + 1u;
+    let d = x - a.m;
+    let m = {ew.launder(f"a.m + d / {f}(n)", t, 1)};
+    return Acc(n, m, a.s + d * (x - m));
+}}
+"""
+
+
+def render_post(spec: ew.ElementwiseSpec, in_t: str, pbase: int) -> str:
+    """``fn post_at(x) -> U``: the post-map ``spec`` (whose one leaf is the result) of a
+    result ``x``; its constants are read from word ``pbase`` of ``P``. The same
+    ``compute_fn`` as its own kernel would run, so the bits are the same."""
+    reader = ew.LeafReader(spec, "post_", pbase)
+    lines, args = reader.element("0u", "0", {0: "x"})
+    out_t = ty.wgsl_type(spec.outputs[0][1], spec.int64_native)
+    body = reader.const_lets() + lines + [f"return post_compute({', '.join(args)});"]
+    return (ew.compute_fn(spec, "post_", launder_outputs=False)
+            + f"fn post_at(x: {in_t}) -> {out_t} {{\n" + "".join(f"    {x}\n" for x in body) + "}\n")
+
+
 def input_words(spec: ew.ElementwiseSpec, params: bytes) -> int:
     """Words the input's parameters take in ``P``, rounded up to even."""
     n = len(params) // 4
     return n + n % 2
 
 
-def render(spec: ReduceSpec, in_words: int) -> str:
-    """The WGSL of one reduction pass. ``in_words``: words of the value input's params."""
+def render(spec: ReduceSpec, in_words: int, idx_words: int = 0) -> str:
+    """The WGSL of one reduction pass. ``in_words``, ``idx_words``: words (even) of the
+    value and index inputs' params."""
     native = spec.int64_native
     t = spec.tag
     wt = ty.WGSL_TYPE[t]
     G = spec.group
-    decls = ew.input_decls(spec.inp, "in0_", 0)
-    nb = len(spec.inp.bindings)
     fns = []
-    if spec.quad:
+    if spec.partials:
+        decls = [f"@group(0) @binding({i}) var<storage, read> {b}: array<{a}>;"
+                 for i, (b, a) in enumerate((("PN", "u32"), ("PM", wt), ("PS", wt)))]
+        nb = 3
+        fns.append("fn in0_at(e: u32) -> Acc { return Acc(PN[e], PM[e], PS[e]); }\n")
+    else:
+        decls = ew.input_decls(spec.inp, "in0_", 0)
+        nb = len(spec.inp.bindings)
+    if spec.partials:
+        pass
+    elif spec.quad:
         fns.append(ew.compute_fn(spec.inp, "in0_") + render_input_quad(spec.inp, "in0_", HEADER_WORDS))
     else:
         _, f = ew.render_input(spec.inp, "in0_", 0, HEADER_WORDS)
@@ -195,13 +259,29 @@ def render(spec: ReduceSpec, in_words: int) -> str:
         decls += d
         fns.append(f)
         nb += len(spec.idx.bindings)
-    store_t = ty.storage_type(STORE_DTYPE[t], native)
-    decls.append(f"@group(0) @binding({nb}) var<storage, read_write> O: array<{store_t}>;")
+    store_t = ty.storage_type(spec.post.outputs[0][1] if spec.post else STORE_DTYPE[t], native)
+    if spec.is_moments and spec.post is None:
+        decls += [f"@group(0) @binding({nb + i}) var<storage, read_write> {b}: array<{a}>;"
+                  for i, (b, a) in enumerate((("ON", "u32"), ("OM", wt), ("OS", wt)))]
+    else:
+        decls.append(f"@group(0) @binding({nb}) var<storage, read_write> O: array<{store_t}>;")
+    if spec.post is not None:
+        # moments: the post-map takes the (real) sum of squared deviations
+        fns.append(render_post(spec.post, {"c64": "f32", "c128": "f64"}.get(t, wt) if spec.is_moments else wt,
+                               HEADER_WORDS + in_words + idx_words))
     if spec.is_arg:
         decls.append(f"@group(0) @binding({nb + 1}) var<storage, read_write> OI: array<u32>;")
-    decls += ew.params_decls(nb + (2 if spec.is_arg else 1), spec.has_f64_params)
+    decls += ew.params_decls(nb + spec.n_outputs, spec.has_f64_params)
 
-    if spec.is_arg:
+    if spec.is_moments:
+        acc_t = "Acc"
+        fns.append(_moments_fns(t))
+        zero = ops.ZERO[t] if t in ("f32", "f64") else f"{wt}()"
+        ident = f"Acc(0u, {zero}, {zero})"
+
+        def lift(v, i):
+            return v
+    elif spec.is_arg:
         acc_t = "Acc"
         fns.append(f"struct Acc {{ v: {wt}, i: u32 }}\n" + _arg_better(spec.kind, t)
                    + "fn comb(a: Acc, b: Acc) -> Acc {\n    if (better(a.v, a.i, b.v, b.i)) { return b; }\n    return a;\n}\n")
@@ -212,13 +292,18 @@ def render(spec: ReduceSpec, in_words: int) -> str:
     else:
         acc_t = wt
         fns.append(f"fn comb(a: {wt}, b: {wt}) -> {wt} {{ return {combine_expr(spec.kind, t, 'a', 'b')}; }}\n")
-        ident = identity(spec.kind, t)
+        ident = identity(spec.kind, t, scan=spec.scan_identity)
 
         def lift(v, i):
             return v
 
     def index_of(flat: str) -> str:
         return f"ix_at({flat})" if spec.idx is not None else f"({flat} - base)"
+
+    def step(acc: str, value: str, flat: str) -> str:
+        if spec.is_moments and not spec.partials:
+            return f"{acc} = comb1({acc}, {value} - k0, kz);"
+        return f"{acc} = comb({acc}, {lift(value, index_of(flat))});"
 
     body = [
         "@compute @workgroup_size(256)",
@@ -236,6 +321,14 @@ def render(spec: ReduceSpec, in_words: int) -> str:
         f"    var a0 = {ident}; var a1 = {ident}; var a2 = {ident}; var a3 = {ident};",
         "    if (m < M) {",
     ]
+    if spec.is_moments and not spec.partials:
+        # Every chunk of a row works on x - x[row start]: the running means stay near
+        # zero, so their rounding is small beside the spread (the moments of x and of
+        # x - k are the same sums of squared deviations).
+        # (laundered: where the input is one broadcast value, x - k0 would fold to 0)
+        body.append("        let kz = P[4];  // 0")
+        first = "in0_at4(base >> 2u).v0" if spec.quad else "in0_at(base)"
+        body.append(f"        let k0 = {ew.launder(first, t, 2)};")
     if spec.quad:
         # Four quads per step, all loads issued before any combine: 64 bytes in flight
         # per lane is what a bandwidth-bound reduction needs on a big GPU.
@@ -249,14 +342,14 @@ def render(spec: ReduceSpec, in_words: int) -> str:
         for k in range(4):
             for j in range(4):
                 e = f"((q + {k * G}u) * 4u + {j}u)"
-                body.append(f"            a{j} = comb(a{j}, {lift(f'y{k}.v{j}', index_of(e))});")
+                body.append("            " + step(f"a{j}", f"y{k}.v{j}", e))
         body += [
             "        }",
             f"        for (; q < q1; q += {G}u) {{",
             "            let y = in0_at4(q);",
         ]
         for j in range(4):
-            body.append(f"            a{j} = comb(a{j}, {lift(f'y.v{j}', index_of(f'(q * 4u + {j}u)'))});")
+            body.append("            " + step(f"a{j}", f"y.v{j}", f"(q * 4u + {j}u)"))
         body += ["        }"]
     else:
         body += [
@@ -265,15 +358,23 @@ def render(spec: ReduceSpec, in_words: int) -> str:
         ]
         for j in range(4):
             e = f"(base + l + {j * G}u)"
-            body.append(f"            a{j} = comb(a{j}, {lift(f'in0_at({e})', index_of(e))});")
+            body.append("            " + step(f"a{j}", f"in0_at({e})", e))
         body += [
             "        }",
             f"        for (; l < hi; l += {G}u) {{",
-            f"            a0 = comb(a0, {lift('in0_at(base + l)', index_of('(base + l)'))});",
+            "            " + step("a0", "in0_at(base + l)", "(base + l)"),
             "        }",
         ]
     body += ["    }", "    let r = comb(comb(a0, a1), comb(a2, a3));"]
-    store = ["O[m * NC + c] = {v}.v;", "OI[m * NC + c] = {v}.i;"] if spec.is_arg else ["O[m * NC + c] = {v};"]
+    value = "post_at({v})" if spec.post is not None else "{v}"
+    if spec.is_moments:
+        total = "({v}.s.x + {v}.s.y)" if t in ("c64", "c128") else "{v}.s"
+        store = ([f"O[m * NC + c] = post_at({total});"] if spec.post is not None else
+                 ["ON[m * NC + c] = {v}.n;", "OM[m * NC + c] = {v}.m;", "OS[m * NC + c] = {v}.s;"])
+    elif spec.is_arg:
+        store = ["O[m * NC + c] = {v}.v;", "OI[m * NC + c] = {v}.i;"]
+    else:
+        store = [f"O[m * NC + c] = {value};"]
     if G == 1:
         body.append("    if (m < M) { " + " ".join(s.format(v="r") for s in store) + " }")
         shared = ""

@@ -1,20 +1,39 @@
 """Render scan (prefix sum / product) kernels: pure functions from a spec to WGSL.
 
-A scan of ``M`` rows of ``L`` elements (flat index ``m * L + l`` of a fused input) is
-work-efficient in blocks of ``BLOCK = 256 * PER_THREAD`` elements:
+Float32 rows past one round are a single pass, ``lookback`` (a decoupled look-back
+that never waits on another workgroup's progress: see ``_lookback_body``); the other
+accumulators are reduce-then-scan, three passes in which no workgroup waits for
+another at all:
 
-1. ``render_local``: one workgroup per (row, block). Each thread scans its
-   ``PER_THREAD`` consecutive elements serially, the 256 thread totals are scanned in
-   shared memory (Hillis-Steele, 8 steps), and each element is written as
-   ``thread prefix (+) own running value``. The block's total goes to ``T[m * NB + b]``.
-2. the driver scans the block totals (recursively, with an initial identity, so entry
-   ``b`` is the combine of all blocks before ``b``);
-3. ``render_add``: combines that prefix into every element of blocks ``b >= 1``.
+1. a reduction pass (``_wgsl/reduce.py``) writes one partial per chunk of ``C``
+   elements of each row;
+2. the driver scans the partials of each row, so entry ``c - 1`` is the combine of
+   all chunks before ``c``;
+3. ``render``: each chunk is scanned again, starting from that offset, and written.
 
-Row ``m`` of the output starts at ``m * R``; element ``l`` is written at
-``m * R + S + l``: ``S = 1`` with ``R = L + 1`` gives ``include_initial`` (slot 0 holds
-the identity, written by block 0), which is also an exclusive scan followed by the
-row's total. Parameters: M, L, NB, R, S, then the fused input's at word 8.
+A row of ``L`` elements has the flat index ``(o * L + l) * INNER + i`` in the fused
+input (row ``m = o * INNER + i``; ``INNER = 1`` for the last axis) and its element ``l``
+is written at ``(o * R + S + l) * INNER + i``: the output keeps the input's axis order.
+``S = 1`` with ``R = L + 1`` gives ``include_initial`` (slot 0 holds the identity),
+which is also an exclusive scan followed by the row's total.
+
+Layouts of the scanning pass (pass 1 uses the same chunks):
+
+* ``tile`` (``INNER = 1``, long rows): one workgroup per chunk of ``C = TILE``
+  elements, in rounds of ``ROUND`` elements; each thread loads ``PER_THREAD``
+  consecutive elements (four vec4 loads where the input allows), scans them serially,
+  and the 256 thread totals are scanned across the workgroup (shuffle scans within
+  subgroups plus one barrier where the device has full subgroups, a raking scan
+  through workgroup memory otherwise); the round's total carries to the next round.
+* ``lookback``: the same work on one round per workgroup, whose offset comes from
+  the tiles before it in the same dispatch.
+* ``thread`` (a strided axis, or short rows): one thread per chunk of ``C = CHUNK``
+  elements, a serial scan; adjacent threads take adjacent ``i``, so reads and writes
+  of a scan along a leading axis are coalesced.
+
+Parameters: M (rows), L, NC (chunks per row), R, S, C, HAS_OFFSETS (lookback: polls),
+INNER, then the fused input's at word 8. ``O`` is the output; ``X`` the offsets,
+``(M, NC)`` (lookback: ``ST``, the ticket and each tile's published words).
 """
 from __future__ import annotations
 
@@ -25,9 +44,25 @@ from . import reduce as rd
 from . import types as ty
 
 WORKGROUP = 256
-PER_THREAD = 8
-BLOCK = WORKGROUP * PER_THREAD
+# 64 bytes in flight per thread before the round's barrier, as the reduction's lanes
+# have (which it needs for its 4.1 TB/s on an H200), and a barrier per 4096 elements.
+PER_THREAD = 16
+ROUND = WORKGROUP * PER_THREAD
+# Elements per workgroup in the tile layout: the chunk of the reduction's wide pass
+# (256 lanes x 64), which reads at ~98% of the copy roofline on an H200.
+TILE = 16384
+# Elements per thread in the thread layout: short serial chains, and well inside
+# lavapipe's 65535-iteration loop bound.
+CHUNK = 256
 HEADER_WORDS = 8
+# Polls of a predecessor's words before the waiting workgroup reduces that tile itself.
+LOOKBACK_POLLS = 128
+
+# Accumulators whose WGSL type subgroup shuffles move (32-bit scalars and vectors).
+SUBGROUP_TAGS = ("f32", "i32", "u32", "c64", "ei64", "eu64")
+VEC4_TAGS = ("f32", "i32", "u32")
+# Accumulators whose totals fit one atomic word with a value to spare for "not yet".
+LOOKBACK_TAGS = ("f32",)
 
 
 @dataclass(frozen=True)
@@ -36,10 +71,19 @@ class ScanSpec:
     tag: str
     inp: ew.ElementwiseSpec
     int64_native: bool
+    layout: str  # tile, thread, lookback
+    quad: bool = False  # tile: the input read as vec4 quads (rows of a multiple of 4)
+    vec_out: bool = False  # tile: the output written as vec4 (32-bit, rows 4-aligned)
+    subgroups: bool = False  # tile: subgroup scans (full, contiguous subgroups)
 
     @property
     def name(self) -> str:
-        return f"scan_{self.kind}_{self.tag}"
+        flags = ("_q" if self.quad else "") + ("_v" if self.vec_out else "") + ("_sg" if self.subgroups else "")
+        return f"scan_{self.layout}_{self.kind}_{self.tag}{flags}"
+
+    @property
+    def writes(self) -> list[bool]:
+        return [False] * len(self.inp.bindings) + [True, self.layout == "lookback"]
 
 
 def _comb_fn(kind: str, t: str) -> str:
@@ -47,95 +91,279 @@ def _comb_fn(kind: str, t: str) -> str:
     return f"fn comb(a: {wt}, b: {wt}) -> {wt} {{ return {rd.combine_expr(kind, t, 'a', 'b')}; }}\n"
 
 
-def render_local(spec: ScanSpec) -> str:
-    native = spec.int64_native
+def _workgroup_scan(spec: ScanSpec, own: str, ident: str) -> list[str]:
+    """Statements giving ``excl`` (the combine of ``own`` over the invocations before
+    ``lid``, starting from the identity) and ``wtot`` (over all 256)."""
+    if spec.subgroups:
+        # A scan of shuffles, not subgroupInclusiveAdd: that starts from +0.0, and a
+        # running sum of -0.0 must stay -0.0. Two halves of ``wsum`` alternate between
+        # rounds, so one barrier per round suffices.
+        return [
+            f"        var incl = {own};",
+            "        for (var d = 1u; d < sgs; d <<= 1u) {",
+            "            let t = subgroupShuffleUp(incl, d);",
+            "            if (lane >= d) { incl = comb(t, incl); }",
+            "        }",
+            f"        let up = select(subgroupShuffleUp(incl, 1u), {ident}, lane == 0u);",
+            "        if (lane == sgs - 1u) { wsum[half + lid / sgs] = incl; }",
+            "        workgroupBarrier();",
+            f"        var before = {ident};",
+            f"        var wtot = {ident};",
+            "        for (var q = 0u; q < 256u / sgs; q++) {",
+            "            let s = wsum[half + q];",
+            "            if (q < lid / sgs) { before = comb(before, s); }",
+            "            wtot = comb(wtot, s);",
+            "        }",
+            "        let excl = comb(before, up);",
+            "        half = 64u - half;",
+        ]
+    # Raking: 16 threads scan 16 totals each, every thread adds the segments before its own.
+    return [
+        f"        sh[lid] = {own};",
+        "        workgroupBarrier();",
+        "        if (lid < 16u) {",
+        "            var a = sh[lid * 16u];",
+        "            for (var k = 1u; k < 16u; k++) { a = comb(a, sh[lid * 16u + k]); sh[lid * 16u + k] = a; }",
+        "            seg[lid] = a;",
+        "        }",
+        "        workgroupBarrier();",
+        f"        var before = {ident};",
+        f"        var wtot = {ident};",
+        "        for (var q = 0u; q < 16u; q++) {",
+        "            let s = seg[q];",
+        "            if (q < lid / 16u) { before = comb(before, s); }",
+        "            wtot = comb(wtot, s);",
+        "        }",
+        "        if (lid % 16u != 0u) { before = comb(before, sh[lid - 1u]); }",
+        "        let excl = before;",
+        "        workgroupBarrier();",
+    ]
+
+
+def _thread_scan(spec: ScanSpec, ident: str, l0: str, hi: str, src: str, pre: str = "        ") -> list[str]:
+    """Loads of the thread's PER_THREAD elements from ``l0`` of the row at ``src``
+    (identity past ``hi``) into ``x0..``, and their running combines ``v0..``."""
+    K = PER_THREAD
+    body = [f"{pre}var x{j} = {ident};" for j in range(K)]
+    if spec.quad:
+        for h in range(K // 4):
+            body.append(f"{pre}if ({l0} + {4 * h}u < {hi}) {{")
+            body.append(f"{pre}    let y = in0_at4(({src} + {l0} + {4 * h}u) >> 2u);")
+            body += [f"{pre}    x{4 * h + j} = y.v{j};" for j in range(4)]
+            body.append(f"{pre}}}")
+    else:
+        body += [f"{pre}if ({l0} + {j}u < {hi}) {{ x{j} = in0_at({src} + {l0} + {j}u); }}" for j in range(K)]
+    body.append(f"{pre}let v0 = x0;")
+    body += [f"{pre}let v{j} = comb(v{j - 1}, x{j});" for j in range(1, K)]
+    return body
+
+
+def _stores(spec: ScanSpec, base: str, l0: str, hi: str, dst: str) -> list[str]:
+    K = PER_THREAD
+    wt = ty.WGSL_TYPE[spec.tag]
+    if spec.vec_out:
+        body = []
+        for h in range(K // 4):
+            vals = ", ".join(f"comb({base}, v{4 * h + j})" for j in range(4))
+            at = f"{l0} + {4 * h}u"
+            body.append(f"        if ({at} < {hi}) {{ O[({dst} + {at}) >> 2u] = vec4<{wt}>({vals}); }}")
+        return body
+    return [f"        if ({l0} + {j}u < {hi}) {{ O[{dst} + {l0} + {j}u] = comb({base}, v{j}); }}" for j in range(K)]
+
+
+def _tile_body(spec: ScanSpec, ident: str, initial: str) -> tuple[list[str], str]:
     t = spec.tag
     wt = ty.WGSL_TYPE[t]
-    store_t = ty.storage_type(rd.STORE_DTYPE[t], native)
-    decls, fn = ew.render_input(spec.inp, "in0_", 0, HEADER_WORDS)
-    nb = len(spec.inp.bindings)
-    decls = decls + [
-        f"@group(0) @binding({nb}) var<storage, read_write> O: array<{store_t}>;",
-        f"@group(0) @binding({nb + 1}) var<storage, read_write> T: array<{store_t}>;",
-    ] + ew.params_decls(nb + 2, spec.inp.has_f64_params)
-    ident = rd.identity(spec.kind, t, scan=True)
     K = PER_THREAD
+    entry = "@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32"
+    if spec.subgroups:
+        entry += ", @builtin(subgroup_size) sgs: u32, @builtin(subgroup_invocation_id) lane: u32"
     body = [
         "@compute @workgroup_size(256)",
-        "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
+        f"fn main({entry}) {{",
         "    let w = wid.x + wid.y * 65535u;",
-        "    let M = P[0]; let L = P[1]; let NB = P[2]; let R = P[3]; let S = P[4];",
-        "    if (w >= M * NB) { return; }",
-        "    let m = w / NB;",
-        "    let b = w % NB;",
-        f"    let l0 = b * {BLOCK}u + lid * {K}u;",
+        "    let M = P[0]; let L = P[1]; let NC = P[2]; let R = P[3]; let S = P[4]; let C = P[5];",
+        "    if (w >= M * NC) { return; }",
+        "    let m = w / NC;",
+        "    let c = w % NC;",
+        "    let lo = c * C;",
+        "    let hi = min(L, lo + C);",
         "    let src = m * L;",
         "    let dst = m * R + S;",
         f"    var run = {ident};",
+        "    if (P[6] != 0u && c > 0u) { run = X[m * NC + c - 1u]; }",
     ]
-    for j in range(K):
-        body += [
-            f"    var x{j} = {ident};",
-            f"    if (l0 + {j}u < L) {{ x{j} = in0_at(src + l0 + {j}u); }}",
-            f"    run = comb(run, x{j});",
-            f"    let v{j} = run;",
-        ]
-    body += ["    sh[lid] = run;", "    workgroupBarrier();"]
-    off = 1
-    while off < WORKGROUP:
-        body += [
-            "    {",
-            "        var s = sh[lid];",
-            f"        if (lid >= {off}u) {{ s = comb(sh[lid - {off}u], s); }}",
-            "        workgroupBarrier();",
-            "        sh[lid] = s;",
-            "        workgroupBarrier();",
-            "    }",
-        ]
-        off *= 2
+    if not spec.vec_out:  # (a vec4 output has no initial slot)
+        body.append(f"    if (S == 1u && c == 0u && lid == 0u) {{ O[m * R] = {initial}; }}")
+    if spec.subgroups:
+        body.append("    var half = 0u;")
     body += [
-        f"    var pre = {ident};",
-        "    if (lid > 0u) { pre = sh[lid - 1u]; }",
+        f"    for (var r0 = lo; r0 < hi; r0 += {ROUND}u) {{",
+        f"        let l0 = r0 + lid * {K}u;",
     ]
-    for j in range(K):
-        body.append(f"    if (l0 + {j}u < L) {{ O[dst + l0 + {j}u] = comb(pre, v{j}); }}")
-    body += [
-        f"    if (S == 1u && b == 0u && lid == 0u) {{ O[m * R] = {ident}; }}",
-        f"    if (lid == {WORKGROUP - 1}u) {{ T[w] = sh[{WORKGROUP - 1}u]; }}",
-        "}",
-    ]
-    code = fn + _comb_fn(spec.kind, t) + "\n".join(body) + "\n"
-    shared = f"var<workgroup> sh: array<{wt}, 256>;\n"
-    return "\n".join(decls) + "\n" + shared + ew.library(code) + "\n" + code
+    body += _thread_scan(spec, ident, "l0", "hi", "src")
+    body += _workgroup_scan(spec, f"v{K - 1}", ident)
+    body.append("        let base = comb(run, excl);")
+    body += _stores(spec, "base", "l0", "hi", "dst")
+    body += ["        run = comb(run, wtot);", "    }", "}"]
+    if spec.subgroups:
+        shared = f"var<workgroup> wsum: array<{wt}, 128>;\n"
+    else:
+        shared = f"var<workgroup> sh: array<{wt}, 256>;\nvar<workgroup> seg: array<{wt}, 16>;\n"
+    return body, shared
 
 
-def render_add(kind: str, t: str, native: bool) -> str:
-    """Combine block prefixes ``X[m * (NB + 1) + b]`` into blocks ``b >= 1`` of ``O``."""
-    store_t = ty.storage_type(rd.STORE_DTYPE[t], native)
+def _lookback_body(spec: ScanSpec, ident: str, initial: str) -> tuple[list[str], str]:
+    """One pass: a workgroup per tile of ROUND elements, taken in the order workgroups
+    start (a ticket), publishes its tile's total, then combines the totals of the
+    tiles before it (looking back until one has published its inclusive prefix) and
+    publishes its own prefix. A tile not published after ``P[6]`` polls is reduced
+    from the input by the waiting workgroup itself, so no workgroup ever depends on
+    another one making progress. Totals travel as single 32-bit atomic words (f32
+    bits, NaN canonical), the sentinel 0xffffffff meaning "not yet"."""
     K = PER_THREAD
+    entry = "@builtin(local_invocation_index) lid: u32"
+    if spec.subgroups:
+        entry += ", @builtin(subgroup_size) sgs: u32, @builtin(subgroup_invocation_id) lane: u32"
     body = [
-        f"@group(0) @binding(0) var<storage, read_write> O: array<{store_t}>;",
-        f"@group(0) @binding(1) var<storage, read> X: array<{store_t}>;",
-        "@group(0) @binding(2) var<storage, read> P: array<u32>;",
-        "",
-        _comb_fn(kind, t),
+        "fn publish(v: f32) -> u32 { return select(bitcast<u32>(v), 0x7fc00000u, f32_isnan(v)); }",
         "@compute @workgroup_size(256)",
-        "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
-        "    let w = wid.x + wid.y * 65535u;",
-        "    let M = P[0]; let L = P[1]; let NB = P[2]; let R = P[3]; let S = P[4];",
-        "    if (w >= M * NB) { return; }",
-        "    let m = w / NB;",
-        "    let b = w % NB;",
-        "    if (b == 0u) { return; }",
-        "    let add = X[m * (NB + 1u) + b];",
-        f"    let l0 = b * {BLOCK}u + lid * {K}u;",
+        f"fn main({entry}) {{",
+        "    if (lid == 0u) { lb_ticket = atomicAdd(&ST[0], 1u); }",
+        "    let tk = workgroupUniformLoad(&lb_ticket);",
+        "    let M = P[0]; let L = P[1]; let NC = P[2]; let R = P[3]; let S = P[4]; let C = P[5];",
+        "    let T = M * NC;",
+        "    if (tk >= T) { return; }",
+        "    let m = tk / NC;",
+        "    let c = tk % NC;",
+        "    let hi = min(L, c * C + C);",
+        "    let src = m * L;",
         "    let dst = m * R + S;",
     ]
-    for j in range(K):
-        body.append(f"    if (l0 + {j}u < L) {{ O[dst + l0 + {j}u] = comb(add, O[dst + l0 + {j}u]); }}")
-    body.append("}")
-    code = "\n".join(body) + "\n"
-    return ew.library(code) + "\n" + code
+    if not spec.vec_out:
+        body.append(f"    if (S == 1u && c == 0u && lid == 0u) {{ O[m * R] = {initial}; }}")
+    if spec.subgroups:
+        body.append("    var half = 0u;")
+    body.append(f"    let l0 = c * C + lid * {K}u;")
+    body += ["    {"] + _thread_scan(spec, ident, "l0", "hi", "src")
+    body += _workgroup_scan(spec, f"v{K - 1}", ident)
+    body += [
+        "        if (lid == 0u) { atomicStore(&ST[select(1u + tk, 1u + T + tk, c == 0u)], publish(wtot)); }",
+        f"        var prefix = {ident};",
+        "        if (c > 0u) {",
+        "            var k = c - 1u;",
+        "            loop {",
+        "                workgroupBarrier();  // every invocation has read the last step's words",
+        "                if (lid == 0u) {",
+        "                    var flag = 0u;",
+        "                    var got = 0u;",
+        "                    for (var s = 0u; s < P[6]; s++) {",
+        "                        let vi = atomicLoad(&ST[1u + T + m * NC + k]);",
+        "                        if (vi != 0xffffffffu) { flag = 2u; got = vi; break; }",
+        "                        let va = atomicLoad(&ST[1u + m * NC + k]);",
+        "                        if (va != 0xffffffffu) { flag = 1u; got = va; break; }",
+        "                    }",
+        "                    lb_flag = flag;",
+        "                    lb_value = got;",
+        "                }",
+        "                let flag = workgroupUniformLoad(&lb_flag);",
+        "                var v = bitcast<f32>(lb_value);",
+        "                if (flag == 0u) {",
+        "                    // not published yet: reduce tile k here",
+        f"                    let kl0 = k * C + lid * {K}u;",
+        "                    let khi = min(L, k * C + C);",
+        "                    {",
+    ]
+    inner = _thread_scan(spec, ident, "kl0", "khi", "src", pre="                        ")
+    inner += ["                        " + x.strip() for x in _workgroup_scan(spec, f"v{K - 1}", ident)]
+    inner.append("                        v = wtot;")
+    body += inner
+    body += [
+        "                    }",
+        "                }",
+        "                prefix = comb(v, prefix);",
+        "                if (flag == 2u || k == 0u) { break; }",
+        "                k -= 1u;",
+        "            }",
+        "            if (lid == 0u) { atomicStore(&ST[1u + T + tk], publish(comb(prefix, wtot))); }",
+        "        }",
+        "        let base = comb(prefix, excl);",
+    ]
+    body += _stores(spec, "base", "l0", "hi", "dst")
+    body += ["    }", "}"]
+    wt = ty.WGSL_TYPE[spec.tag]
+    shared = "var<workgroup> lb_ticket: u32;\nvar<workgroup> lb_flag: u32;\nvar<workgroup> lb_value: u32;\n"
+    if spec.subgroups:
+        shared += f"var<workgroup> wsum: array<{wt}, 128>;\n"
+    else:
+        shared += f"var<workgroup> sh: array<{wt}, 256>;\nvar<workgroup> seg: array<{wt}, 16>;\n"
+    return body, shared
+
+
+def render_fill() -> str:
+    """The look-back state: the ticket counter 0, every tile's words 0xffffffff."""
+    return """@group(0) @binding(0) var<storage, read_write> ST: array<u32>;
+@group(0) @binding(1) var<storage, read> P: array<u32>;
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = (wid.x + wid.y * 65535u) * 256u + lid;
+    if (i < P[0]) { ST[i] = select(0xffffffffu, 0u, i == 0u); }
+}
+"""
+
+
+def _thread_body(ident: str, initial: str) -> list[str]:
+    return [
+        "@compute @workgroup_size(256)",
+        "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
+        "    let gidx = (wid.x + wid.y * 65535u) * 256u + lid;",
+        "    let M = P[0]; let L = P[1]; let NC = P[2]; let R = P[3]; let S = P[4]; let C = P[5];",
+        "    let INNER = P[7];",
+        "    if (gidx >= M * NC) { return; }",
+        "    let i = gidx % INNER;",
+        "    let rest = gidx / INNER;",
+        "    let c = rest % NC;",
+        "    let o = rest / NC;",
+        "    let m = o * INNER + i;",
+        f"    var run = {ident};",
+        "    if (P[6] != 0u && c > 0u) { run = X[m * NC + c - 1u]; }",
+        f"    if (S == 1u && c == 0u) {{ O[o * R * INNER + i] = {initial}; }}",
+        "    let hi = min(L, (c + 1u) * C);",
+        "    for (var l = c * C; l < hi; l++) {",
+        "        run = comb(run, in0_at((o * L + l) * INNER + i));",
+        "        O[(o * R + S + l) * INNER + i] = run;",
+        "    }",
+        "}",
+    ]
+
+
+def render(spec: ScanSpec) -> str:
+    """The WGSL of pass 3 (and of a whole scan whose rows fit in one chunk)."""
+    native = spec.int64_native
+    t = spec.tag
+    store_t = ty.storage_type(rd.STORE_DTYPE[t], native)
+    out_t = f"vec4<{store_t}>" if spec.vec_out else store_t
+    decls = ew.input_decls(spec.inp, "in0_", 0)
+    if spec.quad:
+        fns = ew.compute_fn(spec.inp, "in0_") + rd.render_input_quad(spec.inp, "in0_", HEADER_WORDS)
+    else:
+        _, fns = ew.render_input(spec.inp, "in0_", 0, HEADER_WORDS)
+    nb = len(spec.inp.bindings)
+    state = ("read_write> ST: array<atomic<u32>>" if spec.layout == "lookback" else f"read> X: array<{store_t}>")
+    decls += [
+        f"@group(0) @binding({nb}) var<storage, read_write> O: array<{out_t}>;",
+        f"@group(0) @binding({nb + 1}) var<storage, {state};",
+    ] + ew.params_decls(nb + 2, spec.inp.has_f64_params)
+    ident = rd.identity(spec.kind, t, scan=True)
+    initial = rd.identity(spec.kind, t)  # include_initial's slot: +0.0, as NumPy's
+    if spec.layout == "tile":
+        body, shared = _tile_body(spec, ident, initial)
+    elif spec.layout == "lookback":
+        body, shared = _lookback_body(spec, ident, initial)
+    else:
+        body, shared = _thread_body(ident, initial), ""
+    code = fns + _comb_fn(spec.kind, t) + "\n".join(body) + "\n"
+    return "\n".join(decls) + "\n" + shared + ew.library(code) + "\n" + code
 
 
 def render_scatter(spec: ew.ElementwiseSpec) -> str:
