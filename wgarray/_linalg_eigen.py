@@ -54,8 +54,8 @@ from ._runtime import pack_params
 from ._wgsl import linalg_eigen as ke
 from ._wgsl import types as ty
 
-SMALL = 64          # eigh of n <= SMALL: one workgroup per matrix
-SVD_BLOCKED = 32    # svd with n > SVD_BLOCKED: block Jacobi (smaller: linalg's one-sided kernel)
+SMALL = 256         # eigh of n <= SMALL: one workgroup per matrix
+SMALL_SVD = 256     # svd of n <= SMALL_SVD: one-sided Jacobi, one workgroup per matrix
 NS = 32             # pair subproblem size (two blocks of BS)
 BS = NS // 2
 INNER_SWEEPS = 30   # sweeps of jeig per subproblem at most (quadratic: ~5-8 from scratch)
@@ -66,8 +66,8 @@ BUDGET = 40000      # loop iterations per invocation and dispatch (lavapipe stop
 
 
 def handles(node: g.Node, mode: str) -> bool:
-    """Whether ``jacobi`` serves this (m >= n) problem: every eigh, and SVDs past 32."""
-    return mode in ("eigh", "eigvals") or node.shape[-1] > SVD_BLOCKED
+    """Whether ``jacobi`` serves this (m >= n) problem: all of them."""
+    return True
 
 
 def _tag(dtype, device) -> str:
@@ -90,58 +90,65 @@ def _grid(total: int) -> int:
     return max(1, -(-total // ke.GATHER_WG))
 
 
-def _jeig_threads(device) -> int:
-    """jeig's workgroup size: 256 on GPUs; 64 on lavapipe, which runs a workgroup's
-    invocations on one CPU thread, so that the idle ones of a round cost as much as
-    the busy ones (and a short loop bound makes the sweeps per dispatch few anyway)."""
-    return 64 if device.max_loop_iterations is not None else 256
+def _jeig_threads(device, ns: int) -> int:
+    """jeig's workgroup size. A whole matrix past 32 takes 1024 threads: a round's
+    work (ns^2 / 4 blocks of W, ns^2 / 2 pairs of U entries) then spreads over one
+    SM's full width, the rounds being the sequential part. The 2b x 2b subproblems
+    of the blocked solver take 256 on GPUs and 64 on lavapipe, which runs a
+    workgroup's invocations on one CPU thread, so that the idle ones of a round cost
+    as much as the busy ones (and 256, not 1024, for whole matrices there)."""
+    if device.max_loop_iterations is not None:
+        return 256 if ns > 32 else 64
+    return 1024 if ns > 32 else 256
 
 
-def _sweep_cost(ns: int, w: int) -> int:
-    """Loop iterations of one jeig sweep per invocation (w threads)."""
+def _round_cost(ns: int, w: int) -> int:
+    """Loop iterations of one jeig round per invocation (w threads)."""
     n2 = ns + (ns & 1)
     npairs = n2 // 2
-    return 2 + (n2 - 1) * (1 + -(-npairs // w) + -(-npairs * npairs // w) + -(-ns * npairs // w))
+    return 2 + -(-npairs // w) + -(-npairs * npairs // w) + -(-ns * npairs // w)
 
 
 def _jeig_layout(device, ns: int, isz: int) -> tuple[int, bool, bool]:
     """(capacity, W in workgroup memory, U too) for ns x ns blocks of isz-byte entries:
     as much of the block as the device's workgroup storage holds."""
-    cap = 32 if ns <= 32 else 64
+    cap = 32
+    while cap < ns:
+        cap *= 2
     small = (cap // 2) * (5 * isz + 3 * 4) + 64
     lim = device.limits.get("max-compute-workgroup-storage-size", 16384)
     wbytes = cap * cap * isz
-    wmem = ns <= 64 and small + wbytes <= lim
+    wmem = cap <= 64 and small + wbytes <= lim
     umem = wmem and small + 2 * wbytes <= lim
     return cap, wmem, umem
 
 
-def _jeig(device, t, src: g.Data, nblocks, ns, nper, strides, lower, th, tolmul, gf, gf_index):
+def _jeig(device, t, src: g.Data, nblocks, ns, nper, strides, lower, th, tolmul, gf, gf_index,
+          sweeps=INNER_SWEEPS):
     """Run jeig on ``nblocks`` ns x ns blocks read from ``src`` with (matrix, block, row,
     col) ``strides``: returns (W, U) buffers (blocks x ns x ns, eigenvalues on W's diagonal)."""
     rt = device.runtime
     isz = src.dtype.itemsize
     W = rt.alloc(nblocks * ns * ns * isz)
     U = rt.alloc(nblocks * ns * ns * isz)
-    FL = rt.alloc(nblocks * 4)
+    FL = rt.alloc(nblocks * 8)
     thb, use_th = (th, 1) if th is not None else (rt.alloc(4), 0)
     cap, wmem, umem = _jeig_layout(device, ns, isz)
-    wg = _jeig_threads(device)
+    wg = _jeig_threads(device, ns)
     key = ("linalg_eigen_jeig", t, cap, wmem, umem, wg)
     k = device.runtime.kernel(key, lambda: (f"linalg_eigen_jeig_{t}_{cap}", ke.render_jeig(t, cap, wmem, umem, wg),
                                             [False, True, True, True, False, True], False))
     bufs = [src.buf, W, U, FL, thb, gf]
     head = [nblocks, ns, src.offset, nper, *strides]
-    # lavapipe stops an invocation's loops past 65535 iterations: chunk the sweeps there
+    nrd = max(1, ns + (ns & 1) - 1)
+    total = sweeps * nrd
+    # lavapipe stops an invocation's loops past 65535 iterations: cut the rounds there
     fixed = 4 * -(-ns * ns // wg) + 2 * ns + 8
-    per = INNER_SWEEPS if device.max_loop_iterations is None else max(1, (BUDGET - fixed) // _sweep_cost(ns, wg))
-    done = 0
-    while done < INNER_SWEEPS:
-        s = min(per, INNER_SWEEPS - done)
-        first = int(done == 0)
-        done += s
-        last = int(done >= INNER_SWEEPS)
-        rt.dispatch(k, bufs, pack_params(head + [first, s, tolmul, use_th, int(lower), gf_index, last]), nblocks)
+    per = total if device.max_loop_iterations is None else max(1, (BUDGET - fixed) // _round_cost(ns, wg))
+    for r0 in range(0, total, per):
+        r1 = min(total, r0 + per)
+        tail = [int(r0 == 0), r0, r1, tolmul, use_th, int(lower), gf_index, int(r1 == total)]
+        rt.dispatch(k, bufs, pack_params(head + tail), nblocks)
     return W, U
 
 
@@ -192,7 +199,57 @@ def jacobi(node: g.Node, mode: str):
         return _empty(node, mode)
     if mode in ("eigh", "eigvals") and n <= SMALL:
         return _small_eigh(node, mode)
+    if mode in ("svd", "vals") and n <= SMALL_SVD:
+        return _small_svd(node, mode)
     return _blocked(node, mode)
+
+
+def _ojac_threads(device) -> int:
+    """ojac's workgroup size: one SM's full width on GPUs; 256 on lavapipe (fewer
+    dispatches for its loop bound than 64, less idle work than 1024)."""
+    return 256 if device.max_loop_iterations is not None else 1024
+
+
+def _small_svd(node: g.Node, mode: str):
+    """One-sided Jacobi on whole matrices, a workgroup each (``ojac``), then the
+    refinement of ``_svd_finish``: one dispatch on GPUs where the blocked solver
+    took several per round, each of which cost ~100 us of host time."""
+    device = node.device
+    rt = device.runtime
+    dtype = node.dtype
+    batch = node.shape[:-2]
+    m, n = node.shape[-2:]
+    nz = g.prod(batch)
+    t = _tag(dtype, device)
+    A0 = _contig(node)
+    isz = dtype.itemsize
+    Aw = rt.alloc(nz * m * n * isz)
+    Vw = rt.alloc(nz * n * n * isz)
+    FL = rt.alloc(nz * 8)
+    wg = _ojac_threads(device)
+    k = device.runtime.kernel(("linalg_eigen_ojac", t, wg),
+                              lambda: (f"linalg_eigen_ojac_{t}", ke.render_ojac(t, wg),
+                                       [False, True, True, True], False))
+    n2 = n + (n & 1)
+    npairs = n2 // 2
+    tpp = 1
+    while tpp < 32 and tpp * 2 * npairs <= wg:
+        tpp *= 2
+    nrd = max(1, n2 - 1)
+    total = OUTER_SWEEPS * nrd
+    tolmul = max(1, math.isqrt(m - 1) + 1)
+    per = total
+    if device.max_loop_iterations is not None:
+        passes = -(-npairs // (wg // tpp))
+        cost = 2 + passes * (3 + tpp + 2 * -(-m // tpp) + -(-n // tpp))
+        per = max(1, (BUDGET - 2 * -(-m * n // wg)) // cost)
+    head = [nz, m, n, A0.offset, m * n, n, 1]
+    for r0 in range(0, total, per):
+        r1 = min(total, r0 + per)
+        rt.dispatch(k, [A0.buf, Aw, Vw, FL], pack_params(head + [int(r0 == 0), r0, r1, tolmul, tpp]), nz)
+    Ajac = g.Data(Aw, batch + (m, n), dtype, device, 0, _bstr(batch, m * n) + (1, m))
+    Vjac = g.Data(Vw, batch + (n, n), dtype, device, 0, _bstr(batch, n * n) + (1, n))
+    return _svd_finish(A0, Ajac, Vjac, mode)
 
 
 def _small_eigh(node: g.Node, mode: str):

@@ -33,11 +33,12 @@ def _eps(r: str) -> tuple[str, str, str]:
 
 
 def render_jeig(t: str, cap: int = 64, wmem: bool = False, umem: bool = False, wg: int = 256) -> str:
-    """Bindings SRC (read), W, U (blocks x ns x ns), FL (u32 per block: done), TH (R per
-    matrix: the magnitude an off-diagonal entry must pass to count as a rotation in GF),
-    GF (u32 flags, one per outer sweep); P: nblocks, ns, src offset, blocks per matrix
-    (nper), src strides (matrix, block, row, col), first, sweeps, flag tolerance
-    multiplier, use TH, read the lower triangle, GF index, normalize U's columns after.
+    """Bindings SRC (read), W, U (blocks x ns x ns), FL (two u32 per block: done, rotated
+    in the current sweep), TH (R per matrix: the magnitude an off-diagonal entry must
+    pass to be rotated), GF (u32 flags, one per outer sweep); P: nblocks, ns, src
+    offset, blocks per matrix (nper), src strides (matrix, block, row, col), first,
+    global rounds r0..r1, flag tolerance multiplier, use TH, read the lower triangle,
+    GF index, last (write U with unit columns).
 
     ns <= cap; ``wg`` threads. With ``wmem`` (``umem``) the block's W (U) lives in workgroup memory for
     the whole dispatch (loaded at the start, written back at the end): the rounds
@@ -47,8 +48,11 @@ def render_jeig(t: str, cap: int = 64, wmem: bool = False, umem: bool = False, w
     With ``first`` the dispatch loads the block from SRC (block b reads
     SRC[off + (b / nper) * s_mat + (b % nper) * s_blk + i * s_row + j * s_col], the lower
     triangle mirrored when asked, diagonal real) and U = I; otherwise it resumes W, U
-    (and nothing at all once FL[b] says a sweep rotated nothing). Then up to P[9]
-    sweeps. A sweep is n2 - 1 rounds of the round-robin tournament (n2 = ns rounded up
+    (and nothing at all once FL[b] says a sweep rotated nothing, unless it is the last
+    dispatch, which still writes U). Then the rounds r0..r1 of the sweep sequence
+    (round r is round r mod (n2 - 1) of a sweep), so that the host can cut a sweep
+    over dispatches where the device bounds an invocation's loops; a sweep that
+    rotated nothing ends the solve. A sweep is n2 - 1 rounds of the round-robin tournament (n2 = ns rounded up
     to even): each round computes the n2 / 2 disjoint rotations from the current W,
     then applies them all at once, a thread per 2 x 2 block of W (rows of pair A,
     columns of pair B: R_A^H W R_B, the diagonal blocks set exactly) and per (row,
@@ -99,17 +103,20 @@ def render_jeig(t: str, cap: int = 64, wmem: bool = False, umem: bool = False, w
             "    if (b >= P[0]) { return; }"]
     body += f"""    let ns = P[1]; let w0 = b * ns * ns;
     let first = P[8] == 1u;
+    let last = P[15] == 1u;
     if (lid == 0u) {{
-        g_done = select(FL[b], 0u, first);
+        g_done = select(FL[2u * b], 0u, first);
+        atomicStore(&g_rot, select(FL[2u * b + 1u], 0u, first));
         atomicStore(&g_sig, 0u);
     }}
-    if (workgroupUniformLoad(&g_done) != 0u) {{ return; }}
+    let done0 = workgroupUniformLoad(&g_done) != 0u;
+    if (done0 && !last) {{ return; }}
     let s0 = P[2] + (b / P[3]) * P[4] + (b % P[3]) * P[5];
     for (var e = lid; e < ns * ns; e += {wg}u) {{
         if (first) {{
             let i = e / ns; let j = e % ns;
             var v = SRC[s0 + i * P[6] + j * P[7]];
-            if (P[12] == 1u && i < j) {{ v = s_conj(SRC[s0 + j * P[6] + i * P[7]]); }}
+            if (P[13] == 1u && i < j) {{ v = s_conj(SRC[s0 + j * P[6] + i * P[7]]); }}
             if (i == j) {{ v = s_real(s_re(v)); }}
             {wx('e')} = v;
             {ux('e')} = select(s_real(R(0)), s_real(R(1)), i == j);
@@ -118,14 +125,14 @@ def render_jeig(t: str, cap: int = 64, wmem: bool = False, umem: bool = False, w
         }}
     }}
     {bar}
-    let n2 = ns + (ns & 1u); let npairs = n2 / 2u;
-    let ftol = R(P[10]) * {eps};
+    let n2 = ns + (ns & 1u); let npairs = n2 / 2u; let nrd = n2 - 1u;
+    let ftol = R(P[11]) * {eps};
     var floor = R(0);
-    if (P[11] == 1u) {{ floor = TH[b / P[3]]; }}
-    for (var sw = 0u; sw < P[9]; sw++) {{
-        if (lid == 0u) {{ atomicStore(&g_rot, 0u); }}
-        workgroupBarrier();
-        for (var rd = 0u; rd + 1u < n2; rd++) {{
+    if (P[12] == 1u) {{ floor = TH[b / P[3]]; }}
+    var r1 = P[10];
+    if (done0) {{ r1 = P[9]; }}
+    for (var r = P[9]; r < r1; r++) {{
+            let rd = r % nrd;
             for (var pi = lid; pi < npairs; pi += {wg}u) {{
                 var p = n2 - 1u; var q = rd;
                 if (pi > 0u) {{ p = (rd + pi) % (n2 - 1u); q = (rd + n2 - 1u - pi) % (n2 - 1u); }}
@@ -201,20 +208,26 @@ def render_jeig(t: str, cap: int = 64, wmem: bool = False, umem: bool = False, w
                 }}
             }}
             {bar}
-        }}
-        if (lid == 0u && atomicLoad(&g_rot) == 0u) {{ g_done = 1u; }}
-        if (workgroupUniformLoad(&g_done) != 0u) {{ break; }}
+            if (rd + 1u == nrd) {{
+                // a sweep that rotated nothing ends the solve
+                if (lid == 0u) {{
+                    if (atomicLoad(&g_rot) == 0u) {{ g_done = 1u; }}
+                    atomicStore(&g_rot, 0u);
+                }}
+                if (workgroupUniformLoad(&g_done) != 0u) {{ break; }}
+            }}
     }}
     if (lid == 0u) {{
-        FL[b] = g_done;
-        if (atomicLoad(&g_sig) != 0u) {{ GF[P[13]] = 1u; }}
+        FL[2u * b] = g_done;
+        FL[2u * b + 1u] = atomicLoad(&g_rot);
+        if (atomicLoad(&g_sig) != 0u) {{ GF[P[14]] = 1u; }}
     }}
     {bar}
     for (var e = lid; e < ns * ns; e += {wg}u) {{
         {"W[w0 + e] = gw[e];" if wmem else ""}
-        {"if (P[14] == 0u) { U[w0 + e] = gu[e]; }" if umem else ""}
+        {"if (P[15] == 0u) { U[w0 + e] = gu[e]; }" if umem else ""}
     }}
-    if (P[14] == 1u) {{
+    if (P[15] == 1u) {{
         // unit columns: the rounding of c and s drifts the norms the same way in
         // every rotation, which the blocked products would compound round after round
         for (var j = lid; j < ns; j += {wg}u) {{
@@ -318,5 +331,131 @@ def render_order(t: str) -> str:
         v = select(s_real(R(0)), s_scale(v, R(1) / s), s > R(0));
     }}
     Vo[e] = v;
+}}""".split("\n")
+    return _finish(decls, t, body)
+
+
+def render_ojac(t: str, wg: int) -> str:
+    """Bindings SRC (read), A (the work copy, matrices x n x m: column j of matrix b
+    at A[(b n + j) m ..], contiguous), V (matrices x n x n, column j likewise), FL (two
+    u32 per matrix: done, rotated in the current sweep); P: matrices, m, n, src offset,
+    src strides (matrix, row, col), first, global rounds r0..r1, tolerance multiplier,
+    threads per pair (a power of two dividing ``wg``).
+
+    One-sided (Hestenes) Jacobi on a whole m x n matrix (m >= n) per workgroup: the
+    rounds of the round-robin tournament over its columns, each round's n / 2
+    disjoint pairs orthogonalized at once. A pair's dot products (|a_p|^2, |a_q|^2,
+    a_p^H a_q) are summed over its rows by ``tpp`` threads and reduced through
+    workgroup memory; every thread of the pair then derives the same rotation (jeig's
+    formulas on the 2 x 2 Gram matrix) and applies it to its own rows of the two
+    columns of A and of V, which it read itself: no barrier between the products and
+    the update but the reduction's. A pair rotates when |a_p^H a_q| > tol |a_p| |a_q|
+    (tol = multiplier x eps, LAPACK gesvj's sqrt(m) eps: below it the dot products'
+    rounding is all there is); a sweep that rotated nothing ends the solve. At the end
+    the columns of A are U sigma (sigma_j = |a_j|) and V holds the accumulated
+    rotations. With ``first`` the dispatch loads A (matrix b, row i, column j at
+    SRC[off + b s_mat + i s_row + j s_col]) and V = I."""
+    cplx = t in ("c64", "c128")
+    r = {"c64": "f32", "c128": "f64"}.get(t, t)
+    eps, tiny, big = _eps(r)
+    k = 4 if cplx else 3
+    decls = [_bind(0, "SRC", "S", False), _bind(1, "A", "S", True), _bind(2, "V", "S", True),
+             _bind(3, "FL", "u32", True), _bind(4, "P", "u32", False),
+             f"var<workgroup> g_red: array<R, {wg * k}>;",
+             "var<workgroup> g_rot: atomic<u32>;", "var<workgroup> g_done: u32;"]
+    if cplx:
+        put = "g_red[o + 2u] = apq.x; g_red[o + 3u] = apq.y;"
+        get = "g = g + S(g_red[o + 2u], g_red[o + 3u]);"
+        phase_of = "S(g.x / h, g.y / h)"
+    else:
+        put = "g_red[o + 2u] = apq;"
+        get = "g = g + g_red[o + 2u];"
+        phase_of = "select(S(-1), S(1), g >= S(0))"
+    body = [f"@compute @workgroup_size({wg})",
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
+            "    let b = wid.x + wid.y * 65535u;",
+            "    if (b >= P[0]) { return; }"]
+    body += f"""    let m = P[1]; let n = P[2];
+    let a0 = b * n * m; let v0 = b * n * n;
+    let first = P[7] == 1u;
+    if (lid == 0u) {{
+        g_done = select(FL[2u * b], 0u, first);
+        atomicStore(&g_rot, select(FL[2u * b + 1u], 0u, first));
+    }}
+    if (workgroupUniformLoad(&g_done) != 0u) {{ return; }}
+    if (first) {{
+        let s0 = P[3] + b * P[4];
+        for (var e = lid; e < n * m; e += {wg}u) {{
+            A[a0 + e] = SRC[s0 + (e % m) * P[5] + (e / m) * P[6]];
+        }}
+        for (var e = lid; e < n * n; e += {wg}u) {{
+            V[v0 + e] = select(s_real(R(0)), s_real(R(1)), e / n == e % n);
+        }}
+        storageBarrier(); workgroupBarrier();
+    }}
+    let n2 = n + (n & 1u); let npairs = n2 / 2u; let nrd = n2 - 1u;
+    let tol = R(P[10]) * {eps};
+    let tpp = P[11]; let per = {wg}u / tpp;
+    let lane = lid % tpp; let slot = lid / tpp;
+    for (var r = P[8]; r < P[9]; r++) {{
+        let rd = r % nrd;
+        for (var base = 0u; base < npairs; base += per) {{
+            let pi = base + slot;
+            var p = n2 - 1u; var q = rd;
+            if (pi > 0u) {{ p = (rd + pi) % nrd; q = (rd + nrd - pi) % nrd; }}
+            let ok = pi < npairs && p < n && q < n;
+            var app = R(0); var aqq = R(0); var apq = s_real(R(0));
+            if (ok) {{
+                for (var i = lane; i < m; i += tpp) {{
+                    let x = A[a0 + p * m + i]; let y = A[a0 + q * m + i];
+                    app += s_abs2(x); aqq += s_abs2(y); apq += s_mul(s_conj(x), y);
+                }}
+            }}
+            let o = lid * {k}u;
+            g_red[o] = app; g_red[o + 1u] = aqq; {put}
+            workgroupBarrier();
+            var a = R(0); var d = R(0); var g = s_real(R(0));
+            for (var l = 0u; l < tpp; l++) {{
+                let o = (slot * tpp + l) * {k}u;
+                a += g_red[o]; d += g_red[o + 1u]; {get}
+            }}
+            workgroupBarrier();
+            let h = s_abs(g);
+            let lim = r_sqrt(a) * r_sqrt(d);
+            if (ok && h > tol * lim && h > {tiny}) {{
+                let w = {phase_of};
+                let zeta = (d - a) / (R(2) * h);
+                let az = r_abs(zeta);
+                var tt = R(0.5) / zeta;
+                if (az < {big}) {{ tt = select(R(-1), R(1), zeta >= R(0)) / (az + r_sqrt(R(1) + zeta * zeta)); }}
+                let c = R(1) / r_sqrt(R(1) + tt * tt); let s = c * tt;
+                let wc = s_conj(w);
+                if (lane == 0u) {{ atomicStore(&g_rot, 1u); }}
+                for (var i = lane; i < m; i += tpp) {{
+                    let x = A[a0 + p * m + i]; let y = s_mul(wc, A[a0 + q * m + i]);
+                    A[a0 + p * m + i] = s_scale(x, c) - s_scale(y, s);
+                    A[a0 + q * m + i] = s_scale(x, s) + s_scale(y, c);
+                }}
+                for (var i = lane; i < n; i += tpp) {{
+                    let x = V[v0 + p * n + i]; let y = s_mul(wc, V[v0 + q * n + i]);
+                    V[v0 + p * n + i] = s_scale(x, c) - s_scale(y, s);
+                    V[v0 + q * n + i] = s_scale(x, s) + s_scale(y, c);
+                }}
+            }}
+        }}
+        storageBarrier(); workgroupBarrier();
+        if (rd + 1u == nrd) {{
+            // a sweep that rotated nothing ends the solve
+            if (lid == 0u) {{
+                if (atomicLoad(&g_rot) == 0u) {{ g_done = 1u; }}
+                atomicStore(&g_rot, 0u);
+            }}
+            if (workgroupUniformLoad(&g_done) != 0u) {{ break; }}
+        }}
+    }}
+    if (lid == 0u) {{
+        FL[2u * b] = g_done;
+        FL[2u * b + 1u] = atomicLoad(&g_rot);
+    }}
 }}""".split("\n")
     return _finish(decls, t, body)
