@@ -160,53 +160,8 @@ def render_jeig(t: str, cap: int = 64, wmem: bool = False, umem: bool = False, w
                 g_p[pi] = p; g_q[pi] = q; g_act[pi] = act;
             }}
             {bar}
-            // W <- R^H W R: the thread of block (A, B) owns rows {{pA, qA}} x columns
-            // {{pB, qB}}; the pairs are disjoint, so the blocks partition W
-            for (var e = lid; e < npairs * npairs; e += {wg}u) {{
-                let ia = e / npairs; let ib = e % npairs;
-                let aa = g_act[ia]; let ab = g_act[ib];
-                if (aa + ab == 0u) {{ continue; }}
-                let pa = g_p[ia]; let qa = g_q[ia]; let pb = g_p[ib]; let qb = g_q[ib];
-                // only pair 0's p can be the padding index ns (odd ns), and that pair
-                // never rotates: its row/column is skipped
-                let vr = pa < ns; let vc = pb < ns;
-                var x00 = s_real(R(0)); var x01 = s_real(R(0)); var x10 = s_real(R(0));
-                if (vr && vc) {{ x00 = {wx('pa * ns + pb')}; }}
-                if (vr) {{ x01 = {wx('pa * ns + qb')}; }}
-                if (vc) {{ x10 = {wx('qa * ns + pb')}; }}
-                var x11 = {wx('qa * ns + qb')};
-                if (aa == 1u) {{
-                    let c = g_c[ia]; let s = g_s[ia]; let wa = g_w[ia];
-                    let y0 = s_mul(wa, x10); let y1 = s_mul(wa, x11);
-                    let z0 = x00; let z1 = x01;
-                    x00 = s_scale(z0, c) - s_scale(y0, s); x10 = s_scale(z0, s) + s_scale(y0, c);
-                    x01 = s_scale(z1, c) - s_scale(y1, s); x11 = s_scale(z1, s) + s_scale(y1, c);
-                }}
-                if (ab == 1u) {{
-                    let c = g_c[ib]; let s = g_s[ib]; let wc = s_conj(g_w[ib]);
-                    let y0 = s_mul(wc, x01); let y1 = s_mul(wc, x11);
-                    let z0 = x00; let z1 = x10;
-                    x00 = s_scale(z0, c) - s_scale(y0, s); x01 = s_scale(z0, s) + s_scale(y0, c);
-                    x10 = s_scale(z1, c) - s_scale(y1, s); x11 = s_scale(z1, s) + s_scale(y1, c);
-                }}
-                if (ia == ib) {{
-                    x00 = s_real(g_a[ia]); x11 = s_real(g_d[ia]); x01 = s_real(R(0)); x10 = s_real(R(0));
-                }}
-                if (vr && vc) {{ {wx('pa * ns + pb')} = x00; }}
-                if (vr) {{ {wx('pa * ns + qb')} = x01; }}
-                if (vc) {{ {wx('qa * ns + pb')} = x10; }}
-                {wx('qa * ns + qb')} = x11;
-            }}
-            for (var e = lid; e < ns * npairs; e += {wg}u) {{
-                let k = e / npairs; let ib = e % npairs;
-                if (g_act[ib] == 1u) {{
-                    let p = g_p[ib]; let q = g_q[ib]; let c = g_c[ib]; let s = g_s[ib];
-                    let wc = s_conj(g_w[ib]);
-                    let x = {ux('k * ns + p')}; let y = s_mul(wc, {ux('k * ns + q')});
-                    {ux('k * ns + p')} = s_scale(x, c) - s_scale(y, s);
-                    {ux('k * ns + q')} = s_scale(x, s) + s_scale(y, c);
-                }}
-            }}
+{_rotate_w(wx, wg)}
+{_rotate_u(ux, wg)}
             {bar}
             if (rd + 1u == nrd) {{
                 // a sweep that rotated nothing ends the solve
@@ -239,6 +194,87 @@ def render_jeig(t: str, cap: int = 64, wmem: bool = False, umem: bool = False, w
     }}
 }}""".split("\n")
     return _finish(decls, t, body)
+
+
+# items per thread whose loads a jeig round issues together: storage latency (L2 on a
+# GPU, for blocks past workgroup memory) is paid once per group, not once per item
+UNROLL_W = 2
+UNROLL_U = 4
+
+
+def _rotate_w(wx, wg: int) -> str:
+    """jeig's W <- R^H W R: the thread of block (A, B) owns rows {pA, qA} x columns
+    {pB, qB}; the pairs are disjoint, so the blocks partition W. UNROLL_W blocks per
+    iteration, all their loads first."""
+    k = UNROLL_W
+    out = [f"            for (var e0 = lid; e0 < npairs * npairs; e0 += {k * wg}u) {{"]
+    for j in range(k):
+        out.append(f"""                let e{j} = e0 + {j * wg}u;
+                var on{j} = false; var ia{j} = 0u; var ib{j} = 0u;
+                if (e{j} < npairs * npairs) {{
+                    ia{j} = e{j} / npairs; ib{j} = e{j} % npairs; on{j} = g_act[ia{j}] + g_act[ib{j}] != 0u;
+                }}
+                let pa{j} = g_p[ia{j}]; let qa{j} = g_q[ia{j}]; let pb{j} = g_p[ib{j}]; let qb{j} = g_q[ib{j}];
+                // only pair 0's p can be the padding index ns (odd ns), and that pair
+                // never rotates: its row/column is skipped
+                let vr{j} = on{j} && pa{j} < ns; let vc{j} = on{j} && pb{j} < ns;
+                var x00_{j} = s_real(R(0)); var x01_{j} = s_real(R(0));
+                var x10_{j} = s_real(R(0)); var x11_{j} = s_real(R(0));
+                if (vr{j} && vc{j}) {{ x00_{j} = {wx(f'pa{j} * ns + pb{j}')}; }}
+                if (vr{j}) {{ x01_{j} = {wx(f'pa{j} * ns + qb{j}')}; }}
+                if (vc{j}) {{ x10_{j} = {wx(f'qa{j} * ns + pb{j}')}; }}
+                if (on{j}) {{ x11_{j} = {wx(f'qa{j} * ns + qb{j}')}; }}""")
+    for j in range(k):
+        out.append(f"""                if (on{j}) {{
+                    var x00 = x00_{j}; var x01 = x01_{j}; var x10 = x10_{j}; var x11 = x11_{j};
+                    let ia = ia{j}; let ib = ib{j};
+                    if (g_act[ia] == 1u) {{
+                        let c = g_c[ia]; let s = g_s[ia]; let wa = g_w[ia];
+                        let y0 = s_mul(wa, x10); let y1 = s_mul(wa, x11);
+                        let z0 = x00; let z1 = x01;
+                        x00 = s_scale(z0, c) - s_scale(y0, s); x10 = s_scale(z0, s) + s_scale(y0, c);
+                        x01 = s_scale(z1, c) - s_scale(y1, s); x11 = s_scale(z1, s) + s_scale(y1, c);
+                    }}
+                    if (g_act[ib] == 1u) {{
+                        let c = g_c[ib]; let s = g_s[ib]; let wc = s_conj(g_w[ib]);
+                        let y0 = s_mul(wc, x01); let y1 = s_mul(wc, x11);
+                        let z0 = x00; let z1 = x10;
+                        x00 = s_scale(z0, c) - s_scale(y0, s); x01 = s_scale(z0, s) + s_scale(y0, c);
+                        x10 = s_scale(z1, c) - s_scale(y1, s); x11 = s_scale(z1, s) + s_scale(y1, c);
+                    }}
+                    if (ia == ib) {{
+                        x00 = s_real(g_a[ia]); x11 = s_real(g_d[ia]); x01 = s_real(R(0)); x10 = s_real(R(0));
+                    }}
+                    if (vr{j} && vc{j}) {{ {wx(f'pa{j} * ns + pb{j}')} = x00; }}
+                    if (vr{j}) {{ {wx(f'pa{j} * ns + qb{j}')} = x01; }}
+                    if (vc{j}) {{ {wx(f'qa{j} * ns + pb{j}')} = x10; }}
+                    {wx(f'qa{j} * ns + qb{j}')} = x11;
+                }}""")
+    out.append("            }")
+    return "\n".join(out)
+
+
+def _rotate_u(ux, wg: int) -> str:
+    """jeig's U <- U R: a thread per (row, pair) of U, UNROLL_U per iteration, all
+    their loads first."""
+    k = UNROLL_U
+    out = [f"            for (var e0 = lid; e0 < ns * npairs; e0 += {k * wg}u) {{"]
+    for j in range(k):
+        out.append(f"""                let e{j} = e0 + {j * wg}u;
+                var k{j} = 0u; var ib{j} = 0u; var on{j} = false;
+                if (e{j} < ns * npairs) {{ k{j} = e{j} / npairs; ib{j} = e{j} % npairs; on{j} = g_act[ib{j}] == 1u; }}
+                let p{j} = g_p[ib{j}]; let q{j} = g_q[ib{j}];
+                var x{j} = s_real(R(0)); var y{j} = s_real(R(0));
+                if (on{j}) {{ x{j} = {ux(f'k{j} * ns + p{j}')}; y{j} = {ux(f'k{j} * ns + q{j}')}; }}""")
+    for j in range(k):
+        out.append(f"""                if (on{j}) {{
+                    let c = g_c[ib{j}]; let s = g_s[ib{j}];
+                    let y = s_mul(s_conj(g_w[ib{j}]), y{j});
+                    {ux(f'k{j} * ns + p{j}')} = s_scale(x{j}, c) - s_scale(y, s);
+                    {ux(f'k{j} * ns + q{j}')} = s_scale(x{j}, s) + s_scale(y, c);
+                }}""")
+    out.append("            }")
+    return "\n".join(out)
 
 
 def _grid_head(wg: int) -> list[str]:
@@ -431,16 +467,8 @@ def render_ojac(t: str, wg: int) -> str:
                 let c = R(1) / r_sqrt(R(1) + tt * tt); let s = c * tt;
                 let wc = s_conj(w);
                 if (lane == 0u) {{ atomicStore(&g_rot, 1u); }}
-                for (var i = lane; i < m; i += tpp) {{
-                    let x = A[a0 + p * m + i]; let y = s_mul(wc, A[a0 + q * m + i]);
-                    A[a0 + p * m + i] = s_scale(x, c) - s_scale(y, s);
-                    A[a0 + q * m + i] = s_scale(x, s) + s_scale(y, c);
-                }}
-                for (var i = lane; i < n; i += tpp) {{
-                    let x = V[v0 + p * n + i]; let y = s_mul(wc, V[v0 + q * n + i]);
-                    V[v0 + p * n + i] = s_scale(x, c) - s_scale(y, s);
-                    V[v0 + q * n + i] = s_scale(x, s) + s_scale(y, c);
-                }}
+{_rotate_cols("A", "a0", "m")}
+{_rotate_cols("V", "v0", "n")}
             }}
         }}
         storageBarrier(); workgroupBarrier();
@@ -459,3 +487,21 @@ def render_ojac(t: str, wg: int) -> str:
     }}
 }}""".split("\n")
     return _finish(decls, t, body)
+
+
+def _rotate_cols(buf: str, base: str, rows: str) -> str:
+    """ojac's update of columns p, q of ``buf`` (``rows`` long from ``base``): each
+    thread its rows lane + k tpp, UNROLL_U of them per iteration, loads first."""
+    k = UNROLL_U
+    out = [f"                for (var i0 = lane; i0 < {rows}; i0 += {k}u * tpp) {{"]
+    for j in range(k):
+        out.append(f"""                    let i{j} = i0 + {j}u * tpp; let on{j} = i{j} < {rows};
+                    var x{j} = s_real(R(0)); var y{j} = s_real(R(0));
+                    if (on{j}) {{ x{j} = {buf}[{base} + p * {rows} + i{j}]; y{j} = s_mul(wc, {buf}[{base} + q * {rows} + i{j}]); }}""")
+    for j in range(k):
+        out.append(f"""                    if (on{j}) {{
+                        {buf}[{base} + p * {rows} + i{j}] = s_scale(x{j}, c) - s_scale(y{j}, s);
+                        {buf}[{base} + q * {rows} + i{j}] = s_scale(x{j}, s) + s_scale(y{j}, c);
+                    }}""")
+    out.append("                }")
+    return "\n".join(out)
