@@ -505,3 +505,111 @@ def _rotate_cols(buf: str, base: str, rows: str) -> str:
                     }}""")
     out.append("                }")
     return "\n".join(out)
+
+
+REFINE_WG = 512
+
+
+def render_refine_eigh(t: str) -> str:
+    """Bindings SM, G (read: X^H A X and X^H X, matrices x n x n), E (the correction,
+    n x n), LAM (R, n per matrix); P: matrices, n, tau as f32 bits.
+
+    The elementwise middle of Ogita and Aishima's refinement step, a workgroup per
+    matrix (it needs three Frobenius norms of the matrix): with S, G symmetrized,
+    lam_i = s_ii / g_ii, R = I - G, delta = 2 (|S - diag(lam)|_F + |S|_F |R|_F)
+    (|S|_F standing in for |A|_F: X is orthonormal to first order),
+    e_ij = (s_ij + lam_j r_ij) / (lam_j - lam_i) where both of the pair (i, j), (j, i)
+    have a gap past delta and a correction below tau, else r_ij / 2."""
+    wg = REFINE_WG
+    decls = [_bind(0, "SM", "S", False), _bind(1, "G", "S", False), _bind(2, "E", "S", True),
+             _bind(3, "LAM", "R", True), _bind(4, "P", "u32", False),
+             f"var<workgroup> g_r: array<vec3<R>, {wg}>;"]
+    body = [f"@compute @workgroup_size({wg})",
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
+            "    let b = wid.x + wid.y * 65535u;",
+            "    if (b >= P[0]) { return; }"]
+    body += f"""    let n = P[1]; let s0 = b * n * n; let l0 = b * n;
+    let tau = R(bitcast<f32>(P[2]));
+    for (var i = lid; i < n; i += {wg}u) {{
+        LAM[l0 + i] = s_re(SM[s0 + i * n + i]) / s_re(G[s0 + i * n + i]);
+    }}
+    storageBarrier(); workgroupBarrier();
+    var acc = vec3<R>(R(0), R(0), R(0));
+    for (var e = lid; e < n * n; e += {wg}u) {{
+        let i = e / n; let j = e % n; let et = s0 + j * n + i;
+        let ss = s_scale(SM[s0 + e] + s_conj(SM[et]), R(0.5));
+        let gs = s_scale(G[s0 + e] + s_conj(G[et]), R(0.5));
+        var ds = ss; var rm = s_real(R(0)) - gs;
+        if (i == j) {{ ds = ss - s_real(LAM[l0 + i]); rm = s_real(R(1)) - gs; }}
+        acc += vec3<R>(s_abs2(ds), s_abs2(ss), s_abs2(rm));
+    }}
+    g_r[lid] = acc;
+    workgroupBarrier();
+    for (var st = {wg // 2}u; st > 0u; st >>= 1u) {{
+        if (lid < st) {{ g_r[lid] = g_r[lid] + g_r[lid + st]; }}
+        workgroupBarrier();
+    }}
+    let fr = g_r[0];
+    let delta = R(2) * (r_sqrt(fr.x) + r_sqrt(fr.y) * r_sqrt(fr.z));
+    for (var e = lid; e < n * n; e += {wg}u) {{
+        let i = e / n; let j = e % n; let et = s0 + j * n + i;
+        let ss = s_scale(SM[s0 + e] + s_conj(SM[et]), R(0.5));
+        let gs = s_scale(G[s0 + e] + s_conj(G[et]), R(0.5));
+        var rm = s_real(R(0)) - gs;
+        if (i == j) {{ rm = s_real(R(1)) - gs; }}
+        let li = LAM[l0 + i]; let lj = LAM[l0 + j];
+        let gap = lj - li;
+        // the (j, i) entry's numerator: s_ji = conj(s_ij), r_ji = conj(r_ij)
+        let num = ss + s_scale(rm, lj);
+        let numt = s_conj(ss) + s_scale(s_conj(rm), li);
+        let big = r_abs(gap) > delta;
+        let sep = big && s_abs(num) < r_abs(gap) * tau && s_abs(numt) < r_abs(gap) * tau;
+        var v = s_scale(rm, R(0.5));
+        if (sep) {{ v = s_scale(num, R(1) / gap); }}
+        E[s0 + e] = v;
+    }}
+}}""".split("\n")
+    return _finish(decls, t, body)
+
+
+def render_refine_svd(t: str) -> str:
+    """Bindings T, UU, VV (read: U^H A V, U^H U, V^H V, matrices x n x n), F, G (the
+    corrections of U and V), SIG (R, n per matrix); P: matrices, n, tau as f32 bits.
+
+    The elementwise middle of the SVD's refinement step, a thread per entry: with
+    R = I - UU, Q = I - VV symmetrized, sigma_i = t_ii / (1 - (r_ii + q_ii) / 2),
+    a = t_ij + sigma_j r_ij, b = conj(t_ji) + sigma_j q_ij,
+    f_ij = (a sigma_j + b sigma_i) / (sigma_j^2 - sigma_i^2),
+    g_ij = (a sigma_i + b sigma_j) / (sigma_j^2 - sigma_i^2) where those of both
+    (i, j) and (j, i) stay below tau times the denominator, else r_ij / 2, q_ij / 2."""
+    decls = [_bind(0, "T", "S", False), _bind(1, "UU", "S", False), _bind(2, "VV", "S", False),
+             _bind(3, "F", "S", True), _bind(4, "G", "S", True), _bind(5, "SIG", "R", True),
+             _bind(6, "P", "u32", False)]
+    body = _grid_head(GATHER_WG)
+    body += """    let n = P[1];
+    if (e >= P[0] * n * n) { return; }
+    let b = e / (n * n); let i = (e / n) % n; let j = e % n;
+    let s0 = b * n * n;
+    let tau = R(bitcast<f32>(P[2]));
+    let si = sv_sigma(s0, n, i); let sj = sv_sigma(s0, n, j);
+    if (i == j) { SIG[b * n + i] = si; }
+    let ij = s0 + i * n + j; let ji = s0 + j * n + i;
+    let r = s_real(select(R(0), R(1), i == j)) - s_scale(UU[ij] + s_conj(UU[ji]), R(0.5));
+    let q = s_real(select(R(0), R(1), i == j)) - s_scale(VV[ij] + s_conj(VV[ji]), R(0.5));
+    let den = sj * sj - si * si;
+    let lim = r_abs(den) * tau;
+    // (i, j) and, with r_ji = conj(r_ij), q_ji = conj(q_ij), the (j, i) entry
+    let a = T[ij] + s_scale(r, sj); let bb = s_conj(T[ji]) + s_scale(q, sj);
+    let fn1 = s_scale(a, sj) + s_scale(bb, si); let gn1 = s_scale(a, si) + s_scale(bb, sj);
+    let at = T[ji] + s_scale(s_conj(r), si); let bt = s_conj(T[ij]) + s_scale(s_conj(q), si);
+    let fn2 = s_scale(at, si) + s_scale(bt, sj); let gn2 = s_scale(at, sj) + s_scale(bt, si);
+    let ok = s_abs(fn1) < lim && s_abs(gn1) < lim && s_abs(fn2) < lim && s_abs(gn2) < lim;
+    var f = s_scale(r, R(0.5)); var g = s_scale(q, R(0.5));
+    if (ok) { f = s_scale(fn1, R(1) / den); g = s_scale(gn1, R(1) / den); }
+    F[e] = f; G[e] = g;
+}
+fn sv_sigma(s0: u32, n: u32, i: u32) -> R {
+    let d = s0 + i * n + i;
+    return s_re(T[d]) / (R(1) - ((R(1) - s_re(UU[d])) + (R(1) - s_re(VV[d]))) * R(0.5));
+}""".split("\n")
+    return _finish(decls, t, body)
