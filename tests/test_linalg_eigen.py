@@ -273,10 +273,10 @@ def test_nan_input_gives_nan_and_leaves_batch_neighbours_alone(func):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("func", ["eigh", "svd"])
-@pytest.mark.parametrize("n", [256, 257])
+@pytest.mark.parametrize("n", [512, 513])
 def test_both_sides_of_the_whole_matrix_threshold_vs_lapack(func, n):
     from wgarray import _linalg_eigen as le
-    assert le.SMALL == le.SMALL_SVD == 256
+    assert le.SMALL == le.SMALL_SVD == 512
     a = _matrix(n, n, "random", np.float32, seed=n)
     if func == "eigh":
         a = (a + a.T) / 2
@@ -286,3 +286,20 @@ def test_both_sides_of_the_whole_matrix_threshold_vs_lapack(func, n):
     else:
         u, s, vh = (np.asarray(r) for r in la.svd(xp.asarray(a), full_matrices=False))
         _check(_svd_errors(a, u, s, vh), _svd_errors(a, *np.linalg.svd(a, full_matrices=False)), np.float32)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64, pytest.param(np.float64, marks=needs_f64)])
+@pytest.mark.parametrize("n", [40, 70])
+def test_blocked_solver_vs_lapack(dtype, n, monkeypatch):
+    # past SMALL / SMALL_SVD (512) the block Jacobi solver runs: here it is forced at
+    # sizes that the default run can afford, on both sides of one block pair (32)
+    from wgarray import _linalg_eigen as le
+    monkeypatch.setattr(le, "SMALL", 0)
+    monkeypatch.setattr(le, "SMALL_SVD", 0)
+    h = _hermitian(n, "clustered", dtype, seed=n + 3)
+    w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
+    w0, v0 = np.linalg.eigh(h)
+    _check(_eig_errors(h, w, v), _eig_errors(h, w0, v0), dtype)
+    a = _matrix(n, n, "rankdef", dtype, seed=n + 4)
+    u, s, vh = (np.asarray(r) for r in la.svd(xp.asarray(a), full_matrices=False))
+    _check(_svd_errors(a, u, s, vh), _svd_errors(a, *np.linalg.svd(a, full_matrices=False)), dtype)

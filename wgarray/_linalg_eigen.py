@@ -63,8 +63,8 @@ from ._runtime import pack_params
 from ._wgsl import linalg_eigen as ke
 from ._wgsl import types as ty
 
-SMALL = 256         # eigh of n <= SMALL: one workgroup per matrix
-SMALL_SVD = 256     # svd of n <= SMALL_SVD: one-sided Jacobi, one workgroup per matrix
+SMALL = 512         # eigh of n <= SMALL: one workgroup per matrix
+SMALL_SVD = 512     # svd of n <= SMALL_SVD: one-sided Jacobi, one workgroup per matrix
 NS = 32             # pair subproblem size (two blocks of BS)
 BS = NS // 2
 INNER_SWEEPS = 30   # sweeps of jeig per subproblem at most (quadratic: ~5-8 from scratch)
@@ -72,6 +72,8 @@ OUTER_SWEEPS = 30   # block sweeps at most
 FIRST_CHECK = 3     # sweeps before the first convergence readback
 FLOOR = 4           # blocked eigh: couplings below FLOOR eps ||A||_F / sqrt(n) are left
 BUDGET = 40000      # loop iterations per invocation and dispatch (lavapipe stops at 65535)
+WATCHDOG_SWEEPS = 4  # whole-matrix sweeps per dispatch at most (order 512: ~10-20 ms each on a GPU);
+                     # the dispatches after convergence return at once
 
 
 def handles(node: g.Node, mode: str) -> bool:
@@ -154,6 +156,8 @@ def _jeig(device, t, src: g.Data, nblocks, ns, nper, strides, lower, th, tolmul,
     # lavapipe stops an invocation's loops past 65535 iterations: cut the rounds there
     fixed = 4 * -(-ns * ns // wg) + 2 * ns + 8
     per = total if device.max_loop_iterations is None else max(1, (BUDGET - fixed) // _round_cost(ns, wg))
+    if ns > 64:
+        per = min(per, WATCHDOG_SWEEPS * nrd)
     for r0 in range(0, total, per):
         r1 = min(total, r0 + per)
         tail = [int(r0 == 0), r0, r1, tolmul, use_th, int(lower), gf_index, int(r1 == total)]
@@ -256,15 +260,17 @@ def _ojac(device, t, A0: g.Data, nz: int, m: int, n: int):
     nrd = max(1, n2 - 1)
     total = OUTER_SWEEPS * nrd
     tolmul = max(1, math.isqrt(m - 1) + 1)
-    per = total
+    per = WATCHDOG_SWEEPS * nrd if n > 64 else total
     if device.max_loop_iterations is not None:
         passes = -(-npairs // (wg // tpp))
         cost = 2 + passes * (3 + tpp + 2 * -(-m // tpp) + -(-n // tpp))
-        per = max(1, (BUDGET - 2 * -(-m * n // wg)) // cost)
+        fixed = 2 * -(-m * n // wg) + -(-n // wg) * (2 * n + m)
+        per = min(per, max(1, (BUDGET - fixed) // cost))
     head = [nz, m, n, A0.offset, m * n, n, 1]
     for r0 in range(0, total, per):
         r1 = min(total, r0 + per)
-        rt.dispatch(k, [A0.buf, Aw, Vw, FL], pack_params(head + [int(r0 == 0), r0, r1, tolmul, tpp]), nz)
+        tail = [int(r0 == 0), r0, r1, tolmul, tpp, int(r1 == total)]
+        rt.dispatch(k, [A0.buf, Aw, Vw, FL], pack_params(head + tail), nz)
     return Aw, Vw
 
 

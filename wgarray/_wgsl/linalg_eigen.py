@@ -376,7 +376,7 @@ def render_ojac(t: str, wg: int) -> str:
     at A[(b n + j) m ..], contiguous), V (matrices x n x n, column j likewise), FL (two
     u32 per matrix: done, rotated in the current sweep); P: matrices, m, n, src offset,
     src strides (matrix, row, col), first, global rounds r0..r1, tolerance multiplier,
-    threads per pair (a power of two dividing ``wg``).
+    threads per pair (a power of two dividing ``wg``), last (normalize V's columns).
 
     One-sided (Hestenes) Jacobi on a whole m x n matrix (m >= n) per workgroup: the
     rounds of the round-robin tournament over its columns, each round's n / 2
@@ -418,7 +418,9 @@ def render_ojac(t: str, wg: int) -> str:
         g_done = select(FL[2u * b], 0u, first);
         atomicStore(&g_rot, select(FL[2u * b + 1u], 0u, first));
     }}
-    if (workgroupUniformLoad(&g_done) != 0u) {{ return; }}
+    let done0 = workgroupUniformLoad(&g_done) != 0u;
+    let last = P[12] == 1u;
+    if (done0 && !last) {{ return; }}
     if (first) {{
         let s0 = P[3] + b * P[4];
         for (var e = lid; e < n * m; e += {wg}u) {{
@@ -433,7 +435,9 @@ def render_ojac(t: str, wg: int) -> str:
     let tol = R(P[10]) * {eps};
     let tpp = P[11]; let per = {wg}u / tpp;
     let lane = lid % tpp; let slot = lid / tpp;
-    for (var r = P[8]; r < P[9]; r++) {{
+    var r1 = P[9];
+    if (done0) {{ r1 = P[8]; }}
+    for (var r = P[8]; r < r1; r++) {{
         let rd = r % nrd;
         for (var base = 0u; base < npairs; base += per) {{
             let pi = base + slot;
@@ -484,6 +488,17 @@ def render_ojac(t: str, wg: int) -> str:
     if (lid == 0u) {{
         FL[2u * b] = g_done;
         FL[2u * b + 1u] = atomicLoad(&g_rot);
+    }}
+    if (last) {{
+        // unit columns of V (A's scaled alike, so that A V stays A_0 V): the rounding
+        // of c and s drifts the norms the same way in every rotation, ~n sweeps eps
+        for (var j = lid; j < n; j += {wg}u) {{
+            var s2 = R(0);
+            for (var i = 0u; i < n; i++) {{ s2 += s_abs2(V[v0 + j * n + i]); }}
+            let sc = R(1) / r_sqrt(s2);
+            for (var i = 0u; i < n; i++) {{ V[v0 + j * n + i] = s_scale(V[v0 + j * n + i], sc); }}
+            for (var i = 0u; i < m; i++) {{ A[a0 + j * m + i] = s_scale(A[a0 + j * m + i], sc); }}
+        }}
     }}
 }}""".split("\n")
     return _finish(decls, t, body)
