@@ -273,10 +273,10 @@ def test_nan_input_gives_nan_and_leaves_batch_neighbours_alone(func):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("func", ["eigh", "svd"])
-@pytest.mark.parametrize("n", [512, 513])
+@pytest.mark.parametrize("n", [256, 257])
 def test_both_sides_of_the_whole_matrix_threshold_vs_lapack(func, n):
     from wgarray import _linalg_eigen as le
-    assert le.SMALL == le.SMALL_SVD == 512
+    assert le.SMALL == le.SMALL_SVD == 256
     a = _matrix(n, n, "random", np.float32, seed=n)
     if func == "eigh":
         a = (a + a.T) / 2
@@ -291,7 +291,7 @@ def test_both_sides_of_the_whole_matrix_threshold_vs_lapack(func, n):
 @pytest.mark.parametrize("dtype", [np.float32, np.complex64, pytest.param(np.float64, marks=needs_f64)])
 @pytest.mark.parametrize("n", [40, 70])
 def test_blocked_solver_vs_lapack(dtype, n, monkeypatch):
-    # past SMALL / SMALL_SVD (512) the block Jacobi solver runs: here it is forced at
+    # past SMALL / SMALL_SVD (256) the block Jacobi solver runs: here it is forced at
     # sizes that the default run can afford, on both sides of one block pair (32)
     from wgarray import _linalg_eigen as le
     monkeypatch.setattr(le, "SMALL", 0)
