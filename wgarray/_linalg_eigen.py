@@ -286,9 +286,37 @@ def _small_eigh(node: g.Node, mode: str):
     A = _contig(node)
     gf = device.runtime.alloc(4)
     W, U = _jeig(device, t, A, nz, n, 1, (n * n, 0, n, 1), True, None, 1, gf, 0)
+    if dtype.kind == "f" and n <= ke.POST_MAX:
+        return _post_eigh(A, U, mode)
     lam = g.Data(W, batch + (n,), dtype, device, 0, _bstr(batch, n * n) + (n + 1,))
     X = g.Data(U, batch + (n, n), dtype, device)
     return _refined(A, lam, X, mode)
+
+
+def _post_eigh(A: g.Data, U, mode: str):
+    """Refinement and sort of small real eigendecompositions in one dispatch
+    (``post_eigh``): values (and vectors) of A's lower triangles from Jacobi's U."""
+    device = A.device
+    rt = device.runtime
+    dtype = A.dtype
+    batch = A.shape[:-2]
+    n = A.shape[-1]
+    nz = g.prod(batch)
+    work = _work_dtype(dtype, device)
+    wt = _tag(work, device)
+    it = _tag(dtype, device)
+    k = rt.kernel(("linalg_eigen_post_eigh", wt, it),
+                  lambda: (f"linalg_eigen_post_eigh_{it}", ke.render_post_eigh(wt, it),
+                           [False, False, True, True, True], False))
+    scr = rt.alloc(nz * 5 * n * n * work.itemsize)
+    WO = rt.alloc(nz * n * dtype.itemsize)
+    VO = rt.alloc(nz * n * n * dtype.itemsize)
+    vectors = int(mode == "eigh")
+    rt.dispatch(k, [A.buf, U, scr, WO, VO], pack_params([nz, n, A.offset, _tau_bits(dtype), vectors]), nz)
+    res = [g.Data(WO, batch + (n,), dtype, device)]
+    if vectors:
+        res.append(g.Data(VO, batch + (n, n), dtype, device))
+    return res
 
 
 def _hermitian(A: g.Data) -> g.Data:

@@ -628,3 +628,132 @@ fn sv_sigma(s0: u32, n: u32, i: u32) -> R {
     return s_re(T[d]) / (R(1) - ((R(1) - s_re(UU[d])) + (R(1) - s_re(VV[d]))) * R(0.5));
 }""".split("\n")
     return _finish(decls, t, body)
+
+
+# post: the whole refinement step and the sort of a small real matrix in one
+# workgroup (n <= POST_MAX), instead of ~12 dispatches each of which cost host time
+POST_MAX = 64
+POST_WG = 256
+
+
+def _post_head(wg: int) -> list[str]:
+    return [f"@compute @workgroup_size({wg})",
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
+            "    let b = wid.x + wid.y * 65535u;",
+            "    if (b >= P[0]) { return; }"]
+
+
+def _post_rank(val: str, desc: bool) -> str:
+    """WGSL: rank of value i among the n of g_val (ties by index; NaN last ascending,
+    first descending, as ``render_order``), into g_rank[i]."""
+    before = "(vc > vi)" if desc else "(vc < vi)"
+    nan_first = "nc" if desc else "ni"
+    return f"""    for (var i = lid; i < n; i += {POST_WG}u) {{
+        let vi = {val}[i]; let ni = r_isnan(vi);
+        var rank = 0u;
+        for (var c = 0u; c < n; c++) {{
+            let vc = {val}[c]; let nc = r_isnan(vc);
+            var bef = c < i;
+            if (nc != ni) {{ bef = {nan_first}; }} else if (!nc && vc != vi) {{ bef = {before}; }}
+            if (bef) {{ rank += 1u; }}
+        }}
+        g_rank[i] = rank;
+    }}
+    workgroupBarrier();"""
+
+
+def _post_common(t: str, it: str) -> list[str]:
+    r = {"c64": "f32", "c128": "f64"}.get(t, t)
+    return [f"var<workgroup> g_val: array<R, {POST_MAX}>;", f"var<workgroup> g_rank: array<u32, {POST_MAX}>;",
+            f"var<workgroup> g_r: array<vec3<R>, {POST_WG}>;",
+            f"fn r_isnan(x: R) -> bool {{ return {r}_isnan(x); }}"]
+
+
+def _post_mm(out: str, a: str, b: str, ta: bool, tb: bool = False) -> str:
+    """WGSL: out = op(a) op(b) over the n x n slots of SCR (op = transpose when asked)."""
+    ia = "k * n + i" if ta else "i * n + k"
+    ib = "j * n + k" if tb else "k * n + j"
+    return f"""    for (var e = lid; e < n * n; e += {POST_WG}u) {{
+        let i = e / n; let j = e % n;
+        var acc = R(0);
+        for (var k = 0u; k < n; k++) {{ acc += SCR[{a} + {ia}] * SCR[{b} + {ib}]; }}
+        SCR[{out} + e] = acc;
+    }}
+    storageBarrier(); workgroupBarrier();"""
+
+
+def render_post_eigh(t: str, it: str) -> str:
+    """Bindings A (read, the input matrices, their lower triangles Hermitian), X (read,
+    the Jacobi eigenvectors), SCR (5 n x n slots of the working precision R per matrix),
+    WO (eigenvalues ascending), VO (their vectors); A, X, WO, VO of the input type
+    ``it``; P: matrices, n (<= POST_MAX), A offset, tau as f32 bits, vectors.
+
+    Ogita and Aishima's step as ``render_refine_eigh`` describes it, with its products
+    (A X, X^T A X, X^T X, X E) done by the workgroup on L2-resident slots, then the
+    values ranked and values and vectors written in order: eigh of a small real
+    matrix is then the Jacobi dispatch and this one."""
+    wg = POST_WG
+    decls = [_bind(0, "A", it, False), _bind(1, "X", it, False), _bind(2, "SCR", "R", True),
+             _bind(3, "WO", it, True), _bind(4, "VO", it, True), _bind(5, "P", "u32", False)]
+    decls += _post_common(t, it)
+    body = _post_head(wg)
+    body += f"""    let n = P[1]; let nn = n * n;
+    let sx = b * 5u * nn; let sh = sx + nn; let sa = sh + nn; let ss = sa + nn; let sg = ss + nn;
+    let a0 = P[2] + b * nn;
+    let tau = R(bitcast<f32>(P[3]));
+    for (var e = lid; e < nn; e += {wg}u) {{
+        let i = e / n; let j = e % n;
+        SCR[sx + e] = R(X[b * nn + e]);
+        SCR[sh + e] = R(A[a0 + select(j * n + i, i * n + j, i >= j)]);
+    }}
+    storageBarrier(); workgroupBarrier();
+{_post_mm("sa", "sh", "sx", False)}
+{_post_mm("ss", "sx", "sa", True)}
+{_post_mm("sg", "sx", "sx", True)}
+    for (var i = lid; i < n; i += {wg}u) {{ g_val[i] = SCR[ss + i * n + i] / SCR[sg + i * n + i]; }}
+    workgroupBarrier();
+    var acc = vec3<R>(R(0), R(0), R(0));
+    for (var e = lid; e < nn; e += {wg}u) {{
+        let i = e / n; let j = e % n;
+        let s = (SCR[ss + e] + SCR[ss + j * n + i]) * R(0.5);
+        let gs = (SCR[sg + e] + SCR[sg + j * n + i]) * R(0.5);
+        var ds = s; var rm = -gs;
+        if (i == j) {{ ds = s - g_val[i]; rm = R(1) - gs; }}
+        acc += vec3<R>(ds * ds, s * s, rm * rm);
+    }}
+    g_r[lid] = acc;
+    workgroupBarrier();
+    for (var st = {wg // 2}u; st > 0u; st >>= 1u) {{
+        if (lid < st) {{ g_r[lid] = g_r[lid] + g_r[lid + st]; }}
+        workgroupBarrier();
+    }}
+    let fr = g_r[0];
+    let delta = R(2) * (r_sqrt(fr.x) + r_sqrt(fr.y) * r_sqrt(fr.z));
+    // E into the slot of H (no longer read)
+    for (var e = lid; e < nn; e += {wg}u) {{
+        let i = e / n; let j = e % n;
+        let s = (SCR[ss + e] + SCR[ss + j * n + i]) * R(0.5);
+        let gs = (SCR[sg + e] + SCR[sg + j * n + i]) * R(0.5);
+        var rm = -gs;
+        if (i == j) {{ rm = R(1) - gs; }}
+        let li = g_val[i]; let lj = g_val[j];
+        let gap = lj - li;
+        let num = s + rm * lj; let numt = s + rm * li;
+        let sep = r_abs(gap) > delta && r_abs(num) < r_abs(gap) * tau && r_abs(numt) < r_abs(gap) * tau;
+        var v = rm * R(0.5);
+        if (sep) {{ v = num / gap; }}
+        SCR[sh + e] = v;
+    }}
+    storageBarrier(); workgroupBarrier();
+{_post_rank("g_val", False)}
+    for (var i = lid; i < n; i += {wg}u) {{ WO[b * n + g_rank[i]] = {it}(g_val[i]); }}
+    if (P[4] == 0u) {{ return; }}
+    // X (I + E), written in rank order
+    for (var e = lid; e < nn; e += {wg}u) {{
+        let i = e / n; let j = e % n;
+        var acc2 = SCR[sx + e];
+        for (var k = 0u; k < n; k++) {{ acc2 += SCR[sx + i * n + k] * SCR[sh + k * n + j]; }}
+        VO[b * nn + i * n + g_rank[j]] = {it}(acc2);
+    }}
+}}""".split("\n")
+    return _finish(decls, t, body)
