@@ -236,9 +236,39 @@ def _small_svd(node: g.Node, mode: str):
     A0 = _contig(node)
     t = _tag(dtype, device)
     Aw, Vw = _ojac(device, t, A0, g.prod(batch), m, n)
+    if dtype.kind == "f" and m == n <= ke.POST_MAX:
+        return _post_svd(A0, Aw, Vw, mode)
     Ajac = g.Data(Aw, batch + (m, n), dtype, device, 0, _bstr(batch, m * n) + (1, m))
     Vjac = g.Data(Vw, batch + (n, n), dtype, device, 0, _bstr(batch, n * n) + (1, n))
     return _svd_finish(A0, Ajac, Vjac, mode)
+
+
+def _post_svd(A0: g.Data, Aw, Vw, mode: str):
+    """Refinement and sort of small real square SVDs in one dispatch (``post_svd``)
+    from ojac's A V and V."""
+    device = A0.device
+    rt = device.runtime
+    dtype = A0.dtype
+    batch = A0.shape[:-2]
+    n = A0.shape[-1]
+    nz = g.prod(batch)
+    work = _work_dtype(dtype, device)
+    wt = _tag(work, device)
+    it = _tag(dtype, device)
+    k = rt.kernel(("linalg_eigen_post_svd", wt, it),
+                  lambda: (f"linalg_eigen_post_svd_{it}", ke.render_post_svd(wt, it),
+                           [False, False, False, True, True, True, True], False))
+    scr = rt.alloc(nz * 7 * n * n * work.itemsize)
+    SO = rt.alloc(nz * n * dtype.itemsize)
+    UO = rt.alloc(nz * n * n * dtype.itemsize)
+    VO = rt.alloc(nz * n * n * dtype.itemsize)
+    vectors = int(mode == "svd")
+    rt.dispatch(k, [A0.buf, Aw, Vw, scr, SO, UO, VO], pack_params([nz, n, A0.offset, _tau_bits(dtype), vectors]),
+                nz)
+    res = [g.Data(SO, batch + (n,), dtype, device)]
+    if vectors:
+        res += [g.Data(UO, batch + (n, n), dtype, device), g.Data(VO, batch + (n, n), dtype, device)]
+    return res
 
 
 def _ojac(device, t, A0: g.Data, nz: int, m: int, n: int):

@@ -757,3 +757,94 @@ def render_post_eigh(t: str, it: str) -> str:
     }}
 }}""".split("\n")
     return _finish(decls, t, body)
+
+
+def render_post_svd(t: str, it: str) -> str:
+    """Bindings A (read, the square input matrices), AJ, VJ (read: ojac's A V and V,
+    each column contiguous), SCR (7 n x n slots of the working precision R per
+    matrix), SO (singular values descending), UO, VO (their vectors, row-major);
+    all but SCR of the input type ``it``; P: matrices, n (<= POST_MAX), A offset, tau
+    as f32 bits, vectors.
+
+    The SVD's refinement step as ``render_refine_svd`` describes it, with U the unit
+    columns of Jacobi's A V and its products (A V, U^T A V, U^T U, V^T V, U F, V G)
+    done by the workgroup on L2-resident slots, then the values ranked and values and
+    vectors written in order: svd of a small real square matrix (the R of a tall one)
+    is then the ojac dispatch and this one."""
+    wg = POST_WG
+    decls = [_bind(0, "A", it, False), _bind(1, "AJ", it, False), _bind(2, "VJ", it, False),
+             _bind(3, "SCR", "R", True), _bind(4, "SO", it, True), _bind(5, "UO", it, True),
+             _bind(6, "VO", it, True), _bind(7, "P", "u32", False)]
+    decls += _post_common(t, it)
+    body = _post_head(wg)
+    body += f"""    let n = P[1]; let nn = n * n;
+    let su = b * 7u * nn; let sv = su + nn; let sa = sv + nn; let st = sa + nn; let suu = st + nn;
+    let svv = suu + nn; let sgg = svv + nn;
+    let a0 = P[2] + b * nn; let j0 = b * nn;
+    let tau = R(bitcast<f32>(P[3]));
+    for (var j = lid; j < n; j += {wg}u) {{
+        var s2 = R(0);
+        for (var i = 0u; i < n; i++) {{ let x = R(AJ[j0 + j * n + i]); s2 += x * x; }}
+        g_val[j] = r_sqrt(s2);
+    }}
+    workgroupBarrier();
+    for (var e = lid; e < nn; e += {wg}u) {{
+        let i = e / n; let j = e % n;
+        SCR[sv + e] = R(VJ[j0 + j * n + i]);
+        let nj = g_val[j];
+        var u = R(0);
+        if (nj > R(0)) {{ u = R(AJ[j0 + j * n + i]) / nj; }}
+        SCR[su + e] = u;
+    }}
+    storageBarrier(); workgroupBarrier();
+    for (var e = lid; e < nn; e += {wg}u) {{
+        let i = e / n; let j = e % n;
+        var acc = R(0);
+        for (var k = 0u; k < n; k++) {{ acc += R(A[a0 + i * n + k]) * SCR[sv + k * n + j]; }}
+        SCR[sa + e] = acc;
+    }}
+    storageBarrier(); workgroupBarrier();
+{_post_mm("st", "su", "sa", True)}
+{_post_mm("suu", "su", "su", True)}
+{_post_mm("svv", "sv", "sv", True)}
+    for (var i = lid; i < n; i += {wg}u) {{
+        let d = i * n + i;
+        g_val[i] = SCR[st + d] / (R(1) - ((R(1) - SCR[suu + d]) + (R(1) - SCR[svv + d])) * R(0.5));
+    }}
+    workgroupBarrier();
+    // F into the slot of A V, G into its own
+    for (var e = lid; e < nn; e += {wg}u) {{
+        let i = e / n; let j = e % n;
+        let ij = i * n + j; let ji = j * n + i;
+        let si = g_val[i]; let sj = g_val[j];
+        let dg = select(R(0), R(1), i == j);
+        let r = dg - (SCR[suu + ij] + SCR[suu + ji]) * R(0.5);
+        let q = dg - (SCR[svv + ij] + SCR[svv + ji]) * R(0.5);
+        let den = sj * sj - si * si;
+        let lim = r_abs(den) * tau;
+        let a = SCR[st + ij] + r * sj; let bb = SCR[st + ji] + q * sj;
+        let fn1 = a * sj + bb * si; let gn1 = a * si + bb * sj;
+        let at = SCR[st + ji] + r * si; let bt = SCR[st + ij] + q * si;
+        let fn2 = at * si + bt * sj; let gn2 = at * sj + bt * si;
+        let ok = r_abs(fn1) < lim && r_abs(gn1) < lim && r_abs(fn2) < lim && r_abs(gn2) < lim;
+        var f = r * R(0.5); var g = q * R(0.5);
+        if (ok) {{ f = fn1 / den; g = gn1 / den; }}
+        SCR[sa + e] = f; SCR[sgg + e] = g;
+    }}
+    storageBarrier(); workgroupBarrier();
+{_post_rank("g_val", True)}
+    for (var i = lid; i < n; i += {wg}u) {{ SO[b * n + g_rank[i]] = {it}(g_val[i]); }}
+    if (P[4] == 0u) {{ return; }}
+    // U (I + F), V (I + G), written in rank order
+    for (var e = lid; e < nn; e += {wg}u) {{
+        let i = e / n; let j = e % n;
+        var au = SCR[su + e]; var av = SCR[sv + e];
+        for (var k = 0u; k < n; k++) {{
+            au += SCR[su + i * n + k] * SCR[sa + k * n + j];
+            av += SCR[sv + i * n + k] * SCR[sgg + k * n + j];
+        }}
+        UO[b * nn + i * n + g_rank[j]] = {it}(au);
+        VO[b * nn + i * n + g_rank[j]] = {it}(av);
+    }}
+}}""".split("\n")
+    return _finish(decls, t, body)
