@@ -43,7 +43,8 @@ brings backward error, orthogonality and values to LAPACK's level (``_refined``,
 ``_svd_finish``): the matrix products through matmul, the elementwise middle (the
 eigenvalue / singular value estimates, the gaps, the corrections) in one kernel
 instead of some twenty fused elementwise and reduction dispatches, each of which cost
-host time.
+host time; for real matrices of order <= 64 the whole step and the sort run in one
+workgroup (``post_eigh``, ``post_svd``), so that eigh and svd are two dispatches.
 """
 from __future__ import annotations
 

@@ -5,7 +5,7 @@
           block, round-robin pairs rotated in parallel, the block in workgroup
           memory where it fits): eigenvalues on the
           diagonal of the work copy W, eigenvectors accumulated in U. It solves a
-          whole small matrix (eigh, n <= 64) or, in the blocked solver, each 2b x 2b
+          whole matrix (eigh, n <= 256) or, in the blocked solver, each 2b x 2b
           pair subproblem of a round (a diagonal block pair of A for eigh; the Gram
           matrix of a pair of column blocks for the one-sided SVD).
   gather  a strided copy with a block permutation of the columns (and rows): the
@@ -14,6 +14,13 @@
   order   eigen/singular values sorted (ranks: NaN last ascending, first descending),
           then the matching columns of the vectors gathered (optionally divided by
           the values: U = A V / sigma).
+  ojac    one-sided Jacobi on whole matrices, a workgroup each (the SVD of n <= 256).
+  refine_eigh, refine_svd
+          the elementwise middle of the refinement step (values, gaps, corrections)
+          between its matrix products.
+  post_eigh, post_svd
+          the whole refinement step and the sort of small real matrices in one
+          workgroup: with jeig / ojac, two dispatches for eigh / svd of n <= 64.
 """
 from __future__ import annotations
 
