@@ -304,3 +304,19 @@ def test_blocked_solver_vs_lapack(dtype, n, monkeypatch):
     a = _matrix(n, n, "rankdef", dtype, seed=n + 4)
     u, s, vh = (np.asarray(r) for r in la.svd(xp.asarray(a), full_matrices=False))
     _check(_svd_errors(a, u, s, vh), _svd_errors(a, *np.linalg.svd(a, full_matrices=False)), dtype)
+
+
+@pytest.mark.parametrize("scale", [1e25, 1e-25])
+def test_huge_and_tiny_entries_whole_matrix_vs_lapack(scale):
+    # ojac scales each matrix by a power of two first: the squares of float32 entries
+    # past 1e19 would overflow, those of tiny ones underflow
+    a = (_matrix(40, 40, "random", np.float64, seed=12) * scale).astype(np.float32)
+    s = np.asarray(la.svdvals(xp.asarray(a)))
+    s0 = np.linalg.svd(a.astype(np.float64), compute_uv=False)
+    assert np.all(np.isfinite(s))
+    assert np.abs(s - s0).max() <= 10 * _eps(np.float32) * 40 * s0.max()
+    h = (a + a.T) / 2
+    w = np.asarray(la.eigvalsh(xp.asarray(h)))
+    w0 = np.linalg.eigvalsh(h.astype(np.float64))
+    assert np.all(np.isfinite(w))
+    assert np.abs(w - w0).max() <= 10 * _eps(np.float32) * 40 * np.abs(w0).max()

@@ -430,8 +430,30 @@ def render_ojac(t: str, wg: int) -> str:
     if (done0 && !last) {{ return; }}
     if (first) {{
         let s0 = P[3] + b * P[4];
+        // scaled by a power of two to a largest magnitude in [1, 2): the squares of
+        // float32 entries past 1e19 overflow, those of tiny ones underflow (V and the
+        // unit columns of A V do not depend on the scale)
+        var mx = R(0);
         for (var e = lid; e < n * m; e += {wg}u) {{
-            A[a0 + e] = SRC[s0 + (e % m) * P[5] + (e / m) * P[6]];
+            mx = max(mx, s_abs(SRC[s0 + (e % m) * P[5] + (e / m) * P[6]]));
+        }}
+        g_red[lid] = mx;
+        workgroupBarrier();
+        for (var st = {wg // 2}u; st > 0u; st >>= 1u) {{
+            if (lid < st) {{ g_red[lid] = max(g_red[lid], g_red[lid + st]); }}
+            workgroupBarrier();
+        }}
+        let top = g_red[0];
+        workgroupBarrier();
+        var sc = R(1);
+        if (top > R(0)) {{
+            for (var k = 0u; k < 40u && top * sc >= R(4294967296.0); k++) {{ sc *= R(2.3283064365386963e-10); }}
+            for (var k = 0u; k < 40u && top * sc >= R(2); k++) {{ sc *= R(0.5); }}
+            for (var k = 0u; k < 40u && top * sc < R(2.3283064365386963e-10); k++) {{ sc *= R(4294967296.0); }}
+            for (var k = 0u; k < 40u && top * sc < R(1); k++) {{ sc *= R(2); }}
+        }}
+        for (var e = lid; e < n * m; e += {wg}u) {{
+            A[a0 + e] = s_scale(SRC[s0 + (e % m) * P[5] + (e / m) * P[6]], sc);
         }}
         for (var e = lid; e < n * n; e += {wg}u) {{
             V[v0 + e] = select(s_real(R(0)), s_real(R(1)), e / n == e % n);
