@@ -3,10 +3,13 @@ PyTorch on CUDA (cuSOLVER) where present.
 
     python -m pytest benchmarks/bench_linalg_eigen.py --benchmark-only -q
     python benchmarks/bench_linalg_eigen.py [N ...]   # plain table + dispatch/submit counts
+    python benchmarks/bench_linalg_eigen.py --tall    # svd of the tall shapes scikit-learn meets
 
 Synchronized: wgarray through a scalar readback (float(xp.sum(w))), torch through
 torch.cuda.synchronize(). The plain script also prints, per call, the dispatches,
-submits and readbacks that wgarray's counters saw (``wgarray.debug.counters()``).
+submits and readbacks that wgarray's counters saw (``wgarray.debug.counters()``) and
+the device time of its compute passes (timestamp queries; "-" where the device has
+none), so that host and device cost can be told apart.
 """
 from __future__ import annotations
 
@@ -15,15 +18,16 @@ import sys
 import numpy as np
 import pytest
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from _timing import best_of  # noqa: E402
+from _timing import best_of, device_seconds  # noqa: E402
 
-SIZES = [64, 256, 512, 1024]
+SIZES = [32, 64, 128, 256, 512, 1024]
+TALL = [(100_000, 32), (50_000, 64), (100_000, 256)]  # LDA, Ridge, PCA
 FUNCS = ["eigh", "eigvalsh", "svd", "svdvals"]
 
 
-def _input(n: int, func: str) -> np.ndarray:
+def _input(n: int, func: str, m: int | None = None) -> np.ndarray:
     rng = np.random.default_rng(n)
-    a = rng.standard_normal((n, n)).astype(np.float32)
+    a = rng.standard_normal((m or n, n)).astype(np.float32)
     return (a + a.T) / 2 if func.startswith("eig") else a
 
 
@@ -92,36 +96,44 @@ def test_torch_cuda(benchmark, func, n):
 
 
 
-def main(sizes):
+def main(sizes, tall=False):
     import wgarray as xp
     from wgarray import debug
 
     torch = _torch()
-    print("| function | n | wgarray ms | dispatches | submits | readbacks | numpy ms | torch-cuda ms | "
-          "max err vs float64 |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for n in sizes:
-        for func in FUNCS:
-            a = _input(n, func)
-            x = xp.asarray(a)
-            _wg_call(xp, func, x)
-            before = dict(debug.counters())
-            _wg_call(xp, func, x)
-            after = debug.counters()
-            d = {k: after.get(k, 0) - before.get(k, 0) for k in ("dispatches", "submits", "readbacks")}
-            tw = best_of(lambda: _wg_call(xp, func, x), repeat=3, warmup=1)
-            tn = best_of(lambda: _np_call(func, a), repeat=3, warmup=1)
-            tt = float("nan")
-            if torch is not None:
-                ta = torch.from_numpy(a).cuda()
-                tt = best_of(lambda: _torch_call(torch, func, ta), repeat=3, warmup=1)
-            vals = np.asarray(xp.linalg.eigvalsh(x) if func.startswith("eig") else xp.linalg.svdvals(x))
-            ref = (np.linalg.eigvalsh(a.astype(np.float64)) if func.startswith("eig")
-                   else np.linalg.svd(a.astype(np.float64), compute_uv=False))
-            err = np.abs(np.sort(vals) - np.sort(ref)).max() / np.abs(ref).max()
-            print(f"| {func} | {n} | {tw * 1e3:.2f} | {d['dispatches']} | {d['submits']} | {d['readbacks']} | "
-                  f"{tn * 1e3:.2f} | {tt * 1e3:.2f} | {err:.1e} |", flush=True)
+    print("| function | shape | wgarray ms | device ms | dispatches | submits | readbacks | numpy ms | "
+          "torch-cuda ms | max err vs float64 |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    cases = [(func, n, n) for n in sizes for func in FUNCS]
+    if tall:
+        cases = [(func, m, n) for m, n in TALL for func in ("svd", "svdvals")]
+    for func, m, n in cases:
+        a = _input(n, func, m)
+        x = xp.asarray(a)
+        _wg_call(xp, func, x)
+        before = dict(debug.counters())
+        _wg_call(xp, func, x)
+        after = debug.counters()
+        d = {k: after.get(k, 0) - before.get(k, 0) for k in ("dispatches", "submits", "readbacks")}
+        tw = best_of(lambda: _wg_call(xp, func, x), repeat=3, warmup=1)
+        try:
+            rt = x.device.runtime
+            td = f"{device_seconds(lambda: _wg_call(xp, func, x), rt, warmup=0) * 1e3:.2f}"
+        except Exception:
+            td = "-"
+        tn = best_of(lambda: _np_call(func, a), repeat=3, warmup=1)
+        tt = float("nan")
+        if torch is not None:
+            ta = torch.from_numpy(a).cuda()
+            tt = best_of(lambda: _torch_call(torch, func, ta), repeat=3, warmup=1)
+        vals = np.asarray(xp.linalg.eigvalsh(x) if func.startswith("eig") else xp.linalg.svdvals(x))
+        ref = (np.linalg.eigvalsh(a.astype(np.float64)) if func.startswith("eig")
+               else np.linalg.svd(a.astype(np.float64), compute_uv=False))
+        err = np.abs(np.sort(vals) - np.sort(ref)).max() / np.abs(ref).max()
+        print(f"| {func} | {m}x{n} | {tw * 1e3:.2f} | {td} | {d['dispatches']} | {d['submits']} | "
+              f"{d['readbacks']} | {tn * 1e3:.2f} | {tt * 1e3:.2f} | {err:.1e} |", flush=True)
 
 
 if __name__ == "__main__":
-    main([int(s) for s in sys.argv[1:]] or SIZES)
+    args = [v for v in sys.argv[1:] if v != "--tall"]
+    main([int(s) for s in args] or SIZES, tall="--tall" in sys.argv[1:])

@@ -1,14 +1,16 @@
-"""Jacobi eigensolver probe: wall time and dispatch counts of eigh / svd per size, and
-the time of single jeig dispatches (a whole small matrix; one batch of 32 x 32 pair
-subproblems), on whatever device wgarray picks.
+"""Jacobi eigensolver probe: wall and device time, dispatches and submits of eigh / svd
+per size, through the whole-matrix kernels (one workgroup per matrix: jeig for eigh,
+ojac for svd) and through the blocked solver, on whatever device wgarray picks; then
+the device time of the single Jacobi dispatches alone. It says where the whole-matrix
+thresholds (``_linalg_eigen.SMALL``, ``SMALL_SVD``) belong on that device: the size
+past which the blocked solver's device time is lower by more than its host cost.
 
-    python benchmarks/diag_jeig.py [N ...]      # default 64 130 256
+    python benchmarks/diag_jeig.py [N ...]      # default 64 128 192 256 384 512
 """
 from __future__ import annotations
 
-import sys
-
 import os
+import sys
 
 import numpy as np
 
@@ -17,8 +19,7 @@ import wgarray as xp  # noqa: E402
 from wgarray import debug  # noqa: E402
 from wgarray import _linalg_eigen as le  # noqa: E402
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from _timing import best_of  # noqa: E402
-
+from _timing import best_of, device_seconds  # noqa: E402
 
 
 def _call(func, x):
@@ -29,47 +30,64 @@ def _call(func, x):
     return float(xp.sum(s)) + float(xp.sum(u[0])) + float(xp.sum(vh[0]))
 
 
-def _jeig_time(n, nblocks):
-    """Seconds of one jeig sweep dispatch chain (load + sweeps) on nblocks n x n blocks."""
+def _input(func, n):
     rng = np.random.default_rng(n)
-    a = rng.standard_normal((nblocks, n, n)).astype(np.float32)
-    a = (a + a.transpose(0, 2, 1)) / 2
+    a = rng.standard_normal((n, n)).astype(np.float32)
+    return (a + a.T) / 2 if func == "eigh" else a
+
+
+def _device_ms(fn, rt) -> str:
+    try:
+        return f"{device_seconds(fn, rt, warmup=0) * 1e3:.2f}"
+    except Exception:
+        return "-"
+
+
+def _whole(func, n) -> str:
+    """Device ms of the whole-matrix Jacobi dispatch alone (load + every sweep)."""
+    a = _input(func, n)
     x = xp.asarray(a)
     src = le._contig(x._node)
     dev = src.device
     rt = dev.runtime
-    gf = rt.alloc(4)
     t = le._tag(src.dtype, dev)
-
-    def run():
-        W, U = le._jeig(dev, t, src, nblocks, n, 1, (n * n, 0, n, 1), True, None, 1, gf, 0)
-        rt.read(W, 0, 4)
-    debug.reset_counters()
+    gf = rt.alloc(4)
+    if func == "eigh":
+        def run():
+            le._jeig(dev, t, src, 1, n, 1, (n * n, 0, n, 1), True, None, 1, gf, 0)
+    else:
+        def run():
+            le._ojac(dev, t, src, 1, n, n)
     run()
-    nd = debug.counters().get("dispatches", 0)
-    return best_of(run, repeat=3, warmup=1), nd
+    return _device_ms(run, rt)
 
 
 def main(sizes):
+    small, small_svd = le.SMALL, le.SMALL_SVD
+    print("| function | n | path | wall ms | device ms | dispatches | submits |")
+    print("|---|---|---|---|---|---|---|")
     for n in sizes:
         for func in ("eigh", "svd"):
-            rng = np.random.default_rng(n)
-            a = rng.standard_normal((n, n)).astype(np.float32)
-            if func == "eigh":
-                a = (a + a.T) / 2
-            x = xp.asarray(a)
-            _call(func, x)
-            debug.reset_counters()
-            _call(func, x)
-            c = debug.counters()
-            s = best_of(lambda: _call(func, x), repeat=3, warmup=1)
-            print(f"{func:5s} n={n:4d}  {s * 1e3:9.1f} ms  dispatches={c.get('dispatches', 0)}  "
-                  f"submits={c.get('submits', 0)}", flush=True)
-    for n, nb in ((64, 1), (32, 1), (32, 8)):
-        s, nd = _jeig_time(n, nb)
-        print(f"jeig {n}x{n} x{nb}: {s * 1e3:8.2f} ms for {le.INNER_SWEEPS} sweeps max ({nd} dispatches)",
-              flush=True)
+            x = xp.asarray(_input(func, n))
+            rt = x.device.runtime
+            for path in ("whole", "blocked"):
+                big = path == "whole"
+                le.SMALL = max(small, n) if big else 0
+                le.SMALL_SVD = max(small_svd, n) if big else 0
+                _call(func, x)
+                debug.reset_counters()
+                _call(func, x)
+                c = debug.counters()
+                s = best_of(lambda: _call(func, x), repeat=3, warmup=0)
+                d = _device_ms(lambda: _call(func, x), rt)
+                print(f"| {func} | {n} | {path} | {s * 1e3:.1f} | {d} | {c.get('dispatches', 0)} | "
+                      f"{c.get('submits', 0)} |", flush=True)
+            le.SMALL, le.SMALL_SVD = small, small_svd
+    print()
+    for n in sizes:
+        for func in ("eigh", "svd"):
+            print(f"{'jeig' if func == 'eigh' else 'ojac'} {n}x{n} alone: {_whole(func, n)} device ms", flush=True)
 
 
 if __name__ == "__main__":
-    main([int(v) for v in sys.argv[1:]] or [64, 130, 256])
+    main([int(v) for v in sys.argv[1:]] or [64, 128, 192, 256, 384, 512])

@@ -116,9 +116,9 @@ def test_eigh_complex_hermitian_vs_lapack(n):
 
 @pytest.mark.parametrize("n", [33, 64, 100])
 def test_eigh_gpu_workgroup_size_vs_lapack(n, monkeypatch):
-    # GPUs run jeig with 256 threads (lavapipe 64): the same rounds, other thread layout
+    # GPUs run jeig with 1024 threads (lavapipe 256): the same rounds, other thread layout
     from wgarray import _linalg_eigen as le
-    monkeypatch.setattr(le, "_jeig_threads", lambda device: 256)
+    monkeypatch.setattr(le, "_jeig_threads", lambda device, ns: 1024 if ns > 32 else 256)
     h = _hermitian(n, "random", np.float32, seed=n + 2)
     w, v = la.eigh(xp.asarray(h))
     w, v = np.asarray(w), np.asarray(v)
@@ -189,3 +189,134 @@ def test_svd_backward_orthogonality_values_vs_lapack(dtype, m, n, kind):
     assert np.all(np.diff(s) <= 0)
     _check(_svd_errors(a, u, s, vh), _svd_errors(a, u0, s0, vh0), dtype)
     _check(_svd_errors(a, None, np.asarray(la.svdvals(xp.asarray(a))), None), _svd_errors(a, None, s0, None), dtype)
+
+
+def _count(fn):
+    from wgarray import debug
+    debug.reset_counters()
+    out = fn()
+    return out, debug.counters()
+
+
+@pytest.mark.parametrize("func", ["eigh", "svd"])
+def test_whole_matrix_path_needs_no_readback_and_few_dispatches(func):
+    # n <= SMALL / SMALL_SVD: one Jacobi dispatch (one more per loop-bound chunk on
+    # lavapipe) and the refinement's handful, no host round trip before the result
+    # is read (the blocked solver read a flag back every sweep)
+    n = 48
+    a = _matrix(n, n, "random", np.float32, seed=5)
+    if func == "eigh":
+        a = (a + a.T) / 2
+    x = xp.asarray(a)
+    res, c = _count(lambda: la.eigh(x) if func == "eigh" else la.svd(x, full_matrices=False))
+    assert c.get("readbacks", 0) == 0 and c.get("submits", 0) == 0
+    # a real matrix this small: jeig / ojac, then the refinement and sort in one
+    assert c.get("dispatches", 0) <= 3, c
+    if func == "eigh":
+        w, v = (np.asarray(r) for r in res)
+        w0, v0 = np.linalg.eigh(a)
+        _check(_eig_errors(a, w, v), _eig_errors(a, w0, v0), np.float32)
+    else:
+        u, s, vh = (np.asarray(r) for r in res)
+        _check(_svd_errors(a, u, s, vh), _svd_errors(a, *np.linalg.svd(a, full_matrices=False)), np.float32)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, pytest.param(np.complex128, marks=needs_f64)])
+@pytest.mark.parametrize("n", [1, 9, 40])
+def test_svd_complex_whole_matrix_vs_lapack(dtype, n):
+    a = _matrix(n + 3, n, "random", dtype, seed=n + 7)  # tall: QR first, then the square core
+    u, s, vh = (np.asarray(r) for r in la.svd(xp.asarray(a), full_matrices=False))
+    assert u.dtype == dtype and s.dtype == np.finfo(dtype).dtype
+    _check(_svd_errors(a, u, s, vh), _svd_errors(a, *np.linalg.svd(a, full_matrices=False)), dtype)
+    r = _matrix(n, n, "rankdef", dtype, seed=n + 8)
+    u, s, vh = (np.asarray(x) for x in la.svd(xp.asarray(r), full_matrices=False))
+    _check(_svd_errors(r, u, s, vh), _svd_errors(r, *np.linalg.svd(r, full_matrices=False)), dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.complex128])
+def test_eigh_complex128_clustered_vs_lapack(dtype):
+    if not F64:
+        pytest.skip("the device has no float64")
+    h = _hermitian(24, "clustered", dtype, seed=11)
+    w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
+    w0, v0 = np.linalg.eigh(h)
+    _check(_eig_errors(h, w, v), _eig_errors(h, w0, v0), dtype)
+
+
+def test_svd_batched_whole_matrix_each_as_alone():
+    # one workgroup per matrix: a batch gives each matrix its own result, repeated
+    # singular values (an orthogonal matrix: all ones) included
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((3, 20, 20)).astype(np.float32)
+    a[1] = np.linalg.qr(a[1])[0]
+    u, s, vh = (np.asarray(r) for r in la.svd(xp.asarray(a), full_matrices=False))
+    assert s.shape == (3, 20) and u.shape == (3, 20, 20)
+    for k in range(3):
+        _check(_svd_errors(a[k], u[k], s[k], vh[k]), _svd_errors(a[k], *np.linalg.svd(a[k], full_matrices=False)),
+               np.float32)
+    np.testing.assert_allclose(s[1], np.ones(20), atol=10 * _eps(np.float32) * 20)
+
+
+@pytest.mark.parametrize("func", ["eigh", "eigvalsh", "svd", "svdvals"])
+def test_nan_input_gives_nan_and_leaves_batch_neighbours_alone(func):
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((3, 12, 12)).astype(np.float32)
+    a = (a + np.swapaxes(a, -1, -2)) / 2
+    a[1, 4, 2] = np.nan
+    out = getattr(la, func)(xp.asarray(a))
+    vals = np.asarray({"eigh": lambda: out.eigenvalues, "svd": lambda: out.S}.get(func, lambda: out)())
+    assert np.all(np.isnan(vals[1]))
+    for k in (0, 2):
+        ref = np.linalg.eigvalsh(a[k]) if func.startswith("eig") else np.linalg.svd(a[k], compute_uv=False)
+        got = np.sort(vals[k])
+        assert np.abs(got - np.sort(ref)).max() <= 10 * _eps(np.float32) * 12 * np.abs(ref).max()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("func", ["eigh", "svd"])
+@pytest.mark.parametrize("n", [256, 257])
+def test_both_sides_of_the_whole_matrix_threshold_vs_lapack(func, n):
+    from wgarray import _linalg_eigen as le
+    assert le.SMALL == le.SMALL_SVD == 256
+    a = _matrix(n, n, "random", np.float32, seed=n)
+    if func == "eigh":
+        a = (a + a.T) / 2
+        w, v = (np.asarray(r) for r in la.eigh(xp.asarray(a)))
+        w0, v0 = np.linalg.eigh(a)
+        _check(_eig_errors(a, w, v), _eig_errors(a, w0, v0), np.float32)
+    else:
+        u, s, vh = (np.asarray(r) for r in la.svd(xp.asarray(a), full_matrices=False))
+        _check(_svd_errors(a, u, s, vh), _svd_errors(a, *np.linalg.svd(a, full_matrices=False)), np.float32)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64, pytest.param(np.float64, marks=needs_f64)])
+@pytest.mark.parametrize("n", [40, 70])
+def test_blocked_solver_vs_lapack(dtype, n, monkeypatch):
+    # past SMALL / SMALL_SVD (256) the block Jacobi solver runs: here it is forced at
+    # sizes that the default run can afford, on both sides of one block pair (32)
+    from wgarray import _linalg_eigen as le
+    monkeypatch.setattr(le, "SMALL", 0)
+    monkeypatch.setattr(le, "SMALL_SVD", 0)
+    h = _hermitian(n, "clustered", dtype, seed=n + 3)
+    w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
+    w0, v0 = np.linalg.eigh(h)
+    _check(_eig_errors(h, w, v), _eig_errors(h, w0, v0), dtype)
+    a = _matrix(n, n, "rankdef", dtype, seed=n + 4)
+    u, s, vh = (np.asarray(r) for r in la.svd(xp.asarray(a), full_matrices=False))
+    _check(_svd_errors(a, u, s, vh), _svd_errors(a, *np.linalg.svd(a, full_matrices=False)), dtype)
+
+
+@pytest.mark.parametrize("scale", [1e25, 1e-25])
+def test_huge_and_tiny_entries_whole_matrix_vs_lapack(scale):
+    # ojac scales each matrix by a power of two first: the squares of float32 entries
+    # past 1e19 would overflow, those of tiny ones underflow
+    a = (_matrix(40, 40, "random", np.float64, seed=12) * scale).astype(np.float32)
+    s = np.asarray(la.svdvals(xp.asarray(a)))
+    s0 = np.linalg.svd(a.astype(np.float64), compute_uv=False)
+    assert np.all(np.isfinite(s))
+    assert np.abs(s - s0).max() <= 10 * _eps(np.float32) * 40 * s0.max()
+    h = (a + a.T) / 2
+    w = np.asarray(la.eigvalsh(xp.asarray(h)))
+    w0 = np.linalg.eigvalsh(h.astype(np.float64))
+    assert np.all(np.isfinite(w))
+    assert np.abs(w - w0).max() <= 10 * _eps(np.float32) * 40 * np.abs(w0).max()

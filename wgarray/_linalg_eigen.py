@@ -1,10 +1,16 @@
 """Host side of the symmetric/Hermitian eigensolver (eigh, eigvalsh) and of the Jacobi
 SVD of square and small matrices (kernels: ``_wgsl/linalg_eigen.py``).
 
-Small Hermitian matrices (n <= SMALL) are solved whole by two-sided parallel Jacobi, a
-workgroup per matrix, the whole batch in one dispatch per chunk of sweeps.
+Matrices of order n <= SMALL (eigh: two-sided Jacobi, ``jeig``) or n <= SMALL_SVD
+(svd of the square matrix, or of the R of a tall one: one-sided Jacobi, ``ojac``) are
+solved whole, a workgroup of up to 1024 threads per matrix, every sweep in one
+dispatch on GPUs (the rounds cut over dispatches only where the device bounds an
+invocation's loops). What these sizes cost is latency, not flops: the blocked solver
+below spent ~7 dispatches per round, ~100 us of host time each, and its 2b x 2b
+subproblems kept few SMs busy; the whole-matrix kernels need no readback and no
+host work between sweeps.
 
-Larger ones (and SVDs with n > 32) run parallel block Jacobi, so that the work spreads
+Larger ones run parallel block Jacobi, so that the work spreads
 over the GPU and rides on the tiled matmul. The columns are cut into blocks of BS and
 paired, a round-robin tournament of the blocks making a sweep; in each round every
 pair (I, J) solves its 2 BS x 2 BS subproblem in one workgroup (``jeig``), and the
@@ -34,7 +40,11 @@ Jacobi's rotations (and the products that apply them) leave ~sqrt(rotations) eps
 error in the vectors, well above LAPACK's ~eps; one step of Ogita and Aishima's
 matmul-based refinement (in float64 where the device has it, for float32 input)
 brings backward error, orthogonality and values to LAPACK's level (``_refined``,
-``_svd_finish``).
+``_svd_finish``): the matrix products through matmul, the elementwise middle (the
+eigenvalue / singular value estimates, the gaps, the corrections) in one kernel
+instead of some twenty fused elementwise and reduction dispatches, each of which cost
+host time; for real matrices of order <= 64 the whole step and the sort run in one
+workgroup (``post_eigh``, ``post_svd``), so that eigh and svd are two dispatches.
 """
 from __future__ import annotations
 
@@ -54,8 +64,10 @@ from ._runtime import pack_params
 from ._wgsl import linalg_eigen as ke
 from ._wgsl import types as ty
 
-SMALL = 64          # eigh of n <= SMALL: one workgroup per matrix
-SVD_BLOCKED = 32    # svd with n > SVD_BLOCKED: block Jacobi (smaller: linalg's one-sided kernel)
+SMALL = 256         # eigh of n <= SMALL: one workgroup per matrix (at 512 the blocked solver
+                    # was as fast on an H200, and its svd faster: one workgroup is 1/132 of it)
+SMALL_SVD = 256     # svd of n <= SMALL_SVD: one-sided Jacobi, one workgroup per matrix (at
+                    # order 512 its refined float32 backward error, 1.3e-6, passed 10 eps)
 NS = 32             # pair subproblem size (two blocks of BS)
 BS = NS // 2
 INNER_SWEEPS = 30   # sweeps of jeig per subproblem at most (quadratic: ~5-8 from scratch)
@@ -63,11 +75,13 @@ OUTER_SWEEPS = 30   # block sweeps at most
 FIRST_CHECK = 3     # sweeps before the first convergence readback
 FLOOR = 4           # blocked eigh: couplings below FLOOR eps ||A||_F / sqrt(n) are left
 BUDGET = 40000      # loop iterations per invocation and dispatch (lavapipe stops at 65535)
+WATCHDOG_SWEEPS = 4  # whole-matrix sweeps per dispatch at most (order 256: ~30 ms on an H200);
+                     # the dispatches after convergence return at once
 
 
 def handles(node: g.Node, mode: str) -> bool:
-    """Whether ``jacobi`` serves this (m >= n) problem: every eigh, and SVDs past 32."""
-    return mode in ("eigh", "eigvals") or node.shape[-1] > SVD_BLOCKED
+    """Whether ``jacobi`` serves this (m >= n) problem: all of them."""
+    return True
 
 
 def _tag(dtype, device) -> str:
@@ -90,58 +104,67 @@ def _grid(total: int) -> int:
     return max(1, -(-total // ke.GATHER_WG))
 
 
-def _jeig_threads(device) -> int:
-    """jeig's workgroup size: 256 on GPUs; 64 on lavapipe, which runs a workgroup's
-    invocations on one CPU thread, so that the idle ones of a round cost as much as
-    the busy ones (and a short loop bound makes the sweeps per dispatch few anyway)."""
-    return 64 if device.max_loop_iterations is not None else 256
+def _jeig_threads(device, ns: int) -> int:
+    """jeig's workgroup size. A whole matrix past 32 takes 1024 threads: a round's
+    work (ns^2 / 4 blocks of W, ns^2 / 2 pairs of U entries) then spreads over one
+    SM's full width, the rounds being the sequential part. The 2b x 2b subproblems
+    of the blocked solver take 256 on GPUs and 64 on lavapipe, which runs a
+    workgroup's invocations on one CPU thread, so that the idle ones of a round cost
+    as much as the busy ones (and 256, not 1024, for whole matrices there)."""
+    if device.max_loop_iterations is not None:
+        return 256 if ns > 32 else 64
+    return 1024 if ns > 32 else 256
 
 
-def _sweep_cost(ns: int, w: int) -> int:
-    """Loop iterations of one jeig sweep per invocation (w threads)."""
+def _round_cost(ns: int, w: int) -> int:
+    """Loop iterations of one jeig round per invocation (w threads)."""
     n2 = ns + (ns & 1)
     npairs = n2 // 2
-    return 2 + (n2 - 1) * (1 + -(-npairs // w) + -(-npairs * npairs // w) + -(-ns * npairs // w))
+    return 2 + -(-npairs // w) + -(-npairs * npairs // w) + -(-ns * npairs // w)
 
 
 def _jeig_layout(device, ns: int, isz: int) -> tuple[int, bool, bool]:
     """(capacity, W in workgroup memory, U too) for ns x ns blocks of isz-byte entries:
     as much of the block as the device's workgroup storage holds."""
-    cap = 32 if ns <= 32 else 64
+    cap = 32
+    while cap < ns:
+        cap *= 2
     small = (cap // 2) * (5 * isz + 3 * 4) + 64
     lim = device.limits.get("max-compute-workgroup-storage-size", 16384)
     wbytes = cap * cap * isz
-    wmem = ns <= 64 and small + wbytes <= lim
+    wmem = cap <= 64 and small + wbytes <= lim
     umem = wmem and small + 2 * wbytes <= lim
     return cap, wmem, umem
 
 
-def _jeig(device, t, src: g.Data, nblocks, ns, nper, strides, lower, th, tolmul, gf, gf_index):
+def _jeig(device, t, src: g.Data, nblocks, ns, nper, strides, lower, th, tolmul, gf, gf_index,
+          sweeps=INNER_SWEEPS):
     """Run jeig on ``nblocks`` ns x ns blocks read from ``src`` with (matrix, block, row,
     col) ``strides``: returns (W, U) buffers (blocks x ns x ns, eigenvalues on W's diagonal)."""
     rt = device.runtime
     isz = src.dtype.itemsize
     W = rt.alloc(nblocks * ns * ns * isz)
     U = rt.alloc(nblocks * ns * ns * isz)
-    FL = rt.alloc(nblocks * 4)
+    FL = rt.alloc(nblocks * 8)
     thb, use_th = (th, 1) if th is not None else (rt.alloc(4), 0)
     cap, wmem, umem = _jeig_layout(device, ns, isz)
-    wg = _jeig_threads(device)
+    wg = _jeig_threads(device, ns)
     key = ("linalg_eigen_jeig", t, cap, wmem, umem, wg)
     k = device.runtime.kernel(key, lambda: (f"linalg_eigen_jeig_{t}_{cap}", ke.render_jeig(t, cap, wmem, umem, wg),
                                             [False, True, True, True, False, True], False))
     bufs = [src.buf, W, U, FL, thb, gf]
     head = [nblocks, ns, src.offset, nper, *strides]
-    # lavapipe stops an invocation's loops past 65535 iterations: chunk the sweeps there
+    nrd = max(1, ns + (ns & 1) - 1)
+    total = sweeps * nrd
+    # lavapipe stops an invocation's loops past 65535 iterations: cut the rounds there
     fixed = 4 * -(-ns * ns // wg) + 2 * ns + 8
-    per = INNER_SWEEPS if device.max_loop_iterations is None else max(1, (BUDGET - fixed) // _sweep_cost(ns, wg))
-    done = 0
-    while done < INNER_SWEEPS:
-        s = min(per, INNER_SWEEPS - done)
-        first = int(done == 0)
-        done += s
-        last = int(done >= INNER_SWEEPS)
-        rt.dispatch(k, bufs, pack_params(head + [first, s, tolmul, use_th, int(lower), gf_index, last]), nblocks)
+    per = total if device.max_loop_iterations is None else max(1, (BUDGET - fixed) // _round_cost(ns, wg))
+    if ns > 64:
+        per = min(per, WATCHDOG_SWEEPS * nrd)
+    for r0 in range(0, total, per):
+        r1 = min(total, r0 + per)
+        tail = [int(r0 == 0), r0, r1, tolmul, use_th, int(lower), gf_index, int(r1 == total)]
+        rt.dispatch(k, bufs, pack_params(head + tail), nblocks)
     return W, U
 
 
@@ -192,7 +215,96 @@ def jacobi(node: g.Node, mode: str):
         return _empty(node, mode)
     if mode in ("eigh", "eigvals") and n <= SMALL:
         return _small_eigh(node, mode)
+    if mode in ("svd", "vals") and n <= SMALL_SVD:
+        return _small_svd(node, mode)
     return _blocked(node, mode)
+
+
+def _ojac_threads(device) -> int:
+    """ojac's workgroup size: one SM's full width on GPUs; 256 on lavapipe (fewer
+    dispatches for its loop bound than 64, less idle work than 1024)."""
+    return 256 if device.max_loop_iterations is not None else 1024
+
+
+def _small_svd(node: g.Node, mode: str):
+    """One-sided Jacobi on whole matrices, a workgroup each (``ojac``), then the
+    refinement of ``_svd_finish``: one dispatch on GPUs where the blocked solver
+    took several per round, each of which cost ~100 us of host time."""
+    device = node.device
+    dtype = node.dtype
+    batch = node.shape[:-2]
+    m, n = node.shape[-2:]
+    A0 = _contig(node)
+    t = _tag(dtype, device)
+    Aw, Vw = _ojac(device, t, A0, g.prod(batch), m, n)
+    if dtype.kind == "f" and m == n <= ke.POST_MAX:
+        return _post_svd(A0, Aw, Vw, mode)
+    Ajac = g.Data(Aw, batch + (m, n), dtype, device, 0, _bstr(batch, m * n) + (1, m))
+    Vjac = g.Data(Vw, batch + (n, n), dtype, device, 0, _bstr(batch, n * n) + (1, n))
+    return _svd_finish(A0, Ajac, Vjac, mode)
+
+
+def _post_svd(A0: g.Data, Aw, Vw, mode: str):
+    """Refinement and sort of small real square SVDs in one dispatch (``post_svd``)
+    from ojac's A V and V."""
+    device = A0.device
+    rt = device.runtime
+    dtype = A0.dtype
+    batch = A0.shape[:-2]
+    n = A0.shape[-1]
+    nz = g.prod(batch)
+    work = _work_dtype(dtype, device)
+    wt = _tag(work, device)
+    it = _tag(dtype, device)
+    k = rt.kernel(("linalg_eigen_post_svd", wt, it),
+                  lambda: (f"linalg_eigen_post_svd_{it}", ke.render_post_svd(wt, it),
+                           [False, False, False, True, True, True, True], False))
+    scr = rt.alloc(nz * 7 * n * n * work.itemsize)
+    SO = rt.alloc(nz * n * dtype.itemsize)
+    UO = rt.alloc(nz * n * n * dtype.itemsize)
+    VO = rt.alloc(nz * n * n * dtype.itemsize)
+    vectors = int(mode == "svd")
+    rt.dispatch(k, [A0.buf, Aw, Vw, scr, SO, UO, VO], pack_params([nz, n, A0.offset, _tau_bits(dtype), vectors]),
+                nz)
+    res = [g.Data(SO, batch + (n,), dtype, device)]
+    if vectors:
+        res += [g.Data(UO, batch + (n, n), dtype, device), g.Data(VO, batch + (n, n), dtype, device)]
+    return res
+
+
+def _ojac(device, t, A0: g.Data, nz: int, m: int, n: int):
+    """Run ojac on the nz contiguous m x n matrices of A0: the (A V, V) buffers, each
+    matrix's columns contiguous (n x m and n x n, transposed)."""
+    rt = device.runtime
+    isz = A0.dtype.itemsize
+    Aw = rt.alloc(nz * m * n * isz)
+    Vw = rt.alloc(nz * n * n * isz)
+    FL = rt.alloc(nz * 8)
+    wg = _ojac_threads(device)
+    k = device.runtime.kernel(("linalg_eigen_ojac", t, wg),
+                              lambda: (f"linalg_eigen_ojac_{t}", ke.render_ojac(t, wg),
+                                       [False, True, True, True], False))
+    n2 = n + (n & 1)
+    npairs = n2 // 2
+    # threads per column pair: as many as fill the workgroup, up to 32
+    tpp = 1
+    while tpp < 32 and tpp * 2 * npairs <= wg:
+        tpp *= 2
+    nrd = max(1, n2 - 1)
+    total = OUTER_SWEEPS * nrd
+    tolmul = max(1, math.isqrt(m - 1) + 1)
+    per = WATCHDOG_SWEEPS * nrd if n > 64 else total
+    if device.max_loop_iterations is not None:
+        passes = -(-npairs // (wg // tpp))
+        cost = 2 + passes * (3 + tpp + 2 * -(-m // tpp) + -(-n // tpp))
+        fixed = 2 * -(-m * n // wg) + -(-n // wg) * (2 * n + m)
+        per = min(per, max(1, (BUDGET - fixed) // cost))
+    head = [nz, m, n, A0.offset, m * n, n, 1]
+    for r0 in range(0, total, per):
+        r1 = min(total, r0 + per)
+        tail = [int(r0 == 0), r0, r1, tolmul, tpp, int(r1 == total)]
+        rt.dispatch(k, [A0.buf, Aw, Vw, FL], pack_params(head + tail), nz)
+    return Aw, Vw
 
 
 def _small_eigh(node: g.Node, mode: str):
@@ -205,9 +317,37 @@ def _small_eigh(node: g.Node, mode: str):
     A = _contig(node)
     gf = device.runtime.alloc(4)
     W, U = _jeig(device, t, A, nz, n, 1, (n * n, 0, n, 1), True, None, 1, gf, 0)
+    if dtype.kind == "f" and n <= ke.POST_MAX:
+        return _post_eigh(A, U, mode)
     lam = g.Data(W, batch + (n,), dtype, device, 0, _bstr(batch, n * n) + (n + 1,))
     X = g.Data(U, batch + (n, n), dtype, device)
     return _refined(A, lam, X, mode)
+
+
+def _post_eigh(A: g.Data, U, mode: str):
+    """Refinement and sort of small real eigendecompositions in one dispatch
+    (``post_eigh``): values (and vectors) of A's lower triangles from Jacobi's U."""
+    device = A.device
+    rt = device.runtime
+    dtype = A.dtype
+    batch = A.shape[:-2]
+    n = A.shape[-1]
+    nz = g.prod(batch)
+    work = _work_dtype(dtype, device)
+    wt = _tag(work, device)
+    it = _tag(dtype, device)
+    k = rt.kernel(("linalg_eigen_post_eigh", wt, it),
+                  lambda: (f"linalg_eigen_post_eigh_{it}", ke.render_post_eigh(wt, it),
+                           [False, False, True, True, True], False))
+    scr = rt.alloc(nz * 5 * n * n * work.itemsize)
+    WO = rt.alloc(nz * n * dtype.itemsize)
+    VO = rt.alloc(nz * n * n * dtype.itemsize)
+    vectors = int(mode == "eigh")
+    rt.dispatch(k, [A.buf, U, scr, WO, VO], pack_params([nz, n, A.offset, _tau_bits(dtype), vectors]), nz)
+    res = [g.Data(WO, batch + (n,), dtype, device)]
+    if vectors:
+        res.append(g.Data(VO, batch + (n, n), dtype, device))
+    return res
 
 
 def _hermitian(A: g.Data) -> g.Data:
@@ -233,71 +373,52 @@ def _refined(A: g.Data, lam: g.Node, X: g.Node, mode: str):
     plus the rounding of the products (~sqrt(n) eps, as LAPACK), and the eigenvalues
     to Rayleigh quotients. Four matrix products: cheap beside the Jacobi sweeps."""
     device = A.device
-    dtype = A.dtype
-    rdt = dt.real_of(dtype)
     batch = A.shape[:-2]
     n = A.shape[-1]
-    H = Array._new(_hermitian(A))
-    Xa = Array._new(X)
-    work = dtype
+    nz = g.prod(batch)
+    work = _work_dtype(A.dtype, device)
+    H = _cast(_hermitian(A), work)
+    Xw = _contig(_cast(X, work))
+    Xh = _contig(_conj_t(Xw)) if work.kind == "c" else _conj_t(Xw)
+    Sm = matmul_nodes(Xh, matmul_nodes(H, Xw, batch), batch)
+    G = matmul_nodes(Xh, Xw, batch)
+    rt = device.runtime
+    wt = _tag(work, device)
+    E = rt.alloc(nz * n * n * work.itemsize)
+    LAM = rt.alloc(nz * n * dt.real_of(work).itemsize)
+    k = _kernel(device, "refine_eigh", wt, ke.render_refine_eigh, [False, False, True, True])
+    rt.dispatch(k, [Sm.buf, G.buf, E, LAM], pack_params([nz, n, _tau_bits(A.dtype)]), nz)
+    lam = _cast(g.Data(LAM, batch + (n,), dt.real_of(work), device), dt.real_of(A.dtype))
+    if mode != "eigh":
+        return _sorted(lam, X, mode)
+    Ed = g.Data(E, batch + (n, n), work, device)
+    Xn = _cast(g.make_op("add", [Xw, matmul_nodes(Xw, Ed, batch)], work), A.dtype)
+    return _sorted(lam, _contig(Xn), mode)
+
+
+def _work_dtype(dtype, device):
+    """The refinement's precision: float64 for float32 input where the device has it
+    (in float32 the product X^H A X alone costs ~sqrt(n) eps of eigenvalue error,
+    LAPACK's being ~eps)."""
     if dtype in (dt.float32, dt.complex64) and device.has_f64:
-        # in float32 the product X^H A X alone costs ~sqrt(n) eps of eigenvalue error
-        # (LAPACK's is ~eps): where the device has float64, refine in it
-        work = dt.float64 if dtype is dt.float32 else dt.complex128
-        H = astype(H, work)
-        Xa = astype(Xa, work)
-        dtype = work
-    Xh = Array._new(_conj_t(Xa._node))
-    # symmetrized: e_ij + e_ji = r_ij must hold exactly, or the rounding asymmetry of
-    # the products, divided by small gaps, undoes the orthogonality
-    Sm = _sym(matmul(Xh, matmul(H, Xa)))
-    G = _sym(matmul(Xh, Xa))
-    eye = Array._new(g.make_op("cast", [g.make_op("equal", [g.Iota((n, n), device, 0, (1, 0)),
-                                                           g.Iota((n, n), device, 0, (0, 1))], dt.bool)], dtype))
-    Rm = eye - G
-    sd = ew.real(_diag(Sm))
-    gd = ew.real(_diag(G))
-    lt = sd / gd
-    li = lt[..., :, None]
-    lj = lt[..., None, :]
-    cast = (lambda v: v) if dtype.kind != "c" else (lambda v: astype(v, dtype))
-    dS = Sm - cast(li) * eye
-    fro = (lambda M: ew.sqrt(st.sum(ew.real(M * ew.conj(M)) if dtype.kind == "c" else M * M, axis=(-2, -1))))
-    delta = 2 * (fro(dS) + fro(Array._new(H._node)) * fro(Rm))
-    gap = lj - li
-    num = Sm + cast(lj) * Rm
-    # first order only where the correction stays below sqrt(eps): its square is the
-    # error the step leaves (pairs closer than that are only re-orthogonalized)
-    tau = math.sqrt(_eps_of(A.dtype)) / 4
-    sep = (ew.abs(gap) > delta[..., None, None]) & (ew.abs(num) < ew.abs(gap) * tau)
-    sep = sep & _t(sep)  # both of a pair or neither: e_ij + e_ji = r_ij
-    safe = srch.where(sep, gap, gap * 0 + 1)
-    E = srch.where(sep, num / cast(safe), Rm * 0.5)
-    Xn = Xa + matmul(Xa, E)
-    if work is not A.dtype:
-        Xn = astype(Xn, A.dtype)
-        lt = astype(lt, dt.real_of(A.dtype))
-    return _sorted(lt._node, _contig(Xn._node), mode)
+        return dt.float64 if dtype is dt.float32 else dt.complex128
+    return dtype
+
+
+def _cast(node: g.Node, dtype) -> g.Node:
+    return node if node.dtype is dtype else g.make_op("cast", [node], dtype)
+
+
+def _tau_bits(dtype) -> int:
+    """sqrt(eps) / 4 of the input's precision as float32 bits: the refinement applies
+    first-order corrections only below it (their square is the error the step leaves;
+    pairs closer than that are only re-orthogonalized)."""
+    tau = math.sqrt(_eps_of(dtype)) / 4
+    return int(np.array(tau, np.float32).view(np.uint32))
 
 
 def _eps_of(dtype) -> float:
     return 1.1920928955078125e-07 if dt.real_of(dtype) is dt.float32 else 2.220446049250313e-16
-
-
-def _t(M: Array) -> Array:
-    axes = tuple(range(M.ndim - 2)) + (M.ndim - 1, M.ndim - 2)
-    return Array._new(g.permute_view(M._node, axes))
-
-
-def _sym(M: Array) -> Array:
-    return (M + Array._new(_conj_t(M._node))) * 0.5
-
-
-def _diag(M: Array) -> Array:
-    data = _contig(M._node)
-    n = data.shape[-1]
-    return Array._new(g.Data(data.buf, data.shape[:-1], data.dtype, data.device, data.offset,
-                             _bstr(data.shape[:-2], n * n) + (n + 1,)))
 
 
 def _sorted(lam: g.Node, X: g.Data | None, mode: str):
@@ -437,19 +558,6 @@ def _blocked(node: g.Node, mode: str):
     return _svd_finish(A0, Ajac, Vjac, mode)
 
 
-def _orthonormalized(X: Array) -> Array:
-    """One Newton-Schulz step X (I + (I - X^H X) / 2): the orthogonality error of X,
-    about sqrt(rotations) eps after the Jacobi sweeps, squared (to the rounding of the
-    product, ~sqrt(n) eps); zero columns stay zero."""
-    G = _sym(matmul(Array._new(_conj_t(X._node)), X))
-    return X + matmul(X, (_eye(X.shape[-1], X.dtype, X.device) - G) * 0.5)
-
-
-def _eye(n, dtype, device) -> Array:
-    return Array._new(g.make_op("cast", [g.make_op("equal", [g.Iota((n, n), device, 0, (1, 0)),
-                                                            g.Iota((n, n), device, 0, (0, 1))], dt.bool)], dtype))
-
-
 def _colnorms(M: Array, rdt) -> Array:
     a2 = ew.abs(M)
     return ew.sqrt(st.sum(a2 * a2, axis=-2))
@@ -477,51 +585,43 @@ def _svd_finish(A0: g.Data, Ajac: g.Data, Vjac: g.Data, mode: str):
     m, n = A0.shape[-2:]
     nz = g.prod(batch)
     t = _tag(dtype, device)
-    work = dtype
-    if dtype in (dt.float32, dt.complex64) and device.has_f64:
-        work = dt.float64 if dtype is dt.float32 else dt.complex128
-    wr = dt.real_of(work)
+    work = _work_dtype(dtype, device)
     Aj = Array._new(Ajac)
     nj = _colnorms(Aj, rdt)[..., None, :]
-    U = astype(srch.where(nj > 0, Aj / srch.where(nj > 0, nj, nj * 0 + 1), Aj * 0), work)
-    V = astype(Array._new(Vjac), work)
-    A = astype(Array._new(A0), work)
-    AV = matmul(A, V)
-    Uh = Array._new(_conj_t(U._node))
-    T = matmul(Uh, AV)
-    eye = _eye(n, work, device)
-    R = eye - _sym(matmul(Uh, U))
-    Q = eye - _sym(matmul(Array._new(_conj_t(V._node)), V))
-    sig = ew.real(_diag(T)) / (1 - (ew.real(_diag(R)) + ew.real(_diag(Q))) * 0.5)
-
-    def c(x):
-        return astype(x, work) if work.kind == "c" else x
-
-    si = sig[..., :, None]
-    sj = sig[..., None, :]
-    al = T + R * c(sj)
-    be = Array._new(_conj_t(T._node)) + Q * c(sj)
-    den = sj * sj - si * si
-    fn = al * c(sj) + be * c(si)
-    gn = al * c(si) + be * c(sj)
-    tau = math.sqrt(_eps_of(dtype)) / 4
-    lim = ew.abs(den) * tau
-    ok = (ew.abs(fn) < lim) & (ew.abs(gn) < lim)
-    ok = ok & _t(ok)  # both of a pair or neither: f_ij + conj(f_ji) = r_ij
-    dd = c(srch.where(ok, den, den * 0 + 1))
-    F = srch.where(ok, fn / dd, R * 0.5)
-    G = srch.where(ok, gn / dd, Q * 0.5)
-    Un = U + matmul(U, F)
-    if m > n:
-        big = sj > st.max(sig, axis=-1)[..., None, None] * (m * _eps_of(dtype))
-        out = (AV - matmul(U, T)) / c(srch.where(big, sj, sj * 0 + 1))
-        Un = Un + srch.where(big, out, out * 0)
-    Vn = V + matmul(V, G)
+    U = _contig(_cast(srch.where(nj > 0, Aj / srch.where(nj > 0, nj, nj * 0 + 1), Aj * 0)._node, work))
+    V = _contig(_cast(Vjac, work))
+    A = _cast(A0, work)
+    AV = matmul_nodes(A, V, batch)
+    Uh = _contig(_conj_t(U)) if work.kind == "c" else _conj_t(U)
+    Vh = _conj_t(V)
+    T = matmul_nodes(Uh, AV, batch)
+    UU = matmul_nodes(Uh, U, batch)
+    VV = matmul_nodes(Vh, V, batch)
+    rt = device.runtime
+    wt = _tag(work, device)
+    F = rt.alloc(nz * n * n * work.itemsize)
+    G = rt.alloc(nz * n * n * work.itemsize)
+    SIG = rt.alloc(nz * n * dt.real_of(work).itemsize)
+    k = _kernel(device, "refine_svd", wt, ke.render_refine_svd, [False, False, False, True, True, True])
+    rt.dispatch(k, [T.buf, UU.buf, VV.buf, F, G, SIG], pack_params([nz, n, _tau_bits(dtype)]), _grid(nz * n * n))
+    sig = Array._new(g.Data(SIG, batch + (n,), dt.real_of(work), device))
     S = _contig(astype(sig, rdt)._node)
     val = (S.buf, S.offset, n, 1)
     if mode == "vals":
         Sv, _ = _order(device, t, rdt, dtype, nz, n, True, val, None, m, False)
         return [g.Data(Sv, batch + (n,), rdt, device)]
+    Fd = g.Data(F, batch + (n, n), work, device)
+    Gd = g.Data(G, batch + (n, n), work, device)
+    Un = Array._new(g.make_op("add", [U, matmul_nodes(U, Fd, batch)], work))
+    if m > n:
+        # a tall U also takes the part of A V outside its span, (A V - U T) / sigma
+        def c(x):
+            return astype(x, work) if work.kind == "c" else x
+        sj = sig[..., None, :]
+        big = sj > st.max(sig, axis=-1)[..., None, None] * (m * _eps_of(dtype))
+        out = (Array._new(AV) - matmul(Array._new(U), Array._new(T))) / c(srch.where(big, sj, sj * 0 + 1))
+        Un = Un + srch.where(big, out, out * 0)
+    Vn = Array._new(g.make_op("add", [V, matmul_nodes(V, Gd, batch)], work))
     Und = _contig(astype(Un, dtype)._node)
     Vnd = _contig(astype(Vn, dtype)._node)
     Sv, Uo = _order(device, t, rdt, dtype, nz, n, True, val, (Und.buf, Und.offset, m * n, n, 1), m, False)
