@@ -389,7 +389,11 @@ def test_fma_corrected_division_and_sqrt(monkeypatch):
                               (np.asarray(xp.sqrt(xp.abs(a))), lambda v: np.sqrt(np.abs(v)), [ha])):
             want = fn(*args)
             if F32.fma_fused:
-                assert _same_or_flushed(got, want, fn, args)
+                bad = ~_bits_equal(got, want)
+                alt = flushed_reference(fn, args, got.dtype)
+                if alt is not None:
+                    bad &= ~_bits_equal(got, alt)
+                assert not bad.any(), [(tuple(a[i] for a in args), got[i], want[i]) for i in np.flatnonzero(bad)[:6]]
             else:
                 ulps = np.abs(got.view(np.int32).astype(np.int64) - want.view(np.int32).astype(np.int64))
                 normal = np.abs(want) >= np.finfo(np.float32).smallest_normal

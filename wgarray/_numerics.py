@@ -70,11 +70,13 @@ _PROBE_F64 = """
 fn main() {
     var p = f64(I[0]);
     p = p * p; p = p * p; p = p * p;
-    let q = p * f64(I[6]);
+    var q = p * f64(I[6]);
+    // an evaluation barrier: (p * a) * b must not be reassociated into p * (a * b)
+    q = select(q, f64(1.0), bitcast<u32>(I[1]) == 0x7fa00001u);
     O[0] = select(0u, 1u, q * f64(I[7]) > f64(0.0));
 }
 """
-_INPUTS_F64 = np.array([0x00800000, 0, 0, 0, 0, 0, 0x21800000, 0x71800000], dtype="<u4")
+_INPUTS_F64 = np.array([0x00800000, 0x3F000000, 0, 0, 0, 0, 0x21800000, 0x71800000], dtype="<u4")
 
 _lock = threading.Lock()
 _cache: dict = {}

@@ -255,14 +255,35 @@ fn f32_split(a: f32) -> vec2<f32> {
 fn f32_div_rn(x: f32, y: f32) -> f32 {
     let bx = bitcast<u32>(x);
     let by = bitcast<u32>(y);
-    let ex = i32((bx >> 23u) & 0xffu);
-    let ey = i32((by >> 23u) & 0xffu);
-    let k = ex - ey;
-    if (ex == 0 || ey == 0 || k < -124 || k > 126) { return x / y; }
-    let a = f32_launder(bitcast<f32>((bx & 0x007fffffu) | 0x3f800000u));
-    let b = f32_launder(bitcast<f32>((by & 0x007fffffu) | 0x3f800000u));
-    let q = f32_launder(f32_div_fix(a, b, f32_launder(a / b))) * bitcast<f32>(u32(k + 127) << 23u);
-    return bitcast<f32>(bitcast<u32>(q) | ((bx ^ by) & 0x80000000u));
+    let k = f32_expo(bx) - f32_expo(by);
+    let a = f32_launder(f32_sig(bx));
+    let b = f32_launder(f32_sig(by));
+    let q = f32_launder(f32_div_fix(a, b, f32_launder(a / b)));   // in [1/2, 2)
+    let sign = (bx ^ by) & 0x80000000u;
+    var r: f32;
+    if (k > 254) { return bitcast<f32>(sign | 0x7f800000u); }
+    if (k > 127) {
+        r = (q * 0x1p127) * bitcast<f32>(u32(k) << 23u);   // exact, or the overflow to inf
+    } else if (k > -126 || (k == -126 && q >= 1.0)) {
+        r = q * bitcast<f32>(u32(k + 127) << 23u);         // exact: a normal result
+    } else {
+        return x / y;   // a subnormal quotient: the device's own (flushed where it flushes)
+    }
+    return bitcast<f32>(bitcast<u32>(r) | sign);
+}""",
+    # |x| = sig * 2^exp with sig in [1, 2) for finite nonzero x, subnormals normalised on
+    # the bits (no arithmetic a flushing device could change)
+    "sig": """
+fn f32_sig(b: u32) -> f32 {
+    var m = b & 0x007fffffu;
+    if ((b & 0x7f800000u) == 0u) { m = (m << (countLeadingZeros(m) - 8u)) & 0x007fffffu; }
+    return bitcast<f32>(m | 0x3f800000u);
+}""",
+    "expo": """
+fn f32_expo(b: u32) -> i32 {
+    let e = i32((b >> 23u) & 0xffu);
+    if (e == 0) { return -118 - i32(countLeadingZeros(b & 0x007fffffu)); }
+    return e - 127;
 }""",
     # The sign of a - q b - c - d, exactly, for q within an ulp of a / b and small
     # exact c, d: a - q b is exact as (a - p) - e (Sterbenz; Dekker's product of 12-bit
@@ -390,7 +411,6 @@ fn f64_to_f32(x: f64) -> f32 {
     "copysign": """
 fn f64_copysign(x: f64, y: f64) -> f64 {
     let a = abs(x);
-    if (a == 0.0) { return f64_szero(f64_signbit(y)); }   // a literal x: see f32_szero
     return select(a, -a, f64_signbit(y));
 }""",
     # head with 24 significant bits (f32 rounding), exact tail; 24x24 and 24x29-bit
@@ -583,15 +603,17 @@ fn ${T}_scalbn(x: $T, n: i32) -> $T {
     var y = x;
     var k = n;
     if (k > $EMAX) {
-        y = y * ${T}_pow2i($EMAX);
+        y = ${T}_launder(y * ${T}_pow2i($EMAX));
         k = k - $EMAX;
-        if (k > $EMAX) { y = y * ${T}_pow2i($EMAX); k = min(k - $EMAX, $EMAX); }
+        if (k > $EMAX) { y = ${T}_launder(y * ${T}_pow2i($EMAX)); k = min(k - $EMAX, $EMAX); }
     } else if (k < $EMIN) {
-        y = y * ${T}_pow2i($SCALE_LO);
+        y = ${T}_launder(y * ${T}_pow2i($SCALE_LO));
         k = k - ($SCALE_LO);
-        if (k < $EMIN) { y = y * ${T}_pow2i($SCALE_LO); k = max(k - ($SCALE_LO), $EMIN); }
+        if (k < $EMIN) { y = ${T}_launder(y * ${T}_pow2i($SCALE_LO)); k = max(k - ($SCALE_LO), $EMIN); }
     }
-    let r = y * ${T}_pow2i(k);
+    // laundered: (x * 2^a) * 2^b must not be reassociated into x * 2^(a + b), which
+    // can underflow where the two steps do not (NVIDIA, float64)
+    let r = ${T}_launder(y) * ${T}_pow2i(k);
     return select(r, ${T}_copysign(0.0, x), r == 0.0);  // an underflow keeps x's sign
 }""",
     "divide": """
@@ -820,7 +842,7 @@ fn ${T}_pow(x: $T, y: $T) -> $T {
     if (${T}_isnan(x)) { return x; }
     if (x == 1.0) { return $T(1.0); }
     if (${T}_isnan(y)) { return y; }
-    let ax = abs(x);
+    let ax = ${T}_abs(x);   // on the bits: abs() of a subnormal is 0 where the device flushes
     if (${T}_isinf(y)) {
         if (ax == 1.0) { return $T(1.0); }
         if ((ax > 1.0) == !${T}_signbit(y)) { return ${T}_inf(); }
@@ -1037,7 +1059,7 @@ fn ${T}_atan2(y: $T, x: $T) -> $T {
         return y;
     }
     if (${T}_iszero(x)) { return ${T}_copysign($PI2_HI, y); }
-    let a = ${T}_atan(abs(y / x));
+    let a = ${T}_atan(abs(${T}_divide(y, x)));
     if (!xneg) { return ${T}_copysign(a, y); }
     return ${T}_copysign($PI_HI - ${T}_launder(a - $PI_LO), y);
 }""",
@@ -1093,9 +1115,12 @@ fn ${T}_remainder(x: $T, y: $T) -> $T {
     }
     var m = ${T}_fmod(x, y);
     if (${T}_iszero(m)) { return ${T}_copysign(0.0, y); }
-    if (${T}_signbit(m) != ${T}_signbit(y)) { m = m + y; }
+    if (${T}_signbit(m) != ${T}_signbit(y)) { m = ${T}_rem_add(m, y); }
     return m;
 }""",
+    # m + y for a remainder m of x by y, |m| < |y| (f32: exact for a subnormal m as well)
+    "rem_add": """
+fn ${T}_rem_add(m: $T, y: $T) -> $T { return m + y; }""",
     "floor_divide": """
 fn ${T}_floor_divide(x: $T, y: $T) -> $T {
     if (${T}_isnan(x) || ${T}_isnan(y)) { return ${T}_nan(); }
@@ -1109,7 +1134,7 @@ fn ${T}_floor_divide(x: $T, y: $T) -> $T {
     if (xz || yinf) { return ${T}_szero(neg); }
     // NumPy's npy_divmod: quotient from the exact remainder, then fix-ups
     let m = ${T}_fmod(x, y);
-    var div = (x - m) / y;
+    var div = ${T}_divide(x - m, y);   // not the device's '/' (NVIDIA: through 1/y, flushed past 2^126)
     if (!${T}_iszero(m) && ${T}_signbit(m) != ${T}_signbit(y)) { div = div - 1.0; }
     if (${T}_iszero(div)) { return ${T}_szero(neg); }
     var fd = floor(div);
@@ -1125,6 +1150,18 @@ del _GENERIC["isnan_any"]
 # and the residual z - w*w are exact), as in fdlibm.  Every rounding is in a term much
 # smaller than the result, so fused or unfused multiply-adds give the same accuracy.
 _F32_ONLY = {
+    # a subnormal m, which a flushing device's add takes for 0: beside |y| >= 2^-98 it is
+    # under half an ulp (m + y is y); beside a smaller y, both scaled by 2^24 are normal,
+    # their sum is rounded once as IEEE's would be (or exact, when that is subnormal), and
+    # scaling back is exact
+    "rem_add": """
+fn f32_rem_add(m: f32, y: f32) -> f32 {
+    let bm = bitcast<u32>(m);
+    if ((bm & 0x7f800000u) != 0u) { return m + y; }
+    if (f32_abs(y) >= 0x1p-98) { return y; }
+    let ms = f32_copysign(f32(bm & 0x007fffffu) * 0x1p-125, m);
+    return (ms + y * 0x1p24) * 0x1p-24;
+}""",
     # fmod on the bits (shift-and-subtract on the significands, the exponent difference
     # in steps): exact for every finite x and nonzero finite y, subnormals included,
     # with no float arithmetic a flushing device could change
