@@ -268,11 +268,21 @@ class Array:
         seen = self._sync()  # before the node: a write in between makes the view re-derive
         out = getitem(self, key)
         if out is not self and _is_view_index(key, out.ndim):
-            out._view = (self, key, seen)
+            base = self
+            if self._view is not None:  # a view of a view follows the root, with one key
+                from ._indexing import compose_view_key
+
+                root, outer, seen = self._view  # just synced: seen is the root's version
+                composed = compose_view_key(root.shape, outer, self.shape, key)
+                if composed is None:
+                    seen = self._version
+                else:
+                    base, key = root, composed
+            out._view = (base, key, seen)
             out.__class__ = _View
-            views = self._views
+            views = base._views
             if views is None:
-                self._views = [weakref.ref(out)]
+                base._views = [weakref.ref(out)]
             else:
                 if len(views) >= 8 and not len(views) & (len(views) - 1):  # amortized pruning
                     views[:] = [r for r in views if r() is not None]
