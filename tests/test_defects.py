@@ -115,3 +115,72 @@ def test_view_of_empty_new_axis_slice_still_follows_base():
     assert v._view[0] is x
     v[0] = -2.0
     np.testing.assert_array_equal(np.asarray(x), [0.0, -2.0, 2.0, 3.0])
+
+
+# ------------------------------------------------------ svd of rank-deficient input
+
+SVD_DTYPES = ["float32", "complex64"] + (["float64", "complex128"] if HAS_F64 else [])
+
+
+def _rank_deficient(rng, shape, rank, dtype):
+    """A random matrix (stack) of ``rank`` (0: zeros), with an exactly zero column too."""
+    *batch, m, n = shape
+    if rank == 0:
+        return np.zeros(shape, dtype)
+    def draw(*s):
+        a = rng.standard_normal(s)
+        return a + 1j * rng.standard_normal(s) if np.dtype(dtype).kind == "c" else a
+    a = draw(*batch, m, rank) @ draw(*batch, rank, n)
+    a[..., :, n // 2] = 0  # a zero column keeps the rank and adds an exact zero value
+    return a.astype(dtype)
+
+
+def _check_svd(a, full_matrices):
+    x = xp.asarray(a)
+    u, s, vh = (np.asarray(t) for t in xp.linalg.svd(x, full_matrices=full_matrices))
+    nu, ns, nvh = np.linalg.svd(a, full_matrices=full_matrices)
+    assert u.shape == nu.shape and s.shape == ns.shape and vh.shape == nvh.shape
+    m, n = a.shape[-2:]
+    eps = np.finfo(a.dtype).eps
+    tol = 32 * eps * max(m, n)
+    scale = max(float(np.abs(ns).max(initial=0.0)), 1.0)
+    np.testing.assert_allclose(s, ns, rtol=0, atol=tol * scale)
+    uh = np.conj(np.swapaxes(u, -1, -2))
+    np.testing.assert_allclose(uh @ u, np.broadcast_to(np.eye(u.shape[-1]), uh.shape[:-2] + (u.shape[-1],) * 2),
+                               rtol=0, atol=tol)
+    v = np.conj(np.swapaxes(vh, -1, -2))
+    np.testing.assert_allclose(vh @ v, np.broadcast_to(np.eye(vh.shape[-2]), vh.shape[:-2] + (vh.shape[-2],) * 2),
+                               rtol=0, atol=tol)
+    k = s.shape[-1]
+    rec = (u[..., :, :k] * s[..., None, :]) @ vh[..., :k, :]
+    np.testing.assert_allclose(rec, a, rtol=0, atol=tol * scale)
+
+
+@pytest.mark.parametrize("dtype", SVD_DTYPES)
+@pytest.mark.parametrize("shape", [(3, 3), (5, 3), (3, 5), (2, 4, 3), (2, 3, 4), (300, 20), (20, 300)])
+@pytest.mark.parametrize("rank", [0, 1, 2])
+@pytest.mark.parametrize("full_matrices", [True, False])
+def test_svd_of_rank_deficient_input_gives_orthonormal_u_and_v(dtype, shape, rank, full_matrices):
+    rng = np.random.default_rng(rank + len(shape))
+    _check_svd(_rank_deficient(rng, shape, rank, dtype), full_matrices)
+
+
+def test_svd_of_zeros_gives_orthogonal_u_as_numpy():
+    u, s, vh = xp.linalg.svd(xp.zeros((3, 3)))
+    u = np.asarray(u)
+    np.testing.assert_array_equal(np.asarray(s), np.zeros(3))
+    np.testing.assert_allclose(u.T @ u, np.eye(3), rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("full_matrices", [True, False])
+def test_svd_of_large_square_rank_deficient_input_is_orthonormal(full_matrices):
+    rng = np.random.default_rng(5)
+    _check_svd(_rank_deficient(rng, (70, 70), 3, np.float32), full_matrices)
+
+
+@pytest.mark.parametrize("dtype", ["complex64"] + (["complex128"] if HAS_F64 else []))
+def test_complex_svd_with_repeated_values_is_unitary(dtype):
+    rng = np.random.default_rng(2)
+    q, _ = np.linalg.qr(rng.standard_normal((4, 4)) + 1j * rng.standard_normal((4, 4)))
+    for a in (np.eye(4), q, np.diag([2.0, 2.0, 1.0, 1.0]) @ q, np.stack([q, 3 * np.eye(4)])):
+        _check_svd(a.astype(dtype), True)

@@ -18,6 +18,7 @@ from . import _dtypes as dt
 from . import _graph as g
 from . import _linalg_blocked as blk
 from . import _manipulation_functions as mf
+from . import _utility_functions as uf
 from . import _linalg_eigen
 from ._array import Array
 from ._linear_algebra_functions import matmul, matrix_transpose, tensordot, vecdot
@@ -545,7 +546,10 @@ def _jacobi(node: g.Node, mode: str):
         if mode == "svd":
             res[1] = matmul(q, Array._new(res[1]))._node
         return res
-    if _linalg_eigen.handles(node, mode):
+    # complex vectors too: the kernel below embeds complex A as a real matrix, whose
+    # singular vectors for a repeated value need not pair into orthogonal complex ones
+    # (svd(eye(4) + 0j) gave U^H U != I); its values are right
+    if _linalg_eigen.handles(node, mode) or (mode == "svd" and dtype.kind == "c"):
         return _linalg_eigen.jacobi(node, mode)
     f = 2 if dtype.kind == "c" else 1
     mm, nn = f * m, f * n
@@ -619,17 +623,63 @@ def svdvals(x: Array, /) -> Array:
 
 def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     _float_input(x, "svd")
+    return _svd(x, full_matrices, True)
+
+
+def _svd(x: Array, full_matrices: bool, complete: bool) -> SVDResult:
+    """svd; ``complete`` False leaves U's columns of negligible singular values as the
+    Jacobi kernel gives them (zero for zero values), for callers that never use them."""
     m, n = x.shape[-2:]
     tall = m >= n
     node = x._node if tall else _conj_t(x._node)
     S, U, V = _jacobi(node, "svd")
     Ua = Array._new(U)
-    if full_matrices and node.shape[-2] > node.shape[-1]:
-        Ua = qr(Ua, mode="complete").Q
+    wide_u = full_matrices and node.shape[-2] > node.shape[-1]
+    if complete or wide_u:
+        Ua = _complete_u(Ua, Array._new(S), wide_u)
     Va = Array._new(V)
     if tall:
         return SVDResult(Ua, Array._new(S), Array._new(_conj_t(Va._node)))
     return SVDResult(Va, Array._new(S), Array._new(_conj_t(Ua._node)))
+
+
+def _complete_u(U: Array, S: Array, wide: bool) -> Array:
+    """U (batch..., m, n), m >= n, with orthonormal columns wherever S (descending) is
+    not negligible, made orthonormal in every column and, ``wide``, widened to m x m.
+
+    The Jacobi kernels give column j as A v_j / s_j: zero for a zero s_j. Those columns
+    (the last ones, S being sorted) are zeroed and the matrix factored by Householder
+    QR: Q's first columns span the kept ones and the rest is an orthonormal basis of
+    their complement, which replaces the zeroed columns. Square and reduced U skip this
+    (one flag read back) when no value is negligible."""
+    batch = U.shape[:-2]
+    m, n = U.shape[-2:]
+    device = U.device
+    # Kept: every value the solvers resolve (their columns stay orthonormal even for
+    # values far below eps * max(S), measured down to 1e-10 of it in float32); what
+    # is below eps^2 * max(S) is a zero or an underflow, with a zero or noise column.
+    keep = S > S[..., :1] * (_eps(S.dtype) ** 2)  # S[..., 0] is the largest
+    if not wide and bool(uf.all(keep)):
+        return U
+    mask = g.broadcast_view(g.reshape_view(keep._node, batch + (1, n)), U.shape)
+    zero = g.Const(0, U.dtype, device, U.shape)
+    C = Array._new(g.make_op("where", [mask, U._node, zero], U.dtype))
+    Q = _q_of_deficient(C, "complete" if wide else "reduced")
+    kept = Array._new(g.make_op("where", [mask, C._node, Q[..., :n]._node], U.dtype))
+    return mf.concat([kept, Q[..., n:]], axis=-1) if wide else kept
+
+
+def _q_of_deficient(c: Array, mode: str) -> Array:
+    """Q of a QR of ``c``, whose columns are rank-deficient by construction: the paths
+    of ``qr`` that hold for any rank, skipping its CholeskyQR attempt."""
+    m, n = c.shape[-2:]
+    tall = m > n and _is_tall(c.shape)
+    if mode == "reduced" and tall:
+        return _qr_tsqr(c).Q
+    if (g.prod(c.shape[:-2]) and min(m, n) > BLOCKED_MIN and c.dtype.kind == "f" and not tall
+            and blk.qr_householder_fits(m, n)):
+        return Array._new(blk.qr_householder(c._node, mode)[0])
+    return _qr_householder(c, mode).Q
 
 
 def eigh(x: Array, /) -> EighResult:
@@ -757,7 +807,7 @@ def matrix_rank(x: Array, /, *, rtol=None) -> Array:
 def pinv(x: Array, /, *, rtol=None) -> Array:
     _float_input(x, "pinv")
     rdt = dt.real_of(x.dtype)
-    U, S, Vh = svd(x, full_matrices=False)
+    U, S, Vh = _svd(x, False, False)  # U's columns of the values cut off are never used
     if S.shape[-1] == 0:
         return _zeros(x.shape[:-2] + (x.shape[-1], x.shape[-2]), x.dtype, x.device)
     tol = g.broadcast_view(_cutoff(S, x, rtol, "pinv"), S.shape)
