@@ -184,3 +184,68 @@ def test_complex_svd_with_repeated_values_is_unitary(dtype):
     q, _ = np.linalg.qr(rng.standard_normal((4, 4)) + 1j * rng.standard_normal((4, 4)))
     for a in (np.eye(4), q, np.diag([2.0, 2.0, 1.0, 1.0]) @ q, np.stack([q, 3 * np.eye(4)])):
         _check_svd(a.astype(dtype), True)
+
+
+# ----------------------------------------------- results past the largest buffer
+
+DEV = xp.asarray(0.0).device
+LIMIT = DEV.max_buffer_bytes
+PAST = LIMIT // 4 + 1  # float32 elements one past the largest buffer
+needs_32_bit_lengths = pytest.mark.skipif(PAST >= 2**32, reason="the 2**32-element limit comes first")
+
+
+def _message_names(exc, func, nbytes):
+    msg = str(exc.value)
+    assert msg.startswith(func + ":"), msg
+    assert str(nbytes) in msg and str(LIMIT) in msg, msg
+
+
+@needs_32_bit_lengths
+def test_creation_past_the_largest_buffer_raises_at_the_call():
+    for func, make in (("ones", lambda: xp.ones((PAST,), dtype=xp.float32)),
+                       ("zeros", lambda: xp.zeros((PAST,), dtype=xp.float32)),
+                       ("full", lambda: xp.full((PAST,), 2.0, dtype=xp.float32)),
+                       ("empty", lambda: xp.empty((PAST,), dtype=xp.float32)),
+                       ("arange", lambda: xp.arange(PAST, dtype=xp.float32))):
+        with pytest.raises(MemoryError) as exc:
+            make()
+        msg = str(exc.value)
+        assert msg.startswith(func + ":") and str(LIMIT) in msg, msg
+    assert xp.ones((PAST - 1,), dtype=xp.float32).shape == (PAST - 1,)  # at the limit: fine
+
+
+@needs_32_bit_lengths
+def test_broadcast_products_past_the_largest_buffer_raise_at_the_call():
+    rows = 1 << ((PAST.bit_length() + 1) // 2)
+    x = xp.ones((rows,), dtype=xp.float32)
+    y = xp.ones((PAST // rows + 1,), dtype=xp.float32)
+    nbytes = 4 * rows * y.shape[0]
+    assert nbytes > LIMIT
+    for func, make in (("multiply", lambda: x[:, None] * y[None, :]),
+                       ("add", lambda: xp.add(x[:, None], y)),
+                       ("outer", lambda: xp.linalg.outer(x, y))):
+        with pytest.raises(MemoryError) as exc:
+            make()
+        _message_names(exc, func, nbytes)
+
+
+@needs_32_bit_lengths
+@pytest.mark.parametrize("func", ["matmul", "__matmul__", "tensordot"])
+def test_matmul_results_past_the_largest_buffer_raise_at_the_call(func):
+    rows = 1 << ((PAST.bit_length() + 1) // 2)
+    a = xp.ones((rows, 2), dtype=xp.float32)
+    b = xp.ones((2, PAST // rows + 1), dtype=xp.float32)
+    nbytes = 4 * rows * b.shape[1]
+    call = {"matmul": lambda: xp.matmul(a, b), "__matmul__": lambda: a @ b,
+            "tensordot": lambda: xp.tensordot(a, b, axes=1)}[func]
+    with pytest.raises(MemoryError) as exc:
+        call()
+    _message_names(exc, func, nbytes)
+
+
+def test_broadcast_view_past_the_largest_buffer_stays_a_view():
+    # a view of a buffer is not a new result: as NumPy's broadcast_to, it costs nothing
+    x = xp.asarray(np.float32(3.0))
+    v = xp.broadcast_to(x, (PAST,))
+    assert v.shape == (PAST,)
+    assert float(xp.max(v)) == 3.0
