@@ -249,3 +249,48 @@ def test_broadcast_view_past_the_largest_buffer_stays_a_view():
     v = xp.broadcast_to(x, (PAST,))
     assert v.shape == (PAST,)
     assert float(xp.max(v)) == 3.0
+
+
+# ------------------------------------------------- eig of real matrices
+
+@pytest.mark.parametrize("dtype", ["float32"] + (["float64"] if HAS_F64 else []))
+@pytest.mark.parametrize("n", [2, 5, 17, 40])
+def test_eigvals_of_real_matrices_are_exact_conjugate_pairs_or_exactly_real(dtype, n):
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal((3, n, n)).astype(dtype)
+    w = np.asarray(xp.linalg.eigvals(xp.asarray(a)))
+    for b in range(3):
+        ref = np.linalg.eigvals(a[b].astype(np.float64))
+        assert np.sum(w[b].imag == 0) == np.sum(ref.imag == 0)
+        for z in w[b][w[b].imag != 0]:
+            assert np.sum(w[b] == np.conj(z)) == np.sum(w[b] == z)  # the exact conjugate, as often
+        tol = 64 * np.finfo(dtype).eps * np.abs(ref).max() * n
+        np.testing.assert_allclose(np.sort_complex(w[b]), np.sort_complex(ref), rtol=0, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", ["float32"] + (["float64"] if HAS_F64 else []))
+def test_eig_of_real_matrices_gives_real_and_conjugate_vectors(dtype):
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal((2, 9, 9)).astype(dtype)
+    w, v = (np.asarray(t) for t in xp.linalg.eig(xp.asarray(a)))
+    np.testing.assert_array_equal(w, np.asarray(xp.linalg.eigvals(xp.asarray(a))))
+    eps = np.finfo(dtype).eps
+    np.testing.assert_allclose(a @ v, v * w[..., None, :], rtol=0, atol=256 * eps * np.abs(a).max() * 9)
+    np.testing.assert_allclose(np.linalg.norm(v, axis=-2), 1, rtol=0, atol=16 * eps)
+    for b in range(2):
+        assert np.all(v[b][:, w[b].imag == 0].imag == 0)
+        for i in np.where(w[b].imag < 0)[0]:
+            j = np.where(w[b] == np.conj(w[b][i]))[0][0]
+            np.testing.assert_array_equal(v[b][:, i], np.conj(v[b][:, j]))
+
+
+def test_eigvals_of_special_real_matrices():
+    for a, ref in ((np.zeros((3, 3)), [0, 0, 0]), (np.diag([1.0, 1.0, 2.0]), [1, 1, 2]),
+                   (np.array([[0.0, -1.0], [1.0, 0.0]]), [1j, -1j]), (np.array([[2.0, 0.0], [0.0, -3.0]]), [2, -3])):
+        w = np.asarray(xp.linalg.eigvals(xp.asarray(a.astype(np.float32))))
+        ref = np.asarray(ref, np.complex64)
+        np.testing.assert_allclose(np.sort_complex(w), np.sort_complex(ref), rtol=0, atol=1e-6)
+        assert np.sum(w.imag == 0) == np.sum(ref.imag == 0)
+        assert np.array_equal(np.sort_complex(w), np.sort_complex(np.conj(w)))
+    w = np.asarray(xp.linalg.eigvals(xp.asarray(np.array([[np.nan, 0.0], [0.0, 1.0]], np.float32))))
+    assert np.isnan(w).any()

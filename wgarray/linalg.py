@@ -18,6 +18,11 @@ from . import _dtypes as dt
 from . import _graph as g
 from . import _linalg_blocked as blk
 from . import _manipulation_functions as mf
+from . import _creation_functions as cf
+from . import _data_type_functions as dtf
+from . import _indexing_functions as ixf
+from . import _searching_functions as sf
+from . import _statistical_functions as stf
 from . import _utility_functions as uf
 from . import _linalg_eigen
 from ._array import Array
@@ -765,12 +770,63 @@ def _eig_phases(n: int, vectors: bool):
 def eig(x: Array, /) -> EigResult:
     _float_input(x, "eig", square=True)
     w, v = _eig(x, True)
-    return EigResult(Array._new(w), Array._new(v))
+    w, v = Array._new(w), Array._new(v)
+    if x.dtype.kind != "c":
+        w, v = _real_spectrum(w, v)
+    return EigResult(w, v)
+
+
+def _real_spectrum(w: Array, v: Array | None):
+    """The eigenvalues (and eigenvectors) of real matrices as LAPACK gives them: real
+    values exactly real, with real vectors, the others in exact conjugate pairs, with
+    conjugate vectors. The complex shifted QR leaves rounding-level asymmetry: each
+    value is matched with the value nearest its conjugate (itself, for a real one);
+    mutual matches are settled a round at a time (the globally nearest match always is
+    one, so every round settles some; one count read back per round), a pair becoming
+    the mean of one value and the other's conjugate, which IEEE arithmetic makes exact
+    (a + b = b + a, a - b = -(b - a))."""
+    ew = _ew()
+    n = w.shape[-1]
+    if w.size == 0:
+        return w, v
+    ids = cf.arange(n, dtype=dt.int64, device=w.device)
+    # dist[..., i, j] = |w_j - conj(w_i)|, symmetric; dist[..., i, i] = 2 |Im w_i|
+    dist = ew.abs(w[..., None, :] - ew.conj(w)[..., :, None])
+    free = ew.isfinite(w)  # a value that did not converge is left as it is
+    partner = ids
+    left = w.size  # at most: the first round's count reads back how many remain
+    while left:
+        d = sf.where(ew.logical_and(free[..., :, None], free[..., None, :]), dist, float("inf"))
+        p = stf.argmin(d, axis=-1)
+        mutual = ew.logical_and(free, ixf.take_along_axis(p, p, axis=-1) == ids)
+        wp = ixf.take_along_axis(w, p, axis=-1)
+        settled = sf.where(p == ids, ew.real(w), (w + ew.conj(wp)) * 0.5)
+        w = sf.where(mutual, dtf.astype(settled, w.dtype), w)
+        partner = sf.where(mutual, p, partner)
+        free = ew.logical_and(free, ew.logical_not(mutual))
+        now = int(stf.count_nonzero(free))
+        if now == left:  # only non-finite distances remain
+            break
+        left = now
+    if v is None:
+        return w, v
+    # a real value: its vector turned to make its largest entry real, then real
+    k = stf.argmax(ew.abs(v), axis=-2, keepdims=True)
+    vk = ixf.take_along_axis(v, k, axis=-2)
+    turned = ew.real(v * (ew.conj(vk) / ew.abs(vk)))
+    turned = dtf.astype(turned / vector_norm(turned, axis=-2, keepdims=True), v.dtype)
+    # the member of a pair below the real axis: the conjugate of its partner's vector
+    mate = ew.conj(ixf.take_along_axis(v, partner[..., None, :], axis=-1))
+    is_real = (partner == ids)[..., None, :]
+    below = ew.logical_and(ew.logical_not(is_real), (ew.imag(w) < 0)[..., None, :])
+    v = sf.where(is_real, turned, sf.where(below, mate, v))
+    return w, v
 
 
 def eigvals(x: Array, /) -> Array:
     _float_input(x, "eigvals", square=True)
-    return Array._new(_eig(x, False)[0])
+    w = Array._new(_eig(x, False)[0])
+    return _real_spectrum(w, None)[0] if x.dtype.kind != "c" else w
 
 
 def _eps(d: dt.DType) -> float:
