@@ -294,3 +294,55 @@ def test_eigvals_of_special_real_matrices():
         assert np.array_equal(np.sort_complex(w), np.sort_complex(np.conj(w)))
     w = np.asarray(xp.linalg.eigvals(xp.asarray(np.array([[np.nan, 0.0], [0.0, 1.0]], np.float32))))
     assert np.isnan(w).any()
+
+
+# ------------------------------------------------- many inputs, long lengths
+
+def test_stack_and_concat_of_many_lazy_inputs_split_over_the_binding_limit():
+    bs = [xp.asarray(np.full(3, i, np.float32)) for i in range(45)]
+    got = xp.stack([b * 2 + 1 for b in bs], axis=1)
+    expect = np.stack([np.full(3, 2.0 * i + 1, np.float32) for i in range(45)], axis=1)
+    np.testing.assert_array_equal(np.asarray(got), expect)
+    got = xp.concat([b - i for i, b in enumerate(bs)] + [bs[0][:0]])
+    np.testing.assert_array_equal(np.asarray(got), np.zeros(135, np.float32))
+    outs = [bs[i] * i for i in range(31)]
+    xp.evaluate(*outs)
+    assert [float(o[2]) for o in outs] == [float(i * i) for i in range(31)]
+
+
+def test_threads_adding_to_their_own_rows_200_times():
+    import threading
+
+    x = xp.zeros((4, 6), dtype=xp.float32)
+    x[0, 0] = 0.0  # realized, so the writes go in place
+
+    def work(t):
+        for _ in range(200):
+            x[t, :] += 1
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    np.testing.assert_array_equal(np.asarray(x), np.full((4, 6), 200, np.float32))
+
+
+@pytest.mark.slow
+def test_vecdot_and_matmul_over_broadcasts_past_2_to_32_elements_do_not_wrap():
+    # the broadcast operands span 4096 * 4096 * 257 > 2**32 elements; each input is small
+    rng = np.random.default_rng(0)
+    ha = rng.integers(-3, 4, (4096, 257)).astype(np.float32)
+    hb = rng.integers(-3, 4, (4096, 257)).astype(np.float32)
+    a, b = xp.asarray(ha)[:, None, :], xp.asarray(hb)[None, :, :]
+    expect = ha @ hb.T  # small integers: exact in float32
+    np.testing.assert_array_equal(np.asarray(xp.vecdot(a, b)), expect)
+    got = xp.matmul(a[:, :, None, :], b[:, :, :, None])
+    np.testing.assert_array_equal(np.asarray(got)[..., 0, 0], expect)
+
+
+@pytest.mark.slow
+def test_reductions_of_2_to_32_minus_1_elements():
+    v = xp.broadcast_to(xp.asarray(np.float32(1.5)), (2**32 - 1,))
+    assert float(xp.max(v)) == 1.5
+    assert int(xp.argmin(v)) == 0
