@@ -251,6 +251,25 @@ def test_broadcast_view_past_the_largest_buffer_stays_a_view():
     assert float(xp.max(v)) == 3.0
 
 
+@pytest.mark.parametrize("dtype", SVD_DTYPES)
+@pytest.mark.parametrize("scale", [1e25, 1e-25])
+def test_svd_and_eigvalsh_of_huge_and_tiny_entries_past_32_columns(dtype, scale):
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal((40, 40))
+    if np.dtype(dtype).kind == "c":
+        a = a + 1j * rng.standard_normal((40, 40))
+    a = (a * scale).astype(dtype)
+    eps = np.finfo(dtype).eps
+    s0 = np.linalg.svd(a.astype(np.complex128), compute_uv=False)
+    np.testing.assert_allclose(np.asarray(xp.linalg.svdvals(xp.asarray(a))), s0, rtol=0, atol=64 * eps * s0[0])
+    u, s, vh = (np.asarray(t) for t in xp.linalg.svd(xp.asarray(a), full_matrices=False))
+    np.testing.assert_allclose((u * s) @ vh, a, rtol=0, atol=64 * eps * s0[0])
+    h = a + np.conj(a.T)
+    w0 = np.linalg.eigvalsh(h.astype(np.complex128))
+    w = np.asarray(xp.linalg.eigvalsh(xp.asarray(h)))
+    np.testing.assert_allclose(w, w0, rtol=0, atol=64 * eps * np.abs(w0).max())
+
+
 # ------------------------------------------------- eig of real matrices
 
 @pytest.mark.parametrize("dtype", ["float32"] + (["float64"] if HAS_F64 else []))
@@ -346,3 +365,26 @@ def test_reductions_of_2_to_32_minus_1_elements():
     v = xp.broadcast_to(xp.asarray(np.float32(1.5)), (2**32 - 1,))
     assert float(xp.max(v)) == 1.5
     assert int(xp.argmin(v)) == 0
+
+
+# ------------------------------------------------- bad arguments: name, expected, given
+
+@pytest.mark.parametrize("call,exc,message", [
+    (lambda: xp.arange(float("inf")), ValueError, r"arange: expected finite start, stop and step, got 0, inf, 1"),
+    (lambda: xp.arange(0, 1, 0), ValueError, r"arange: expected a nonzero step, got 0"),
+    (lambda: xp.eye(2.5), TypeError, r"eye: expected n_rows to be an int, got float 2.5"),
+    (lambda: xp.eye(3, 2.5), TypeError, r"eye: expected n_cols to be an int, got float 2.5"),
+    (lambda: xp.linalg.matrix_power(xp.eye(2), 1.5), TypeError, r"matrix_power: expected n to be an int, got float 1.5"),
+    (lambda: xp.linspace(0, 1, 2.5), TypeError, r"linspace: expected num to be an int, got float 2.5"),
+    (lambda: xp.tril(xp.eye(3), k=1.5), TypeError, r"tril: expected k to be an int, got float 1.5"),
+    (lambda: xp.triu(xp.eye(3), k="1"), TypeError, r"triu: expected k to be an int, got str '1'"),
+    (lambda: xp.asarray([1, 2**100]), TypeError, r"asarray: expected numbers that fit a dtype, got " + str(2**100)),
+    (lambda: xp.asarray([[1, 2], [-2**70, 3]]), TypeError, r"asarray: expected numbers that fit a dtype, got "
+     + str(-2**70)),
+    (lambda: xp.asarray([2**63, 2**64 - 1]), OverflowError, r"asarray: expected integers that fit int64, got "
+     + str(2**63)),
+    (lambda: xp.asarray(2**64), OverflowError, r"asarray: expected an int that fits int64, got " + str(2**64)),
+])
+def test_bad_arguments_raise_with_the_function_what_was_expected_and_what_was_given(call, exc, message):
+    with pytest.raises(exc, match="^" + message.replace("(", r"\(").replace(")", r"\)")):
+        call()
