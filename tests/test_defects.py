@@ -117,6 +117,20 @@ def test_view_of_empty_new_axis_slice_still_follows_base():
     np.testing.assert_array_equal(np.asarray(x), [0.0, -2.0, 2.0, 3.0])
 
 
+def test_pending_op_reading_a_view_keeps_the_value_it_was_given():
+    for make in (lambda x: x[4:8:2], lambda x: x[2:8][::2][1:], lambda x: x.__getitem__((None, slice(4, 8, 2)))[0]):
+        x = xp.asarray(np.arange(12, dtype=np.float32))
+        v = make(x)
+        y = v + 0  # pending: reads the view's elements of x's buffer
+        z = v[...]
+        v[0] = 7.0
+        x[6] = -1.0
+        np.testing.assert_array_equal(np.asarray(y), [4.0, 6.0])
+        np.testing.assert_array_equal(np.asarray(v), [7.0, -1.0])
+        np.testing.assert_array_equal(np.asarray(z), [7.0, -1.0])  # a view: follows
+        assert float(x[4]) == 7.0
+
+
 # ------------------------------------------------------ svd of rank-deficient input
 
 SVD_DTYPES = ["float32", "complex64"] + (["float64", "complex128"] if HAS_F64 else [])
