@@ -40,8 +40,8 @@ def _random_basic_key(rng, shape):
 
 
 def test_view_chain_of_600_slices_writes_through_without_recursion():
-    for make in (lambda: xp.asarray(np.arange(1000.0)), lambda: xp.arange(1000.0) * 2.0,
-                 lambda: xp.ones(1000)):
+    for make in (lambda: xp.asarray(np.arange(1000, dtype=np.float32)), lambda: xp.arange(1000, dtype=xp.float32) * 2.0,
+                 lambda: xp.ones(1000, dtype=xp.float32)):
         x = make()
         ref = np.asarray(x).copy()
         x = make()  # pending again, as the chain is built on it
@@ -64,7 +64,7 @@ def test_view_chain_of_600_slices_writes_through_without_recursion():
 
 
 def test_view_chain_depth_stays_one_and_versions_follow_root():
-    x = xp.asarray(np.zeros((6, 5)))
+    x = xp.asarray(np.zeros((6, 5), np.float32))
     v = x
     for _ in range(700):
         v = v[...]
@@ -104,7 +104,7 @@ def test_random_view_chains_read_and_write_as_numpy(seed):
 
 
 def test_view_of_empty_new_axis_slice_still_follows_base():
-    x = xp.asarray(np.arange(4.0))
+    x = xp.asarray(np.arange(4, dtype=np.float32))
     e = x[None][0:0]  # no single key on x says this: it stays a view of the view
     assert e.shape == (0, 4)
     f = e[:, 1:]
