@@ -179,6 +179,20 @@ def test_svd_of_rank_deficient_input_gives_orthonormal_u_and_v(dtype, shape, ran
     _check_svd(_rank_deficient(rng, shape, rank, dtype), full_matrices)
 
 
+@pytest.mark.parametrize("full_matrices", [True, False])
+def test_svd_of_a_stack_mixing_full_rank_zero_and_rank_one_matrices(full_matrices):
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((3, 5, 4)).astype(np.float32)
+    a[1] = 0
+    a[2, :, 1:] = 0
+    _check_svd(a, full_matrices)
+    _check_svd(np.ascontiguousarray(np.swapaxes(a, -1, -2)), full_matrices)
+    c = (rng.standard_normal((3, 40, 36)) + 1j * rng.standard_normal((3, 40, 36))).astype(np.complex64)
+    c[1] = 0
+    c[2, :, 3:] = 0
+    _check_svd(c, full_matrices)
+
+
 def test_svd_of_zeros_gives_orthogonal_u_as_numpy():
     u, s, vh = xp.linalg.svd(xp.zeros((3, 3)))
     u = np.asarray(u)
