@@ -296,6 +296,10 @@ def test_svd_and_eigvalsh_of_huge_and_tiny_entries_past_32_columns(dtype, scale)
     w0 = np.linalg.eigvalsh(h.astype(np.complex128))
     w = np.asarray(xp.linalg.eigvalsh(xp.asarray(h)))
     np.testing.assert_allclose(w, w0, rtol=0, atol=64 * eps * np.abs(w0).max())
+    # only the lower triangle is read: a huge upper one must not scale it away
+    g = np.tril(h) + np.triu(np.full(h.shape, 1e30 if scale < 1 else 1.0, h.dtype), 1)
+    w = np.asarray(xp.linalg.eigvalsh(xp.asarray(g)))
+    np.testing.assert_allclose(w, w0, rtol=0, atol=64 * eps * np.abs(w0).max())
 
 
 # ------------------------------------------------- eig of real matrices

@@ -593,7 +593,10 @@ def _scaled_eigen_jacobi(node: g.Node, mode: str):
         return _linalg_eigen.jacobi(node, mode)
     ew = _ew()
     a = Array._new(node)
-    amax = stf.max(ew.abs(a), axis=(-2, -1), keepdims=True)
+    mag = ew.abs(a)
+    if mode in ("eigh", "eigvals"):  # only the lower triangle is read
+        mag = cf.tril(mag)
+    amax = stf.max(mag, axis=(-2, -1), keepdims=True)
     lo, hi = (2.0 ** -30, 2.0 ** 30) if dt.real_of(node.dtype) is dt.float32 else (2.0 ** -250, 2.0 ** 250)
     far = ew.logical_and(ew.isfinite(amax), ew.logical_or(amax > hi, ew.logical_and(amax < lo, amax > 0)))
     scale = sf.where(far, amax, 1.0)
@@ -835,7 +838,7 @@ def _real_spectrum(w: Array, v: Array | None):
     turned = dtf.astype(turned / vector_norm(turned, axis=-2, keepdims=True), v.dtype)
     # the member of a pair below the real axis: the conjugate of its partner's vector
     mate = ew.conj(ixf.take_along_axis(v, partner[..., None, :], axis=-1))
-    is_real = (partner == ids)[..., None, :]
+    is_real = ew.logical_or(partner == ids, ew.imag(w) == 0)[..., None, :]
     below = ew.logical_and(ew.logical_not(is_real), (ew.imag(w) < 0)[..., None, :])
     v = sf.where(is_real, turned, sf.where(below, mate, v))
     return w, v
