@@ -172,11 +172,12 @@ def _check_svd(a, full_matrices):
 
 @pytest.mark.parametrize("dtype", SVD_DTYPES)
 @pytest.mark.parametrize("shape", [(3, 3), (5, 3), (3, 5), (2, 4, 3), (2, 3, 4), (300, 20), (20, 300)])
-@pytest.mark.parametrize("rank", [0, 1, 2])
-@pytest.mark.parametrize("full_matrices", [True, False])
-def test_svd_of_rank_deficient_input_gives_orthonormal_u_and_v(dtype, shape, rank, full_matrices):
+@pytest.mark.parametrize("rank", [0, 2])
+def test_svd_of_rank_deficient_input_gives_orthonormal_u_and_v(dtype, shape, rank):
     rng = np.random.default_rng(rank + len(shape))
-    _check_svd(_rank_deficient(rng, shape, rank, dtype), full_matrices)
+    a = _rank_deficient(rng, shape, rank, dtype)
+    for full_matrices in (True, False):
+        _check_svd(a, full_matrices)
 
 
 @pytest.mark.parametrize("full_matrices", [True, False])
