@@ -194,6 +194,18 @@ def test_svd_of_a_stack_mixing_full_rank_zero_and_rank_one_matrices(full_matrice
     _check_svd(c, full_matrices)
 
 
+@pytest.mark.parametrize("n", [16, 64])
+def test_singular_values_below_rounding_are_nonnegative_and_sorted(n):
+    rng = np.random.default_rng(n)
+    qu = np.linalg.qr(rng.standard_normal((n, n)))[0]
+    qv = np.linalg.qr(rng.standard_normal((n, n)))[0]
+    a = ((qu * np.logspace(0, -12, n)) @ qv.T).astype(np.float32)
+    for s in (np.asarray(xp.linalg.svdvals(xp.asarray(a))), np.asarray(xp.linalg.svd(xp.asarray(a))[1])):
+        assert not np.signbit(s).any(), s
+        assert np.all(np.diff(s) <= 0)
+    _check_svd(a, False)
+
+
 def test_svd_of_zeros_gives_orthogonal_u_as_numpy():
     u, s, vh = xp.linalg.svd(xp.zeros((3, 3)))
     u = np.asarray(u)

@@ -644,7 +644,14 @@ def svdvals(x: Array, /) -> Array:
     _float_input(x, "svdvals")
     m, n = x.shape[-2:]
     node = x._node if m >= n else _conj_t(x._node)
-    return Array._new(_jacobi(node, "vals")[0])
+    return _nonnegative(_jacobi(node, "vals")[0])
+
+
+def _nonnegative(S: g.Node) -> Array:
+    """Singular values with those at or below zero as +0: the block solver can leave a
+    value at rounding level (about 1e-9 of the largest in float32) negative."""
+    zero = g.Const(0.0, S.dtype, S.device, S.shape)
+    return Array._new(g.make_op("where", [g.make_op("less_equal", [S, zero], dt.bool), zero, S], S.dtype))
 
 
 def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
@@ -659,14 +666,15 @@ def _svd(x: Array, full_matrices: bool, complete: bool) -> SVDResult:
     tall = m >= n
     node = x._node if tall else _conj_t(x._node)
     S, U, V = _jacobi(node, "svd")
+    Sa = _nonnegative(S)
     Ua = Array._new(U)
     wide_u = full_matrices and node.shape[-2] > node.shape[-1]
     if complete or wide_u:
-        Ua = _complete_u(Ua, Array._new(S), wide_u)
+        Ua = _complete_u(Ua, Sa, wide_u)
     Va = Array._new(V)
     if tall:
-        return SVDResult(Ua, Array._new(S), Array._new(_conj_t(Va._node)))
-    return SVDResult(Va, Array._new(S), Array._new(_conj_t(Ua._node)))
+        return SVDResult(Ua, Sa, Array._new(_conj_t(Va._node)))
+    return SVDResult(Va, Sa, Array._new(_conj_t(Ua._node)))
 
 
 def _complete_u(U: Array, S: Array, wide: bool) -> Array:
