@@ -20,7 +20,7 @@ from . import _linalg_blocked as blk
 from . import _manipulation_functions as mf
 from . import _creation_functions as cf
 from . import _data_type_functions as dtf
-from . import _indexing_functions as ixf
+from . import _indexing as ix
 from . import _searching_functions as sf
 from . import _statistical_functions as stf
 from . import _utility_functions as uf
@@ -805,6 +805,17 @@ def eig(x: Array, /) -> EigResult:
     return EigResult(w, v)
 
 
+def _take_last(x: Array, idx: Array) -> Array:
+    """x[..., idx[..., j]] along the last axis (idx's leading axes broadcast to x's), for
+    indices known to be valid: no bounds flag, so no readback."""
+    n = x.shape[-1]
+    shape = x.shape[:-1] + idx.shape[-1:]
+    idx = g.broadcast_view(idx._node, shape)
+    rows = g.Iota(shape, x.device, 0, tuple(st * n for st in g.contiguous_strides(shape[:-1])) + (0,))
+    flat = g.make_op("add", [rows, _core.cast_node(idx, dt.uint32)], dt.uint32)
+    return Array._new(ix.gather(x._node, flat))
+
+
 def _real_spectrum(w: Array, v: Array | None):
     """The eigenvalues (and eigenvectors) of real matrices as LAPACK gives them: real
     values exactly real, with real vectors, the others in exact conjugate pairs, with
@@ -827,8 +838,8 @@ def _real_spectrum(w: Array, v: Array | None):
     while left:
         d = sf.where(ew.logical_and(free[..., :, None], free[..., None, :]), dist, float("inf"))
         p = stf.argmin(d, axis=-1)
-        mutual = ew.logical_and(free, ixf.take_along_axis(p, p, axis=-1) == ids)
-        wp = ixf.take_along_axis(w, p, axis=-1)
+        mutual = ew.logical_and(free, _take_last(p, p) == ids)
+        wp = _take_last(w, p)
         settled = sf.where(p == ids, ew.real(w), (w + ew.conj(wp)) * 0.5)
         w = sf.where(mutual, dtf.astype(settled, w.dtype), w)
         partner = sf.where(mutual, p, partner)
@@ -841,11 +852,11 @@ def _real_spectrum(w: Array, v: Array | None):
         return w, v
     # a real value: its vector turned to make its largest entry real, then real
     k = stf.argmax(ew.abs(v), axis=-2, keepdims=True)
-    vk = ixf.take_along_axis(v, k, axis=-2)
+    vk = matrix_transpose(_take_last(matrix_transpose(v), matrix_transpose(k)))
     turned = ew.real(v * (ew.conj(vk) / ew.abs(vk)))
     turned = dtf.astype(turned / vector_norm(turned, axis=-2, keepdims=True), v.dtype)
     # the member of a pair below the real axis: the conjugate of its partner's vector
-    mate = ew.conj(ixf.take_along_axis(v, partner[..., None, :], axis=-1))
+    mate = ew.conj(_take_last(v, partner[..., None, :]))
     is_real = ew.logical_or(partner == ids, ew.imag(w) == 0)[..., None, :]
     below = ew.logical_and(ew.logical_not(is_real), (ew.imag(w) < 0)[..., None, :])
     v = sf.where(is_real, turned, sf.where(below, mate, v))
