@@ -18,6 +18,7 @@ import numpy as np
 from . import _dtypes as dt
 from . import _graph as g
 from ._device import Device
+from ._runtime import public_caller
 
 
 class Array:
@@ -32,6 +33,8 @@ class Array:
 
     @classmethod
     def _new(cls, node: g.Node) -> Array:
+        if type(node) is not g.Data and g.prod(node.shape) * node.dtype.itemsize > _SURE_FITS:
+            _check_fits(node)
         self = object.__new__(cls)
         self._node = node
         self._host = None
@@ -268,11 +271,21 @@ class Array:
         seen = self._sync()  # before the node: a write in between makes the view re-derive
         out = getitem(self, key)
         if out is not self and _is_view_index(key, out.ndim):
-            out._view = (self, key, seen)
+            base = self
+            if self._view is not None:  # a view of a view follows the root, with one key
+                from ._indexing import compose_view_key
+
+                root, outer, seen = self._view  # just synced: seen is the root's version
+                composed = compose_view_key(root.shape, outer, self.shape, key)
+                if composed is None:
+                    seen = self._version
+                else:
+                    base, key = root, composed
+            out._view = (base, key, seen)
             out.__class__ = _View
-            views = self._views
+            views = base._views
             if views is None:
-                self._views = [weakref.ref(out)]
+                base._views = [weakref.ref(out)]
             else:
                 if len(views) >= 8 and not len(views) & (len(views) - 1):  # amortized pruning
                     views[:] = [r for r in views if r() is not None]
@@ -322,6 +335,21 @@ class Array:
 
     def __invert__(self):
         return _ew().bitwise_invert(self)
+
+
+# WebGPU guarantees storage bindings of 128 MiB: a result this small fits on any
+# device, and only a larger one pays for the lookup of the device's limit.
+_SURE_FITS = 1 << 27
+
+
+def _check_fits(node: g.Node) -> None:
+    """Raise, at the call that makes it, for a lazy result that no buffer of its device
+    can hold: it could only fail later, at its first read."""
+    nbytes = g.prod(node.shape) * node.dtype.itemsize
+    limit = node.device.max_buffer_bytes
+    if nbytes > limit:
+        raise MemoryError(f"{public_caller()}: expected a result of at most {limit} bytes (the largest buffer "
+                          f"of {node.device.name!r}), got shape {node.shape} of {node.dtype}: {nbytes} bytes")
 
 
 def _default():

@@ -144,7 +144,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Array:
     if stop is None:
         start, stop = 0, start
     if step == 0:
-        raise ValueError("arange: step must not be zero")
+        raise ValueError(f"arange: expected a nonzero step, got {step!r}")
     if not all(math.isfinite(v) for v in (start, stop, step)):
         raise ValueError(f"arange: expected finite start, stop and step, got {start}, {stop}, {step}")
     all_int = all(isinstance(v, (int, np.integer)) for v in (start, stop, step))
@@ -168,7 +168,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Array:
 
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> Array:
     device = resolve_device(device, "linspace")
-    num = operator.index(num)
+    num = _index(num, "linspace", "num")
     if num < 0:
         raise ValueError(f"linspace: expected num >= 0, got {num}")
     is_complex = isinstance(start, complex) or isinstance(stop, complex)
@@ -219,7 +219,7 @@ def _triangle(x: Array, k: int, func: str, keep_lower: bool) -> Array:
     _core.check_array(x, func)
     if x.ndim < 2:
         raise ValueError(f"{func}: expected an array of at least 2 dimensions, got {x.ndim}-D")
-    k = operator.index(k)
+    k = _index(k, func, "k")
     n_rows, n_cols = x.shape[-2:]
     rows, cols = _row_col(n_rows, n_cols, x.device)
     diff = g.make_op("subtract", [cols, rows], dt.int32)
@@ -326,7 +326,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
         from_python = False  # the arrays' dtypes decide, as NumPy's do
     if isinstance(obj, int) and not isinstance(obj, builtins.bool) and target is None:
         if not -(2**63) <= obj < 2**63:
-            raise OverflowError(f"asarray: Python int {obj} does not fit int64")
+            raise OverflowError(f"asarray: expected an int that fits int64, got {obj}")
     try:
         if from_python and target is not None and target.kind in "iu":
             # Python ints straight to the integer dtype: exact over its whole range
@@ -344,7 +344,9 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
         if from_python and d.kind in "iu" and host.dtype.kind in "iu":
             info = np.iinfo(d.numpy)
             if host.size and (host.min() < info.min or host.max() > info.max):
-                raise OverflowError(f"asarray: values out of range for {d}")
+                flat = host.ravel()
+                bad = flat[(flat < info.min) | (flat > info.max)][0]
+                raise OverflowError(f"asarray: expected integers that fit {d}, got {bad}")
         host = host.astype(d.numpy)
     return Array._new(upload(host, dev))
 

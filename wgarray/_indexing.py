@@ -368,6 +368,38 @@ def _host_key(items) -> tuple:
     return (*key, Ellipsis)
 
 
+def compose_view_key(root_shape, outer, view_shape, inner):
+    """The basic key on the root that picks what ``inner`` picks from the view
+    ``root[outer]`` (of shape ``view_shape``), or None where one key cannot say it (an
+    empty slice of a new axis). A view of a view then refers to the root itself, so a
+    chain of views never grows deeper than one."""
+    func = "__getitem__"
+    first = _basic_items(root_shape, _split_key(root_shape, outer, None, func), func)
+    second = iter(_basic_items(view_shape, _split_key(view_shape, inner, None, func), func))
+    out = []
+    for it in first:
+        if it[0] == "int":  # a root axis that the view does not have
+            out.append(it)
+            continue
+        it2 = next(second)
+        while it2[0] == "new":  # axes the inner key adds before this one
+            out.append(it2)
+            it2 = next(second)
+        if it[0] == "new":  # the view's axis of length 1 that no root axis backs
+            if it2[0] == "slice":
+                if it2[3] == 0:
+                    return None
+                out.append(it)
+            continue
+        _, start, step, _ = it
+        if it2[0] == "int":
+            out.append(("int", start + it2[1] * step))
+        else:
+            out.append(("slice", start + it2[1] * step, step * it2[2], it2[3]))
+    out += list(second)  # new axes at the end
+    return _host_key(out)
+
+
 def _mask_flat_indices(mask: Array) -> g.Node:
     """The flat C-order indices (int64) of the True entries of ``mask``: device-side
     stream compaction (its count is the one readback a mask index needs)."""

@@ -35,7 +35,8 @@ def root_of(x: Array) -> Array:
 
 
 def _view_refs(root: Array, buf) -> int:
-    """How many live views of ``root`` (views of views included) hold a node on ``buf``."""
+    """How many live views of ``root`` (views of views included) hold a node on ``buf``
+    that nothing else holds."""
     n = 0
     stack = [root]
     while stack:
@@ -48,7 +49,9 @@ def _view_refs(root: Array, buf) -> int:
             if v is None:
                 continue
             node = _NODE.__get__(v, Array)
-            if type(node) is g.Data and node.buf is buf:
+            # only while the view alone holds its node: a pending op that reads the view
+            # (y = v + 0) holds the same node, and still needs the old contents
+            if type(node) is g.Data and node.buf is buf and sys.getrefcount(node) <= 3:
                 n += 1
             stack.append(v)
     return n

@@ -45,6 +45,22 @@ POOL_CACHE_BUFFERS = 4096
 _buffer_ids = itertools.count(1)
 
 
+def public_caller() -> str:
+    """The name of the outermost public wgarray function on the stack (``multiply``
+    for ``x * y``, ``outer`` for ``linalg.outer``, which calls ``multiply``)."""
+    package = __name__.rpartition(".")[0]
+    name = "wgarray"
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_globals.get("__name__", "").partition(".")[0] == package:
+            fn = frame.f_code.co_name
+            if not fn.startswith("_") or (fn.startswith("__") and fn.endswith("__") and len(fn) > 4):
+                if fn not in ("op", "<lambda>", "<genexpr>", "<listcomp>"):
+                    name = fn
+        frame = frame.f_back
+    return name
+
+
 def size_class(nbytes: int) -> int:
     """Round a request up to a pooled size: powers of two up to 1 MiB, then steps of 1/8."""
     n = max(int(nbytes), 16)
@@ -92,7 +108,7 @@ class BufferPool:
         limit = rt.device.max_buffer_bytes
         if nbytes > limit:
             raise MemoryError(
-                f"wgarray: cannot allocate {nbytes} bytes on {rt.device.name!r}: "
+                f"{public_caller()}: cannot allocate {nbytes} bytes on {rt.device.name!r}: "
                 f"its largest storage buffer is {limit} bytes"
             )
         size = min(size_class(nbytes), max(limit - limit % 16, 16))

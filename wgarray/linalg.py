@@ -18,6 +18,12 @@ from . import _dtypes as dt
 from . import _graph as g
 from . import _linalg_blocked as blk
 from . import _manipulation_functions as mf
+from . import _creation_functions as cf
+from . import _data_type_functions as dtf
+from . import _indexing as ix
+from . import _searching_functions as sf
+from . import _statistical_functions as stf
+from . import _utility_functions as uf
 from . import _linalg_eigen
 from ._array import Array
 from ._linear_algebra_functions import matmul, matrix_transpose, tensordot, vecdot
@@ -545,8 +551,11 @@ def _jacobi(node: g.Node, mode: str):
         if mode == "svd":
             res[1] = matmul(q, Array._new(res[1]))._node
         return res
-    if _linalg_eigen.handles(node, mode):
-        return _linalg_eigen.jacobi(node, mode)
+    # complex vectors too: the kernel below embeds complex A as a real matrix, whose
+    # singular vectors for a repeated value need not pair into orthogonal complex ones
+    # (svd(eye(4) + 0j) gave U^H U != I); its values are right
+    if _linalg_eigen.handles(node, mode) or (mode == "svd" and dtype.kind == "c"):
+        return _scaled_eigen_jacobi(node, mode)
     f = 2 if dtype.kind == "c" else 1
     mm, nn = f * m, f * n
     rt = device.runtime
@@ -572,6 +581,27 @@ def _jacobi(node: g.Node, mode: str):
         res.append(g.Data(U, batch + (m, n), dtype, device))
     if V is not None:
         res.append(g.Data(V, batch + (n, n), dtype, device))
+    return res
+
+
+def _scaled_eigen_jacobi(node: g.Node, mode: str):
+    """``_linalg_eigen.jacobi`` of A / s, the values times s, where s is max |a_ij| of
+    each matrix if that lies outside [2^-30, 2^30] (float32; 2^+-250 for float64), else
+    1 (exact): its solver squares entries unscaled, and svdvals of a 40 x 40 float32
+    matrix of entries near 1e25 (or 1e-25) came out wrong in every value."""
+    if node.size == 0:
+        return _linalg_eigen.jacobi(node, mode)
+    ew = _ew()
+    a = Array._new(node)
+    mag = ew.abs(a)
+    if mode in ("eigh", "eigvals"):  # only the lower triangle is read
+        mag = cf.tril(mag)
+    amax = stf.max(mag, axis=(-2, -1), keepdims=True)
+    lo, hi = (2.0 ** -30, 2.0 ** 30) if dt.real_of(node.dtype) is dt.float32 else (2.0 ** -250, 2.0 ** 250)
+    far = ew.logical_and(ew.isfinite(amax), ew.logical_or(amax > hi, ew.logical_and(amax < lo, amax > 0)))
+    scale = sf.where(far, amax, 1.0)
+    res = _linalg_eigen.jacobi((a / scale)._node, mode)
+    res[0] = (Array._new(res[0]) * scale[..., 0])._node
     return res
 
 
@@ -614,22 +644,76 @@ def svdvals(x: Array, /) -> Array:
     _float_input(x, "svdvals")
     m, n = x.shape[-2:]
     node = x._node if m >= n else _conj_t(x._node)
-    return Array._new(_jacobi(node, "vals")[0])
+    return _nonnegative(_jacobi(node, "vals")[0])
+
+
+def _nonnegative(S: g.Node) -> Array:
+    """Singular values with those at or below zero as +0: the block solver can leave a
+    value at rounding level (about 1e-9 of the largest in float32) negative."""
+    zero = g.Const(0.0, S.dtype, S.device, S.shape)
+    return Array._new(g.make_op("where", [g.make_op("less_equal", [S, zero], dt.bool), zero, S], S.dtype))
 
 
 def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     _float_input(x, "svd")
+    return _svd(x, full_matrices, True)
+
+
+def _svd(x: Array, full_matrices: bool, complete: bool) -> SVDResult:
+    """svd; ``complete`` False leaves U's columns of negligible singular values as the
+    Jacobi kernel gives them (zero for zero values), for callers that never use them."""
     m, n = x.shape[-2:]
     tall = m >= n
     node = x._node if tall else _conj_t(x._node)
     S, U, V = _jacobi(node, "svd")
+    Sa = _nonnegative(S)
     Ua = Array._new(U)
-    if full_matrices and node.shape[-2] > node.shape[-1]:
-        Ua = qr(Ua, mode="complete").Q
+    wide_u = full_matrices and node.shape[-2] > node.shape[-1]
+    if complete or wide_u:
+        Ua = _complete_u(Ua, Sa, wide_u)
     Va = Array._new(V)
     if tall:
-        return SVDResult(Ua, Array._new(S), Array._new(_conj_t(Va._node)))
-    return SVDResult(Va, Array._new(S), Array._new(_conj_t(Ua._node)))
+        return SVDResult(Ua, Sa, Array._new(_conj_t(Va._node)))
+    return SVDResult(Va, Sa, Array._new(_conj_t(Ua._node)))
+
+
+def _complete_u(U: Array, S: Array, wide: bool) -> Array:
+    """U (batch..., m, n), m >= n, with orthonormal columns wherever S (descending) is
+    not negligible, made orthonormal in every column and, ``wide``, widened to m x m.
+
+    The Jacobi kernels give column j as A v_j / s_j: zero for a zero s_j. Those columns
+    (the last ones, S being sorted) are zeroed and the matrix factored by Householder
+    QR: Q's first columns span the kept ones and the rest is an orthonormal basis of
+    their complement, which replaces the zeroed columns. Square and reduced U skip this
+    (one flag read back) when no value is negligible."""
+    batch = U.shape[:-2]
+    m, n = U.shape[-2:]
+    device = U.device
+    # Kept: every value the solvers resolve (their columns stay orthonormal even for
+    # values far below eps * max(S), measured down to 1e-10 of it in float32); what
+    # is below eps^2 * max(S) is a zero or an underflow, with a zero or noise column.
+    keep = S > S[..., :1] * (_eps(S.dtype) ** 2)  # S[..., 0] is the largest
+    if not wide and bool(uf.all(keep)):
+        return U
+    mask = g.broadcast_view(g.reshape_view(keep._node, batch + (1, n)), U.shape)
+    zero = g.Const(0, U.dtype, device, U.shape)
+    C = Array._new(g.make_op("where", [mask, U._node, zero], U.dtype))
+    Q = _q_of_deficient(C, "complete" if wide else "reduced")
+    kept = Array._new(g.make_op("where", [mask, C._node, Q[..., :n]._node], U.dtype))
+    return mf.concat([kept, Q[..., n:]], axis=-1) if wide else kept
+
+
+def _q_of_deficient(c: Array, mode: str) -> Array:
+    """Q of a QR of ``c``, whose columns are rank-deficient by construction: the paths
+    of ``qr`` that hold for any rank, skipping its CholeskyQR attempt."""
+    m, n = c.shape[-2:]
+    tall = m > n and _is_tall(c.shape)
+    if mode == "reduced" and tall:
+        return _qr_tsqr(c).Q
+    if (g.prod(c.shape[:-2]) and min(m, n) > BLOCKED_MIN and c.dtype.kind == "f" and not tall
+            and blk.qr_householder_fits(m, n)):
+        return Array._new(blk.qr_householder(c._node, mode)[0])
+    return _qr_householder(c, mode).Q
 
 
 def eigh(x: Array, /) -> EighResult:
@@ -715,12 +799,74 @@ def _eig_phases(n: int, vectors: bool):
 def eig(x: Array, /) -> EigResult:
     _float_input(x, "eig", square=True)
     w, v = _eig(x, True)
-    return EigResult(Array._new(w), Array._new(v))
+    w, v = Array._new(w), Array._new(v)
+    if x.dtype.kind != "c":
+        w, v = _real_spectrum(w, v)
+    return EigResult(w, v)
+
+
+def _take_last(x: Array, idx: Array) -> Array:
+    """x[..., idx[..., j]] along the last axis (idx's leading axes broadcast to x's), for
+    indices known to be valid: no bounds flag, so no readback."""
+    n = x.shape[-1]
+    shape = x.shape[:-1] + idx.shape[-1:]
+    idx = g.broadcast_view(idx._node, shape)
+    rows = g.Iota(shape, x.device, 0, tuple(st * n for st in g.contiguous_strides(shape[:-1])) + (0,))
+    flat = g.make_op("add", [rows, _core.cast_node(idx, dt.uint32)], dt.uint32)
+    return Array._new(ix.gather(x._node, flat))
+
+
+def _real_spectrum(w: Array, v: Array | None):
+    """The eigenvalues (and eigenvectors) of real matrices as LAPACK gives them: real
+    values exactly real, with real vectors, the others in exact conjugate pairs, with
+    conjugate vectors. The complex shifted QR leaves rounding-level asymmetry: each
+    value is matched with the value nearest its conjugate (itself, for a real one);
+    mutual matches are settled a round at a time (the globally nearest match always is
+    one, so every round settles some; one count read back per round), a pair becoming
+    the mean of one value and the other's conjugate, which IEEE arithmetic makes exact
+    (a + b = b + a, a - b = -(b - a))."""
+    ew = _ew()
+    n = w.shape[-1]
+    if w.size == 0:
+        return w, v
+    ids = cf.arange(n, dtype=dt.int64, device=w.device)
+    # dist[..., i, j] = |w_j - conj(w_i)|, symmetric; dist[..., i, i] = 2 |Im w_i|
+    dist = ew.abs(w[..., None, :] - ew.conj(w)[..., :, None])
+    free = ew.isfinite(w)  # a value that did not converge is left as it is
+    partner = ids
+    left = w.size  # at most: the first round's count reads back how many remain
+    while left:
+        d = sf.where(ew.logical_and(free[..., :, None], free[..., None, :]), dist, float("inf"))
+        p = stf.argmin(d, axis=-1)
+        mutual = ew.logical_and(free, _take_last(p, p) == ids)
+        wp = _take_last(w, p)
+        settled = sf.where(p == ids, ew.real(w), (w + ew.conj(wp)) * 0.5)
+        w = sf.where(mutual, dtf.astype(settled, w.dtype), w)
+        partner = sf.where(mutual, p, partner)
+        free = ew.logical_and(free, ew.logical_not(mutual))
+        now = int(stf.count_nonzero(free))
+        if now == left:  # only non-finite distances remain
+            break
+        left = now
+    if v is None:
+        return w, v
+    # a real value: its vector turned to make its largest entry real, then real
+    k = stf.argmax(ew.abs(v), axis=-2, keepdims=True)
+    vk = matrix_transpose(_take_last(matrix_transpose(v), matrix_transpose(k)))
+    turned = ew.real(v * (ew.conj(vk) / ew.abs(vk)))
+    turned = dtf.astype(turned / vector_norm(turned, axis=-2, keepdims=True), v.dtype)
+    # the member of a pair below the real axis: the conjugate of its partner's vector
+    mate = ew.conj(_take_last(v, partner[..., None, :]))
+    is_real = ew.logical_or(partner == ids, ew.imag(w) == 0)[..., None, :]
+    below = ew.logical_and(ew.logical_not(is_real), (ew.imag(w) < 0)[..., None, :])
+    v = sf.where(is_real, turned, sf.where(below, mate, v))
+    return w, v
 
 
 def eigvals(x: Array, /) -> Array:
     _float_input(x, "eigvals", square=True)
-    return Array._new(_eig(x, False)[0])
+    w = Array._new(_eig(x, False)[0])
+    return _real_spectrum(w, None)[0] if x.dtype.kind != "c" else w
 
 
 def _eps(d: dt.DType) -> float:
@@ -757,7 +903,7 @@ def matrix_rank(x: Array, /, *, rtol=None) -> Array:
 def pinv(x: Array, /, *, rtol=None) -> Array:
     _float_input(x, "pinv")
     rdt = dt.real_of(x.dtype)
-    U, S, Vh = svd(x, full_matrices=False)
+    U, S, Vh = _svd(x, False, False)  # U's columns of the values cut off are never used
     if S.shape[-1] == 0:
         return _zeros(x.shape[:-2] + (x.shape[-1], x.shape[-2]), x.dtype, x.device)
     tol = g.broadcast_view(_cutoff(S, x, rtol, "pinv"), S.shape)
