@@ -209,9 +209,12 @@ def test_whole_matrix_path_needs_no_readback_and_few_dispatches(func):
         a = (a + a.T) / 2
     x = xp.asarray(a)
     res, c = _count(lambda: la.eigh(x) if func == "eigh" else la.svd(x, full_matrices=False))
-    assert c.get("readbacks", 0) == 0 and c.get("submits", 0) == 0
-    # a real matrix this small: jeig / ojac, then the refinement and sort in one
-    assert c.get("dispatches", 0) <= 3, c
+    # svd reads one flag back: whether U has columns of zero singular values to complete
+    rank_check = 1 if func == "svd" else 0
+    assert c.get("readbacks", 0) == rank_check and c.get("submits", 0) == rank_check, c
+    # a real matrix this small: jeig / ojac, then the refinement and sort in one (svd:
+    # and the flag's reduction and the zero test)
+    assert c.get("dispatches", 0) <= 3 + 3 * rank_check, c
     if func == "eigh":
         w, v = (np.asarray(r) for r in res)
         w0, v0 = np.linalg.eigh(a)

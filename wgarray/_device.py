@@ -113,7 +113,10 @@ class Device:
 
     @property
     def max_buffer_bytes(self) -> int:
-        return min(self.limits["max-buffer-size"], self.limits["max-storage-buffer-binding-size"])
+        """The largest array in bytes: one buffer bound whole, kernels reading it in 16-byte
+        vectors (the H200's binding limit, 2^31 - 4 bytes, gives 2^31 - 16)."""
+        limit = min(self.limits["max-buffer-size"], self.limits["max-storage-buffer-binding-size"])
+        return limit - limit % 16
 
     # -- lazily opened GPU state ---------------------------------------------------
     @property

@@ -1134,7 +1134,9 @@ fn ${T}_floor_divide(x: $T, y: $T) -> $T {
     if (xz || yinf) { return ${T}_szero(neg); }
     // NumPy's npy_divmod: quotient from the exact remainder, then fix-ups
     let m = ${T}_fmod(x, y);
-    var div = ${T}_divide(x - m, y);   // not the device's '/' (NVIDIA: through 1/y, flushed past 2^126)
+    // not the device's '/' (NVIDIA: through 1/y, flushed past 2^126); no subtraction of a
+    // zero remainder (a flushing device would take a subnormal x for 0)
+    var div = ${T}_divide(select(x - m, x, ${T}_iszero(m)), y);
     if (!${T}_iszero(m) && ${T}_signbit(m) != ${T}_signbit(y)) { div = div - 1.0; }
     if (${T}_iszero(div)) { return ${T}_szero(neg); }
     var fd = floor(div);
