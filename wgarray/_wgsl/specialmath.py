@@ -437,6 +437,9 @@ fn ${T}_log1pmx(d: $T) -> $T {
     # x^a e^-x / Gamma(a) for a > 0, x > 0 finite
     "igam_fac": """
 fn ${T}_igam_fac(a: $T, x: $T) -> $T {
+    // a < 1: a x^a e^-x / Gamma(1 + a), whose exponent is small where x is (log Gamma(a)
+    // = lgamma(1 + a) - log a would put a large term into it)
+    if (a < 1.0) { return a * ${T}_exp(a * ${T}_log(x) - x - ${T}_lgamma1p(a)); }
     if (a < 8.0) { return ${T}_exp(a * ${T}_log(x) - x - ${T}_lgamma_pos(a)); }
     // a log(x / a) + a - x by log1pmx where x is near a (the cancelling part), directly
     // elsewhere (where 1 + d would round away the digits of x / a)
@@ -834,6 +837,8 @@ fn ${T}_spence(x: $T) -> $T {
 fn ${T}_hurwitz(x: $T, q: $T) -> $T {
     if (q > 1e8) { return (1.0 / (x - 1.0) + 0.5 / q) * ${T}_pow(q, 1.0 - x); }
     var s = ${T}_pow(q, -x);
+    // q > 1 and x so large that q^-x underflows: so does the sum
+    if (s == 0.0) { return 0.0; }
     var a = q;
     var b: $T = 0.0;
     var i = 0;
@@ -865,16 +870,17 @@ fn ${T}_hurwitz(x: $T, q: $T) -> $T {
     "zeta_em": "ZETA_EM",
     "zeta": """
 fn ${T}_zeta(x: $T, q: $T) -> $T {
-    if (${T}_isnan(x) || ${T}_isnan(q)) { return ${T}_nan(); }
+    // SciPy's order: the pole at x = 1 and those at q = 0, -1, ... come first
     if (x == 1.0) { return ${T}_inf(); }
     if (x < 1.0) { return ${T}_nan(); }
-    if (q <= 0.0) {
-        if (q == floor(q)) { return ${T}_inf(); }
-        if (x != floor(x)) { return ${T}_nan(); }
-    }
+    if (q <= 0.0 && q == floor(q)) { return ${T}_inf(); }
+    if (${T}_isnan(x) || ${T}_isnan(q)) { return ${T}_nan(); }
+    // q^-x is not real for q < 0 and x not an integer
+    if (q <= 0.0 && x != floor(x)) { return ${T}_nan(); }
     if (${T}_isinf(x)) {
         if (q == 1.0) { return 1.0; }
-        return select(${T}_inf(), $T(0.0), q > 1.0);
+        if (${T}_isinf(q)) { return 0.0; }
+        return select(${T}_nan(), ${T}_inf(), q < 1.0);
     }
     if (${T}_isinf(q)) { return 0.0; }
     return ${T}_hurwitz(x, q);
@@ -1006,7 +1012,8 @@ fn ${T}_j1(x: $T) -> $T {
         let d2 = (a - $J1_Z2_HI) - ${T}_tail($J1_Z2_LO, a);
         return x * (d1 * d2) * ${T}_cheb_j1_a(0.25 * a - 1.0);
     }
-    return ${T}_copysign(${T}_hankel(a, 1).x, x);
+    let v = ${T}_hankel(a, 1).x;
+    return select(v, -v, x < 0.0);
 }""",
     "y0": """
 fn ${T}_y0(x: $T) -> $T {
@@ -1080,7 +1087,10 @@ fn ${T}_kbessel(x: $T, n: i32, scaled: bool) -> $T {
 _INVERSES = {
     # x with P(a, x) = y (upper = false) or Q(a, x) = y (upper = true); a > 0 finite, 0 < y < 1
     "igaminv_core": """
-fn ${T}_igaminv_core(a: $T, y: $T, upper: bool) -> $T {
+fn ${T}_igaminv_core(a: $T, y0: $T, upper0: bool) -> $T {
+    // past 1/2 the other side's target 1 - y is exact and its function accurate
+    let upper = upper0 != (y0 > 0.5);
+    let y = select(y0, 1.0 - y0, y0 > 0.5);
     if (a == 1.0) { return select(-${T}_log1p(-y), -${T}_log(y), upper); }
     // log P and log Q of the target, each accurate on its own side
     let lp = select(${T}_log(y), ${T}_log1p(-y), upper);
@@ -1093,10 +1103,13 @@ fn ${T}_igaminv_core(a: $T, y: $T, upper: bool) -> $T {
     var x = a * c * c * c;
     if (c <= 0.0) { x = 0.0; }
     if (lp < -0.7) {
-        // below the median: x^a / Gamma(a + 1) = P is a lower bound of the root
-        x = max(x, ${T}_exp((lp + ${T}_lgamma_pos(a + 1.0)) / a));
-    } else if (a < 1.0 && lq < -0.7) {
-        // the tail Q ~ x^(a-1) e^-x / Gamma(a)
+        // below the median: x^a / Gamma(a + 1) = P is a lower bound of the root, and
+        // the root itself to relative order x where that is tiny
+        let xs = ${T}_exp((lp + ${T}_lgamma_pos(a + 1.0)) / a);
+        if (xs < $TINY) { return xs; }
+        x = max(x, xs);
+    } else if (lq < -0.7 && (a < 1.0 || -lq > 4.0 * a)) {
+        // the far tail, where Q ~ x^(a-1) e^-x / Gamma(a) (Wilson-Hilferty overshoots)
         let g = ${T}_lgamma_pos(a);
         var xt = max(-lq - g, 1.0);
         for (var i = 0; i < 3; i = i + 1) { xt = max(-lq - g + (a - 1.0) * ${T}_log(xt), 1e-3); }
@@ -1113,20 +1126,28 @@ fn ${T}_igaminv_core(a: $T, y: $T, upper: bool) -> $T {
         if ((f > 0.0) != upper) { hi = x; } else { lo = x; }
         var d = ${T}_igam_fac(a, x) / x;
         if (upper) { d = -d; }
-        var xn = x;
+        var xn: $T = -1.0;
         if (d != 0.0 && !${T}_isinf(d)) {
             let r = f / d;
             let den = 1.0 - 0.5 * r * ((a - 1.0) / x - 1.0);
             xn = select(x - r, x - r / den, den > 0.25);
+            let iv = f + y;
+            if (y < 0.1 && iv > 0.0) {
+                // Newton on the log of the residual's function: P ~ x^a on log x,
+                // Q ~ x^(a-1) e^-x on x; both nearly exact in their tails
+                let g = (${T}_log(iv) - ${T}_log(y)) * iv / d;
+                xn = select(x * ${T}_exp(-g / x), x - g, upper);
+            }
+            // a step below the resolution of x: converged (it may touch the bracket's end)
+            if (abs(xn - x) <= 2.0 * $EPS * x) { x = xn; break; }
         }
         if (!(xn > lo && xn < hi)) {
             if (${T}_isinf(hi)) { xn = 4.0 * x; }
             else if (lo > 0.0) { xn = sqrt(lo) * sqrt(hi); }
             else { xn = 0.0625 * hi; }
         }
-        let done = abs(xn - x) <= 2.0 * $EPS * x;
         x = xn;
-        if (done || hi - lo <= 2.0 * $EPS * lo) { break; }
+        if (hi - lo <= 2.0 * $EPS * lo) { break; }
     }
     return x;
 }""",
@@ -1186,6 +1207,10 @@ fn ${T}_ibetinv(a0: $T, b0: $T, y0: $T, yc0: $T) -> vec2<$T> {
         else { x = 1.0 - ${T}_pow(b * wsum * (1.0 - y), 1.0 / b); }
     }
     let lbeta = ${T}_betaln(a, b);
+    // deep in the lower tail I ~ x^a / (a B(a, b)): the root to relative order x
+    let xp = ${T}_exp((${T}_log(y) + ${T}_log(a) + lbeta) / a);
+    if (xp < $TINY) { return select(vec2<$T>(xp, 1.0 - xp), vec2<$T>(1.0 - xp, xp), flip); }
+    if (xp < 1e-3) { x = xp; }
     var lo: $T = 0.0;
     var hi: $T = 1.0;
     if (!(x > 0.0 && x < 1.0)) { x = 0.5; }
@@ -1194,58 +1219,70 @@ fn ${T}_ibetinv(a0: $T, b0: $T, y0: $T, yc0: $T) -> vec2<$T> {
         if (f == 0.0) { break; }
         if (f > 0.0) { hi = x; } else { lo = x; }
         let d = ${T}_exp((a - 1.0) * ${T}_log(x) + (b - 1.0) * ${T}_log1p(-x) - lbeta);
-        var xn = x;
+        var xn: $T = -1.0;
         if (d > 0.0 && !${T}_isinf(d)) {
             let r = f / d;
             let den = 1.0 - 0.5 * r * ((a - 1.0) / x - (b - 1.0) / (1.0 - x));
             xn = select(x - r, x - r / den, den > 0.25);
+            let iv = f + y;
+            if (y < 0.1 && iv > 0.0) {
+                // Newton on log I against log x: exact for a power law, so fast far out
+                xn = x * ${T}_exp(-(${T}_log(iv) - ${T}_log(y)) * iv / (x * d));
+            }
+            if (abs(xn - x) <= 2.0 * $EPS * x) { x = xn; break; }
         }
         if (!(xn > lo && xn < hi)) {
             if (lo > 0.0 && hi < 4.0 * lo) { xn = 0.5 * (lo + hi); }
             else if (lo > 0.0) { xn = sqrt(lo) * sqrt(hi); }
             else { xn = 0.0625 * hi; }
         }
-        let done = abs(xn - x) <= 2.0 * $EPS * x;
         x = xn;
-        if (done || hi - lo <= 2.0 * $EPS * lo) { break; }
+        if (hi - lo <= 2.0 * $EPS * lo) { break; }
     }
     if (flip) { return vec2<$T>(1.0 - x, x); }
     return vec2<$T>(x, 1.0 - x);
 }""",
     "betaincinv": """
 fn ${T}_betaincinv(a: $T, b: $T, y: $T) -> $T {
-    if (${T}_isnan(a) || ${T}_isnan(b) || ${T}_isnan(y) || a < 0.0 || b < 0.0 || y < 0.0 || y > 1.0) { return ${T}_nan(); }
+    if (${T}_isnan(a) || ${T}_isnan(b) || ${T}_isnan(y) || a <= 0.0 || b <= 0.0 || y < 0.0 || y > 1.0) { return ${T}_nan(); }
     if (y == 0.0) { return 0.0; }
     if (y == 1.0) { return 1.0; }
-    if (a == 0.0 || b == 0.0 || ${T}_isinf(a) || ${T}_isinf(b)) { return ${T}_nan(); }
+    // an infinite parameter puts all the mass at one end
+    if (${T}_isinf(a) && ${T}_isinf(b)) { return ${T}_nan(); }
+    if (${T}_isinf(a)) { return 1.0; }
+    if (${T}_isinf(b)) { return 0.0; }
     return ${T}_ibetinv(a, b, y, 1.0 - y).x;
 }""",
     "bdtri": """
-fn ${T}_bdtri(k0: $T, n: $T, y: $T) -> $T {
-    if (${T}_isnan(k0) || ${T}_isnan(n) || ${T}_isnan(y) || y < 0.0 || y > 1.0) { return ${T}_nan(); }
+fn ${T}_bdtri(k0: $T, n0: $T, y: $T) -> $T {
+    if (${T}_isnan(k0) || ${T}_isnan(n0) || ${T}_isnan(y) || y < 0.0 || y > 1.0) { return ${T}_nan(); }
     let k = floor(k0);
-    if (k < 0.0 || n <= k || ${T}_isinf(n)) { return ${T}_nan(); }
+    let n = trunc(n0);
+    if (k < 0.0 || n <= k || ${T}_isinf(n0)) { return ${T}_nan(); }
     if (y == 0.0) { return 1.0; }
     if (y == 1.0) { return 0.0; }
     // bdtr(k, n, p) = I_{1-p}(n - k, k + 1)
     return ${T}_ibetinv(n - k, k + 1.0, y, 1.0 - y).y;
 }""",
     "nbdtri": """
-fn ${T}_nbdtri(k0: $T, n: $T, y: $T) -> $T {
-    if (${T}_isnan(k0) || ${T}_isnan(n) || ${T}_isnan(y) || y < 0.0 || y > 1.0) { return ${T}_nan(); }
-    let k = floor(k0);
-    if (k < 0.0 || n <= 0.0 || ${T}_isinf(n) || ${T}_isinf(k)) { return ${T}_nan(); }
+fn ${T}_nbdtri(k0: $T, n0: $T, y: $T) -> $T {
+    // k and n as SciPy casts them (truncated); the ends of y before n is checked
+    if (${T}_isnan(k0) || ${T}_isnan(n0) || ${T}_isnan(y) || y < 0.0 || y > 1.0) { return ${T}_nan(); }
+    let k = trunc(k0);
+    if (k < 0.0 || ${T}_isinf(k)) { return ${T}_nan(); }
     if (y == 0.0) { return 0.0; }
     if (y == 1.0) { return 1.0; }
+    let n = trunc(n0);
+    if (n <= 0.0 || ${T}_isinf(n)) { return ${T}_nan(); }
     // nbdtr(k, n, p) = I_p(n, k + 1)
     return ${T}_ibetinv(n, k + 1.0, y, 1.0 - y).x;
 }""",
     "fdtri": """
 fn ${T}_fdtri(dfn: $T, dfd: $T, y: $T) -> $T {
     if (${T}_isnan(dfn) || ${T}_isnan(dfd) || ${T}_isnan(y) || dfn <= 0.0 || dfd <= 0.0 || y < 0.0 || y > 1.0) { return ${T}_nan(); }
+    if (${T}_isinf(dfn) || ${T}_isinf(dfd)) { return ${T}_nan(); }
     if (y == 0.0) { return 0.0; }
     if (y == 1.0) { return ${T}_inf(); }
-    if (${T}_isinf(dfn) || ${T}_isinf(dfd)) { return ${T}_nan(); }
     // fdtr = I_w(dfn / 2, dfd / 2), w = dfn x / (dfd + dfn x)
     let w = ${T}_ibetinv(0.5 * dfn, 0.5 * dfd, y, 1.0 - y);
     return dfd * w.x / (dfn * w.y);
@@ -1282,7 +1319,8 @@ TABLE = {name: {"float": "{T}_" + name + "(" + ", ".join("{" + "abc"[i] + "}" fo
 
 
 def _build(T: str) -> dict[str, str]:
-    subs = dict(_K[T], T=T, ROOT_HI=repr(C.DIGAMMA_ROOT_HI), ROOT_LO=repr(C.DIGAMMA_ROOT_LO))
+    subs = dict(_K[T], T=T)
+    subs["ROOT_HI"], subs["ROOT_LO"] = _hilo(T, C.DIGAMMA_ROOT_HI, C.DIGAMMA_ROOT_LO)
     subs.update(_typed_constants(T))
     eps = 1e-20 if T == "f64" else 1e-10
     out = {f"cheb_{name.lower()}": _clenshaw(T, name, getattr(C, name), eps) + "\n" for name in _FITS}
