@@ -1203,8 +1203,8 @@ fn ${T}_ibetinv(a0: $T, b0: $T, y0: $T, yc0: $T) -> vec2<$T> {
         let ta = ${T}_exp(a * la) / a;
         let tb = ${T}_exp(b * lb) / b;
         let wsum = ta + tb;
-        if (y < ta / wsum) { x = ${T}_pow(a * wsum * y, 1.0 / a); }
-        else { x = 1.0 - ${T}_pow(b * wsum * (1.0 - y), 1.0 / b); }
+        if (y < ta / wsum) { x = ${T}_exp(${T}_log(a * wsum * y) / a); }
+        else { x = 1.0 - ${T}_exp(${T}_log(b * wsum * (1.0 - y)) / b); }
     }
     let lbeta = ${T}_betaln(a, b);
     // deep in the lower tail I ~ x^a / (a B(a, b)): the root to relative order x
@@ -1215,10 +1215,16 @@ fn ${T}_ibetinv(a0: $T, b0: $T, y0: $T, yc0: $T) -> vec2<$T> {
     var hi: $T = 1.0;
     if (!(x > 0.0 && x < 1.0)) { x = 0.5; }
     for (var it = 0; it < 80; it = it + 1) {
-        let f = ${T}_betainc(a, b, x) - y;
+        // I_x and its derivative share x^a (1 - x)^b / B; one continued fraction call
+        // (lavapipe inlines every call site of its loop: compile time)
+        let pre = ${T}_exp(a * ${T}_log(x) + b * ${T}_log1p(-x) - lbeta);
+        let sw = x >= (a + 1.0) / (a + b + 2.0);
+        let cf = ${T}_betacf(select(a, b, sw), select(b, a, sw), select(x, 1.0 - x, sw));
+        let iv0 = pre * cf / select(a, b, sw);
+        let f = select(iv0, 1.0 - iv0, sw) - y;
         if (f == 0.0) { break; }
         if (f > 0.0) { hi = x; } else { lo = x; }
-        let d = ${T}_exp((a - 1.0) * ${T}_log(x) + (b - 1.0) * ${T}_log1p(-x) - lbeta);
+        let d = pre / (x * (1.0 - x));
         var xn: $T = -1.0;
         if (d > 0.0 && !${T}_isinf(d)) {
             let r = f / d;
