@@ -27,12 +27,17 @@ TOL = {
             "gammaincc": 4000, "betaln": 100, "beta": 100, "betainc": 4000, "betaincc": 4000,
             "i0": 4, "i1": 4, "stdtr": 4000, "chdtr": 4000, "chdtrc": 4000, "pdtr": 4000,
             "pdtrc": 4000, "gdtr": 4000, "gdtrc": 4000, "bdtr": 4000, "bdtrc": 4000, "nbdtr": 4000,
-            "nbdtrc": 4000, "fdtr": 4000, "fdtrc": 4000, "poch": 200, "ndtri": 4},
+            "nbdtrc": 4000, "fdtr": 4000, "fdtrc": 4000, "poch": 200, "ndtri": 4,
+            "tandg": 30, "cotdg": 30, "exp1": 8, "expi": 60, "spence": 10, "zetac": 250,
+            "loggamma": 40, "j0": 8, "j1": 8, "y0": 16, "y1": 12, "expn": 8, "yn": 24,
+            "multigammaln": 40},
     "f32": {"ndtri": 24, "gamma": 10, "rgamma": 10, "digamma": 6000, "psi": 40, "gammainc": 400, "betainc": 1200,
             "gammaincc": 400, "betaincc": 1200, "stdtr": 400, "chdtr": 400,
             "chdtrc": 400, "pdtr": 400, "pdtrc": 400, "gdtr": 400, "gdtrc": 400, "bdtr": 400,
             "bdtrc": 400, "nbdtr": 400, "nbdtrc": 400, "fdtr": 400, "fdtrc": 400, "i1": 8, "i1e": 8,
-            "betaln": 40, "beta": 40, "poch": 40, "log_ndtr": 8, "gammaln": 8},
+            "betaln": 40, "beta": 40, "poch": 40, "log_ndtr": 8, "gammaln": 8,
+            "exp1": 8, "expi": 8, "zetac": 12, "j0": 8, "j1": 8, "y0": 16, "y1": 6, "expn": 8,
+            "yn": 6, "multigammaln": 8},
 }
 DEFAULT_TOL = 4  # ulp
 

@@ -47,10 +47,11 @@ _K = {
     "f64": dict(EPS="1.1102230246251565e-16", TINY="1e-300", SPLIT="4096.0", ERFC_BIG="26.641747557046327",
                 ERF_ONE="6.0", GAMMA_MAX="171.62437695630272", ERFCX_NEG="-26.7", MAXIT="2000",
                 HUGE="1e300", EXP_HALF="700.0", BINOM_BIG="1e50", BESSEL_TINY="1e-9", Y1_TINY="1e-300",
-                YN_MAX="20000.0"),
+                YN_MAX="20000.0", LOG_MAX="710.5"),
     "f32": dict(EPS="5.960464477539063e-08", TINY="1e-30", SPLIT="64.0", ERFC_BIG="10.1",
                 ERF_ONE="4.0", GAMMA_MAX="35.04", ERFCX_NEG="-9.4", MAXIT="500", HUGE="1e30",
-                EXP_HALF="85.0", BINOM_BIG="1e20", BESSEL_TINY="1e-4", Y1_TINY="1e-36", YN_MAX="20000.0"),
+                EXP_HALF="85.0", BINOM_BIG="1e20", BESSEL_TINY="1e-4", Y1_TINY="1e-36", YN_MAX="20000.0",
+                LOG_MAX="89.5"),
 }
 
 
@@ -894,6 +895,8 @@ fn ${T}_zeta_refl(x: $T) -> $T {
         let p = ${T}_pow(6.283185307179586, x) * (1.0 + x * $TWOPI_TAIL);
         return p * ${T}_gamma_pos(y) * 0.3183098861837907;
     }
+    // past the largest value (its log, roughly): inf, before the factors below overflow
+    if ((y - 0.5) * ${T}_log(y) - y + x * 1.8378770664093453 > $LOG_MAX) { return ${T}_inf(); }
     // Stirling: sqrt(2 pi) [y^((y - 1/2) / 4) (2 pi)^(x / 4) e^(-y / 4)]^4 e^S(y)
     let g = ${T}_pow(y, (y - 0.5) * 0.25) * ${T}_pow(6.283185307179586, 0.25 * x) * ${T}_exp(-0.25 * y);
     let c = 2.5066282746310002 * 0.3183098861837907 * ${T}_exp(${T}_stirling_s(y)) * (1.0 + x * $TWOPI_TAIL);
