@@ -30,6 +30,13 @@ Algorithms
   of x that converges; betaln through Stirling differences when an argument is large.
 * i0e / i1e: Chebyshev fits of i0e(x), i1e(x) / x on [0, 8] and of sqrt(x) i_e(x)
   as functions of 8 / x beyond.
+* Bessel j0 j1 y0 y1 k0 k1 (and scaled), exponential integrals, spence, zeta, degree
+  trigonometry, ellipk, binom: fits from ``codegen/special_fits.py`` and the classical
+  reductions (docs/special.md lists them); hi + lo constants are subtracted through
+  ``{T}_tail``, which the shader compiler cannot fold into one rounded constant.
+* The inverses of the incomplete gamma and beta functions: a guess, then Halley's steps
+  inside a bracket (bisection when a step leaves it, a Newton step on the log of the
+  function for small targets), on the side whose target is exact.
 Loops are bounded (``$MAXIT`` terms), so an invocation never runs long on any device.
 """
 from __future__ import annotations
@@ -1185,11 +1192,17 @@ fn ${T}_pdtri(k: $T, y: $T) -> $T {
     # a, b > 0 finite, 0 < y < 1
     "ibetinv": """
 fn ${T}_ibetinv(a0: $T, b0: $T, y0: $T, yc0: $T) -> vec2<$T> {
-    // solve on the side of the smaller target: I_w(b, a) = 1 - y for w = 1 - x past 1/2
-    let flip = y0 > 0.5;
+    // solve on the side of the smaller target: I_w(b, a) = 1 - y for w = 1 - x past 1/2,
+    // unless the lower tail's power law puts x below 1/2 (small a: x tiny even there,
+    // and 1 - w would lose it)
+    let xp0 = ${T}_exp((${T}_log(y0) + ${T}_log(a0) + ${T}_betaln(a0, b0)) / a0);
+    let flip = y0 > 0.5 && !(xp0 < 0.5);
     let a = select(a0, b0, flip);
     let b = select(b0, a0, flip);
     let y = select(y0, yc0, flip);
+    let yc = select(yc0, y0, flip);
+    // x kept near 0 with a target past 1/2: the residual on the complement (yc exact)
+    let upper = y > 0.5;
     var x: $T;
     if (a >= 1.0 && b >= 1.0) {
         // Abramowitz & Stegun 26.5.22 from the normal quantile
@@ -1207,7 +1220,7 @@ fn ${T}_ibetinv(a0: $T, b0: $T, y0: $T, yc0: $T) -> vec2<$T> {
         let tb = ${T}_exp(b * lb) / b;
         let wsum = ta + tb;
         if (y < ta / wsum) { x = ${T}_exp(${T}_log(a * wsum * y) / a); }
-        else { x = 1.0 - ${T}_exp(${T}_log(b * wsum * (1.0 - y)) / b); }
+        else { x = 1.0 - ${T}_exp(${T}_log(b * wsum * yc) / b); }
     }
     let lbeta = ${T}_betaln(a, b);
     // deep in the lower tail I ~ x^a / (a B(a, b)): the root to relative order x
@@ -1224,7 +1237,8 @@ fn ${T}_ibetinv(a0: $T, b0: $T, y0: $T, yc0: $T) -> vec2<$T> {
         let sw = x >= (a + 1.0) / (a + b + 2.0);
         let cf = ${T}_betacf(select(a, b, sw), select(b, a, sw), select(x, 1.0 - x, sw));
         let iv0 = pre * cf / select(a, b, sw);
-        let f = select(iv0, 1.0 - iv0, sw) - y;
+        var f = select(iv0, 1.0 - iv0, sw) - y;
+        if (upper) { f = yc - select(1.0 - iv0, iv0, sw); }
         if (f == 0.0) { break; }
         if (f > 0.0) { hi = x; } else { lo = x; }
         let d = pre / (x * (1.0 - x));
@@ -1256,10 +1270,12 @@ fn ${T}_betaincinv(a: $T, b: $T, y: $T) -> $T {
     if (${T}_isnan(a) || ${T}_isnan(b) || ${T}_isnan(y) || a <= 0.0 || b <= 0.0 || y < 0.0 || y > 1.0) { return ${T}_nan(); }
     if (y == 0.0) { return 0.0; }
     if (y == 1.0) { return 1.0; }
-    // an infinite parameter puts all the mass at one end
-    if (${T}_isinf(a) && ${T}_isinf(b)) { return ${T}_nan(); }
-    if (${T}_isinf(a)) { return 1.0; }
-    if (${T}_isinf(b)) { return 0.0; }
+    // an infinite parameter: SciPy gives the end only when the other one is 1
+    if (${T}_isinf(a) || ${T}_isinf(b)) {
+        if (${T}_isinf(a) && b == 1.0) { return 1.0; }
+        if (${T}_isinf(b) && a == 1.0) { return 0.0; }
+        return ${T}_nan();
+    }
     return ${T}_ibetinv(a, b, y, 1.0 - y).x;
 }""",
     "bdtri": """
