@@ -195,7 +195,7 @@ def max_rel_error(got: np.ndarray, ref: np.ndarray, dtype, scale=None) -> tuple[
     with np.errstate(all="ignore"):
         err = np.abs(got[fin] - ref[fin]) / np.maximum(np.abs(ref[fin]), floor)
     err = np.where(np.isnan(err), np.inf, err)
-    # both below the smallest normal: agreement (SciPy flushes some tails to 0, and
-    # devices may flush subnormals)
-    err = np.where((np.abs(got[fin]) < tiny) & (np.abs(ref[fin]) < tiny), 0.0, err)
+    # both at most the smallest normal: agreement (SciPy flushes some tails to 0 or
+    # clamps them to the smallest normal, and devices may flush subnormals)
+    err = np.where((np.abs(got[fin]) <= tiny) & (np.abs(ref[fin]) <= tiny), 0.0, err)
     return (float(err.max()) if err.size else 0.0), mism
