@@ -1130,7 +1130,8 @@ fn ${T}_igaminv_core(a: $T, y0: $T, upper0: bool) -> $T {
     var hi = ${T}_inf();
     for (var it = 0; it < 60; it = it + 1) {
         let pq = ${T}_igam_pq(a, x);
-        let f = select(pq.x, pq.y, upper) - y;
+        let ival = select(pq.x, pq.y, upper);
+        let f = ival - y;
         if (f == 0.0) { break; }
         // P increases with x, Q decreases
         if ((f > 0.0) != upper) { hi = x; } else { lo = x; }
@@ -1141,7 +1142,7 @@ fn ${T}_igaminv_core(a: $T, y0: $T, upper0: bool) -> $T {
             let r = f / d;
             let den = 1.0 - 0.5 * r * ((a - 1.0) / x - 1.0);
             xn = select(x - r, x - r / den, den > 0.25);
-            let iv = f + y;
+            let iv = ival;
             if (y < 0.1 && iv > 0.0) {
                 // Newton on the log of the residual's function: P ~ x^a on log x,
                 // Q ~ x^(a-1) e^-x on x; both nearly exact in their tails
@@ -1237,7 +1238,8 @@ fn ${T}_ibetinv(a0: $T, b0: $T, y0: $T, yc0: $T) -> vec2<$T> {
         let sw = x >= (a + 1.0) / (a + b + 2.0);
         let cf = ${T}_betacf(select(a, b, sw), select(b, a, sw), select(x, 1.0 - x, sw));
         let iv0 = pre * cf / select(a, b, sw);
-        var f = select(iv0, 1.0 - iv0, sw) - y;
+        let ival = select(iv0, 1.0 - iv0, sw);
+        var f = ival - y;
         if (upper) { f = yc - select(1.0 - iv0, iv0, sw); }
         if (f == 0.0) { break; }
         if (f > 0.0) { hi = x; } else { lo = x; }
@@ -1247,7 +1249,7 @@ fn ${T}_ibetinv(a0: $T, b0: $T, y0: $T, yc0: $T) -> vec2<$T> {
             let r = f / d;
             let den = 1.0 - 0.5 * r * ((a - 1.0) / x - (b - 1.0) / (1.0 - x));
             xn = select(x - r, x - r / den, den > 0.25);
-            let iv = f + y;
+            let iv = ival;
             if (y < 0.1 && iv > 0.0) {
                 // Newton on log I against log x: exact for a power law, so fast far out
                 xn = x * ${T}_exp(-(${T}_log(iv) - ${T}_log(y)) * iv / (x * d));
