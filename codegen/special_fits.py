@@ -59,10 +59,80 @@ FITS["I1E_A"] = cheb(lambda u: (lambda x: mp.besseli(1, x) * mp.exp(-x) / x if x
 FITS["I0E_B"] = cheb(lambda u: (lambda t: mp.sqrt(8 / t) * mp.besseli(0, 8 / t) * mp.exp(-8 / t) if t else 1 / mp.sqrt(2 * mp.pi))(lin(0, 1)(u)))
 FITS["I1E_B"] = cheb(lambda u: (lambda t: mp.sqrt(8 / t) * mp.besseli(1, 8 / t) * mp.exp(-8 / t) if t else 1 / mp.sqrt(2 * mp.pi))(lin(0, 1)(u)))
 
+# E1(x) + log(x) on [0, 1] (entire: -gamma + x - x^2 / 4 + ...)
+FITS["E1_0"] = cheb(lambda u: (lambda x: mp.e1(x) + mp.log(x) if x else -mp.euler)(lin(0, 1)(u)), 40)
+EI_ROOT = mp.findroot(mp.ei, 0.37)
+# (Ei(x) - log(x / x0)) / (x - x0) on [0, 6], x0 the root of Ei: entire, so
+# Ei = log(x / x0) + (x - x0) H keeps its relative accuracy at the root
+FITS["EI_H"] = cheb(lambda u: (lambda x: (mp.ei(x) - mp.log(x / EI_ROOT)) / (x - EI_ROOT) if x else (mp.euler + mp.log(EI_ROOT)) / -EI_ROOT)(lin(0, 6)(u)))
+# x e^-x Ei(x) on [6, 12], [12, 24], [24, 48]; as a function of t = 48 / x beyond
+FITS["EI_A"] = cheb(lambda u: (lambda x: x * mp.exp(-x) * mp.ei(x))(lin(6, 12)(u)))
+FITS["EI_B"] = cheb(lambda u: (lambda x: x * mp.exp(-x) * mp.ei(x))(lin(12, 24)(u)))
+FITS["EI_C"] = cheb(lambda u: (lambda x: x * mp.exp(-x) * mp.ei(x))(lin(24, 48)(u)))
+FITS["EI_D"] = cheb(lambda u: (lambda t: (48 / t) * mp.exp(-48 / t) * mp.ei(48 / t) if t else mp.mpf(1))(lin(0, 1)(u)))
+# -Li2(-w) / w on [-0.5, 0.5]: spence(1 + w) = -w R(w)
+FITS["SPENCE_1"] = cheb(lambda u: (lambda w: -mp.polylog(2, -w) / w if w else mp.mpf(1))(lin(-0.5, 0.5)(u)))
+
+# Bessel functions. J0 / ((x - z1)(x - z2)) and J1 / (x (x - z1)(x - z2)) on [0, 8] (z the
+# zeros there: relative accuracy at them); Y0 - (2 / pi) log(x) J0 and
+# (Y1 - (2 / pi)(log(x) J1 - 1 / x)) / x on [0, 8] (entire)
+J0Z = [mp.besseljzero(0, 1), mp.besseljzero(0, 2)]
+J1Z = [mp.besseljzero(1, 1), mp.besseljzero(1, 2)]
+
+
+def _quot(f, zs, x, extra=1):
+    d = extra
+    for z in zs:
+        d *= x - z
+    if abs(d) < mp.mpf("1e-25"):
+        return _quot(f, zs, x + mp.mpf("1e-20"), extra)
+    return f(x) / d
+
+
+FITS["J0_A"] = cheb(lambda u: (lambda x: _quot(lambda t: mp.besselj(0, t), J0Z, x))(lin(0, 8)(u)))
+FITS["J1_A"] = cheb(lambda u: (lambda x: _quot(lambda t: mp.besselj(1, t), J1Z, x, x) if x else mp.mpf(1) / 2 / (J1Z[0] * J1Z[1]))(lin(0, 8)(u)))
+FITS["Y0_A"] = cheb(lambda u: (lambda x: mp.bessely(0, x) - 2 / mp.pi * mp.log(x) * mp.besselj(0, x) if x else 2 / mp.pi * (mp.euler - mp.log(2)))(lin(0, 8)(u)))
+FITS["Y1_A"] = cheb(lambda u: (lambda x: (mp.bessely(1, x) - 2 / mp.pi * (mp.log(x) * mp.besselj(1, x) - 1 / x)) / x if x else mp.limit(lambda y: (mp.bessely(1, y) - 2 / mp.pi * (mp.log(y) * mp.besselj(1, y) - 1 / y)) / y, 0))(lin(0, 8)(u)))
+
+
+def _pq(n, x):
+    """P, x Q of the Hankel expansion: J_n + i Y_n = sqrt(2 / (pi x)) (P + i Q) e^{i chi}."""
+    chi = x - (2 * n + 1) * mp.pi / 4
+    h = (mp.besselj(n, x) + 1j * mp.bessely(n, x)) * mp.sqrt(mp.pi * x / 2) * mp.exp(-1j * chi)
+    return h.real, x * h.imag
+
+
+# P and x Q as functions of t = 64 / x^2 for x >= 8
+FITS["P0_B"] = cheb(lambda u: (lambda t: _pq(0, 8 / mp.sqrt(t))[0] if t else mp.mpf(1))(lin(0, 1)(u)))
+FITS["Q0_B"] = cheb(lambda u: (lambda t: _pq(0, 8 / mp.sqrt(t))[1] if t else mp.mpf(-1) / 8)(lin(0, 1)(u)))
+FITS["P1_B"] = cheb(lambda u: (lambda t: _pq(1, 8 / mp.sqrt(t))[0] if t else mp.mpf(1))(lin(0, 1)(u)))
+FITS["Q1_B"] = cheb(lambda u: (lambda t: _pq(1, 8 / mp.sqrt(t))[1] if t else mp.mpf(3) / 8)(lin(0, 1)(u)))
+# K0 + log(x) I0 and (K1 - log(x) I1 - 1 / x) / x on [0, 1] (entire);
+# sqrt(x) e^x K0, K1 on [1, 4] and as functions of t = 4 / x beyond
+FITS["K0_A"] = cheb(lambda u: (lambda x: mp.besselk(0, x) + mp.log(x) * mp.besseli(0, x) if x else mp.log(2) - mp.euler)(lin(0, 1)(u)), 40)
+FITS["K1_A"] = cheb(lambda u: (lambda x: (mp.besselk(1, x) - mp.log(x) * mp.besseli(1, x) - 1 / x) / x if x else mp.limit(lambda y: (mp.besselk(1, y) - mp.log(y) * mp.besseli(1, y) - 1 / y) / y, 0))(lin(0, 1)(u)), 40)
+FITS["K0E_B"] = cheb(lambda u: (lambda x: mp.sqrt(x) * mp.exp(x) * mp.besselk(0, x))(lin(1, 4)(u)))
+FITS["K1E_B"] = cheb(lambda u: (lambda x: mp.sqrt(x) * mp.exp(x) * mp.besselk(1, x))(lin(1, 4)(u)))
+FITS["K0E_C"] = cheb(lambda u: (lambda t: mp.sqrt(4 / t) * mp.exp(4 / t) * mp.besselk(0, 4 / t) if t else mp.sqrt(mp.pi / 2))(lin(0, 1)(u)))
+FITS["K1E_C"] = cheb(lambda u: (lambda t: mp.sqrt(4 / t) * mp.exp(4 / t) * mp.besselk(1, 4 / t) if t else mp.sqrt(mp.pi / 2))(lin(0, 1)(u)))
+
+
+def _hilo(v):
+    hi = float(v)
+    return hi, float(v - mp.mpf(hi))
+
+
 SCALARS = {
     "DIGAMMA_ROOT_HI": float(ROOT),
     "DIGAMMA_ROOT_LO": float(ROOT - mp.mpf(float(ROOT))),
+    "EI_ROOT_HI": _hilo(EI_ROOT)[0], "EI_ROOT_LO": _hilo(EI_ROOT)[1],
+    "J0_Z1_HI": _hilo(J0Z[0])[0], "J0_Z1_LO": _hilo(J0Z[0])[1],
+    "J0_Z2_HI": _hilo(J0Z[1])[0], "J0_Z2_LO": _hilo(J0Z[1])[1],
+    "J1_Z1_HI": _hilo(J1Z[0])[0], "J1_Z1_LO": _hilo(J1Z[0])[1],
+    "J1_Z2_HI": _hilo(J1Z[1])[0], "J1_Z2_LO": _hilo(J1Z[1])[1],
 }
+# (2k)! / B_2k, k = 1..12: the Euler-Maclaurin tail of the Hurwitz zeta function
+ZETA_EM = [float(mp.factorial(2 * k) / mp.bernoulli(2 * k)) for k in range(1, 13)]
 
 
 def main():
@@ -73,6 +143,7 @@ def main():
         lines.append("]")
     for name, v in SCALARS.items():
         lines.append(f"{name} = {v!r}")
+    lines.append("ZETA_EM = [" + ", ".join(repr(c) for c in ZETA_EM) + "]")
     out = pathlib.Path(__file__).resolve().parents[1] / "wgarray" / "_wgsl" / "special_coeffs.py"
     out.write_text("\n".join(lines) + "\n")
     for name, cs in FITS.items():

@@ -21,13 +21,17 @@ from ._array import Array
 from ._searching_functions import where
 
 __all__ = [
-    "bdtr", "bdtrc", "beta", "betainc", "betaincc", "betaln", "boxcox", "boxcox1p", "cbrt",
-    "chdtr", "chdtrc", "cosm1", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp10",
-    "exp2", "expit", "exprel", "fdtr", "fdtrc", "gamma", "gammainc", "gammaincc", "gammaln",
-    "gammasgn", "gdtr", "gdtrc", "huber", "i0", "i0e", "i1", "i1e", "inv_boxcox",
-    "inv_boxcox1p", "kl_div", "log_expit", "log_ndtr", "logit", "nbdtr", "nbdtrc", "ndtr",
-    "ndtri", "pdtr", "pdtrc", "poch", "pseudo_huber", "psi", "radian", "rel_entr", "rgamma",
-    "sinc", "stdtr", "xlog1py", "xlogy",
+    "bdtr", "bdtrc", "bdtri", "beta", "betainc", "betaincc", "betaincinv", "betaln",
+    "binom", "boxcox", "boxcox1p", "cbrt", "chdtr", "chdtrc", "chdtri", "cosdg", "cosm1",
+    "cotdg", "digamma", "ellipk", "ellipkm1", "entr", "erf", "erfc", "erfcx", "erfinv",
+    "exp1", "exp10", "exp2", "expi", "expit", "expn", "exprel", "fdtr", "fdtrc", "fdtri",
+    "gamma", "gammainc", "gammaincc", "gammainccinv", "gammaincinv", "gammaln", "gammasgn",
+    "gdtr", "gdtrc", "huber", "i0", "i0e", "i1", "i1e", "inv_boxcox", "inv_boxcox1p", "j0",
+    "j1", "k0", "k0e", "k1", "k1e", "kl_div", "log_expit", "log_ndtr", "loggamma", "logit",
+    "multigammaln", "nbdtr", "nbdtrc", "nbdtri", "ndtr", "ndtri", "pdtr", "pdtrc", "pdtri",
+    "poch", "polygamma", "pseudo_huber", "psi", "radian", "rel_entr", "rgamma", "sinc",
+    "sindg", "spence", "stdtr", "stdtrit", "tandg", "xlog1py", "xlogy", "y0", "y1", "yn",
+    "zeta", "zetac",
 ]
 
 _FLOAT = "real floating-point"
@@ -151,7 +155,159 @@ def i1e(x, /) -> Array:
     return _op("i1e", x)
 
 
+def sindg(x, /) -> Array:
+    return _op("sindg", x)
+
+
+def cosdg(x, /) -> Array:
+    return _op("cosdg", x)
+
+
+def tandg(x, /) -> Array:
+    return _op("tandg", x)
+
+
+def cotdg(x, /) -> Array:
+    return _op("cotdg", x)
+
+
+def ellipk(m, /) -> Array:
+    return _op("ellipk", m)
+
+
+def ellipkm1(p, /) -> Array:
+    return _op("ellipkm1", p)
+
+
+def exp1(x, /) -> Array:
+    return _op("exp1", x)
+
+
+def expi(x, /) -> Array:
+    return _op("expi", x)
+
+
+def expn(n, x, /) -> Array:
+    return _op("expn", n, x)
+
+
+def spence(x, /) -> Array:
+    return _op("spence", x)
+
+
+def zeta(x, q=None, /) -> Array:
+    """Riemann zeta (``q`` None) or Hurwitz zeta."""
+    if q is None:
+        return _op("riemann_zeta", x)
+    return _op("zeta", x, q)
+
+
+def zetac(x, /) -> Array:
+    return _op("zetac", x)
+
+
+def binom(n, k, /) -> Array:
+    return _op("binom", n, k)
+
+
+def multigammaln(a, d, /) -> Array:
+    """log of the multivariate gamma function of dimension ``d`` (a Python integer).
+    Where ``a <= (d - 1) / 2`` the result is NaN (SciPy raises there, which would need
+    the data on the host)."""
+    ok = isinstance(d, (int, float)) and not isinstance(d, bool) and math.isfinite(d) and d == math.floor(d) and d >= 0
+    if not ok:
+        raise ValueError(f"multigammaln: expected a non-negative integer dimension d, got {d!r}")
+    return _op("multigammaln", a, float(d))
+
+
+def j0(x, /) -> Array:
+    return _op("j0", x)
+
+
+def j1(x, /) -> Array:
+    return _op("j1", x)
+
+
+def y0(x, /) -> Array:
+    return _op("y0", x)
+
+
+def y1(x, /) -> Array:
+    return _op("y1", x)
+
+
+def yn(n, x, /) -> Array:
+    return _op("yn", n, x)
+
+
+def k0(x, /) -> Array:
+    return _op("k0", x)
+
+
+def k0e(x, /) -> Array:
+    return _op("k0e", x)
+
+
+def k1(x, /) -> Array:
+    return _op("k1", x)
+
+
+def k1e(x, /) -> Array:
+    return _op("k1e", x)
+
+
+# inverses: a guess, then Halley's iteration inside a bracket, all in the kernel
+
+def gammaincinv(a, y, /) -> Array:
+    return _op("gammaincinv", a, y)
+
+
+def gammainccinv(a, y, /) -> Array:
+    return _op("gammainccinv", a, y)
+
+
+def chdtri(v, p, /) -> Array:
+    return _op("chdtri", v, p)
+
+
+def pdtri(k, y, /) -> Array:
+    return _op("pdtri", k, y)
+
+
+def betaincinv(a, b, y, /) -> Array:
+    return _op("betaincinv", a, b, y)
+
+
+def bdtri(k, n, y, /) -> Array:
+    return _op("bdtri", k, n, y)
+
+
+def nbdtri(k, n, y, /) -> Array:
+    return _op("nbdtri", k, n, y)
+
+
+def fdtri(dfn, dfd, p, /) -> Array:
+    return _op("fdtri", dfn, dfd, p)
+
+
+def stdtrit(df, p, /) -> Array:
+    return _op("stdtrit", df, p)
+
+
 # ------------------------------------------------------------- compositions
+
+def loggamma(x, /) -> Array:
+    (x,) = _floats("loggamma", x)
+    # the real branch: NaN for negative x, as SciPy gives for real input
+    return where(x < 0.0, math.nan, gammaln(x))
+
+
+def polygamma(n, x, /) -> Array:
+    n, x = _floats("polygamma", n, x)
+    # psi^(n)(x) = (-1)^(n + 1) n! zeta(n + 1, x), as SciPy defines it
+    fac = ew.pow(-1.0, n + 1.0) * gamma(n + 1.0) * zeta(n + 1.0, x)
+    return where(n == 0.0, digamma(x), fac)
+
 
 def expit(x, /) -> Array:
     (x,) = _floats("expit", x)

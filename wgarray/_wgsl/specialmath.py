@@ -30,12 +30,22 @@ Algorithms
   of x that converges; betaln through Stirling differences when an argument is large.
 * i0e / i1e: Chebyshev fits of i0e(x), i1e(x) / x on [0, 8] and of sqrt(x) i_e(x)
   as functions of 8 / x beyond.
+* Bessel j0 j1 y0 y1 k0 k1 (and scaled), exponential integrals, spence, zeta, degree
+  trigonometry, ellipk, binom: fits from ``codegen/special_fits.py`` and the classical
+  reductions (docs/special.md lists them); hi + lo constants are subtracted through
+  ``{T}_tail``, which the shader compiler cannot fold into one rounded constant.
+* The inverses of the incomplete gamma and beta functions: a guess, then Halley's steps
+  inside a bracket (bisection when a step leaves it, a Newton step on the log of the
+  function for small targets), on the side whose target is exact.
 Loops are bounded (``$MAXIT`` terms), so an invocation never runs long on any device.
 """
 from __future__ import annotations
 
+import math
 import re
 from string import Template
+
+import numpy as np
 
 from . import special_coeffs as C
 from .snippets import Snippet
@@ -43,13 +53,74 @@ from .snippets import Snippet
 _K = {
     "f64": dict(EPS="1.1102230246251565e-16", TINY="1e-300", SPLIT="4096.0", ERFC_BIG="26.641747557046327",
                 ERF_ONE="6.0", GAMMA_MAX="171.62437695630272", ERFCX_NEG="-26.7", MAXIT="2000",
-                HUGE="1e300"),
+                HUGE="1e300", EXP_HALF="700.0", BINOM_BIG="1e50", BESSEL_TINY="1e-9", Y1_TINY="1e-300",
+                YN_MAX="20000.0", LOG_MAX="710.5"),
     "f32": dict(EPS="5.960464477539063e-08", TINY="1e-30", SPLIT="64.0", ERFC_BIG="10.1",
-                ERF_ONE="4.0", GAMMA_MAX="35.04", ERFCX_NEG="-9.4", MAXIT="500", HUGE="1e30"),
+                ERF_ONE="4.0", GAMMA_MAX="35.04", ERFCX_NEG="-9.4", MAXIT="500", HUGE="1e30",
+                EXP_HALF="85.0", BINOM_BIG="1e20", BESSEL_TINY="1e-4", Y1_TINY="1e-36", YN_MAX="20000.0",
+                LOG_MAX="89.5"),
+}
+
+
+def _hilo(T: str, hi: float, lo: float) -> tuple[str, str]:
+    """A constant hi + lo as the head and tail of type T (f32: 24 + 24 bits)."""
+    # hex literals: the shader compiler here reads tiny decimal ones as zero
+    if T == "f64":
+        return hi.hex(), lo.hex()
+    h32 = float(np.float32(hi))
+    return h32.hex(), float(np.float32((hi - h32) + lo)).hex()
+
+
+def _typed_constants(T: str) -> dict[str, str]:
+    out = {}
+    for name in ("EI_ROOT", "J0_Z1", "J0_Z2", "J1_Z1", "J1_Z2"):
+        out[name + "_HI"], out[name + "_LO"] = _hilo(T, getattr(C, name + "_HI"), getattr(C, name + "_LO"))
+    out["EI_MLOG_ROOT"] = repr(-math.log(C.EI_ROOT_HI + C.EI_ROOT_LO))
+    two_pi = float(np.float32(2 * math.pi)) if T == "f32" else 2 * math.pi
+    # (2 pi - head) / head, the head being 2 pi in the type; 2 pi's f64 tail from its digits
+    out["TWOPI_TAIL"] = repr(((2 * math.pi - two_pi) + 2.4492935982947064e-16) / two_pi)
+    return out
+
+
+# x mod 360 for 0 <= x <= 1e14, exact: 360 k is exact below 2^53 (f64); f32 integers past
+# 2^24 are m 2^e, reduced as (m mod 360)(2^e mod 360) in u32
+# c + (+-0), the zero's sign from x's bits: a value the shader compiler cannot fold, so
+# that (x - hi) - lo keeps lo (lavapipe otherwise joins hi + lo into one rounded
+# constant, and a select-based launder does not stop it: it distributes the select).
+_TAIL = {
+    "f64": "fn f64_tail(c: f64, x: f64) -> f64 { return c + f64(bitcast<f32>(bitcast<u32>(f32(x)) & 0x80000000u)); }",
+    "f32": "fn f32_tail(c: f32, x: f32) -> f32 { return c + bitcast<f32>(bitcast<u32>(x) & 0x80000000u); }",
+}
+
+_MOD360 = {
+    "f64": """
+fn f64_mod360(x: f64) -> f64 {
+    var r = x - 360.0 * floor(x / 360.0);
+    if (r < 0.0) { r = r + 360.0; }
+    if (r >= 360.0) { r = r - 360.0; }
+    return r;
+}""",
+    "f32": """
+fn f32_mod360(x: f32) -> f32 {
+    if (x < 16777216.0) {
+        var r = x - 360.0 * floor(x / 360.0);
+        if (r < 0.0) { r = r + 360.0; }
+        if (r >= 360.0) { r = r - 360.0; }
+        return r;
+    }
+    let bits = bitcast<u32>(x);
+    let m = (bits & 0x7fffffu) | 0x800000u;
+    let e = i32((bits >> 23u) & 0xffu) - 150;
+    var pw = 1u;
+    for (var i = 0; i < e; i = i + 1) { pw = (2u * pw) % 360u; }
+    return f32(((m % 360u) * pw) % 360u);
+}""",
 }
 
 _FITS = ("ERF_SMALL", "ERFCX_A", "ERFCX_B", "ERFCX_C", "ERFCX_D", "LGAMMA_2", "DIGAMMA_1",
-         "I0E_A", "I1E_A", "I0E_B", "I1E_B")
+         "I0E_A", "I1E_A", "I0E_B", "I1E_B", "E1_0", "EI_H", "EI_A", "EI_B", "EI_C", "EI_D",
+         "SPENCE_1", "J0_A", "J1_A", "Y0_A", "Y1_A", "P0_B", "Q0_B", "P1_B", "Q1_B", "K0_A",
+         "K1_A", "K0E_B", "K1E_B", "K0E_C", "K1E_C")
 
 
 def _clenshaw(T: str, name: str, coeffs, eps: float) -> str:
@@ -66,6 +137,13 @@ def _clenshaw(T: str, name: str, coeffs, eps: float) -> str:
     lines.append(f"    return u * b1 - b2 + {cs[0]!r};")
     lines.append("}")
     return "\n".join(lines)
+
+
+def _zeta_em(T: str) -> str:
+    """fn {T}_zeta_em(j): (2j + 2)! / B_{2j + 2}, the Euler-Maclaurin denominators."""
+    cases = "".join(f"        case {j}: {{ return {c!r}; }}\n" for j, c in enumerate(C.ZETA_EM[:-1]))
+    return (f"fn {T}_zeta_em(j: i32) -> {T} {{\n    switch (j) {{\n{cases}"
+            f"        default: {{ return {C.ZETA_EM[-1]!r}; }}\n    }}\n}}")
 
 
 _GENERIC = {
@@ -325,7 +403,7 @@ fn ${T}_digamma_pos(x: $T) -> $T {
         z = z + 1.0;
     }
     if (z <= 2.0) {
-        let d = ${T}_launder(z - $ROOT_HI) - $ROOT_LO;
+        let d = (z - $ROOT_HI) - ${T}_tail($ROOT_LO, z);
         return acc + d * ${T}_cheb_digamma_1(2.0 * z - 3.0);
     }
     loop {
@@ -367,6 +445,9 @@ fn ${T}_log1pmx(d: $T) -> $T {
     # x^a e^-x / Gamma(a) for a > 0, x > 0 finite
     "igam_fac": """
 fn ${T}_igam_fac(a: $T, x: $T) -> $T {
+    // a < 1: a x^a e^-x / Gamma(1 + a), whose exponent is small where x is (log Gamma(a)
+    // = lgamma(1 + a) - log a would put a large term into it)
+    if (a < 1.0) { return a * ${T}_exp(a * ${T}_log(x) - x - ${T}_lgamma1p(a)); }
     if (a < 8.0) { return ${T}_exp(a * ${T}_log(x) - x - ${T}_lgamma_pos(a)); }
     // a log(x / a) + a - x by log1pmx where x is near a (the cancelling part), directly
     // elsewhere (where 1 + d would round away the digits of x / a)
@@ -569,22 +650,713 @@ fn ${T}_i1(x: $T) -> $T {
 }""",
 }
 
+# Degree trigonometry, elliptic K, exponential integrals, dilogarithm, zeta, binom,
+# Bessel functions of order 0 and 1, and the inverses of the incomplete gamma and beta
+# functions (a guess, then Halley's iteration kept inside a shrinking bracket).
+_MORE = {
+    # sin(x) and cos(x) for finite x from one reduction
+    "sincos": """
+fn ${T}_sincos(x: $T) -> vec2<$T> {
+    let rq = ${T}_rem_pio2(x);
+    let q = i32(rq.y);
+    var s = ${T}_sin_kernel(rq.x);
+    var c = ${T}_cos_kernel(rq.x);
+    if ((q & 1) == 1) { let t = s; s = c; c = -t; }
+    if (q >= 2) { s = -s; c = -c; }
+    return vec2<$T>(s, c);
+}""",
+    "degtrig": """
+fn ${T}_degtrig(x: $T, which: i32) -> $T {
+    // which: 0 sin, 1 cos, 2 tan, 3 cot; the angle reduced exactly in degrees
+    if (${T}_isnan(x)) { return x; }
+    var s: $T = 1.0;
+    if (x < 0.0 && which != 1) { s = -1.0; }
+    let a = abs(x);
+    if (a > 1e14) { return 0.0; }
+    var r = ${T}_mod360(a);
+    if (which <= 1) {
+        if (which == 0 && r >= 180.0) { r = r - 180.0; s = -s; }
+        if (which == 1 && r > 180.0) { r = 360.0 - r; }
+        if (r > 90.0) { r = 180.0 - r; if (which == 1) { s = -s; } }
+        // r in [0, 90]: the function or its cofunction of at most 45 degrees
+        let near = (which == 0) == (r <= 45.0);
+        let t = select(90.0 - r, r, r <= 45.0) * 0.017453292519943295;
+        return s * select(${T}_cos(t), ${T}_sin(t), near);
+    }
+    if (r >= 180.0) { r = r - 180.0; }
+    if (which == 3) {
+        if (r <= 90.0) { r = 90.0 - r; } else { r = r - 90.0; s = -s; }
+    } else if (r > 90.0) { r = 180.0 - r; s = -s; }
+    if (r == 0.0) { return 0.0; }
+    if (r == 45.0) { return s; }
+    if (r == 90.0) { return ${T}_inf(); }
+    // past 45 degrees as 1 / tan of the exact complement: no loss near the pole
+    if (r > 45.0) { return s / ${T}_tan((90.0 - r) * 0.017453292519943295); }
+    return s * ${T}_tan(r * 0.017453292519943295);
+}""",
+    "sindg": "fn ${T}_sindg(x: $T) -> $T { return ${T}_degtrig(x, 0); }",
+    "cosdg": "fn ${T}_cosdg(x: $T) -> $T { return ${T}_degtrig(x, 1); }",
+    "tandg": "fn ${T}_tandg(x: $T) -> $T { return ${T}_degtrig(x, 2); }",
+    "cotdg": "fn ${T}_cotdg(x: $T) -> $T { return ${T}_degtrig(x, 3); }",
+    # K(1 - p) = pi / (2 AGM(1, sqrt p)), p >= 0
+    "ellk_p": """
+fn ${T}_ellk_p(p: $T) -> $T {
+    if (p == 0.0) { return ${T}_inf(); }
+    if (${T}_isinf(p)) { return 0.0; }
+    var a: $T = 1.0;
+    var b = sqrt(p);
+    for (var i = 0; i < 40; i = i + 1) {
+        if (abs(a - b) <= $EPS * a) { break; }
+        let m = 0.5 * (a + b);
+        b = sqrt(a) * sqrt(b);
+        a = m;
+    }
+    return 3.141592653589793 / (a + b);
+}""",
+    "ellipk": """
+fn ${T}_ellipk(m: $T) -> $T {
+    if (${T}_isnan(m) || m > 1.0) { return ${T}_nan(); }
+    return ${T}_ellk_p(1.0 - m);
+}""",
+    "ellipkm1": """
+fn ${T}_ellipkm1(p: $T) -> $T {
+    if (${T}_isnan(p) || p < 0.0) { return ${T}_nan(); }
+    return ${T}_ellk_p(p);
+}""",
+    # e^-x h without underflowing before the product does
+    "expmx_mul": """
+fn ${T}_expmx_mul(x: $T, h: $T) -> $T {
+    if (x < $EXP_HALF) { return ${T}_exp(-x) * h; }
+    let e = ${T}_exp(-0.5 * x);
+    return e * (e * h);
+}""",
+    # E_n(x) by its continued fraction (modified Lentz), x > 0, n >= 0 integer
+    "expn_cf": """
+fn ${T}_expn_cf(n: $T, x: $T) -> $T {
+    var b = x + n;
+    var c: $T = 1.0 / $TINY;
+    var d = 1.0 / b;
+    var h = d;
+    for (var i = 1; i < $MAXIT; i = i + 1) {
+        let fi = $T(i);
+        let an = -fi * (n - 1.0 + fi);
+        b = b + 2.0;
+        d = an * d + b;
+        if (abs(d) < $TINY) { d = $TINY; }
+        c = b + an / c;
+        if (abs(c) < $TINY) { c = $TINY; }
+        d = 1.0 / d;
+        let del = c * d;
+        h = h * del;
+        if (abs(del - 1.0) <= $EPS) { break; }
+    }
+    return ${T}_expmx_mul(x, h);
+}""",
+    "exp1": """
+fn ${T}_exp1(x: $T) -> $T {
+    if (${T}_isnan(x)) { return x; }
+    if (x < 0.0) { return ${T}_nan(); }
+    if (x == 0.0) { return ${T}_inf(); }
+    if (${T}_isinf(x)) { return 0.0; }
+    if (x <= 1.0) { return ${T}_cheb_e1_0(2.0 * x - 1.0) - ${T}_log(x); }
+    return ${T}_expn_cf(1.0, x);
+}""",
+    "expn": """
+fn ${T}_expn(n0: $T, x: $T) -> $T {
+    if (${T}_isnan(n0) || ${T}_isnan(x) || ${T}_isinf(n0)) { return ${T}_nan(); }
+    let n = trunc(n0);
+    if (n < 0.0 || x < 0.0) { return ${T}_nan(); }
+    if (${T}_isinf(x)) { return 0.0; }
+    if (x == 0.0) {
+        if (n <= 1.0) { return ${T}_inf(); }
+        return 1.0 / (n - 1.0);
+    }
+    if (n == 0.0) { return ${T}_expmx_mul(x, 1.0 / x); }
+    if (n == 1.0) { return ${T}_exp1(x); }
+    if (x > 1.0 || n > 20.0) { return ${T}_expn_cf(n, x); }
+    // the power series, with the digamma term at k = n - 1
+    let nm1 = n - 1.0;
+    let lx = ${T}_log(x);
+    var s = 1.0 / nm1;
+    var fact: $T = 1.0;
+    for (var i = 1; i < $MAXIT; i = i + 1) {
+        let fi = $T(i);
+        fact = -fact * x / fi;
+        var del: $T;
+        if (fi != nm1) {
+            del = -fact / (fi - nm1);
+        } else {
+            var psi: $T = -0.5772156649015329;
+            for (var k = 1; k < i + 1; k = k + 1) { psi = psi + 1.0 / $T(k); }
+            del = fact * (psi - lx);
+        }
+        s = s + del;
+        if (abs(del) < abs(s) * $EPS && fi > nm1) { break; }
+    }
+    return s;
+}""",
+    "expi": """
+fn ${T}_expi(x: $T) -> $T {
+    if (${T}_isnan(x)) { return x; }
+    if (x == 0.0) { return -${T}_inf(); }
+    if (${T}_isinf(x)) { return select(-0.0, x, x > 0.0); }
+    if (x < 0.0) { return -${T}_exp1(-x); }
+    if (x <= 6.0) {
+        // Ei = log(x / x0) + (x - x0) H(x), x0 its root: relative accuracy there
+        let d = (x - $EI_ROOT_HI) - ${T}_tail($EI_ROOT_LO, x);
+        var l: $T;
+        if (abs(d) < 0.2) { l = ${T}_log1p(d / $EI_ROOT_HI); } else { l = ${T}_log(x) + $EI_MLOG_ROOT; }
+        return l + d * ${T}_cheb_ei_h(x / 3.0 - 1.0);
+    }
+    var f: $T;
+    if (x <= 12.0) { f = ${T}_cheb_ei_a(x / 3.0 - 3.0); }
+    else if (x <= 24.0) { f = ${T}_cheb_ei_b(x / 6.0 - 3.0); }
+    else if (x <= 48.0) { f = ${T}_cheb_ei_c(x / 12.0 - 3.0); }
+    else { f = ${T}_cheb_ei_d(96.0 / x - 1.0); }
+    // e^x f / x, halved so that e^x may overflow where the result does not
+    let e = ${T}_exp(0.5 * x);
+    return (e * f / x) * e;
+}""",
+    "spence": """
+fn ${T}_spence(x: $T) -> $T {
+    if (${T}_isnan(x)) { return x; }
+    if (x < 0.0 || ${T}_isinf(x)) { return ${T}_nan(); }
+    if (x == 1.0) { return 0.0; }
+    if (x == 0.0) { return 1.6449340668482264; }
+    var z = x;
+    var inv = false;
+    var refl = false;
+    if (z > 2.0) { z = 1.0 / z; inv = true; }
+    var w: $T;
+    if (z > 1.5) { w = 1.0 / z - 1.0; inv = true; }
+    else if (z < 0.5) { w = -z; refl = true; }
+    else { w = z - 1.0; }
+    // spence(1 + w) = -w R(w) on |w| <= 1/2; reflection and inversion outside
+    var y = -w * ${T}_cheb_spence_1(2.0 * w);
+    if (refl) { y = 1.6449340668482264 - ${T}_log(z) * ${T}_log1p(-z) - y; }
+    if (inv) {
+        let l = ${T}_log(z);
+        y = -0.5 * l * l - y;
+    }
+    return y;
+}""",
+    # Hurwitz zeta for x > 1 (or x < 1 with q = 1 through the same Euler-Maclaurin sum)
+    "hurwitz": """
+fn ${T}_hurwitz(x: $T, q: $T) -> $T {
+    if (q > 1e8) { return (1.0 / (x - 1.0) + 0.5 / q) * ${T}_pow(q, 1.0 - x); }
+    var s = ${T}_pow(q, -x);
+    // q > 1 and x so large that q^-x underflows: so does the sum
+    if (s == 0.0) { return 0.0; }
+    var a = q;
+    var b: $T = 0.0;
+    var i = 0;
+    loop {
+        if (!(i < 9 || a <= 9.0) || i >= $MAXIT) { break; }
+        i = i + 1;
+        a = a + 1.0;
+        b = ${T}_pow(a, -x);
+        s = s + b;
+        if (abs(b / s) < $EPS) { return s; }
+    }
+    let w = a;
+    s = s + b * w / (x - 1.0) - 0.5 * b;
+    var f: $T = 1.0;
+    var k: $T = 0.0;
+    for (var j = 0; j < 12; j = j + 1) {
+        f = f * (x + k);
+        b = b / w;
+        let t = f * b / ${T}_zeta_em(j);
+        s = s + t;
+        if (abs(t / s) < $EPS) { break; }
+        k = k + 1.0;
+        f = f * (x + k);
+        b = b / w;
+        k = k + 1.0;
+    }
+    return s;
+}""",
+    "zeta_em": "ZETA_EM",
+    "zeta": """
+fn ${T}_zeta(x: $T, q: $T) -> $T {
+    // SciPy's order: the pole at x = 1 and those at q = 0, -1, ... come first
+    if (x == 1.0) { return ${T}_inf(); }
+    if (x < 1.0) { return ${T}_nan(); }
+    if (q <= 0.0 && q == floor(q)) { return ${T}_inf(); }
+    if (${T}_isnan(x) || ${T}_isnan(q)) { return ${T}_nan(); }
+    // q^-x is not real for q < 0 and x not an integer
+    if (q <= 0.0 && x != floor(x)) { return ${T}_nan(); }
+    if (${T}_isinf(x)) {
+        if (q == 1.0) { return 1.0; }
+        if (${T}_isinf(q)) { return 0.0; }
+        return select(${T}_nan(), ${T}_inf(), q < 1.0);
+    }
+    if (${T}_isinf(q)) { return 0.0; }
+    return ${T}_hurwitz(x, q);
+}""",
+    # (2 pi)^x Gamma(1 - x) / pi for x < 0 (the reflection of zeta), overflow as late as possible
+    "zeta_refl": """
+fn ${T}_zeta_refl(x: $T) -> $T {
+    let y = 1.0 - x;
+    // (2 pi)^x from the head of 2 pi (pow is accurate) and the first order of its tail
+    if (y <= $GAMMA_MAX) {
+        let p = ${T}_pow(6.283185307179586, x) * (1.0 + x * $TWOPI_TAIL);
+        return p * ${T}_gamma_pos(y) * 0.3183098861837907;
+    }
+    // past the largest value (its log, roughly): inf, before the factors below overflow
+    if ((y - 0.5) * ${T}_log(y) - y + x * 1.8378770664093453 > $LOG_MAX) { return ${T}_inf(); }
+    // Stirling: sqrt(2 pi) [y^((y - 1/2) / 4) (2 pi)^(x / 4) e^(-y / 4)]^4 e^S(y)
+    let g = ${T}_pow(y, (y - 0.5) * 0.25) * ${T}_pow(6.283185307179586, 0.25 * x) * ${T}_exp(-0.25 * y);
+    let c = 2.5066282746310002 * 0.3183098861837907 * ${T}_exp(${T}_stirling_s(y)) * (1.0 + x * $TWOPI_TAIL);
+    return ((c * g) * g) * g * g;
+}""",
+    # Riemann zeta minus one (zetac) and itself (which = 1)
+    "riemann": """
+fn ${T}_riemann(x: $T, which: i32) -> $T {
+    if (${T}_isnan(x)) { return x; }
+    let one = select($T(0.0), $T(1.0), which == 1);
+    if (x == 1.0) { return ${T}_inf(); }
+    if (${T}_isinf(x)) { return select(${T}_nan(), one, x > 0.0); }
+    if (x > 1.0) {
+        if (which == 1) { return ${T}_hurwitz(x, 1.0); }
+        return ${T}_hurwitz(x, 2.0);
+    }
+    if (x >= 0.0) { return ${T}_hurwitz(x, 1.0) - (1.0 - one); }
+    let s = ${T}_sinpi(0.5 * x);
+    if (s == 0.0) { return one - 1.0; }
+    let z = s * ${T}_zeta_refl(x) * ${T}_hurwitz(1.0 - x, 1.0);
+    return z - (1.0 - one);
+}""",
+    "zetac": "fn ${T}_zetac(x: $T) -> $T { return ${T}_riemann(x, 0); }",
+    "riemann_zeta": "fn ${T}_riemann_zeta(x: $T) -> $T { return ${T}_riemann(x, 1); }",
+    # log of the multivariate gamma function, d terms
+    "multigammaln": """
+fn ${T}_multigammaln(a: $T, d: $T) -> $T {
+    if (${T}_isnan(a) || a <= 0.5 * (d - 1.0)) { return ${T}_nan(); }
+    var s = d * (d - 1.0) * 0.25 * 1.1447298858494002;
+    for (var j: $T = 0.0; j < d && j < $MAXIT; j = j + 1.0) { s = s + ${T}_gammaln(a - 0.5 * j); }
+    return s;
+}""",
+    "binom": """
+fn ${T}_binom(n: $T, k: $T) -> $T {
+    if (${T}_isnan(n) || ${T}_isnan(k)) { return ${T}_nan(); }
+    if (n < 0.0 && n == floor(n)) { return ${T}_nan(); }
+    var kx = floor(k);
+    if (k == kx && (abs(n) > 1e-8 || n == 0.0)) {
+        // integer k: the product formula, exact where the result is an integer
+        let nx = floor(n);
+        if (nx == n && kx > 0.5 * nx && nx > 0.0) { kx = nx - kx; }
+        if (kx >= 0.0 && kx < 20.0) {
+            var num: $T = 1.0;
+            var den: $T = 1.0;
+            for (var i: $T = 1.0; i < kx + 0.5; i = i + 1.0) {
+                num = num * (i + n - kx);
+                den = den * i;
+                if (abs(num) > $BINOM_BIG) { num = num / den; den = 1.0; }
+            }
+            return num / den;
+        }
+    }
+    if (n >= 1e10 * k && k > 0.0) {
+        return ${T}_exp(-${T}_betaln(1.0 + n - k, 1.0 + k) - ${T}_log(n + 1.0));
+    }
+    if (k > 1e8 * abs(n)) {
+        // Gamma(1 + n) sin(pi (k - n)) / (pi k^(n + 1)), to first order in n / k
+        let g = ${T}_gamma(1.0 + n);
+        var num = g / abs(k) + g * n / (2.0 * k * k);
+        num = num / (3.141592653589793 * ${T}_pow(abs(k), n));
+        if (k > 0.0) {
+            var dk = k;
+            var sg: $T = 1.0;
+            if (kx == k) {
+                dk = k - kx;
+                sg = select($T(1.0), $T(-1.0), (kx - 2.0 * floor(0.5 * kx)) != 0.0);
+            }
+            return num * ${T}_sin((dk - n) * 3.141592653589793) * sg;
+        }
+        if (kx == k) { return 0.0; }
+        return num * ${T}_sin(k * 3.141592653589793);
+    }
+    return 1.0 / (n + 1.0) / ${T}_beta(1.0 + n - k, 1.0 + k);
+}""",
+}
+
+_BESSEL = {
+    # J_n and Y_n (n = 0, 1) for x >= 8: sqrt(2 / (pi x)) (P cos chi - Q sin chi) and
+    # (P sin chi + Q cos chi), chi = x - (2n + 1) pi / 4, with P and x Q fits in 64 / x^2
+    "hankel": """
+fn ${T}_hankel(x: $T, n: i32) -> vec2<$T> {
+    var t: $T = 0.0;
+    if (x < $HUGE) { t = 64.0 / (x * x); }
+    let u = 2.0 * t - 1.0;
+    var p: $T;
+    var q: $T;
+    if (n == 0) { p = ${T}_cheb_p0_b(u); q = ${T}_cheb_q0_b(u) / x; }
+    else { p = ${T}_cheb_p1_b(u); q = ${T}_cheb_q1_b(u) / x; }
+    let sc = ${T}_sincos(x);
+    // cos chi and sin chi from sin x and cos x: chi = x - pi/4 (n = 0), x - 3 pi/4 (n = 1)
+    var cc = sc.y + sc.x;
+    var ss = sc.x - sc.y;
+    if (n == 1) { let c0 = cc; cc = ss; ss = -c0; }
+    let amp = sqrt(0.6366197723675814 / x) * 0.7071067811865476;
+    return vec2<$T>(amp * (p * cc - q * ss), amp * (p * ss + q * cc));
+}""",
+    "j0": """
+fn ${T}_j0(x: $T) -> $T {
+    if (${T}_isnan(x) || ${T}_isinf(x)) { return ${T}_nan(); }
+    let a = abs(x);
+    if (a < $BESSEL_TINY) { return 1.0 - 0.25 * a * a; }
+    if (a <= 8.0) {
+        let d1 = (a - $J0_Z1_HI) - ${T}_tail($J0_Z1_LO, a);
+        let d2 = (a - $J0_Z2_HI) - ${T}_tail($J0_Z2_LO, a);
+        return d1 * d2 * ${T}_cheb_j0_a(0.25 * a - 1.0);
+    }
+    return ${T}_hankel(a, 0).x;
+}""",
+    "j1": """
+fn ${T}_j1(x: $T) -> $T {
+    if (${T}_isnan(x) || ${T}_isinf(x)) { return ${T}_nan(); }
+    let a = abs(x);
+    if (a < $BESSEL_TINY) { return 0.5 * x; }
+    if (a <= 8.0) {
+        let d1 = (a - $J1_Z1_HI) - ${T}_tail($J1_Z1_LO, a);
+        let d2 = (a - $J1_Z2_HI) - ${T}_tail($J1_Z2_LO, a);
+        return x * (d1 * d2) * ${T}_cheb_j1_a(0.25 * a - 1.0);
+    }
+    let v = ${T}_hankel(a, 1).x;
+    return select(v, -v, x < 0.0);
+}""",
+    "y0": """
+fn ${T}_y0(x: $T) -> $T {
+    if (${T}_isnan(x) || x < 0.0 || ${T}_isinf(x)) { return ${T}_nan(); }
+    if (x == 0.0) { return -${T}_inf(); }
+    if (x <= 8.0) { return 0.6366197723675814 * ${T}_log(x) * ${T}_j0(x) + ${T}_cheb_y0_a(0.25 * x - 1.0); }
+    return ${T}_hankel(x, 0).y;
+}""",
+    "y1": """
+fn ${T}_y1(x: $T) -> $T {
+    if (${T}_isnan(x) || x < 0.0 || ${T}_isinf(x)) { return ${T}_nan(); }
+    if (x == 0.0) { return -${T}_inf(); }
+    if (x <= 8.0) {
+        if (x < $Y1_TINY) { return -0.6366197723675814 / x; }
+        return 0.6366197723675814 * (${T}_log(x) * ${T}_j1(x) - 1.0 / x) + x * ${T}_cheb_y1_a(0.25 * x - 1.0);
+    }
+    return ${T}_hankel(x, 1).y;
+}""",
+    "yn": """
+fn ${T}_yn(n0: $T, x: $T) -> $T {
+    if (${T}_isnan(n0) || ${T}_isnan(x) || x < 0.0 || ${T}_isinf(x)) { return ${T}_nan(); }
+    var n = abs(trunc(n0));
+    var s: $T = 1.0;
+    // Y_{-n} = (-1)^n Y_n
+    if (n0 < 0.0 && !${T}_isinf(n) && (n - 2.0 * floor(0.5 * n)) != 0.0) { s = -1.0; }
+    if (x == 0.0) { return -s * ${T}_inf(); }
+    if (n == 0.0) { return s * ${T}_y0(x); }
+    var ym = ${T}_y0(x);
+    var y = ${T}_y1(x);
+    // forward recurrence: stable for Y; stop once it has overflowed
+    var k: $T = 1.0;
+    loop {
+        if (k >= n || ${T}_isinf(y) || k >= $YN_MAX) { break; }
+        let yp = 2.0 * k / x * y - ym;
+        ym = y;
+        y = yp;
+        k = k + 1.0;
+    }
+    if (k < n && !${T}_isinf(y)) { return ${T}_nan(); }
+    return s * y;
+}""",
+    # K0 and K1 and their scaled forms (which: 0 K, 1 e^x K)
+    "kbessel": """
+fn ${T}_kbessel(x: $T, n: i32, scaled: bool) -> $T {
+    if (${T}_isnan(x) || x < 0.0) { return ${T}_nan(); }
+    if (x == 0.0) { return ${T}_inf(); }
+    if (${T}_isinf(x)) { return 0.0; }
+    if (x <= 1.0) {
+        var k: $T;
+        if (n == 0) { k = ${T}_cheb_k0_a(2.0 * x - 1.0) - ${T}_log(x) * ${T}_i0(x); }
+        else { k = ${T}_log(x) * ${T}_i1(x) + 1.0 / x + x * ${T}_cheb_k1_a(2.0 * x - 1.0); }
+        return select(k, k * ${T}_exp(x), scaled);
+    }
+    var f: $T;
+    if (x <= 4.0) {
+        let u = (2.0 * x - 5.0) / 3.0;
+        f = select(${T}_cheb_k1e_b(u), ${T}_cheb_k0e_b(u), n == 0);
+    } else {
+        let u = 8.0 / x - 1.0;
+        f = select(${T}_cheb_k1e_c(u), ${T}_cheb_k0e_c(u), n == 0);
+    }
+    let ke = f / sqrt(x);
+    return select(${T}_expmx_mul(x, ke), ke, scaled);
+}""",
+    "k0": "fn ${T}_k0(x: $T) -> $T { return ${T}_kbessel(x, 0, false); }",
+    "k1": "fn ${T}_k1(x: $T) -> $T { return ${T}_kbessel(x, 1, false); }",
+    "k0e": "fn ${T}_k0e(x: $T) -> $T { return ${T}_kbessel(x, 0, true); }",
+    "k1e": "fn ${T}_k1e(x: $T) -> $T { return ${T}_kbessel(x, 1, true); }",
+}
+
+_INVERSES = {
+    # x with P(a, x) = y (upper = false) or Q(a, x) = y (upper = true); a > 0 finite, 0 < y < 1
+    "igaminv_core": """
+fn ${T}_igaminv_core(a: $T, y0: $T, upper0: bool) -> $T {
+    // past 1/2 the other side's target 1 - y is exact and its function accurate
+    let upper = upper0 != (y0 > 0.5);
+    let y = select(y0, 1.0 - y0, y0 > 0.5);
+    if (a == 1.0) { return select(-${T}_log1p(-y), -${T}_log(y), upper); }
+    // log P and log Q of the target, each accurate on its own side
+    let lp = select(${T}_log(y), ${T}_log1p(-y), upper);
+    let lq = select(${T}_log1p(-y), ${T}_log(y), upper);
+    // Wilson-Hilferty from the normal quantile of the target
+    var z = ${T}_ndtri(y);
+    if (upper) { z = -z; }
+    let s = 1.0 / (9.0 * a);
+    let c = 1.0 - s + z * sqrt(s);
+    var x = a * c * c * c;
+    if (c <= 0.0) { x = 0.0; }
+    if (lp < -0.7) {
+        // below the median: x^a / Gamma(a + 1) = P is a lower bound of the root, and
+        // the root itself to relative order x where that is tiny
+        let xs = ${T}_exp((lp + ${T}_lgamma_pos(a + 1.0)) / a);
+        if (xs < $TINY) { return xs; }
+        x = max(x, xs);
+    } else if (lq < -0.7 && (a < 1.0 || -lq > 4.0 * a)) {
+        // the far tail, where Q ~ x^(a-1) e^-x / Gamma(a) (Wilson-Hilferty overshoots)
+        let g = ${T}_lgamma_pos(a);
+        var xt = max(-lq - g, 1.0);
+        for (var i = 0; i < 3; i = i + 1) { xt = max(-lq - g + (a - 1.0) * ${T}_log(xt), 1e-3); }
+        x = xt;
+    }
+    if (!(x > 0.0) || ${T}_isinf(x)) { x = a; }
+    var lo: $T = 0.0;
+    var hi = ${T}_inf();
+    for (var it = 0; it < 60; it = it + 1) {
+        let pq = ${T}_igam_pq(a, x);
+        let ival = select(pq.x, pq.y, upper);
+        let f = ival - y;
+        if (f == 0.0) { break; }
+        // P increases with x, Q decreases
+        if ((f > 0.0) != upper) { hi = x; } else { lo = x; }
+        var d = ${T}_igam_fac(a, x) / x;
+        if (upper) { d = -d; }
+        var xn: $T = -1.0;
+        if (d != 0.0 && !${T}_isinf(d)) {
+            let r = f / d;
+            let den = 1.0 - 0.5 * r * ((a - 1.0) / x - 1.0);
+            xn = select(x - r, x - r / den, den > 0.25);
+            let iv = ival;
+            if (y < 0.1 && iv > 0.0) {
+                // Newton on the log of the residual's function: P ~ x^a on log x,
+                // Q ~ x^(a-1) e^-x on x; both nearly exact in their tails
+                let g = (${T}_log(iv) - ${T}_log(y)) * iv / d;
+                xn = select(x * ${T}_exp(-g / x), x - g, upper);
+            }
+            // a step below the resolution of x: converged (it may touch the bracket's end)
+            if (abs(xn - x) <= 2.0 * $EPS * x) { x = xn; break; }
+        }
+        if (!(xn > lo && xn < hi)) {
+            if (${T}_isinf(hi)) { xn = 4.0 * x; }
+            else if (lo > 0.0) { xn = sqrt(lo) * sqrt(hi); }
+            else { xn = 0.0625 * hi; }
+        }
+        x = xn;
+        if (hi - lo <= 2.0 * $EPS * lo) { break; }
+    }
+    return x;
+}""",
+    "igaminv": """
+fn ${T}_igaminv(a: $T, y: $T, upper: bool) -> $T {
+    if (${T}_isnan(a) || ${T}_isnan(y) || a < 0.0 || y < 0.0 || y > 1.0) { return ${T}_nan(); }
+    let lo_end = select(y == 0.0, y == 1.0, upper);
+    let hi_end = select(y == 1.0, y == 0.0, upper);
+    if (lo_end) { return 0.0; }
+    if (hi_end) { return ${T}_inf(); }
+    if (a == 0.0 || ${T}_isinf(a)) { return ${T}_nan(); }
+    return ${T}_igaminv_core(a, y, upper);
+}""",
+    "gammaincinv": "fn ${T}_gammaincinv(a: $T, p: $T) -> $T { return ${T}_igaminv(a, p, false); }",
+    "gammainccinv": "fn ${T}_gammainccinv(a: $T, q: $T) -> $T { return ${T}_igaminv(a, q, true); }",
+    "chdtri": """
+fn ${T}_chdtri(v: $T, q: $T) -> $T {
+    if (${T}_isnan(v) || ${T}_isnan(q) || v < 0.0 || q < 0.0 || q > 1.0) { return ${T}_nan(); }
+    if (q == 0.0) { return ${T}_inf(); }
+    if (q == 1.0) { return 0.0; }
+    if (v == 0.0 || ${T}_isinf(v)) { return ${T}_nan(); }
+    return 2.0 * ${T}_igaminv_core(0.5 * v, q, true);
+}""",
+    "pdtri": """
+fn ${T}_pdtri(k: $T, y: $T) -> $T {
+    // k as SciPy casts it: truncated
+    if (${T}_isnan(k) || ${T}_isnan(y) || trunc(k) < 0.0 || ${T}_isinf(k) || y < 0.0 || y >= 1.0) { return ${T}_nan(); }
+    if (y == 0.0) { return ${T}_inf(); }
+    return ${T}_igaminv_core(trunc(k) + 1.0, y, true);
+}""",
+    # (x, 1 - x) with I_x(a, b) = y, 1 - y = yc (both given: each exact on its side);
+    # a, b > 0 finite, 0 < y < 1
+    "ibetinv": """
+fn ${T}_ibetinv(a0: $T, b0: $T, y0: $T, yc0: $T) -> vec2<$T> {
+    // solve on the side of the smaller target: I_w(b, a) = 1 - y for w = 1 - x past 1/2,
+    // unless the lower tail's power law puts x below 1/2 (small a: x tiny even there,
+    // and 1 - w would lose it)
+    let xp0 = ${T}_exp((${T}_log(y0) + ${T}_log(a0) + ${T}_betaln(a0, b0)) / a0);
+    let flip = y0 > 0.5 && !(xp0 < 0.5);
+    let a = select(a0, b0, flip);
+    let b = select(b0, a0, flip);
+    let y = select(y0, yc0, flip);
+    let yc = select(yc0, y0, flip);
+    // x kept near 0 with a target past 1/2: the residual on the complement (yc exact)
+    let upper = y > 0.5;
+    var x: $T;
+    if (a >= 1.0 && b >= 1.0) {
+        // Abramowitz & Stegun 26.5.22 from the normal quantile
+        let t = sqrt(-2.0 * ${T}_log(y));
+        let z = t - (2.30753 + t * 0.27061) / (1.0 + t * (0.99229 + t * 0.04481));
+        let al = (z * z - 3.0) / 6.0;
+        let h = 2.0 / (1.0 / (2.0 * a - 1.0) + 1.0 / (2.0 * b - 1.0));
+        let w = z * sqrt(al + h) / h - (1.0 / (2.0 * b - 1.0) - 1.0 / (2.0 * a - 1.0)) * (al + 0.8333333333333334 - 2.0 / (3.0 * h));
+        x = a / (a + b * ${T}_exp(2.0 * w));
+    } else {
+        // the two power laws at the ends
+        let la = ${T}_log(a / (a + b));
+        let lb = ${T}_log(b / (a + b));
+        let ta = ${T}_exp(a * la) / a;
+        let tb = ${T}_exp(b * lb) / b;
+        let wsum = ta + tb;
+        if (y < ta / wsum) { x = ${T}_exp(${T}_log(a * wsum * y) / a); }
+        else { x = 1.0 - ${T}_exp(${T}_log(b * wsum * yc) / b); }
+    }
+    let lbeta = ${T}_betaln(a, b);
+    // deep in the lower tail I ~ x^a / (a B(a, b)): the root to relative order x
+    let xp = ${T}_exp((${T}_log(y) + ${T}_log(a) + lbeta) / a);
+    if (xp < $TINY) { return select(vec2<$T>(xp, 1.0 - xp), vec2<$T>(1.0 - xp, xp), flip); }
+    if (xp < 1e-3) { x = xp; }
+    var lo: $T = 0.0;
+    var hi: $T = 1.0;
+    if (!(x > 0.0 && x < 1.0)) { x = 0.5; }
+    for (var it = 0; it < 80; it = it + 1) {
+        // I_x and its derivative share x^a (1 - x)^b / B; one continued fraction call
+        // (lavapipe inlines every call site of its loop: compile time)
+        let pre = ${T}_exp(a * ${T}_log(x) + b * ${T}_log1p(-x) - lbeta);
+        let sw = x >= (a + 1.0) / (a + b + 2.0);
+        let cf = ${T}_betacf(select(a, b, sw), select(b, a, sw), select(x, 1.0 - x, sw));
+        let iv0 = pre * cf / select(a, b, sw);
+        let ival = select(iv0, 1.0 - iv0, sw);
+        var f = ival - y;
+        if (upper) { f = yc - select(1.0 - iv0, iv0, sw); }
+        if (f == 0.0) { break; }
+        if (f > 0.0) { hi = x; } else { lo = x; }
+        let d = pre / (x * (1.0 - x));
+        var xn: $T = -1.0;
+        if (d > 0.0 && !${T}_isinf(d)) {
+            let r = f / d;
+            let den = 1.0 - 0.5 * r * ((a - 1.0) / x - (b - 1.0) / (1.0 - x));
+            xn = select(x - r, x - r / den, den > 0.25);
+            let iv = ival;
+            if (y < 0.1 && iv > 0.0) {
+                // Newton on log I against log x: exact for a power law, so fast far out
+                xn = x * ${T}_exp(-(${T}_log(iv) - ${T}_log(y)) * iv / (x * d));
+            }
+            if (abs(xn - x) <= 2.0 * $EPS * x) { x = xn; break; }
+        }
+        if (!(xn > lo && xn < hi)) {
+            if (lo > 0.0 && hi < 4.0 * lo) { xn = 0.5 * (lo + hi); }
+            else if (lo > 0.0) { xn = sqrt(lo) * sqrt(hi); }
+            else { xn = 0.0625 * hi; }
+        }
+        x = xn;
+        if (hi - lo <= 2.0 * $EPS * lo) { break; }
+    }
+    if (flip) { return vec2<$T>(1.0 - x, x); }
+    return vec2<$T>(x, 1.0 - x);
+}""",
+    "betaincinv": """
+fn ${T}_betaincinv(a: $T, b: $T, y: $T) -> $T {
+    if (${T}_isnan(a) || ${T}_isnan(b) || ${T}_isnan(y) || a <= 0.0 || b <= 0.0 || y < 0.0 || y > 1.0) { return ${T}_nan(); }
+    if (y == 0.0) { return 0.0; }
+    if (y == 1.0) { return 1.0; }
+    // an infinite parameter: SciPy gives the end only when the other one is 1
+    if (${T}_isinf(a) || ${T}_isinf(b)) {
+        if (${T}_isinf(a) && b == 1.0) { return 1.0; }
+        if (${T}_isinf(b) && a == 1.0) { return 0.0; }
+        return ${T}_nan();
+    }
+    return ${T}_ibetinv(a, b, y, 1.0 - y).x;
+}""",
+    "bdtri": """
+fn ${T}_bdtri(k0: $T, n0: $T, y: $T) -> $T {
+    if (${T}_isnan(k0) || ${T}_isnan(n0) || ${T}_isnan(y) || y < 0.0 || y > 1.0) { return ${T}_nan(); }
+    let k = floor(k0);
+    let n = trunc(n0);
+    if (k < 0.0 || n <= k || ${T}_isinf(n0)) { return ${T}_nan(); }
+    if (y == 0.0) { return 1.0; }
+    if (y == 1.0) { return 0.0; }
+    // bdtr(k, n, p) = I_{1-p}(n - k, k + 1)
+    return ${T}_ibetinv(n - k, k + 1.0, y, 1.0 - y).y;
+}""",
+    "nbdtri": """
+fn ${T}_nbdtri(k0: $T, n0: $T, y: $T) -> $T {
+    // k and n as SciPy casts them (truncated); the ends of y before n is checked
+    if (${T}_isnan(k0) || ${T}_isnan(n0) || ${T}_isnan(y) || y < 0.0 || y > 1.0) { return ${T}_nan(); }
+    let k = trunc(k0);
+    if (k < 0.0 || ${T}_isinf(k)) { return ${T}_nan(); }
+    if (y == 0.0) { return 0.0; }
+    if (y == 1.0) { return 1.0; }
+    let n = trunc(n0);
+    if (n <= 0.0 || ${T}_isinf(n)) { return ${T}_nan(); }
+    // nbdtr(k, n, p) = I_p(n, k + 1)
+    return ${T}_ibetinv(n, k + 1.0, y, 1.0 - y).x;
+}""",
+    "fdtri": """
+fn ${T}_fdtri(dfn: $T, dfd: $T, y: $T) -> $T {
+    if (${T}_isnan(dfn) || ${T}_isnan(dfd) || ${T}_isnan(y) || dfn <= 0.0 || dfd <= 0.0 || y < 0.0 || y > 1.0) { return ${T}_nan(); }
+    if (${T}_isinf(dfn) || ${T}_isinf(dfd)) { return ${T}_nan(); }
+    if (y == 0.0) { return 0.0; }
+    if (y == 1.0) { return ${T}_inf(); }
+    // fdtr = I_w(dfn / 2, dfd / 2), w = dfn x / (dfd + dfn x)
+    let w = ${T}_ibetinv(0.5 * dfn, 0.5 * dfd, y, 1.0 - y);
+    return dfd * w.x / (dfn * w.y);
+}""",
+    "stdtrit": """
+fn ${T}_stdtrit(df: $T, p: $T) -> $T {
+    if (${T}_isnan(df) || ${T}_isnan(p) || df <= 0.0 || p < 0.0 || p > 1.0) { return ${T}_nan(); }
+    if (p == 0.0 || p == 1.0) { return ${T}_inf(); }
+    if (p == 0.5) { return 0.0; }
+    if (${T}_isinf(df)) { return ${T}_ndtri(p); }
+    // the tail 2 min(p, 1 - p) = I_x(df / 2, 1 / 2), x = df / (df + t^2)
+    let lower = p < 0.5;
+    let tail = select(2.0 * (1.0 - p), 2.0 * p, lower);
+    let w = ${T}_ibetinv(0.5 * df, 0.5, tail, 1.0 - tail);
+    let t = sqrt(df * w.y) / sqrt(w.x);
+    return select(t, -t, lower);
+}""",
+}
+
 # op name -> arity; every one lowers to {T}_{name}(...) for real floating types
 OPS = {"erf": 1, "erfc": 1, "erfcx": 1, "ndtr": 1, "log_ndtr": 1, "ndtri": 1, "erfinv": 1,
        "gammaln": 1, "gamma": 1, "rgamma": 1, "gammasgn": 1, "digamma": 1,
        "gammainc": 2, "gammaincc": 2, "betaln": 2, "beta": 2, "betainc": 3,
-       "i0": 1, "i0e": 1, "i1": 1, "i1e": 1}
+       "i0": 1, "i0e": 1, "i1": 1, "i1e": 1,
+       "sindg": 1, "cosdg": 1, "tandg": 1, "cotdg": 1, "ellipk": 1, "ellipkm1": 1,
+       "exp1": 1, "expi": 1, "expn": 2, "spence": 1, "zeta": 2, "riemann_zeta": 1, "zetac": 1,
+       "multigammaln": 2, "binom": 2,
+       "j0": 1, "j1": 1, "y0": 1, "y1": 1, "yn": 2, "k0": 1, "k1": 1, "k0e": 1, "k1e": 1,
+       "gammaincinv": 2, "gammainccinv": 2, "chdtri": 2, "pdtri": 2, "betaincinv": 3,
+       "bdtri": 3, "nbdtri": 3, "fdtri": 3, "stdtrit": 2}
 
 TABLE = {name: {"float": "{T}_" + name + "(" + ", ".join("{" + "abc"[i] + "}" for i in range(n)) + ")"}
          for name, n in OPS.items()}
 
 
 def _build(T: str) -> dict[str, str]:
-    subs = dict(_K[T], T=T, ROOT_HI=repr(C.DIGAMMA_ROOT_HI), ROOT_LO=repr(C.DIGAMMA_ROOT_LO))
+    subs = dict(_K[T], T=T)
+    subs["ROOT_HI"], subs["ROOT_LO"] = _hilo(T, C.DIGAMMA_ROOT_HI, C.DIGAMMA_ROOT_LO)
+    subs.update(_typed_constants(T))
     eps = 1e-20 if T == "f64" else 1e-10
     out = {f"cheb_{name.lower()}": _clenshaw(T, name, getattr(C, name), eps) + "\n" for name in _FITS}
-    for name, text in _GENERIC.items():
+    for name, text in {**_GENERIC, **_MORE, **_BESSEL, **_INVERSES}.items():
+        if name == "zeta_em":
+            text = _zeta_em(T)
         out[name] = Template(text).substitute(subs).strip() + "\n"
+    out["mod360"] = _MOD360[T].strip() + "\n"
+    out["tail"] = _TAIL[T] + "\n"
     return out
 
 
