@@ -13,23 +13,11 @@ import time
 import numpy as np
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from _timing import best_of, device_seconds, table, try_import  # noqa: E402
+from _timing import COPY_WGSL, best_of, device_seconds, table, try_import  # noqa: E402
 
 import wgarray as xp  # noqa: E402
 from wgarray._device import default_device  # noqa: E402
 
-# The copy roofline: one vec4 read and one vec4 write per invocation.
-COPY_WGSL = """
-@group(0) @binding(0) var<storage, read> A: array<vec4<f32>>;
-@group(0) @binding(1) var<storage, read_write> O: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read> P: array<u32>;
-@compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let i = (wid.x + wid.y * 65535u) * 256u + lid;
-    if (i >= P[0]) { return; }
-    O[i] = A[i];
-}
-"""
 
 
 def main() -> None:
