@@ -43,12 +43,15 @@ class Float32Behaviour:
         return text
 
 
-_PROBE = """
+# the bindings both probes use: inputs, outputs, (unused) parameters
+_HEAD = """
 @group(0) @binding(0) var<storage, read> I: array<f32>;
 @group(0) @binding(1) var<storage, read_write> O: array<u32>;
 @group(0) @binding(2) var<storage, read> P: array<u32>;
 @compute @workgroup_size(1)
-fn main() {
+"""
+
+_PROBE = _HEAD + """fn main() {
     O[0] = bitcast<u32>(I[0] * I[1]);
     O[1] = bitcast<u32>(I[2] * I[3]);
     O[2] = bitcast<u32>(fma(I[4], I[4], I[5]));
@@ -62,12 +65,7 @@ _INPUTS = np.array([0x00800000, 0x3F000000, 0x00000001, 0x3F800000, 0x3F800800, 
 
 # float64: 2^-126 squared thrice is 2^-1008 (normal), times 2^-60 is 2^-1068 (subnormal),
 # times 2^100 is 2^-968 again where the subnormal was kept, 0 where it was flushed
-_PROBE_F64 = """
-@group(0) @binding(0) var<storage, read> I: array<f32>;
-@group(0) @binding(1) var<storage, read_write> O: array<u32>;
-@group(0) @binding(2) var<storage, read> P: array<u32>;
-@compute @workgroup_size(1)
-fn main() {
+_PROBE_F64 = _HEAD + """fn main() {
     var p = f64(I[0]);
     p = p * p; p = p * p; p = p * p;
     var q = p * f64(I[6]);
