@@ -18,8 +18,8 @@ sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from _timing import best_of, table, try_import  # noqa: E402
 
 import wgarray as xp  # noqa: E402
-from wgarray._numerics import float32_behaviour  # noqa: E402
-from wgarray._device import default_device  # noqa: E402
+from wgarray._runtime.numerics import float32_behaviour  # noqa: E402
+from wgarray._runtime.device import default_device  # noqa: E402
 
 # Two hand-written kernels moving the same bytes with trivial math; the faster one is the
 # roofline. (One vec4 per invocation, and a grid-stride loop over vec4s.)

@@ -25,7 +25,7 @@ import pytest
 
 import wgarray as wx
 from wgarray import debug
-from wgarray._device import default_device
+from wgarray._runtime.device import default_device
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from _timing import cuda_torch  # noqa: E402
 

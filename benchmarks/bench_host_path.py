@@ -38,7 +38,7 @@ import wgpu  # noqa: E402
 
 import wgarray as wx  # noqa: E402
 from wgarray import debug  # noqa: E402
-from wgarray._device import default_device  # noqa: E402
+from wgarray._runtime.device import default_device  # noqa: E402
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from _timing import cuda_torch  # noqa: E402
 

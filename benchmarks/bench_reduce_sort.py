@@ -16,7 +16,7 @@ sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from _timing import COPY_WGSL, best_of, device_seconds, table, try_import  # noqa: E402
 
 import wgarray as xp  # noqa: E402
-from wgarray._device import default_device  # noqa: E402
+from wgarray._runtime.device import default_device  # noqa: E402
 
 
 

@@ -23,7 +23,7 @@ from _timing import COPY_WGSL, best_of, cuda_torch, device_seconds, table  # noq
 
 import wgarray as xp  # noqa: E402
 from wgarray import debug  # noqa: E402
-from wgarray._device import default_device  # noqa: E402
+from wgarray._runtime.device import default_device  # noqa: E402
 from wgarray._wgsl import scan as sc  # noqa: E402
 
 REPS = 5

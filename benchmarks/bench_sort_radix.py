@@ -19,9 +19,9 @@ sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from _timing import best_of, try_import  # noqa: E402
 
 import wgarray as xp  # noqa: E402
-from wgarray import _kernels_sort as ks  # noqa: E402
+from wgarray._kernels import sort as ks  # noqa: E402
 from wgarray import debug  # noqa: E402
-from wgarray._runtime import pack_params  # noqa: E402
+from wgarray._runtime.runtime import pack_params  # noqa: E402
 from wgarray._wgsl import sort as ws  # noqa: E402
 
 

@@ -15,7 +15,7 @@ sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from _timing import best_of, table  # noqa: E402
 
 import wgarray as xp  # noqa: E402
-from wgarray._device import default_device  # noqa: E402
+from wgarray._runtime.device import default_device  # noqa: E402
 
 
 def main() -> None:

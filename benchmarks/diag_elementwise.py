@@ -2,7 +2,7 @@
 import time
 import numpy as np
 import wgarray as xp
-from wgarray._device import default_device
+from wgarray._runtime.device import default_device
 
 n = 1 << 27
 rt = default_device().runtime

@@ -17,7 +17,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # this tree, not the install
 import wgarray as xp  # noqa: E402
 from wgarray import debug  # noqa: E402
-from wgarray import _linalg_eigen as le  # noqa: E402
+from wgarray._kernels import linalg_eigen as le  # noqa: E402
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from _timing import best_of, device_seconds  # noqa: E402
 

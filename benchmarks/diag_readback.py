@@ -3,7 +3,7 @@ import time
 import numpy as np
 import wgpu
 import wgarray as xp
-from wgarray._device import default_device
+from wgarray._runtime.device import default_device
 
 dev = default_device()
 rt = dev.runtime

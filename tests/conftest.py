@@ -67,7 +67,7 @@ def to_np(x) -> np.ndarray:
 # Where the device flushes subnormals in arithmetic (NVIDIA's Vulkan driver: float32 and
 # float64), as wgarray's own probe reports, the tests accept IEEE's result and also the
 # result of the same operation on flushed inputs, flushed; elsewhere IEEE's only.
-from wgarray._numerics import float32_behaviour  # noqa: E402
+from wgarray._runtime.numerics import float32_behaviour  # noqa: E402
 
 BEHAVIOUR = float32_behaviour(xp.asarray(0.0).device)
 

@@ -9,7 +9,7 @@ import time
 def device_index(pause: float) -> tuple[int, int]:
     """(pid, index of the device this process would use), after keeping the worker busy
     for ``pause`` seconds so that the next task goes to another worker."""
-    from wgarray import _device
+    from wgarray._runtime import device as _device
 
     time.sleep(pause)
     return os.getpid(), _device.default_device().index

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import wgarray as xp
-from wgarray import _graph as g
-from wgarray import _kernels_reduce as kr
+from wgarray._graph import node as g
+from wgarray._kernels import reduce as kr
 from wgarray import debug
 from wgarray._utility_functions import nonzero
 from conftest import DTYPES, assert_exact, ids, npdt, sample

@@ -20,7 +20,7 @@ from cubed.backend_array_api import namespace as chunk_namespace  # noqa: E402
 from cubed.runtime.executors.local import ProcessesExecutor, ThreadsExecutor  # noqa: E402
 
 import wgarray  # noqa: E402
-from wgarray import _device  # noqa: E402
+from wgarray._runtime import device as _device  # noqa: E402
 from conftest import HAS_F64  # noqa: E402
 
 if chunk_namespace.__name__ != "wgarray.cubed_backend":
@@ -62,7 +62,9 @@ def _check(result, expected, signed_zeros=True):
     assert got.shape == expected.shape and got.dtype == expected.dtype, (got.shape, got.dtype)
     np.testing.assert_array_equal(got, expected)
     if signed_zeros and np.issubdtype(expected.dtype, np.floating):  # -0.0 stays -0.0
-        np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))
+        # (a NaN's sign is left open: x86 makes inf - inf negative, NVIDIA positive)
+        keep = ~np.isnan(expected)
+        np.testing.assert_array_equal(np.signbit(got)[keep], np.signbit(expected)[keep])
 
 
 A = _host((11, 7), 0, specials=True)

@@ -11,7 +11,7 @@ import logging
 
 import pytest
 
-from wgarray import _device
+from wgarray._runtime import device as _device
 
 COMPUTE_LIMITS = {"max-compute-workgroups-per-dimension": 65535, "max-compute-invocations-per-workgroup": 256,
                   "max-buffer-size": 1 << 30, "max-storage-buffer-binding-size": 1 << 30}

@@ -175,7 +175,7 @@ class _RefusingAdapter:
 
 
 def test_device_falls_back_to_no_optional_features_when_the_driver_refuses_them():
-    from wgarray._device import Device, _disabled_features
+    from wgarray._runtime.device import Device, _disabled_features
 
     adapter = _RefusingAdapter(opens=True)
     dev = Device(7, adapter)
@@ -188,7 +188,7 @@ def test_device_falls_back_to_no_optional_features_when_the_driver_refuses_them(
 
 
 def test_device_that_cannot_be_opened_says_which_and_why():
-    from wgarray._device import Device
+    from wgarray._runtime.device import Device
 
     dev = Device(3, _RefusingAdapter(opens=False))
     with pytest.raises(RuntimeError, match=r"cannot open device 'refusing' \(OpenGL\): Validation Error"):
@@ -196,7 +196,7 @@ def test_device_that_cannot_be_opened_says_which_and_why():
 
 
 def test_adapters_without_compute_shaders_are_not_devices():
-    from wgarray import _device
+    from wgarray._runtime import device as _device
 
     good = _RefusingAdapter(opens=True)
     good.limits = dict(good.limits, **{"max-compute-workgroups-per-dimension": 65535,
@@ -212,7 +212,7 @@ def test_bind_groups_take_the_direct_path():
     # the descriptor filled through wgpu-py's own cffi objects (wgpu-py's validating
     # create_bind_group costs ~100 us a call); a wgpu-py whose internals differ would
     # silently fall back to the public call, and this says so
-    from wgarray import _runtime
+    from wgarray._runtime import runtime as _runtime
 
     assert _runtime._NATIVE is not None
     calls = []

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import wgarray as xp
-from wgarray import _runtime
+from wgarray._runtime import runtime as _runtime
 
 
 # ------------------------------------------------------------ shaped constants

@@ -5,7 +5,7 @@ Random expression trees (shared subexpressions included) over special values (Na
 by op on the device (every intermediate realized), and op by op with NumPy. Fused and op
 by op must agree bit for bit (NaNs compare as NaN) for every op; with NumPy for the
 correctly rounded ops, where the device keeps float32 subnormals (as probed; see
-``wgarray._numerics``). ``-m slow`` runs a long version.
+``wgarray._runtime.numerics``). ``-m slow`` runs a long version.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import pytest
 
 import wgarray as xp
 from wgarray import debug
-from wgarray._numerics import float32_behaviour
+from wgarray._runtime.numerics import float32_behaviour
 
 from conftest import HAS_F64, flushed_reference
 
@@ -373,8 +373,8 @@ def test_info_reports_the_float32_behaviour():
 def test_fma_corrected_division_and_sqrt(monkeypatch):
     # the kernels a fused-fma device gets: exact there; on a device whose fma rounds twice
     # (lavapipe) the same code still compiles and runs, within an ulp
-    import wgarray._realize as realize
-    from wgarray._numerics import Float32Behaviour
+    import wgarray._graph.fusion as realize
+    from wgarray._runtime.numerics import Float32Behaviour
 
     fused = Float32Behaviour(F32.subnormal_results, F32.subnormal_inputs, True)
     monkeypatch.setattr(realize, "float32_behaviour", lambda device: fused)

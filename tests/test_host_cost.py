@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import wgarray as xp
-from wgarray import _kernels_reduce as kr
+from wgarray._kernels import reduce as kr
 from wgarray import debug
 
 
@@ -148,7 +148,7 @@ def test_column_sum_takes_the_tall_path_only_for_large_arrays(monkeypatch):
 
 
 def test_loop_reducing_its_state_keeps_the_pending_chain_short():
-    from wgarray import _graph as g
+    from wgarray._graph import node as g
 
     host = _ints((1000,), 9)
     y = _realized(host)

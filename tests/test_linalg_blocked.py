@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import wgarray as xp
-from wgarray import _linalg_blocked as blk
+from wgarray._kernels import linalg_blocked as blk
 from wgarray import debug
 from wgarray import linalg as la
 from wgarray._array import Array

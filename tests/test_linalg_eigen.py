@@ -117,7 +117,7 @@ def test_eigh_complex_hermitian_vs_lapack(n):
 @pytest.mark.parametrize("n", [33, 64, 100])
 def test_eigh_gpu_workgroup_size_vs_lapack(n, monkeypatch):
     # GPUs run jeig with 1024 threads (lavapipe 256): the same rounds, other thread layout
-    from wgarray import _linalg_eigen as le
+    from wgarray._kernels import linalg_eigen as le
     monkeypatch.setattr(le, "_jeig_threads", lambda device, ns: 1024 if ns > 32 else 256)
     h = _hermitian(n, "random", np.float32, seed=n + 2)
     w, v = la.eigh(xp.asarray(h))
@@ -279,7 +279,7 @@ def test_nan_input_gives_nan_and_leaves_batch_neighbours_alone(func):
 @pytest.mark.parametrize("func", ["eigh", "svd"])
 @pytest.mark.parametrize("n", [256, 257])
 def test_both_sides_of_the_whole_matrix_threshold_vs_lapack(func, n):
-    from wgarray import _linalg_eigen as le
+    from wgarray._kernels import linalg_eigen as le
     assert le.SMALL == le.SMALL_SVD == 256
     a = _matrix(n, n, "random", np.float32, seed=n)
     if func == "eigh":
@@ -297,7 +297,7 @@ def test_both_sides_of_the_whole_matrix_threshold_vs_lapack(func, n):
 def test_blocked_solver_vs_lapack(dtype, n, monkeypatch):
     # past SMALL / SMALL_SVD (256) the block Jacobi solver runs: here it is forced at
     # sizes that the default run can afford, on both sides of one block pair (32)
-    from wgarray import _linalg_eigen as le
+    from wgarray._kernels import linalg_eigen as le
     monkeypatch.setattr(le, "SMALL", 0)
     monkeypatch.setattr(le, "SMALL_SVD", 0)
     h = _hermitian(n, "clustered", dtype, seed=n + 3)

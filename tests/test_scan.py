@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import wgarray as xp
-from wgarray import _kernels_reduce as kr
+from wgarray._kernels import reduce as kr
 from wgarray import debug
 from wgarray._wgsl import scan as sc
 from conftest import COMPLEX, DTYPES, INTEGER, REAL_FLOAT, assert_exact, ids, npdt

@@ -62,7 +62,7 @@ def test_sort_many_tiles(d):
 def test_u32_scan_and_radix_digit_scan_on_both_paths(path, n, monkeypatch):
     # Workgroup-wide scans go through subgroup operations where the runtime's probe
     # found usable subgroups, else through workgroup memory: both must agree with NumPy.
-    from wgarray import _kernels_sort as ks
+    from wgarray._kernels import sort as ks
 
     dev = xp.__array_namespace_info__().default_device()
     rt = dev.runtime

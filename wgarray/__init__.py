@@ -39,7 +39,7 @@ from ._utility_functions import *  # noqa: F401,F403
 from ._utility_functions import __all__ as _utility_all
 from . import fft, linalg, special
 from ._extra_functions import bincount, median, nanmax, nanmean, nanmin, nansum  # noqa: F401 - beyond the standard
-from ._device import Device, devices
+from ._runtime.device import Device, devices
 from ._info import __array_namespace_info__
 from ._evaluate import evaluate
 from . import debug

@@ -21,7 +21,7 @@ environment:
 
 def info() -> None:
     import wgarray
-    from wgarray._device import default_device, devices
+    from wgarray._runtime.device import default_device, devices
 
     chosen = default_device()
     print("wgarray", wgarray.__array_api_version__, "(Array API version)")
@@ -37,7 +37,7 @@ def info() -> None:
     print("  dtypes:", ", ".join(wgarray.__array_namespace_info__().dtypes(device=chosen)))
     print("  int64:", "native" if chosen.has_int64 else "emulated (two u32 words)")
     print("  default float:", chosen.default_float)
-    from wgarray._numerics import float32_behaviour
+    from wgarray._runtime.numerics import float32_behaviour
 
     print("  " + float32_behaviour(chosen).describe())
 
@@ -54,7 +54,7 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=5,
                         help="k-means: timed runs of each side; the median is reported (default 5)")
     args = parser.parse_args(argv)
-    from wgarray._device import default_device
+    from wgarray._runtime.device import default_device
 
     try:
         default_device()

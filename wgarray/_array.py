@@ -16,9 +16,9 @@ import weakref
 import numpy as np
 
 from . import _dtypes as dt
-from . import _graph as g
-from ._device import Device
-from ._runtime import public_caller
+from ._graph import node as g
+from ._runtime.device import Device
+from ._runtime.runtime import public_caller
 
 
 class Array:
@@ -134,7 +134,7 @@ class Array:
                     # array once, so a loop over its elements costs one round trip.
                     self._host = origin[0]._numpy()[origin[2]]
                     return self._host
-                from ._transfer import download
+                from ._graph.transfer import download
 
                 host = download(self._realize())
                 host.flags.writeable = False
@@ -155,8 +155,8 @@ class Array:
         return host
 
     def to_device(self, device, /, *, stream=None) -> Array:
-        from ._device import resolve_device
-        from ._transfer import upload
+        from ._runtime.device import resolve_device
+        from ._graph.transfer import upload
 
         if stream is not None:
             raise ValueError("to_device: wgarray has no streams; expected stream=None")
@@ -353,7 +353,7 @@ def _check_fits(node: g.Node) -> None:
 
 
 def _default():
-    from ._device import default_device
+    from ._runtime.device import default_device
 
     return default_device()
 

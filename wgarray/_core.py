@@ -9,9 +9,9 @@ import builtins
 import numpy as np
 
 from . import _dtypes as dt
-from . import _graph as g
+from ._graph import node as g
 from ._array import Array
-from ._device import Device, default_device
+from ._runtime.device import Device, default_device
 
 _PY_SCALARS = (builtins.bool, int, float, complex)
 

@@ -10,10 +10,10 @@ import numpy as np
 
 from . import _core
 from . import _dtypes as dt
-from . import _graph as g
+from ._graph import node as g
 from ._array import Array
-from ._device import Device, resolve_device
-from ._transfer import upload
+from ._runtime.device import Device, resolve_device
+from ._graph.transfer import upload
 
 __all__ = [
     "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",

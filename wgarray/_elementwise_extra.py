@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _core
-from . import _graph as g
+from ._graph import node as g
 from ._array import Array
 
 

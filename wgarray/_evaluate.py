@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from . import _core
-from ._realize import realize_many
+from ._graph.fusion import realize_many
 
 
 def evaluate(*arrays) -> None:

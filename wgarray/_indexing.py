@@ -44,10 +44,10 @@ import numpy as np
 
 from . import _core
 from . import _dtypes as dt
-from . import _graph as g
+from ._graph import node as g
 from . import _inplace
 from ._array import _NODE, Array, _View
-from ._realize import FusedInput
+from ._graph.fusion import FusedInput
 from ._wgsl import gather as gk
 
 INVALID = gk.INVALID
@@ -267,7 +267,7 @@ def _as_index_array(k, device, func):
     host = np.asarray(k)
     if host.dtype.kind not in "biu":
         raise IndexError(f"{func}: index arrays must have an integer or bool dtype, got {host.dtype}")
-    from ._transfer import upload
+    from ._graph.transfer import upload
 
     arr = Array._new(upload(host, device))
     arr._host = host
@@ -403,7 +403,7 @@ def compose_view_key(root_shape, outer, view_shape, inner):
 def _mask_flat_indices(mask: Array) -> g.Node:
     """The flat C-order indices (int64) of the True entries of ``mask``: device-side
     stream compaction (its count is the one readback a mask index needs)."""
-    from ._kernels_reduce import nonzero_flat
+    from ._kernels.reduce import nonzero_flat
 
     return nonzero_flat(mask._node)[0]
 

@@ -10,7 +10,7 @@ import operator
 
 from . import _core
 from . import _dtypes as dt
-from . import _graph as g
+from ._graph import node as g
 from . import _indexing as ix
 from ._array import Array
 

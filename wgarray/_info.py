@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from . import _dtypes as dt
-from ._device import default_device, devices, resolve_device
+from ._runtime.device import default_device, devices, resolve_device
 
 _KIND_CATEGORY = {
     "bool": "bool", "signed integer": "signed integer", "unsigned integer": "unsigned integer",

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import sys
 
-from . import _graph as g
+from ._graph import node as g
 from ._array import _NODE, Array
-from ._realize import FusedInput
+from ._graph.fusion import FusedInput
 from ._wgsl import gather as gk
 from ._wgsl import types as ty
 from ._wgsl import write as wk

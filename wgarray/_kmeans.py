@@ -67,7 +67,7 @@ def _median_seconds(fn, repeat: int) -> tuple[float, float, float]:
 
 def run(n: int | None = None, d: int = 32, k: int = 16, iters: int = 10, repeat: int = 5) -> int:
     import wgarray as wx
-    from wgarray._device import default_device
+    from wgarray._runtime.device import default_device
 
     device = default_device()
     software = device.adapter_type == "CPU"

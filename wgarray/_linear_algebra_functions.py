@@ -15,7 +15,7 @@ import operator
 
 from . import _core
 from . import _dtypes as dt
-from . import _graph as g
+from ._graph import node as g
 from ._array import Array
 from ._wgsl import matmul as km
 
@@ -136,7 +136,7 @@ def _max_chunk(device, loops_per_k: int) -> int | None:
 
 def _sum_partials(part, nsplit: int, total: int, stride: int, dtype, device) -> g.Data:
     """The sum over the ``nsplit`` partial slabs (``stride`` elements apart) of ``part``."""
-    from ._kernels_reduce import reduce_rows
+    from ._kernels.reduce import reduce_rows
 
     slabs = g.Data(part, (total, nsplit), dtype, device, 0, (1, stride))
     vals, _ = reduce_rows(slabs, total, nsplit, "sum")
@@ -204,7 +204,7 @@ def matmul_nodes(a: g.Node, b: g.Node, batch) -> g.Data:
         groups = -(-q * nsplit // 64)
         stride = q * 4
         out = rt.alloc(q * 4 * nsplit * dtype.itemsize)
-    from ._runtime import pack_params
+    from ._runtime.runtime import pack_params
 
     rt.dispatch(kernel, [A.buf, B.buf, out], pack_params(words), groups)
     if nsplit > 1:

@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _core
 from . import _dtypes as dt
-from . import _graph as g
+from ._graph import node as g
 from . import _indexing as ix
 from ._array import Array
 
@@ -352,7 +352,7 @@ def repeat(x: Array, repeats, /, *, axis: int | None = None) -> Array:
 def _repeat_array(x: Array, repeats: Array, axis: int) -> Array:
     """Repeats per element: their running total (a device scan) places each output
     element; a device searchsorted finds its source. The total is the one readback."""
-    from ._kernels_reduce import reduce_rows, scan_rows
+    from ._kernels.reduce import reduce_rows, scan_rows
     from ._searching_functions import searchsorted
 
     func = "repeat"

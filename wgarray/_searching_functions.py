@@ -10,10 +10,10 @@ import builtins
 
 from . import _core
 from . import _dtypes as dt
-from . import _graph as g
-from . import _kernels_sort as ks
+from ._graph import node as g
+from ._kernels import sort as ks
 from ._array import Array
-from ._realize import FusedInput
+from ._graph.fusion import FusedInput
 from ._utility_functions import any as _any
 from ._utility_functions import nonzero  # noqa: F401 - exported here, where the standard puts it
 

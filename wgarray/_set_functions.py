@@ -12,10 +12,10 @@ from typing import NamedTuple
 
 from . import _core
 from . import _dtypes as dt
-from . import _graph as g
-from . import _kernels_sort as ks
+from ._graph import node as g
+from ._kernels import sort as ks
 from ._array import Array
-from ._realize import FusedInput
+from ._graph.fusion import FusedInput
 
 __all__ = ["isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from . import _core
 from . import _dtypes as dt
-from . import _graph as g
-from . import _kernels_sort as ks
+from ._graph import node as g
+from ._kernels import sort as ks
 from ._array import Array
 
 __all__ = ["argsort", "sort"]

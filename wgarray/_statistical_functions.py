@@ -15,8 +15,8 @@ import operator
 
 from . import _core
 from . import _dtypes as dt
-from . import _graph as g
-from . import _kernels_reduce as kr
+from ._graph import node as g
+from ._kernels import reduce as kr
 from ._array import Array
 
 __all__ = ["argmax", "argmin", "count_nonzero", "cumulative_prod", "cumulative_sum", "max", "mean", "min",

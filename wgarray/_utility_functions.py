@@ -12,8 +12,8 @@ import operator
 
 from . import _core
 from . import _dtypes as dt
-from . import _graph as g
-from . import _kernels_reduce as kr
+from ._graph import node as g
+from ._kernels import reduce as kr
 from ._array import Array
 from ._statistical_functions import _reduce_node, _result_shape, normalize_axes
 

@@ -1,32 +1,25 @@
 """Introspection for developers: work counters and the fusion plan of an array."""
 from __future__ import annotations
 
-import collections
 import sys
 
-_COUNTERS: collections.Counter = collections.Counter()
-_KEYS = ("dispatches", "submits", "pipelines_compiled", "readbacks", "bytes_uploaded",
-         "bytes_downloaded", "uploads", "buffers_created", "realizations")
-
-
-def count(name: str, n: int = 1) -> None:
-    _COUNTERS[name] += n
+from ._graph.fusion import explain as _explain
+from ._runtime import counters as _counters
+from ._runtime.device import default_device
 
 
 def counters() -> dict[str, int]:
     """A snapshot of the work done since the last reset (dispatches, submits, ...)."""
-    return {k: _COUNTERS.get(k, 0) for k in sorted(set(_KEYS) | set(_COUNTERS))}
+    return _counters.snapshot()
 
 
 def reset_counters() -> None:
-    _COUNTERS.clear()
+    _counters.COUNTERS.clear()
 
 
 def explain(x, *, file=None) -> None:
     """Print the kernels that realizing ``x`` would run now, with their WGSL, to ``file``
     (default: standard output; pass an ``io.StringIO`` to keep the text)."""
-    from ._realize import explain as _explain
-
     print(_explain(x), file=sys.stdout if file is None else file)
 
 
@@ -42,6 +35,5 @@ def profile(device=None):
     Every dispatch gets a compute pass of its own while profiling, so the block runs
     slower than it normally would; the figures are for finding where time goes."""
     if device is None:
-        from ._device import default_device
         device = default_device()
     return device.runtime.gpu_profile()

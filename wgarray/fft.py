@@ -36,11 +36,11 @@ import operator
 
 from . import _core
 from . import _dtypes as dt
-from . import _graph as g
+from ._graph import node as g
 from ._array import Array
-from ._device import resolve_device
+from ._runtime.device import resolve_device
 from ._manipulation_functions import roll
-from ._realize import FusedInput
+from ._graph.fusion import FusedInput
 from ._wgsl import elementwise as ew
 from ._wgsl import fft as wf
 

@@ -15,8 +15,8 @@ from typing import NamedTuple
 
 from . import _core
 from . import _dtypes as dt
-from . import _graph as g
-from . import _linalg_blocked as blk
+from ._graph import node as g
+from ._kernels import linalg_blocked as blk
 from . import _manipulation_functions as mf
 from . import _creation_functions as cf
 from . import _data_type_functions as dtf
@@ -24,10 +24,10 @@ from . import _indexing as ix
 from . import _searching_functions as sf
 from . import _statistical_functions as stf
 from . import _utility_functions as uf
-from . import _linalg_eigen
+from ._kernels import linalg_eigen as _linalg_eigen
 from ._array import Array
 from ._linear_algebra_functions import matmul, matrix_transpose, tensordot, vecdot
-from ._runtime import pack_params
+from ._runtime.runtime import pack_params
 from ._wgsl import linalg as kl
 from ._wgsl import types as ty
 

@@ -16,7 +16,7 @@ import math
 from . import _core
 from . import _dtypes as dt
 from . import _elementwise_functions as ew
-from . import _graph as g
+from ._graph import node as g
 from ._array import Array
 from ._searching_functions import where
 

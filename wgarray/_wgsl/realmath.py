@@ -58,7 +58,7 @@ sin/cos/tan reduce modulo pi/2 with a multi-part Cody-Waite reduction for
 24-bit chunks in f64, or as u32 words for f32: no 64-bit integers), so they are accurate
 for every finite input up to the largest finite value.
 Subnormal arithmetic follows the device (lavapipe keeps subnormals; NVIDIA's Vulkan
-driver flushes float32 ones to zero, see ``wgarray._numerics``), but whatever needs no
+driver flushes float32 ones to zero, see ``wgarray._runtime.numerics``), but whatever needs no
 arithmetic is done on the bits and stays exact there: float32 comparisons (``f32_key``),
 maximum/minimum, nextafter, abs/copysign/signbit and the f32 <-> f64 conversions.
 """
@@ -310,7 +310,7 @@ fn f32_div_fix(a: f32, b: f32, q0: f32) -> f32 {
     return q;
 }""",
     # The same corrections where the device's fma is fused (probed at device open, see
-    # wgarray._numerics): with q within an ulp of a / b, fma(-q, b, a) is the exact
+    # wgarray._runtime.numerics): with q within an ulp of a / b, fma(-q, b, a) is the exact
     # remainder, so each midpoint test is one fma and a compare.
     "div_fix_fma": """
 fn f32_div_fix_fma(a: f32, b: f32, q0: f32) -> f32 {

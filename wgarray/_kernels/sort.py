@@ -13,13 +13,13 @@ Everything here runs on the device; the host only reads output sizes (unique).
 """
 from __future__ import annotations
 
-from . import _dtypes as dt
-from . import _graph as g
-from ._realize import FusedInput
-from ._runtime import pack_params
-from ._wgsl import elementwise as ew
-from ._wgsl import sort as ws
-from ._wgsl import types as ty
+from .. import _dtypes as dt
+from .._graph import node as g
+from .._graph.fusion import FusedInput
+from .._runtime.runtime import pack_params
+from .._wgsl import elementwise as ew
+from .._wgsl import sort as ws
+from .._wgsl import types as ty
 
 
 def _groups(threads: int) -> int:

@@ -23,7 +23,7 @@ import threading
 import numpy as np
 import wgpu
 
-from . import debug
+from .counters import count
 
 _STORAGE_USAGE = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
 _STAGING_USAGE = wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST
@@ -127,7 +127,7 @@ class BufferPool:
                 buf = rt.wgpu.create_buffer(size=size, usage=_STORAGE_USAGE)
             except Exception:
                 raise MemoryError(f"wgarray: allocating {size} bytes on {rt.device.name!r} failed: {exc}") from None
-        debug.count("buffers_created")
+        count("buffers_created")
         uid = next(_buffer_ids)
         self.live[uid] = buf
         return DeviceBuffer(rt, buf, size, uid)
@@ -244,8 +244,8 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         if n % 4:
             tail = bytes(mv[aligned:]) + b"\0" * (4 - n % 4)
             self.wgpu.queue.write_buffer(buf.buffer, aligned, tail)
-        debug.count("bytes_uploaded", n)
-        debug.count("uploads")
+        count("bytes_uploaded", n)
+        count("uploads")
         return buf
 
     def _upload_staged(self, buf: DeviceBuffer, mv: memoryview) -> None:
@@ -280,8 +280,8 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         end += -end % 4
         if end - start <= SMALL_READ:
             raw = self._read_small(buf, start, end)
-            debug.count("readbacks")
-            debug.count("bytes_downloaded", nbytes)
+            count("readbacks")
+            count("bytes_downloaded", nbytes)
             return raw[offset - start: offset - start + nbytes]
         out = host_pool.take(end - start)
         with self.lock:
@@ -312,8 +312,8 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
                         self.flush()
             finally:
                 bucket.extend(ring)
-        debug.count("readbacks")
-        debug.count("bytes_downloaded", nbytes)
+        count("readbacks")
+        count("bytes_downloaded", nbytes)
         return out[offset - start: offset - start + nbytes]
 
     def _read_small(self, buf: DeviceBuffer, start: int, end: int) -> np.ndarray:
@@ -380,7 +380,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
             self.keep.append(dst)
             self.keep_counts[dst.uid] = self.keep_counts.get(dst.uid, 0) + 1
             self.n_dispatches += 1
-        debug.count("stores")
+        count("stores")
 
     # ---------------------------------------------------------------- pipelines
     def kernel(self, key, build):
@@ -421,7 +421,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
                 label=name, layout=pl, compute={"module": module, "entry_point": "main"})
         except Exception as exc:
             raise RuntimeError(f"wgarray: internal error compiling kernel {name}:\n{exc}\n--- WGSL ---\n{source}") from None
-        debug.count("pipelines_compiled")
+        count("pipelines_compiled")
         return Kernel(name, pipeline, bgl, layout_key, writes, 2 if f64_params else 1, source)
 
     # ------------------------------------------------------------------ batches
@@ -571,7 +571,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
                 nbytes = sum(b.size for b in held)
             self.keep_bytes += nbytes
             self.n_dispatches += 1
-        debug.count("dispatches")
+        count("dispatches")
 
     def flush(self) -> None:
         """Submit everything recorded so far."""
@@ -580,7 +580,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
             if self.params:
                 self.wgpu.queue.write_buffer(self.params_buffer, 0, self.params)
             self.wgpu.queue.submit([self.encoder.finish()])
-            debug.count("submits")
+            count("submits")
             self._reset_batch()
             self.pool.recycle_pending()
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 
-from . import _dtypes as dt
+from .. import _dtypes as dt
 
 # An elementwise chain longer than this is realized, so that the pending graph (and
 # the generated kernel) stays small: a loop `x = x * 2 + 1` must not grow forever.
@@ -148,7 +148,7 @@ def make_op(op: str, srcs, dtype, arg=None) -> Node:
 
 
 def realize(node: Node) -> Data:
-    from ._realize import realize as _realize
+    from .fusion import realize as _realize
 
     return _realize(node)
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import os
 
-from . import _graph as g
-from . import debug
-from ._numerics import float32_behaviour
-from ._wgsl import elementwise as ew
-from ._wgsl import types as ty
+from . import node as g
+from .._runtime.counters import count
+from .._runtime.numerics import float32_behaviour
+from .._wgsl import elementwise as ew
+from .._wgsl import types as ty
 
 # The fma-corrected float32 division/sqrt (for devices whose fma is fused) is opt-in: its
 # bit-exactness test did not pass on an NVIDIA H200, where the probe finds fma fused, and
@@ -218,7 +218,7 @@ def _run(plan: _Plan) -> None:
     rt = plan.device.runtime
     spec = plan.spec
     n = g.prod(plan.shape)
-    debug.count("realizations")
+    count("realizations")
     out_bufs = []
     for node in plan.nodes:
         nbytes = -(-max(n, 1) // ew.PER_THREAD) * ew.PER_THREAD * node.dtype.itemsize

@@ -52,17 +52,17 @@ import math
 
 import numpy as np
 
-from . import _dtypes as dt
-from . import _elementwise_functions as ew
-from . import _graph as g
-from . import _searching_functions as srch
-from . import _statistical_functions as st
-from ._array import Array
-from ._data_type_functions import astype
-from ._linear_algebra_functions import matmul, matmul_nodes
-from ._runtime import pack_params
-from ._wgsl import linalg_eigen as ke
-from ._wgsl import types as ty
+from .. import _dtypes as dt
+from .. import _elementwise_functions as ew
+from .._graph import node as g
+from .. import _searching_functions as srch
+from .. import _statistical_functions as st
+from .._array import Array
+from .._data_type_functions import astype
+from .._linear_algebra_functions import matmul, matmul_nodes
+from .._runtime.runtime import pack_params
+from .._wgsl import linalg_eigen as ke
+from .._wgsl import types as ty
 
 SMALL = 256         # eigh of n <= SMALL: one workgroup per matrix (at 512 the blocked solver
                     # was as fast on an H200, and its svd faster: one workgroup is 1/132 of it)

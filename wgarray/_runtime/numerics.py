@@ -14,13 +14,12 @@ exact either way; ``python -m wgarray info`` reports the rest.
 """
 from __future__ import annotations
 
-import collections
 import threading
 from dataclasses import dataclass
 
 import numpy as np
 
-from . import debug
+from . import counters
 
 
 @dataclass(frozen=True)
@@ -93,12 +92,8 @@ def float32_behaviour(device) -> Float32Behaviour:
 
 def _probe(device) -> Float32Behaviour:
     # a one-time cost of opening the device: kept out of the work counters users read
-    saved = collections.Counter(debug._COUNTERS)
-    try:
+    with counters.uncounted():
         return _run_probe(device)
-    finally:
-        debug._COUNTERS.clear()
-        debug._COUNTERS.update(saved)
 
 
 def _run_probe(device) -> Float32Behaviour:

@@ -38,14 +38,14 @@ by sizes, which travel as parameters.
 """
 from __future__ import annotations
 
-from . import _dtypes as dt
-from . import _graph as g
-from ._realize import _plan
-from ._runtime import pack_params
-from ._wgsl import elementwise as ew
-from ._wgsl import reduce as rd
-from ._wgsl import scan as sc
-from ._wgsl import types as ty
+from .. import _dtypes as dt
+from .._graph import node as g
+from .._graph.fusion import _plan
+from .._runtime.runtime import pack_params
+from .._wgsl import elementwise as ew
+from .._wgsl import reduce as rd
+from .._wgsl import scan as sc
+from .._wgsl import types as ty
 
 __all__ = ["reduce_rows", "reduce_axes", "moments_axes", "scan_rows", "scan_axis", "exclusive_scan", "nonzero_flat",
            "store_dtype"]

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _dtypes as dt
-from . import _graph as g
+from .. import _dtypes as dt
+from . import node as g
 
 
 def upload(host: np.ndarray, device) -> g.Data:

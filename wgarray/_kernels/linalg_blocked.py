@@ -30,13 +30,13 @@ from __future__ import annotations
 
 import math
 
-from . import _dtypes as dt
-from . import _graph as g
-from ._linear_algebra_functions import matmul_nodes
-from ._runtime import pack_params
-from ._wgsl import linalg as kl
-from ._wgsl import linalg_blocked as kb
-from ._wgsl import types as ty
+from .. import _dtypes as dt
+from .._graph import node as g
+from .._linear_algebra_functions import matmul_nodes
+from .._runtime.runtime import pack_params
+from .._wgsl import linalg as kl
+from .._wgsl import linalg_blocked as kb
+from .._wgsl import types as ty
 
 LEAF = kb.LEAF
 PANEL = 32  # LU panel width: the panel kernel's rank-1 updates cost rows * PANEL^2 / 2
@@ -233,7 +233,7 @@ def lu(a: g.Node, rhs: g.Node | None, mode: str):
     if mode == "solve":
         _store(as_batch3(rhs), w.block(0, n, n, ld), 0)
     elif mode == "inv":
-        from ._creation_functions import eye
+        from .._creation_functions import eye
 
         e = g.realize(eye(n, dtype=dtype, device=device)._node)
         _store(g.Data(e.buf, (nb, n, n), dtype, device, e.offset, (0,) + e.strides), w.block(0, n, n, ld), 0)
@@ -281,7 +281,7 @@ def _batch_strides(batch, sz: int) -> tuple:
 # ------------------------------------------------------------------ tall QR
 
 def _eye3(nb: int, n: int, dtype, device) -> _Mat:
-    from ._creation_functions import eye
+    from .._creation_functions import eye
 
     w = _Mat.new(nb, n, n, dtype, device)
     e = g.realize(eye(n, dtype=dtype, device=device)._node)
@@ -303,8 +303,8 @@ def qr_tall(node: g.Node):
     Gram matrix is within 0.1 of I, read back after each step; then one plain step
     makes Q orthonormal to working precision (Fukaya et al.'s shifted CholeskyQR3 in
     its adaptive form: two steps for well-conditioned input, not four)."""
-    from . import _statistical_functions as st
-    from ._array import Array
+    from .. import _statistical_functions as st
+    from .._array import Array
 
     device = node.device
     dtype = node.dtype
@@ -420,7 +420,7 @@ def qr_householder(node: g.Node, mode: str):
             _store(_matmul(v.node(), y), a2, 1)
     r = _Mat.new(nb, rr, n, dtype, device)
     _store(w.block(0, rr, 0, n).node(), r, 5)
-    from ._creation_functions import eye
+    from .._creation_functions import eye
 
     q = _Mat.new(nb, m, qc, dtype, device)
     e = g.realize(eye(m, qc, dtype=dtype, device=device)._node)
