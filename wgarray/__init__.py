@@ -6,6 +6,8 @@ are fused lazily into single kernels; ``evaluate`` forces pending work.
 """
 from __future__ import annotations
 
+import sys as _sys
+
 __array_api_version__ = "2025.12"
 __version__ = "0.1.0"
 
@@ -43,6 +45,13 @@ from ._runtime.device import Device, devices
 from ._info import __array_namespace_info__
 from ._evaluate import evaluate
 from . import debug
+from . import _array, _elementwise_functions, _indexing
+
+# what Array's methods call (see wgarray._array.ns)
+_array.ns.__dict__.update(
+    namespace=_sys.modules[__name__], elementwise=_elementwise_functions, asarray=asarray, matmul=matmul,
+    matrix_transpose=matrix_transpose, getitem=_indexing.getitem, setitem=_indexing.setitem,
+    setitem_inplace=_indexing.setitem_inplace, compose_view_key=_indexing.compose_view_key)
 
 __all__ = (
     ["__array_api_version__", "__array_namespace_info__", "Array", "Device", "devices", "evaluate", "debug",

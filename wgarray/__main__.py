@@ -4,6 +4,11 @@ from __future__ import annotations
 import argparse
 import sys
 
+import wgarray
+from wgarray._kmeans import run
+from wgarray._runtime.device import default_device, devices
+from wgarray._runtime.numerics import float32_behaviour
+
 DESCRIPTION = """\
 commands:
   info     the adapters wgpu finds, the device wgarray chose, its features, key limits
@@ -20,9 +25,6 @@ environment:
 
 
 def info() -> None:
-    import wgarray
-    from wgarray._runtime.device import default_device, devices
-
     chosen = default_device()
     print("wgarray", wgarray.__array_api_version__, "(Array API version)")
     print("adapters:")
@@ -37,8 +39,6 @@ def info() -> None:
     print("  dtypes:", ", ".join(wgarray.__array_namespace_info__().dtypes(device=chosen)))
     print("  int64:", "native" if chosen.has_int64 else "emulated (two u32 words)")
     print("  default float:", chosen.default_float)
-    from wgarray._runtime.numerics import float32_behaviour
-
     print("  " + float32_behaviour(chosen).describe())
 
 
@@ -54,8 +54,6 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=5,
                         help="k-means: timed runs of each side; the median is reported (default 5)")
     args = parser.parse_args(argv)
-    from wgarray._runtime.device import default_device
-
     try:
         default_device()
     except (ValueError, RuntimeError) as exc:
@@ -65,8 +63,6 @@ def main(argv=None) -> int:
     if args.command in ("info", "all"):
         info()
     if args.command in ("kmeans", "all"):
-        from wgarray._kmeans import run
-
         print()
         return run(n=args.n, d=args.d, k=args.k, iters=args.iters, repeat=args.repeat)
     return 0

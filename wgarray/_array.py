@@ -11,14 +11,21 @@ from __future__ import annotations
 
 import builtins
 import operator
+import types
 import weakref
 
 import numpy as np
 
 from . import _dtypes as dt
 from ._graph import node as g
-from ._runtime.device import Device
+from ._graph.transfer import download, upload
+from ._runtime.device import Device, default_device, resolve_device
 from ._runtime.runtime import public_caller
+
+# The namespace functions that Array's methods call (getitem, matmul, the elementwise
+# operators, ...). Their modules import this one, so wgarray/__init__.py fills the table
+# once every module is loaded: the methods look a name up here, not import it per call.
+ns = types.SimpleNamespace()
 
 
 class Array:
@@ -51,9 +58,7 @@ class Array:
             base, key, seen = view
             now = base._sync()
             if now != seen:
-                from ._indexing import getitem
-
-                _NODE.__set__(self, getitem(base, key)._node)
+                _NODE.__set__(self, ns.getitem(base, key)._node)
                 self._host = None
                 self._version += 1
                 self._view = (base, key, now)
@@ -103,16 +108,12 @@ class Array:
 
     @property
     def mT(self) -> Array:
-        from ._linear_algebra_functions import matrix_transpose
-
-        return matrix_transpose(self)
+        return ns.matrix_transpose(self)
 
     def __array_namespace__(self, *, api_version=None):
-        import wgarray
-
         if api_version is not None and api_version not in ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12"):
             raise ValueError(f"__array_namespace__: unsupported api_version {api_version!r}")
-        return wgarray
+        return ns.namespace
 
     # ----------------------------------------------------------- host data
     def _realize(self) -> g.Data:
@@ -134,8 +135,6 @@ class Array:
                     # array once, so a loop over its elements costs one round trip.
                     self._host = origin[0]._numpy()[origin[2]]
                     return self._host
-                from ._graph.transfer import download
-
                 host = download(self._realize())
                 host.flags.writeable = False
                 self._host = host
@@ -155,9 +154,6 @@ class Array:
         return host
 
     def to_device(self, device, /, *, stream=None) -> Array:
-        from ._runtime.device import resolve_device
-        from ._graph.transfer import upload
-
         if stream is not None:
             raise ValueError("to_device: wgarray has no streams; expected stream=None")
         target = resolve_device(device, "to_device")
@@ -170,9 +166,7 @@ class Array:
     def __copy__(self) -> Array:
         """A new array with the same values (copied on the device; a view's copy is a
         plain array, as NumPy's)."""
-        from ._creation_functions import asarray
-
-        return asarray(self, copy=True)
+        return ns.asarray(self, copy=True)
 
     def __deepcopy__(self, memo) -> Array:
         return self.__copy__()
@@ -240,7 +234,7 @@ class Array:
     # ----------------------------------------------------------- display
     def __repr__(self) -> str:
         body = np.array2string(self._numpy(), separator=", ", prefix="Array(")
-        extra = "" if self.device is _default() else f", device={self.device.name!r}"
+        extra = "" if self.device is default_device() else f", device={self.device.name!r}"
         return f"Array({body}, dtype={self.dtype}{extra})"
 
     def __str__(self) -> str:
@@ -266,17 +260,13 @@ class Array:
 
     # ----------------------------------------------------------- indexing
     def __getitem__(self, key) -> Array:
-        from ._indexing import getitem
-
         seen = self._sync()  # before the node: a write in between makes the view re-derive
-        out = getitem(self, key)
+        out = ns.getitem(self, key)
         if out is not self and _is_view_index(key, out.ndim):
             base = self
             if self._view is not None:  # a view of a view follows the root, with one key
-                from ._indexing import compose_view_key
-
                 root, outer, seen = self._view  # just synced: seen is the root's version
-                composed = compose_view_key(root.shape, outer, self.shape, key)
+                composed = ns.compose_view_key(root.shape, outer, self.shape, key)
                 if composed is None:
                     seen = self._version
                 else:
@@ -293,23 +283,17 @@ class Array:
         return out
 
     def __setitem__(self, key, value) -> None:
-        from ._indexing import setitem, setitem_inplace
-
         # under the runtime's lock: writes from several threads apply one at a time
         with self.device.runtime.lock:
-            if not setitem_inplace(self, key, value):
-                self._assign(setitem(self, key, value)._node)
+            if not ns.setitem_inplace(self, key, value):
+                self._assign(ns.setitem(self, key, value)._node)
 
     # ----------------------------------------------------------- operators
     def __matmul__(self, other):
-        from ._linear_algebra_functions import matmul
-
-        return matmul(self, other) if _operand_ok(other, "__matmul__") else NotImplemented
+        return ns.matmul(self, other) if _operand_ok(other, "__matmul__") else NotImplemented
 
     def __rmatmul__(self, other):
-        from ._linear_algebra_functions import matmul
-
-        return matmul(other, self) if _operand_ok(other, "__rmatmul__") else NotImplemented
+        return ns.matmul(other, self) if _operand_ok(other, "__rmatmul__") else NotImplemented
 
     def __imatmul__(self, other):
         return self._rebind(self.__matmul__(other))
@@ -325,16 +309,16 @@ class Array:
         return self
 
     def __neg__(self):
-        return _ew().negative(self)
+        return ns.elementwise.negative(self)
 
     def __pos__(self):
-        return _ew().positive(self)
+        return ns.elementwise.positive(self)
 
     def __abs__(self):
-        return _ew().abs(self)
+        return ns.elementwise.abs(self)
 
     def __invert__(self):
-        return _ew().bitwise_invert(self)
+        return ns.elementwise.bitwise_invert(self)
 
 
 # WebGPU guarantees storage bindings of 128 MiB: a result this small fits on any
@@ -352,16 +336,6 @@ def _check_fits(node: g.Node) -> None:
                           f"of {node.device.name!r}), got shape {node.shape} of {node.dtype}: {nbytes} bytes")
 
 
-def _default():
-    from ._runtime.device import default_device
-
-    return default_device()
-
-
-def _ew():
-    from . import _elementwise_functions
-
-    return _elementwise_functions
 
 
 def _operand_ok(other, op: str = "in-place operator") -> builtins.bool:
@@ -393,21 +367,21 @@ def _install_operators():
         def op(self, other):
             if not _operand_ok(other, fname):
                 return NotImplemented
-            return getattr(_ew(), fname)(self, other)
+            return getattr(ns.elementwise, fname)(self, other)
         return op
 
     def reflected(fname):
         def op(self, other):
             if not _operand_ok(other, fname):
                 return NotImplemented
-            return getattr(_ew(), fname)(other, self)
+            return getattr(ns.elementwise, fname)(other, self)
         return op
 
     def inplace(fname):
         def op(self, other):
             if not _operand_ok(other):
                 return NotImplemented
-            return self._rebind(getattr(_ew(), fname)(self, other))
+            return self._rebind(getattr(ns.elementwise, fname)(self, other))
         return op
 
     for short, fname in binary.items():
@@ -468,6 +442,4 @@ class _View(Array):
 
 
 def _unpickle(host: np.ndarray, device) -> Array:
-    from ._creation_functions import asarray
-
-    return asarray(host, device=device)
+    return ns.asarray(host, device=device)

@@ -13,6 +13,7 @@ from . import _dtypes as dt
 from ._graph import node as g
 from ._array import Array
 from ._runtime.device import Device, resolve_device
+from ._data_type_functions import astype
 from ._graph.transfer import upload
 
 __all__ = [
@@ -309,8 +310,6 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
         if target is not None and target is not out.dtype:
             if copy is False:
                 raise ValueError(f"asarray: converting {out.dtype} to {target} needs a copy, but copy=False")
-            from ._data_type_functions import astype
-
             return astype(out, target)
         if copy is True and out is obj:
             return Array._new(g.make_op("copy", [obj._node], obj.dtype))

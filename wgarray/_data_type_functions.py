@@ -10,7 +10,7 @@ from . import _core
 from . import _dtypes as dt
 from ._graph import node as g
 from ._array import Array
-from ._runtime.device import resolve_device
+from ._runtime.device import default_device, resolve_device
 
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 
@@ -116,8 +116,6 @@ def result_type(*arrays_and_dtypes) -> dt.DType:
     out = dtypes[0]
     for d in dtypes[1:]:
         out = dt.promote(out, d, "result_type")  # what the operators do: int32 + float32 works
-    from ._runtime.device import default_device
-
     for s in scalars:
         out = dt.promote(out, _core.scalar_dtype(s, out, default_device(), "result_type"), "result_type")
     return out

@@ -12,9 +12,10 @@ from . import _core
 from . import _dtypes as dt
 from ._array import Array
 from ._creation_functions import arange, full, zeros
+from ._data_type_functions import astype
 from ._elementwise_functions import isnan, logical_not
 from ._indexing_functions import take
-from ._manipulation_functions import expand_dims, permute_dims, reshape
+from ._manipulation_functions import expand_dims, permute_dims, reshape, stack
 from ._searching_functions import searchsorted, where
 from ._sorting_functions import argsort, sort
 from ._statistical_functions import cumulative_sum, max, min, normalize_axes, sum  # noqa: A004
@@ -62,8 +63,6 @@ def median(x: Array, /, *, axis=None, keepdims: builtins.bool = False) -> Array:
 
 
 def _astype(x: Array, d: dt.DType) -> Array:
-    from ._data_type_functions import astype
-
     return x if x.dtype == d else astype(x, d)
 
 
@@ -113,8 +112,6 @@ def bincount(x: Array, /, weights: Array | None = None, minlength: int = 0) -> A
 
 
 def _stack2(a: Array, b: Array):
-    from ._manipulation_functions import stack
-
     return stack([a, b])._numpy()
 
 

@@ -12,6 +12,9 @@ import time
 
 import numpy as np
 
+import wgarray as wx
+from wgarray._runtime.device import default_device
+
 
 def kmeans(xp, X, centers, iters: int):
     """Lloyd iterations from ``centers``; returns (centers, labels, inertia)."""
@@ -66,9 +69,6 @@ def _median_seconds(fn, repeat: int) -> tuple[float, float, float]:
 
 
 def run(n: int | None = None, d: int = 32, k: int = 16, iters: int = 10, repeat: int = 5) -> int:
-    import wgarray as wx
-    from wgarray._runtime.device import default_device
-
     device = default_device()
     software = device.adapter_type == "CPU"
     if n is None:

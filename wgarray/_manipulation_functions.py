@@ -17,6 +17,8 @@ from . import _core
 from . import _dtypes as dt
 from ._graph import node as g
 from . import _indexing as ix
+from ._kernels import sort as ks
+from ._kernels.reduce import reduce_rows, scan_rows
 from ._array import Array
 
 __all__ = [
@@ -352,9 +354,6 @@ def repeat(x: Array, repeats, /, *, axis: int | None = None) -> Array:
 def _repeat_array(x: Array, repeats: Array, axis: int) -> Array:
     """Repeats per element: their running total (a device scan) places each output
     element; a device searchsorted finds its source. The total is the one readback."""
-    from ._kernels.reduce import reduce_rows, scan_rows
-    from ._searching_functions import searchsorted
-
     func = "repeat"
     _core.same_device([x, repeats], func)
     if repeats.dtype not in dt.INTEGER:
@@ -385,10 +384,9 @@ def _repeat_array(x: Array, repeats: Array, axis: int) -> Array:
     out = x.shape[:axis] + (total,) + x.shape[axis + 1:]
     if g.prod(out) == 0:
         return Array._new(ix._zeros(out, x.dtype, device))
-    ends = Array._new(g.index_view(scan, [("int", 0), ("slice", 1, 1, n)]))  # inclusive running totals
-    positions = Array._new(g.Iota((total,), device))
-    src = searchsorted(ends, positions, side="right")  # int64 (total,)
-    src_u = g.make_op("cast", [src._node], dt.uint32)
+    ends = g.index_view(scan, [("int", 0), ("slice", 1, 1, n)])  # inclusive running totals
+    positions = g.Iota((total,), device)
+    src_u = ks.search(ks.KeySource(ends), n, None, ks.KeySource(positions), total, "searchsorted", True, device)
 
     def coord(d):
         if d != axis:

@@ -15,7 +15,16 @@ from . import _dtypes as dt
 from ._graph import node as g
 from ._kernels import sort as ks
 from ._array import Array
+from ._creation_functions import asarray, ones
+from ._data_type_functions import astype
+from ._elementwise_functions import equal, imag, logical_not, real
 from ._graph.fusion import FusedInput
+from ._indexing_functions import take
+from ._manipulation_functions import concat, reshape
+from ._searching_functions import nonzero
+from ._sorting_functions import argsort
+from ._statistical_functions import cumulative_sum
+from ._utility_functions import diff
 
 __all__ = ["isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
 
@@ -41,21 +50,19 @@ def _unique_complex(x: Array):
     """unique of complex input, composed of device primitives: a lexicographic (real,
     then imaginary) stable argsort, flags where a value differs from its predecessor
     (every NaN does), and compaction of the flags (one count read back)."""
-    import wgarray as xp
-
-    flat = xp.reshape(x, (-1,))
+    flat = reshape(x, (-1,))
     n = flat.shape[0]
-    by_imag = xp.argsort(xp.imag(flat), stable=True)
-    perm = xp.take(by_imag, xp.argsort(xp.take(xp.real(flat), by_imag), stable=True))
-    ordered = xp.take(flat, perm)
-    same = xp.equal(ordered[1:], ordered[:-1])  # NaN compares unequal, so every NaN is kept
-    flags = xp.concat([xp.ones(1, dtype=xp.bool, device=x.device), xp.logical_not(same)])
-    (starts,) = xp.nonzero(flags)
-    values = xp.take(ordered, starts)
-    indices = xp.take(perm, starts)
-    counts = xp.diff(xp.concat([starts, xp.asarray([n], dtype=starts.dtype, device=x.device)]))
-    rank = xp.cumulative_sum(xp.astype(flags, xp.int64)) - 1
-    inverse = xp.reshape(xp.take(rank, xp.argsort(perm, stable=True)), x.shape)
+    by_imag = argsort(imag(flat), stable=True)
+    perm = take(by_imag, argsort(take(real(flat), by_imag), stable=True))
+    ordered = take(flat, perm)
+    same = equal(ordered[1:], ordered[:-1])  # NaN compares unequal, so every NaN is kept
+    flags = concat([ones(1, dtype=dt.bool, device=x.device), logical_not(same)])
+    (starts,) = nonzero(flags)
+    values = take(ordered, starts)
+    indices = take(perm, starts)
+    counts = diff(concat([starts, asarray([n], dtype=starts.dtype, device=x.device)]))
+    rank = cumulative_sum(astype(flags, dt.int64)) - 1
+    inverse = reshape(take(rank, argsort(perm, stable=True)), x.shape)
     return values, indices, inverse, counts
 
 

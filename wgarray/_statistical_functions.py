@@ -18,6 +18,7 @@ from . import _dtypes as dt
 from ._graph import node as g
 from ._kernels import reduce as kr
 from ._array import Array
+from ._elementwise_functions import divide, sqrt
 
 __all__ = ["argmax", "argmin", "count_nonzero", "cumulative_prod", "cumulative_sum", "max", "mean", "min",
            "prod", "std", "sum", "var"]
@@ -99,8 +100,6 @@ def _reduce_node(node: g.Node, axes, kind: str, keepdims: builtins.bool, func: s
 def _divide_by(n: float, then=None):
     """The post-map ``t / n`` (then ``then``), built by the namespace's own functions,
     so the result has the bits that dividing the reduced array afterwards gives."""
-    from ._elementwise_functions import divide
-
     def post(t: g.Node) -> g.Node:
         q = divide(Array._new(t), n)
         return (then(q) if then is not None else q)._node
@@ -164,8 +163,6 @@ def var(x: Array, /, *, axis=None, correction: int | float = 0.0, keepdims: buil
 
 def std(x: Array, /, *, axis=None, correction: int | float = 0.0, keepdims: builtins.bool = False) -> Array:
     """Standard deviation: ``sqrt(var(x, ...))``."""
-    from ._elementwise_functions import sqrt
-
     return _var(x, axis, correction, keepdims, "std", sqrt)
 
 

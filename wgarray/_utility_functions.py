@@ -15,6 +15,8 @@ from . import _dtypes as dt
 from ._graph import node as g
 from ._kernels import reduce as kr
 from ._array import Array
+from ._elementwise_functions import not_equal, subtract
+from ._manipulation_functions import concat
 from ._statistical_functions import _reduce_node, _result_shape, normalize_axes
 
 __all__ = ["all", "any", "diff"]
@@ -47,8 +49,6 @@ def diff(x: Array, /, n: int = 1, axis: int = -1, *, prepend: Array | None = Non
 
     ``n`` and ``axis`` may also be given by position, in NumPy's order (the standard
     makes them keyword-only; scikit-learn's ``roc_curve`` calls ``xp.diff(x, 2)``)."""
-    from ._elementwise_functions import not_equal, subtract
-
     _core.check_array(x, "diff")
     if x.ndim == 0:
         raise ValueError("diff: expected an array of at least one dimension, got a 0-d array")
@@ -63,8 +63,6 @@ def diff(x: Array, /, n: int = 1, axis: int = -1, *, prepend: Array | None = Non
         raise ValueError(f"diff: axis {axis} is out of bounds for an array of {x.ndim} dimensions")
     axis %= x.ndim
     if prepend is not None or append is not None:
-        from ._manipulation_functions import concat  # owned by the manipulation module
-
         parts = []
         for name, p in (("prepend", prepend), ("x", x), ("append", append)):
             if p is None:

@@ -31,6 +31,9 @@ def realize(node: g.Node) -> g.Data:
     return node.realized
 
 
+g._realizer = realize  # make_op and g.realize call the planner (see node.realize)
+
+
 def realize_many(nodes) -> None:
     """Realize pending ops, one fused kernel per (device, shape) group."""
     groups: dict = {}

@@ -148,9 +148,13 @@ def make_op(op: str, srcs, dtype, arg=None) -> Node:
 
 
 def realize(node: Node) -> Data:
-    from .fusion import realize as _realize
+    """Compute ``node`` into a Data (a no-op for one). Realizing is the fusion planner's
+    work (fusion.py, which imports this module and installs its ``realize`` here when it
+    loads), so the graph itself depends on nothing above it."""
+    return _realizer(node)
 
-    return _realize(node)
+
+_realizer = None
 
 
 # ---------------------------------------------------------------- views

@@ -18,6 +18,7 @@ os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")  # silences a Mesa warning on h
 import wgpu  # noqa: E402
 
 from .. import _dtypes as dt  # noqa: E402
+from .runtime import Runtime  # noqa: E402
 
 # Features wgarray uses when an adapter offers them.
 WANTED_FEATURES = ("shader-f64", "shader-int64", "shader-f16", "subgroup", "timestamp-query")
@@ -154,8 +155,6 @@ class Device:
         if _forked_child:
             _refuse_after_fork()
         if self._runtime is None:
-            from .runtime import Runtime
-
             with self._lock:
                 if self._runtime is None:
                     self._runtime = Runtime(self)
