@@ -139,6 +139,32 @@ def _clenshaw(T: str, name: str, coeffs, eps: float) -> str:
     return "\n".join(lines)
 
 
+# Wichura, Algorithm AS 241 (Applied Statistics 37, 1988), PPND16: the numerators and
+# denominators of ndtri's three rational functions, constant term first
+_AS241 = {
+    "A": [3.3871328727963666080e0, 1.3314166789178437745e2, 1.9715909503065514427e3, 1.3731693765509461125e4,
+          4.5921953931549871457e4, 6.7265770927008700853e4, 3.3430575583588128105e4, 2.5090809287301226727e3],
+    "B": [1.0, 4.2313330701600911252e1, 6.8718700749205790830e2, 5.3941960214247511077e3,
+          2.1213794301586595867e4, 3.9307895800092710610e4, 2.8729085735721942674e4, 5.2264952788528545610e3],
+    "C": [1.42343711074968357734e0, 4.63033784615654529590e0, 5.76949722146069140550e0, 3.64784832476320460504e0,
+          1.27045825245236838258e0, 2.41780725177450611770e-1, 2.27238449892691845833e-2, 7.74545014278341407640e-4],
+    "D": [1.0, 2.05319162663775882187e0, 1.67638483018380384940e0, 6.89767334985100004550e-1,
+          1.48103976427480074590e-1, 1.51986665636164571966e-2, 5.47593808499534494600e-4, 1.05075007164441684324e-9],
+    "E": [6.65790464350110377720e0, 5.46378491116411436990e0, 1.78482653991729133580e0, 2.96560571828504891230e-1,
+          2.65321895265761230930e-2, 1.24266094738807843860e-3, 2.71155556874348757815e-5, 2.01033439929228813265e-7],
+    "F": [1.0, 5.99832206555887937690e-1, 1.36929880922735805310e-1, 1.48753612908506148525e-2,
+          7.86869131145613259100e-4, 1.84631831751005468180e-5, 1.42151175831644588870e-7, 2.04426310338993978564e-15],
+}
+
+
+def _horner(T: str, name: str, coeffs) -> str:
+    """fn {T}_{name}(u): sum c_k u^k by Horner's rule."""
+    expr = repr(float(coeffs[-1]))
+    for c in reversed(coeffs[:-1]):
+        expr = f"({expr}) * u + {float(c)!r}"
+    return f"fn {T}_{name}(u: {T}) -> {T} {{ return {expr}; }}"
+
+
 def _zeta_em(T: str) -> str:
     """fn {T}_zeta_em(j): (2j + 2)! / B_{2j + 2}, the Euler-Maclaurin denominators."""
     cases = "".join(f"        case {j}: {{ return {c!r}; }}\n" for j, c in enumerate(C.ZETA_EM[:-1]))
@@ -216,31 +242,32 @@ fn ${T}_log_ndtr(x: $T) -> $T {
     let t = -x * 0.7071067811865476;
     return ${T}_log(0.5 * ${T}_erfcx_pos(t)) - 0.5 * x * x;
 }""",
+    # z with ndtr(z) = p, given q = p - 1/2 and the tail pt = min(p, 1 - p) > 0, both
+    # exact: Wichura's AS 241 (PPND16), relative accuracy everywhere (z = q R(q^2) near
+    # the centre, a rational function of sqrt(-log pt) in the tails: no erfc residual,
+    # so nothing subnormal where the result is normal)
+    "ndtri_core": """
+fn ${T}_ndtri_core(q: $T, pt: $T) -> $T {
+    if (abs(q) <= 0.425) {
+        let r = 0.180625 - q * q;
+        return q * ${T}_as241_a(r) / ${T}_as241_b(r);
+    }
+    let r = sqrt(-${T}_log(pt));
+    var z: $T;
+    if (r <= 5.0) { z = ${T}_as241_c(r - 1.6) / ${T}_as241_d(r - 1.6); }
+    else { z = ${T}_as241_e(r - 5.0) / ${T}_as241_f(r - 5.0); }
+    return select(z, -z, q < 0.0);
+}""",
     # |z| where ndtr(-|z|) = p, 0 < p <= 0.5
     "ndtri_lower": """
-fn ${T}_ndtri_lower(p: $T) -> $T {
-    let t = sqrt(-2.0 * ${T}_log(p));
-    var z = t - (2.515517 + t * (0.802853 + t * 0.010328))
-              / (1.0 + t * (1.432788 + t * (0.189269 + t * 0.001308)));
-    for (var i = 0; i < 3; i = i + 1) {
-        // g(z) = ndtr(-z) - p, g' = -phi(z), g''/g' = -z: Halley's step
-        let phi = ${T}_expmx2(z * 0.7071067811865476) * 0.3989422804014327;
-        // the residual from erf near p = 1/2, where 0.5 - p is exact and erfc would cancel
-        var g = 0.5 * ${T}_erfc(z * 0.7071067811865476) - p;
-        if (p > 0.25) { g = (0.5 - p) - 0.5 * ${T}_erf(z * 0.7071067811865476); }
-        let r = g / (-phi);
-        z = z - r / (1.0 + 0.5 * z * r);
-    }
-    return z;
-}""",
+fn ${T}_ndtri_lower(p: $T) -> $T { return -${T}_ndtri_core(p - 0.5, p); }""",
     "ndtri": """
 fn ${T}_ndtri(p: $T) -> $T {
     if (${T}_isnan(p) || p < 0.0 || p > 1.0) { return ${T}_nan(); }
     if (p == 0.0) { return -${T}_inf(); }
     if (p == 1.0) { return ${T}_inf(); }
-    if (p == 0.5) { return 0.0; }
-    if (p > 0.5) { return ${T}_ndtri_lower(1.0 - p); }
-    return -${T}_ndtri_lower(p);
+    // 1 - p is exact past 1/2
+    return ${T}_ndtri_core(p - 0.5, select(p, 1.0 - p, p > 0.5));
 }""",
     "erfinv": """
 fn ${T}_erfinv(y: $T) -> $T {
@@ -997,7 +1024,9 @@ fn ${T}_hankel(x: $T, n: i32) -> vec2<$T> {
     var cc = sc.y + sc.x;
     var ss = sc.x - sc.y;
     if (n == 1) { let c0 = cc; cc = ss; ss = -c0; }
-    let amp = sqrt(0.6366197723675814 / x) * 0.7071067811865476;
+    // sqrt(2 / (pi x)) / sqrt(2), not through 2 / (pi x): subnormal in f32 past 2.6e38,
+    // which a flushing device makes 0
+    let amp = 0.5641895835477563 / sqrt(x);
     return vec2<$T>(amp * (p * cc - q * ss), amp * (p * ss + q * cc));
 }""",
     "j0": """
@@ -1355,6 +1384,8 @@ def _build(T: str) -> dict[str, str]:
         if name == "zeta_em":
             text = _zeta_em(T)
         out[name] = Template(text).substitute(subs).strip() + "\n"
+    for key, cs in _AS241.items():
+        out[f"as241_{key.lower()}"] = _horner(T, f"as241_{key.lower()}", cs) + "\n"
     out["mod360"] = _MOD360[T].strip() + "\n"
     out["tail"] = _TAIL[T] + "\n"
     return out
