@@ -75,6 +75,9 @@ def _typed_constants(T: str) -> dict[str, str]:
     out = {}
     for name in ("EI_ROOT", "J0_Z1", "J0_Z2", "J1_Z1", "J1_Z2"):
         out[name + "_HI"], out[name + "_LO"] = _hilo(T, getattr(C, name + "_HI"), getattr(C, name + "_LO"))
+    tag = T.upper()
+    out["EI_RH"] = getattr(C, f"EI_R{tag}_H").hex()
+    out["EI_RC"] = float(np.float32(getattr(C, f"EI_R{tag}_C"))).hex() if T == "f32" else C.EI_RF64_C.hex()
     out["EI_MLOG_ROOT"] = repr(-math.log(C.EI_ROOT_HI + C.EI_ROOT_LO))
     two_pi = float(np.float32(2 * math.pi)) if T == "f32" else 2 * math.pi
     # (2 pi - head) / head, the head being 2 pi in the type; 2 pi's f64 tail from its digits
@@ -828,8 +831,14 @@ fn ${T}_expi(x: $T) -> $T {
     if (x == 0.0) { return -${T}_inf(); }
     if (${T}_isinf(x)) { return select(-0.0, x, x > 0.0); }
     if (x < 0.0) { return -${T}_exp1(-x); }
+    if (x >= 0.2 && x <= 0.6) {
+        // Ei(h) + (x - h) F(x), h the root rounded to the type: x - h is exact and Ei(h)
+        // one constant, so the relative accuracy at the root does not rest on a hi + lo
+        // pair that the shader compiler may fold (NVIDIA's did)
+        return $EI_RC + (x - $EI_RH) * ${T}_cheb_ei_r(5.0 * x - 2.0);
+    }
     if (x <= 6.0) {
-        // Ei = log(x / x0) + (x - x0) H(x), x0 its root: relative accuracy there
+        // Ei = log(x / x0) + (x - x0) H(x), x0 its root
         let d = (x - $EI_ROOT_HI) - ${T}_tail($EI_ROOT_LO, x);
         var l: $T;
         if (abs(d) < 0.2) { l = ${T}_log1p(d / $EI_ROOT_HI); } else { l = ${T}_log(x) + $EI_MLOG_ROOT; }
@@ -1380,6 +1389,7 @@ def _build(T: str) -> dict[str, str]:
     subs.update(_typed_constants(T))
     eps = 1e-20 if T == "f64" else 1e-10
     out = {f"cheb_{name.lower()}": _clenshaw(T, name, getattr(C, name), eps) + "\n" for name in _FITS}
+    out["cheb_ei_r"] = _clenshaw(T, "EI_R", getattr(C, "EI_R" + T.upper()), eps) + "\n"
     for name, text in {**_GENERIC, **_MORE, **_BESSEL, **_INVERSES}.items():
         if name == "zeta_em":
             text = _zeta_em(T)
