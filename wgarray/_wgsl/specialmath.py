@@ -53,11 +53,11 @@ from .snippets import Snippet
 _K = {
     "f64": dict(EPS="1.1102230246251565e-16", TINY="1e-300", SPLIT="4096.0", ERFC_BIG="26.641747557046327",
                 ERF_ONE="6.0", GAMMA_MAX="171.62437695630272", ERFCX_NEG="-26.7", MAXIT="2000",
-                HUGE="1e300", EXP_HALF="700.0", BINOM_BIG="1e50", BESSEL_TINY="1e-9", Y1_TINY="1e-300",
+                HUGE="1e300", EXP_HALF="700.0", EXP_SUB="-700.0", BINOM_BIG="1e50", BESSEL_TINY="1e-9", Y1_TINY="1e-300",
                 YN_MAX="20000.0", LOG_MAX="710.5"),
     "f32": dict(EPS="5.960464477539063e-08", TINY="1e-30", SPLIT="64.0", ERFC_BIG="10.1",
                 ERF_ONE="4.0", GAMMA_MAX="35.04", ERFCX_NEG="-9.4", MAXIT="500", HUGE="1e30",
-                EXP_HALF="85.0", BINOM_BIG="1e20", BESSEL_TINY="1e-4", Y1_TINY="1e-36", YN_MAX="20000.0",
+                EXP_HALF="85.0", EXP_SUB="-85.0", BINOM_BIG="1e20", BESSEL_TINY="1e-4", Y1_TINY="1e-36", YN_MAX="20000.0",
                 LOG_MAX="89.5"),
 }
 
@@ -472,19 +472,50 @@ fn ${T}_log1pmx(d: $T) -> $T {
     }
     return s;
 }""",
-    # x^a e^-x / Gamma(a) for a > 0, x > 0 finite
+    # e^(h + l) for a double-length exponent (|l| <= ulp(h)), as c e^(h + l) with c > 0:
+    # log c folded into the exponent where e^h alone would be subnormal and c e^h not
+    "exp_dd": """
+fn ${T}_exp_dd(h: $T, l: $T, c: $T) -> $T {
+    if (h < $EXP_SUB) { return ${T}_exp(h + ${T}_log(c)) * (1.0 + l); }
+    return c * ${T}_exp(h) * (1.0 + l);
+}""",
+    # x^a e^-x / Gamma(a) for a > 0, x > 0 finite. The exponent's absolute error is the
+    # result's relative error, and the exponent reaches ~700: it is summed in double
+    # length (log_dd, two_prod, two_sum), so the error is that of the rounded parts
+    # (~a log(a) 2^-61), not of the exponent's size times eps (gammainc(1000, 239.5):
+    # 1 ulp, was 3600)
     "igam_fac": """
 fn ${T}_igam_fac(a: $T, x: $T) -> $T {
-    // a < 1: a x^a e^-x / Gamma(1 + a), whose exponent is small where x is (log Gamma(a)
-    // = lgamma(1 + a) - log a would put a large term into it)
-    if (a < 1.0) { return a * ${T}_exp(a * ${T}_log(x) - x - ${T}_lgamma1p(a)); }
-    if (a < 8.0) { return ${T}_exp(a * ${T}_log(x) - x - ${T}_lgamma_pos(a)); }
-    // a log(x / a) + a - x by log1pmx where x is near a (the cancelling part), directly
-    // elsewhere (where 1 + d would round away the digits of x / a)
-    let d = (x - a) / a;
-    var e: $T;
-    if (abs(d) < 0.5) { e = a * ${T}_log1pmx(d); } else { e = a * ${T}_log(x / a) + (a - x); }
-    return sqrt(a * 0.15915494309189535) * ${T}_exp(e - ${T}_stirling_s(a));
+    if (a < 8.0) {
+        // e^(a log x - x) / Gamma(a): Gamma(a) directly (relative accuracy; its log
+        // would add an absolute error of its size)
+        let lx = ${T}_log_dd(x);
+        let p = ${T}_two_prod(a, lx.x);
+        let s = ${T}_two_sum(p.x, -x);
+        return ${T}_exp_dd(s.x, s.y + (p.y + a * lx.y), 1.0 / ${T}_gamma_pos(a));
+    }
+    // sqrt(a / 2 pi) e^(a log(x / a) + a - x - S(a)), S the Stirling correction
+    let c = sqrt(a * 0.15915494309189535);
+    let sa = ${T}_stirling_s(a);
+    let xa = x - a;
+    let d = xa / a;
+    if (abs(d) < 0.1) {
+        // near the peak: a log1pmx(d), small; d's rounding (x - a is exact here) put
+        // back to first order, d log1pmx / dd = -d / (1 + d)
+        let pd = ${T}_two_prod(d, a);
+        let dl = ((xa - pd.x) - pd.y) / a;
+        let e = a * ${T}_log1pmx(d) - a * dl * d / (1.0 + d) - sa;
+        return c * ${T}_exp(e);
+    }
+    let lx = ${T}_log_dd(x);
+    let la = ${T}_log_dd(a);
+    let lh = ${T}_two_sum(lx.x, -la.x);
+    let ll = lh.y + (lx.y - la.y);
+    let p = ${T}_two_prod(a, lh.x);
+    let m = ${T}_two_sum(a, -x);
+    let s = ${T}_two_sum(p.x, m.x);
+    let t = ${T}_two_sum(s.x, -sa);
+    return ${T}_exp_dd(t.x, t.y + (s.y + ((p.y + a * ll) + m.y)), c);
 }""",
     # lgamma(1 + a) for |a| <= 0.5, exact for small a
     "lgamma1p": """
