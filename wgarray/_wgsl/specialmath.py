@@ -14,9 +14,11 @@ Algorithms
   x erfcx(x) as a function of 64 / x^2 beyond. exp(-x^2) is exp(-h^2) exp(-(x-h)(x+h))
   with h = x rounded to a few bits, so that h^2 is exact (x^2 rounded would cost
   x^2 ulp in the tail).
-* ndtri / erfinv: Halley's iteration on ndtr / erf / erfc (cubic convergence) from
-  Abramowitz & Stegun 26.2.23 or the Maclaurin series; the residual is taken on the
-  side (erf or erfc) where it is accurate.
+* ndtri: Wichura's AS 241 (PPND16): q R(q^2) with q = p - 1/2 (exact) near the centre,
+  rational functions of sqrt(-log min(p, 1 - p)) in the tails; no residual, so nothing
+  subnormal and nothing that contraction can cancel.
+* erfinv: Halley's iteration on erf / erfc (cubic convergence) from the Maclaurin series
+  or ndtri; the residual is taken on the side (erf or erfc) where it is accurate.
 * gammaln / gamma: shifted into [1.5, 2.5], where lgamma(2 + v) = v F(v) with F a
   Chebyshev fit (so the zeros at 1 and 2 keep their relative accuracy); Stirling's
   series from 8 on; reflection below 0.
@@ -24,12 +26,16 @@ Algorithms
   below, recurrence and the asymptotic series above.
 * gammainc / gammaincc: the power series (x < a + 1) or Legendre's continued
   fraction (modified Lentz), with the prefactor x^a e^-x / Gamma(a) written as
-  sqrt(a / 2 pi) exp(a log1pmx((x - a) / a) - S(a)) for a >= 8, S the Stirling
-  correction, which avoids the cancellation of a log x - x - lgamma(a).
+  sqrt(a / 2 pi) exp(a log(x / a) + a - x - S(a)) for a >= 8 (S the Stirling
+  correction) and e^(a log x - x) / Gamma(a) below, the exponent summed in double
+  length (its absolute error is the result's relative error); a log1pmx((x - a) / a)
+  near the peak.
 * betainc: the continued fraction of Numerical Recipes (modified Lentz), on the side
   of x that converges; betaln through Stirling differences when an argument is large.
 * i0e / i1e: Chebyshev fits of i0e(x), i1e(x) / x on [0, 8] and of sqrt(x) i_e(x)
   as functions of 8 / x beyond.
+* expi near its root: Ei(h) + (x - h) F(x), h the root rounded to the type, so that
+  no hi + lo pair is left for the compiler to fold.
 * Bessel j0 j1 y0 y1 k0 k1 (and scaled), exponential integrals, spence, zeta, degree
   trigonometry, ellipk, binom: fits from ``codegen/special_fits.py`` and the classical
   reductions (docs/special.md lists them); hi + lo constants are subtracted through
