@@ -8,6 +8,7 @@ interval). Coefficients are kept down to 1e-20 of the leading one.
 from __future__ import annotations
 
 import pathlib
+import struct
 
 import mpmath as mp
 
@@ -65,6 +66,12 @@ EI_ROOT = mp.findroot(mp.ei, 0.37)
 # (Ei(x) - log(x / x0)) / (x - x0) on [0, 6], x0 the root of Ei: entire, so
 # Ei = log(x / x0) + (x - x0) H keeps its relative accuracy at the root
 FITS["EI_H"] = cheb(lambda u: (lambda x: (mp.ei(x) - mp.log(x / EI_ROOT)) / (x - EI_ROOT) if x else (mp.euler + mp.log(EI_ROOT)) / -EI_ROOT)(lin(0, 6)(u)))
+# Ei near its root, per type: Ei(x) = Ei(h) + (x - h) F(x) on [0.2, 0.6], h the root
+# rounded to the type (x - h is exact there; Ei(h) is a single constant, so there is no
+# hi + lo pair that a shader compiler could join into one rounded value)
+EI_RH = {"F64": mp.mpf(float(EI_ROOT)), "F32": mp.mpf(struct.unpack("f", struct.pack("f", float(EI_ROOT)))[0])}
+for _t, _h in EI_RH.items():
+    FITS["EI_R" + _t] = cheb(lambda u, h=_h: (lambda x: (mp.ei(x) - mp.ei(h)) / (x - h))(lin(0.2, 0.6)(u)))
 # x e^-x Ei(x) on [6, 12], [12, 24], [24, 48]; as a function of t = 48 / x beyond
 FITS["EI_A"] = cheb(lambda u: (lambda x: x * mp.exp(-x) * mp.ei(x))(lin(6, 12)(u)))
 FITS["EI_B"] = cheb(lambda u: (lambda x: x * mp.exp(-x) * mp.ei(x))(lin(12, 24)(u)))
@@ -126,6 +133,8 @@ SCALARS = {
     "DIGAMMA_ROOT_HI": float(ROOT),
     "DIGAMMA_ROOT_LO": float(ROOT - mp.mpf(float(ROOT))),
     "EI_ROOT_HI": _hilo(EI_ROOT)[0], "EI_ROOT_LO": _hilo(EI_ROOT)[1],
+    "EI_RF64_H": float(EI_RH["F64"]), "EI_RF64_C": float(mp.ei(EI_RH["F64"])),
+    "EI_RF32_H": float(EI_RH["F32"]), "EI_RF32_C": float(mp.ei(EI_RH["F32"])),
     "J0_Z1_HI": _hilo(J0Z[0])[0], "J0_Z1_LO": _hilo(J0Z[0])[1],
     "J0_Z2_HI": _hilo(J0Z[1])[0], "J0_Z2_LO": _hilo(J0Z[1])[1],
     "J1_Z1_HI": _hilo(J1Z[0])[0], "J1_Z1_LO": _hilo(J1Z[0])[1],

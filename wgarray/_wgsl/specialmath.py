@@ -14,9 +14,11 @@ Algorithms
   x erfcx(x) as a function of 64 / x^2 beyond. exp(-x^2) is exp(-h^2) exp(-(x-h)(x+h))
   with h = x rounded to a few bits, so that h^2 is exact (x^2 rounded would cost
   x^2 ulp in the tail).
-* ndtri / erfinv: Halley's iteration on ndtr / erf / erfc (cubic convergence) from
-  Abramowitz & Stegun 26.2.23 or the Maclaurin series; the residual is taken on the
-  side (erf or erfc) where it is accurate.
+* ndtri: Wichura's AS 241 (PPND16): q R(q^2) with q = p - 1/2 (exact) near the centre,
+  rational functions of sqrt(-log min(p, 1 - p)) in the tails; no residual, so nothing
+  subnormal and nothing that contraction can cancel.
+* erfinv: Halley's iteration on erf / erfc (cubic convergence) from the Maclaurin series
+  or ndtri; the residual is taken on the side (erf or erfc) where it is accurate.
 * gammaln / gamma: shifted into [1.5, 2.5], where lgamma(2 + v) = v F(v) with F a
   Chebyshev fit (so the zeros at 1 and 2 keep their relative accuracy); Stirling's
   series from 8 on; reflection below 0.
@@ -24,12 +26,16 @@ Algorithms
   below, recurrence and the asymptotic series above.
 * gammainc / gammaincc: the power series (x < a + 1) or Legendre's continued
   fraction (modified Lentz), with the prefactor x^a e^-x / Gamma(a) written as
-  sqrt(a / 2 pi) exp(a log1pmx((x - a) / a) - S(a)) for a >= 8, S the Stirling
-  correction, which avoids the cancellation of a log x - x - lgamma(a).
+  sqrt(a / 2 pi) exp(a log(x / a) + a - x - S(a)) for a >= 8 (S the Stirling
+  correction) and e^(a log x - x) / Gamma(a) below, the exponent summed in double
+  length (its absolute error is the result's relative error); a log1pmx((x - a) / a)
+  near the peak.
 * betainc: the continued fraction of Numerical Recipes (modified Lentz), on the side
   of x that converges; betaln through Stirling differences when an argument is large.
 * i0e / i1e: Chebyshev fits of i0e(x), i1e(x) / x on [0, 8] and of sqrt(x) i_e(x)
   as functions of 8 / x beyond.
+* expi near its root: Ei(h) + (x - h) F(x), h the root rounded to the type, so that
+  no hi + lo pair is left for the compiler to fold.
 * Bessel j0 j1 y0 y1 k0 k1 (and scaled), exponential integrals, spence, zeta, degree
   trigonometry, ellipk, binom: fits from ``codegen/special_fits.py`` and the classical
   reductions (docs/special.md lists them); hi + lo constants are subtracted through
@@ -53,11 +59,11 @@ from .snippets import Snippet
 _K = {
     "f64": dict(EPS="1.1102230246251565e-16", TINY="1e-300", SPLIT="4096.0", ERFC_BIG="26.641747557046327",
                 ERF_ONE="6.0", GAMMA_MAX="171.62437695630272", ERFCX_NEG="-26.7", MAXIT="2000",
-                HUGE="1e300", EXP_HALF="700.0", BINOM_BIG="1e50", BESSEL_TINY="1e-9", Y1_TINY="1e-300",
+                HUGE="1e300", EXP_HALF="700.0", EXP_SUB="-700.0", BINOM_BIG="1e50", BESSEL_TINY="1e-9", Y1_TINY="1e-300",
                 YN_MAX="20000.0", LOG_MAX="710.5"),
     "f32": dict(EPS="5.960464477539063e-08", TINY="1e-30", SPLIT="64.0", ERFC_BIG="10.1",
                 ERF_ONE="4.0", GAMMA_MAX="35.04", ERFCX_NEG="-9.4", MAXIT="500", HUGE="1e30",
-                EXP_HALF="85.0", BINOM_BIG="1e20", BESSEL_TINY="1e-4", Y1_TINY="1e-36", YN_MAX="20000.0",
+                EXP_HALF="85.0", EXP_SUB="-85.0", BINOM_BIG="1e20", BESSEL_TINY="1e-4", Y1_TINY="1e-36", YN_MAX="20000.0",
                 LOG_MAX="89.5"),
 }
 
@@ -75,6 +81,9 @@ def _typed_constants(T: str) -> dict[str, str]:
     out = {}
     for name in ("EI_ROOT", "J0_Z1", "J0_Z2", "J1_Z1", "J1_Z2"):
         out[name + "_HI"], out[name + "_LO"] = _hilo(T, getattr(C, name + "_HI"), getattr(C, name + "_LO"))
+    tag = T.upper()
+    out["EI_RH"] = getattr(C, f"EI_R{tag}_H").hex()
+    out["EI_RC"] = float(np.float32(getattr(C, f"EI_R{tag}_C"))).hex() if T == "f32" else C.EI_RF64_C.hex()
     out["EI_MLOG_ROOT"] = repr(-math.log(C.EI_ROOT_HI + C.EI_ROOT_LO))
     two_pi = float(np.float32(2 * math.pi)) if T == "f32" else 2 * math.pi
     # (2 pi - head) / head, the head being 2 pi in the type; 2 pi's f64 tail from its digits
@@ -137,6 +146,32 @@ def _clenshaw(T: str, name: str, coeffs, eps: float) -> str:
     lines.append(f"    return u * b1 - b2 + {cs[0]!r};")
     lines.append("}")
     return "\n".join(lines)
+
+
+# Wichura, Algorithm AS 241 (Applied Statistics 37, 1988), PPND16: the numerators and
+# denominators of ndtri's three rational functions, constant term first
+_AS241 = {
+    "A": [3.3871328727963666080e0, 1.3314166789178437745e2, 1.9715909503065514427e3, 1.3731693765509461125e4,
+          4.5921953931549871457e4, 6.7265770927008700853e4, 3.3430575583588128105e4, 2.5090809287301226727e3],
+    "B": [1.0, 4.2313330701600911252e1, 6.8718700749205790830e2, 5.3941960214247511077e3,
+          2.1213794301586595867e4, 3.9307895800092710610e4, 2.8729085735721942674e4, 5.2264952788528545610e3],
+    "C": [1.42343711074968357734e0, 4.63033784615654529590e0, 5.76949722146069140550e0, 3.64784832476320460504e0,
+          1.27045825245236838258e0, 2.41780725177450611770e-1, 2.27238449892691845833e-2, 7.74545014278341407640e-4],
+    "D": [1.0, 2.05319162663775882187e0, 1.67638483018380384940e0, 6.89767334985100004550e-1,
+          1.48103976427480074590e-1, 1.51986665636164571966e-2, 5.47593808499534494600e-4, 1.05075007164441684324e-9],
+    "E": [6.65790464350110377720e0, 5.46378491116411436990e0, 1.78482653991729133580e0, 2.96560571828504891230e-1,
+          2.65321895265761230930e-2, 1.24266094738807843860e-3, 2.71155556874348757815e-5, 2.01033439929228813265e-7],
+    "F": [1.0, 5.99832206555887937690e-1, 1.36929880922735805310e-1, 1.48753612908506148525e-2,
+          7.86869131145613259100e-4, 1.84631831751005468180e-5, 1.42151175831644588870e-7, 2.04426310338993978564e-15],
+}
+
+
+def _horner(T: str, name: str, coeffs) -> str:
+    """fn {T}_{name}(u): sum c_k u^k by Horner's rule."""
+    expr = repr(float(coeffs[-1]))
+    for c in reversed(coeffs[:-1]):
+        expr = f"({expr}) * u + {float(c)!r}"
+    return f"fn {T}_{name}(u: {T}) -> {T} {{ return {expr}; }}"
 
 
 def _zeta_em(T: str) -> str:
@@ -216,31 +251,32 @@ fn ${T}_log_ndtr(x: $T) -> $T {
     let t = -x * 0.7071067811865476;
     return ${T}_log(0.5 * ${T}_erfcx_pos(t)) - 0.5 * x * x;
 }""",
+    # z with ndtr(z) = p, given q = p - 1/2 and the tail pt = min(p, 1 - p) > 0, both
+    # exact: Wichura's AS 241 (PPND16), relative accuracy everywhere (z = q R(q^2) near
+    # the centre, a rational function of sqrt(-log pt) in the tails: no erfc residual,
+    # so nothing subnormal where the result is normal)
+    "ndtri_core": """
+fn ${T}_ndtri_core(q: $T, pt: $T) -> $T {
+    if (abs(q) <= 0.425) {
+        let r = 0.180625 - q * q;
+        return q * ${T}_as241_a(r) / ${T}_as241_b(r);
+    }
+    let r = sqrt(-${T}_log(pt));
+    var z: $T;
+    if (r <= 5.0) { z = ${T}_as241_c(r - 1.6) / ${T}_as241_d(r - 1.6); }
+    else { z = ${T}_as241_e(r - 5.0) / ${T}_as241_f(r - 5.0); }
+    return select(z, -z, q < 0.0);
+}""",
     # |z| where ndtr(-|z|) = p, 0 < p <= 0.5
     "ndtri_lower": """
-fn ${T}_ndtri_lower(p: $T) -> $T {
-    let t = sqrt(-2.0 * ${T}_log(p));
-    var z = t - (2.515517 + t * (0.802853 + t * 0.010328))
-              / (1.0 + t * (1.432788 + t * (0.189269 + t * 0.001308)));
-    for (var i = 0; i < 3; i = i + 1) {
-        // g(z) = ndtr(-z) - p, g' = -phi(z), g''/g' = -z: Halley's step
-        let phi = ${T}_expmx2(z * 0.7071067811865476) * 0.3989422804014327;
-        // the residual from erf near p = 1/2, where 0.5 - p is exact and erfc would cancel
-        var g = 0.5 * ${T}_erfc(z * 0.7071067811865476) - p;
-        if (p > 0.25) { g = (0.5 - p) - 0.5 * ${T}_erf(z * 0.7071067811865476); }
-        let r = g / (-phi);
-        z = z - r / (1.0 + 0.5 * z * r);
-    }
-    return z;
-}""",
+fn ${T}_ndtri_lower(p: $T) -> $T { return -${T}_ndtri_core(p - 0.5, p); }""",
     "ndtri": """
 fn ${T}_ndtri(p: $T) -> $T {
     if (${T}_isnan(p) || p < 0.0 || p > 1.0) { return ${T}_nan(); }
     if (p == 0.0) { return -${T}_inf(); }
     if (p == 1.0) { return ${T}_inf(); }
-    if (p == 0.5) { return 0.0; }
-    if (p > 0.5) { return ${T}_ndtri_lower(1.0 - p); }
-    return -${T}_ndtri_lower(p);
+    // 1 - p is exact past 1/2
+    return ${T}_ndtri_core(p - 0.5, select(p, 1.0 - p, p > 0.5));
 }""",
     "erfinv": """
 fn ${T}_erfinv(y: $T) -> $T {
@@ -442,19 +478,50 @@ fn ${T}_log1pmx(d: $T) -> $T {
     }
     return s;
 }""",
-    # x^a e^-x / Gamma(a) for a > 0, x > 0 finite
+    # e^(h + l) for a double-length exponent (|l| <= ulp(h)), as c e^(h + l) with c > 0:
+    # log c folded into the exponent where e^h alone would be subnormal and c e^h not
+    "exp_dd": """
+fn ${T}_exp_dd(h: $T, l: $T, c: $T) -> $T {
+    if (h < $EXP_SUB) { return ${T}_exp(h + ${T}_log(c)) * (1.0 + l); }
+    return c * ${T}_exp(h) * (1.0 + l);
+}""",
+    # x^a e^-x / Gamma(a) for a > 0, x > 0 finite. The exponent's absolute error is the
+    # result's relative error, and the exponent reaches ~700: it is summed in double
+    # length (log_dd, two_prod, two_sum), so the error is that of the rounded parts
+    # (~a log(a) 2^-61), not of the exponent's size times eps (gammainc(1000, 239.5):
+    # 1 ulp, was 3600)
     "igam_fac": """
 fn ${T}_igam_fac(a: $T, x: $T) -> $T {
-    // a < 1: a x^a e^-x / Gamma(1 + a), whose exponent is small where x is (log Gamma(a)
-    // = lgamma(1 + a) - log a would put a large term into it)
-    if (a < 1.0) { return a * ${T}_exp(a * ${T}_log(x) - x - ${T}_lgamma1p(a)); }
-    if (a < 8.0) { return ${T}_exp(a * ${T}_log(x) - x - ${T}_lgamma_pos(a)); }
-    // a log(x / a) + a - x by log1pmx where x is near a (the cancelling part), directly
-    // elsewhere (where 1 + d would round away the digits of x / a)
-    let d = (x - a) / a;
-    var e: $T;
-    if (abs(d) < 0.5) { e = a * ${T}_log1pmx(d); } else { e = a * ${T}_log(x / a) + (a - x); }
-    return sqrt(a * 0.15915494309189535) * ${T}_exp(e - ${T}_stirling_s(a));
+    if (a < 8.0) {
+        // e^(a log x - x) / Gamma(a): Gamma(a) directly (relative accuracy; its log
+        // would add an absolute error of its size)
+        let lx = ${T}_log_dd(x);
+        let p = ${T}_two_prod(a, lx.x);
+        let s = ${T}_two_sum(p.x, -x);
+        return ${T}_exp_dd(s.x, s.y + (p.y + a * lx.y), 1.0 / ${T}_gamma_pos(a));
+    }
+    // sqrt(a / 2 pi) e^(a log(x / a) + a - x - S(a)), S the Stirling correction
+    let c = sqrt(a * 0.15915494309189535);
+    let sa = ${T}_stirling_s(a);
+    let xa = x - a;
+    let d = xa / a;
+    if (abs(d) < 0.1) {
+        // near the peak: a log1pmx(d), small; d's rounding (x - a is exact here) put
+        // back to first order, d log1pmx / dd = -d / (1 + d)
+        let pd = ${T}_two_prod(d, a);
+        let dl = ((xa - pd.x) - pd.y) / a;
+        let e = a * ${T}_log1pmx(d) - a * dl * d / (1.0 + d) - sa;
+        return c * ${T}_exp(e);
+    }
+    let lx = ${T}_log_dd(x);
+    let la = ${T}_log_dd(a);
+    let lh = ${T}_two_sum(lx.x, -la.x);
+    let ll = lh.y + (lx.y - la.y);
+    let p = ${T}_two_prod(a, lh.x);
+    let m = ${T}_two_sum(a, -x);
+    let s = ${T}_two_sum(p.x, m.x);
+    let t = ${T}_two_sum(s.x, -sa);
+    return ${T}_exp_dd(t.x, t.y + (s.y + ((p.y + a * ll) + m.y)), c);
 }""",
     # lgamma(1 + a) for |a| <= 0.5, exact for small a
     "lgamma1p": """
@@ -801,8 +868,14 @@ fn ${T}_expi(x: $T) -> $T {
     if (x == 0.0) { return -${T}_inf(); }
     if (${T}_isinf(x)) { return select(-0.0, x, x > 0.0); }
     if (x < 0.0) { return -${T}_exp1(-x); }
+    if (x >= 0.2 && x <= 0.6) {
+        // Ei(h) + (x - h) F(x), h the root rounded to the type: x - h is exact and Ei(h)
+        // one constant, so the relative accuracy at the root does not rest on a hi + lo
+        // pair that the shader compiler may fold (NVIDIA's did)
+        return $EI_RC + (x - $EI_RH) * ${T}_cheb_ei_r(5.0 * x - 2.0);
+    }
     if (x <= 6.0) {
-        // Ei = log(x / x0) + (x - x0) H(x), x0 its root: relative accuracy there
+        // Ei = log(x / x0) + (x - x0) H(x), x0 its root
         let d = (x - $EI_ROOT_HI) - ${T}_tail($EI_ROOT_LO, x);
         var l: $T;
         if (abs(d) < 0.2) { l = ${T}_log1p(d / $EI_ROOT_HI); } else { l = ${T}_log(x) + $EI_MLOG_ROOT; }
@@ -997,7 +1070,9 @@ fn ${T}_hankel(x: $T, n: i32) -> vec2<$T> {
     var cc = sc.y + sc.x;
     var ss = sc.x - sc.y;
     if (n == 1) { let c0 = cc; cc = ss; ss = -c0; }
-    let amp = sqrt(0.6366197723675814 / x) * 0.7071067811865476;
+    // sqrt(2 / (pi x)) / sqrt(2), not through 2 / (pi x): subnormal in f32 past 2.6e38,
+    // which a flushing device makes 0
+    let amp = 0.5641895835477563 / sqrt(x);
     return vec2<$T>(amp * (p * cc - q * ss), amp * (p * ss + q * cc));
 }""",
     "j0": """
@@ -1351,10 +1426,13 @@ def _build(T: str) -> dict[str, str]:
     subs.update(_typed_constants(T))
     eps = 1e-20 if T == "f64" else 1e-10
     out = {f"cheb_{name.lower()}": _clenshaw(T, name, getattr(C, name), eps) + "\n" for name in _FITS}
+    out["cheb_ei_r"] = _clenshaw(T, "EI_R", getattr(C, "EI_R" + T.upper()), eps) + "\n"
     for name, text in {**_GENERIC, **_MORE, **_BESSEL, **_INVERSES}.items():
         if name == "zeta_em":
             text = _zeta_em(T)
         out[name] = Template(text).substitute(subs).strip() + "\n"
+    for key, cs in _AS241.items():
+        out[f"as241_{key.lower()}"] = _horner(T, f"as241_{key.lower()}", cs) + "\n"
     out["mod360"] = _MOD360[T].strip() + "\n"
     out["tail"] = _TAIL[T] + "\n"
     return out
