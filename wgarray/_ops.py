@@ -205,6 +205,7 @@ _DECLARED = [
             library=("float",), numpy="arctan2", exact="ulp"),
     _binary("hypot", "real floating-point", "float", "sqrt(x1**2 + x2**2) without undue overflow or underflow.",
             library=("float",), exact="ulp"),
+    # m + log1p(exp(-d)) cancels where the result is much smaller than m: a wider bound
     _binary("logaddexp", "real floating-point", "float", "log(exp(x1) + exp(x2)) without overflow.",
             library=("float",), exact="ulp", ulp=(8, 8)),
     _binary("copysign", "real floating-point", "float", "Magnitude of x1 with the sign of x2.",
