@@ -45,7 +45,7 @@ EXACTNESS = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # one per name: compared by identity
 class Op:
     name: str
     # The public function: positional operands (empty for ops only the package builds),
@@ -85,7 +85,8 @@ class Op:
     ulp: tuple[int, int] = (2, 4)
     complex_eps: int | None = None
     zero_sign_free: bool = False
-    lowering: dict = field(init=False, repr=False, compare=False)
+    # The templates by tag or family: ``wgsl`` over the library calls.
+    lowering: dict = field(init=False, repr=False)
 
     def __post_init__(self):
         args = ", ".join("{" + "abc"[i] + "}" for i in range(max(len(self.params), 1)))
@@ -94,7 +95,9 @@ class Op:
         object.__setattr__(self, "lowering", lowering)
         if not self.numpy:
             object.__setattr__(self, "numpy", self.name)
-        assert self.result in RESULT_RULES and self.exact in EXACTNESS, self.name
+        if self.result not in RESULT_RULES or self.exact not in EXACTNESS:
+            raise ValueError(f"Op {self.name}: expected a result rule of {sorted(RESULT_RULES)} and an exactness "
+                             f"of {sorted(EXACTNESS)}, got {self.result!r} and {self.exact!r}")
 
     @property
     def public(self) -> bool:
@@ -267,7 +270,10 @@ _DECLARED = [
 ]
 
 OPS: dict[str, Op] = {op.name: op for op in _DECLARED}
-assert len(OPS) == len(_DECLARED), "an op is declared twice"
+if len(OPS) != len(_DECLARED):
+    _names = [op.name for op in _DECLARED]
+    raise ValueError("wgarray._ops: expected each op declared once, got "
+                     + ", ".join(sorted({n for n in _names if _names.count(n) > 1})) + " twice")
 
 # The generated public functions, by name (clip is written by hand).
 FUNCTIONS: dict[str, Op] = {name: op for name, op in sorted(OPS.items()) if op.public and not op.handwritten}
