@@ -1,4 +1,4 @@
-"""Every elementwise function (codegen/elementwise_table.py) and clip, for every dtype
+"""Every elementwise function (declared in wgarray/_ops.py) and clip, for every dtype
 its category allows on this device, against NumPy.
 
 Exact functions are compared bit for bit (NaN equal to NaN, the sign of zero counted);
@@ -8,69 +8,40 @@ few eps of relative error. Special values (NaN, +-inf, +-0) are compared exactly
 """
 from __future__ import annotations
 
-import os
 import zlib
-import sys
 
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
 import wgarray as xp
+from wgarray._ops import FUNCTIONS, OPS
 from conftest import (CATEGORY, DEFAULT_FLOAT, DTYPES, INTEGER, REAL_FLOAT, assert_exact, flush_subnormals,
                       flushed_reference, flushes_subnormals, ids, npdt, same_values, sample, to_np, ulp_distance)
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "codegen"))
-from elementwise_table import FUNCTIONS  # noqa: E402
-
-NUMPY_NAME = {
-    "acos": "arccos", "acosh": "arccosh", "asin": "arcsin", "asinh": "arcsinh", "atan": "arctan",
-    "atan2": "arctan2", "atanh": "arctanh", "bitwise_invert": "invert", "bitwise_left_shift": "left_shift",
-    "bitwise_right_shift": "right_shift", "pow": "power",
-}
-
 
 def np_fn(name):
-    return getattr(np, NUMPY_NAME.get(name, name))
+    return getattr(np, OPS[name].numpy)
 
 
-# Exact in the argument's own type (NumPy computes them exactly, and so must we).
+# The exactness classes of the op table (wgarray/_ops.py).
 # exact on the bits, also where the device flushes subnormals in arithmetic
-BIT_EXACT = {
-    "abs", "negative", "positive", "sign", "signbit", "isnan", "isinf", "isfinite", "equal", "not_equal",
-    "less", "less_equal", "greater", "greater_equal", "maximum", "minimum", "copysign", "nextafter",
-}
-EXACT = {
-    "abs", "add", "subtract", "multiply", "negative", "positive", "square", "ceil", "floor", "trunc",
-    "round", "sign", "signbit", "isnan", "isinf", "isfinite", "equal", "not_equal", "less", "less_equal",
-    "greater", "greater_equal", "logical_and", "logical_or", "logical_xor", "logical_not",
-    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert", "bitwise_left_shift",
-    "bitwise_right_shift", "maximum", "minimum", "copysign", "nextafter", "floor_divide", "remainder",
-    "divide", "reciprocal", "sqrt", "real", "imag", "conj",
-}
+BIT_EXACT = {n for n, op in FUNCTIONS.items() if op.exact == "bits"}
+# exact in the argument's own type (NumPy computes them exactly, and so must we)
+EXACT = {n for n, op in FUNCTIONS.items() if op.exact in ("bits", "rounded")}
 # Results whose zero sign the standard leaves open.
-ZERO_SIGN_FREE = {"maximum", "minimum", "sign"}
+ZERO_SIGN_FREE = {n for n, op in FUNCTIONS.items() if op.zero_sign_free}
 # Complex results computed by formulas that round (checked in eps of relative error).
-COMPLEX_TOL = {
-    "abs": 2, "reciprocal": 4, "divide": 4, "multiply": 4, "square": 4, "sign": 4, "sqrt": 4,
-    "exp": 6, "expm1": 8, "log": 6, "log1p": 8, "log2": 8, "log10": 8, "sinh": 8, "cosh": 8,
-    "tanh": 8, "sin": 8, "cos": 8, "tan": 8, "asinh": 8, "asin": 8, "acos": 8, "acosh": 8,
-    "atanh": 8, "atan": 8, "pow": 64,
-}
-COMPLEX_EXACT = {"add", "subtract", "negative", "positive", "conj", "real", "imag", "round", "isnan",
-                 "isinf", "isfinite", "equal", "not_equal"}
-# Max ulp error on real floating results of the inexact functions.
-ULP = {"float32": 2, "float64": 4}
-ULP_FN = {("pow", "float32"): 4, ("pow", "float64"): 8, ("logaddexp", "float32"): 8,
-          ("logaddexp", "float64"): 8}
+COMPLEX_TOL = {n: op.complex_eps for n, op in FUNCTIONS.items() if op.complex_eps is not None}
+COMPLEX_EXACT = {n for n, op in FUNCTIONS.items() if op.complex_eps is None}
 TRIG = {"sin", "cos", "tan"}
 TRIG_LIMIT = 2.0**20  # beyond this the library only promises a value in range (no Payne-Hanek)
 
 
 def cases():
     out = []
-    for name, (params, category, rule, _) in sorted(FUNCTIONS.items()):
-        for d in CATEGORY[category]:
+    for name, op in FUNCTIONS.items():
+        for d in CATEGORY[op.category]:
             out.append(pytest.param(name, d, id=f"{name}-{d.name}"))
     return out
 
@@ -161,7 +132,7 @@ def numpy_reference(name, d, args):
 # ------------------------------------------------------------------ comparison
 
 def check_real_inexact(name, got, want, args, dname):
-    tol = ULP_FN.get((name, dname), ULP[dname])
+    tol = OPS[name].ulp[("float32", "float64").index(dname)]
     exact = ~np.isfinite(want) | (want == 0)
     for a in args:
         exact |= ~np.isfinite(a)
@@ -213,8 +184,7 @@ def compare(name, d, got_arr, args, *, out_dtype=None):
 
 @pytest.mark.parametrize("name,d", cases())
 def test_function_matches_numpy(name, d):
-    params = FUNCTIONS[name][0]
-    args = unary_inputs(name, d) if len(params) == 1 else binary_inputs(name, d)
+    args = unary_inputs(name, d) if FUNCTIONS[name].arity == 1 else binary_inputs(name, d)
     got = getattr(xp, name)(*[xp.asarray(a) for a in args])
     compare(name, d, got, args)
 
@@ -222,7 +192,7 @@ def test_function_matches_numpy(name, d):
 # One representative per shape of signature, over all dtypes: 0-d, empty and broadcast.
 SHAPE_FUNCS = ["negative", "sqrt", "isnan", "add", "atan2", "less", "bitwise_xor", "logical_or", "remainder"]
 SHAPE_CASES = [pytest.param(n, d, id=f"{n}-{d.name}") for n in SHAPE_FUNCS
-               for d in CATEGORY[FUNCTIONS[n][1]]]
+               for d in CATEGORY[FUNCTIONS[n].category]]
 
 
 @pytest.mark.parametrize("name,d", SHAPE_CASES)
@@ -230,7 +200,7 @@ def test_0d_empty_and_broadcast_shapes(name, d):
     fn = getattr(xp, name)
     h = sample(d, 16, seed=5, specials=False)
     h = h[h != 0] if d.kind in "iu" else h
-    if len(FUNCTIONS[name][0]) == 1:
+    if FUNCTIONS[name].arity == 1:
         for a in (h[3].reshape(()), h[:0], h[:0].reshape(0, 4), h[:12].reshape(3, 1, 4)[:, :, ::2]):
             compare(name, d, fn(xp.asarray(a) if a.base is None else xp.asarray(a.copy())), [a])
         x = xp.asarray(h[:12].reshape(3, 4))
@@ -253,30 +223,30 @@ def test_0d_empty_and_broadcast_shapes(name, d):
 
 # ------------------------------------------------------------------ rules
 
-FLOAT_RULE = sorted(n for n, (_, cat, rule, _) in FUNCTIONS.items() if rule == "float" and "real" not in cat)
+FLOAT_RULE = sorted(n for n, op in FUNCTIONS.items() if op.result == "float" and "real" not in op.category)
 
 
 @pytest.mark.parametrize("name", ["exp", "sqrt", "sin", "log1p", "divide", "reciprocal"])
 @pytest.mark.parametrize("d", [xp.int32, xp.uint8, xp.int64], ids=ids([xp.int32, xp.uint8, xp.int64]))
 def test_integer_input_to_float_functions_gives_default_float(name, d):
     h = np.array([1, 2, 3, 7], npdt(d))
-    args = [h] * len(FUNCTIONS[name][0])
+    args = [h] * FUNCTIONS[name].arity
     got = getattr(xp, name)(*[xp.asarray(a) for a in args])
     assert got.dtype == DEFAULT_FLOAT
     compare(name, DEFAULT_FLOAT, got, [a.astype(npdt(DEFAULT_FLOAT)) for a in args])
 
 
 @pytest.mark.parametrize("name,d", [pytest.param(n, d, id=f"{n}-{d.name}")
-                                    for n, (_, cat, _, _) in sorted(FUNCTIONS.items())
-                                    for d in DTYPES if d not in CATEGORY[cat] and not (
-                                        FUNCTIONS[n][2] == "float" and d.kind in "iu") and cat != "bool"])
+                                    for n, op in FUNCTIONS.items()
+                                    for d in DTYPES if d not in CATEGORY[op.category] and not (
+                                        op.result == "float" and d.kind in "iu") and not op.truth])
 def test_wrong_dtype_category_raises_type_error(name, d):
     x = xp.asarray(sample(d, 4)[:3])
     with pytest.raises(TypeError, match=name):
-        getattr(xp, name)(*[x] * len(FUNCTIONS[name][0]))
+        getattr(xp, name)(*[x] * FUNCTIONS[name].arity)
 
 
-LOGICAL = sorted(n for n, (_, cat, _, _) in FUNCTIONS.items() if cat == "bool")
+LOGICAL = sorted(n for n, op in FUNCTIONS.items() if op.truth)
 
 
 @pytest.mark.parametrize("name", LOGICAL)
@@ -285,7 +255,7 @@ def test_logical_functions_take_numbers_by_their_truth(name, d):
     # as NumPy and PyTorch: nonzero (NaN included) is True, -0.0 is False
     a = sample(d, 40)
     b = np.random.default_rng(1).permutation(a)
-    args = [a, b][:len(FUNCTIONS[name][0])]
+    args = [a, b][:FUNCTIONS[name].arity]
     assert_exact(getattr(xp, name)(*map(xp.asarray, args)), getattr(np, name)(*args))
     assert_exact(getattr(xp, name)(*map(xp.asarray, args[:1] * len(args))), getattr(np, name)(*args[:1] * len(args)))
 

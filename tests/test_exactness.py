@@ -16,6 +16,7 @@ import pytest
 
 import wgarray as xp
 from wgarray import debug
+from wgarray._ops import OPS as DECLARED
 from wgarray._runtime.numerics import float32_behaviour
 
 from conftest import HAS_F64, flushed_reference
@@ -62,17 +63,15 @@ def np_minimum(x, y):
     return np.where(both, np.where(np.signbit(x) | np.signbit(y), -np.abs(x), x), np.minimum(x, y))
 
 
-# name: (arity, NumPy function, correctly rounded so comparable with NumPy bit for bit)
-OPS = {
-    "add": (2, np.add, True), "subtract": (2, np.subtract, True), "multiply": (2, np.multiply, True),
-    "divide": (2, np.divide, True), "maximum": (2, np_maximum, True), "minimum": (2, np_minimum, True),
-    "copysign": (2, np.copysign, True), "nextafter": (2, np.nextafter, True),
-    "negative": (1, np.negative, True), "abs": (1, np.abs, True), "square": (1, np.square, True),
-    "sqrt": (1, np.sqrt, True), "exp": (1, np.exp, False), "log": (1, np.log, False),
-    "sin": (1, np.sin, False), "floor": (1, np.floor, True),
-    "less": (2, np.less, True), "equal": (2, np.equal, True), "not_equal": (2, np.not_equal, True),
-    "greater_equal": (2, np.greater_equal, True),
-}
+# The ops that expressions draw from. Each one's arity, NumPy reference and whether it is
+# correctly rounded (so comparable with NumPy bit for bit) come from the op table; the
+# references of maximum and minimum fix the zero sign that the standard leaves open.
+_DRAWN = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "copysign", "nextafter", "negative",
+          "abs", "square", "sqrt", "exp", "log", "sin", "floor", "less", "equal", "not_equal", "greater_equal"]
+_REFERENCE = {"maximum": np_maximum, "minimum": np_minimum}
+# name: (arity, NumPy function, correctly rounded)
+OPS = {n: (DECLARED[n].arity, _REFERENCE.get(n, getattr(np, DECLARED[n].numpy)), DECLARED[n].exact != "ulp")
+       for n in _DRAWN}
 SCALARS = [2.0, 0.5, -4.0, 3.0, 1e8, -1.0, 1e-30]
 
 

@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from wgsl_kernel import run_wgsl  # noqa: E402
 from conftest import flush_subnormals, flushes_subnormals  # noqa: E402
 
+from wgarray._ops import OPS  # noqa: E402
 from wgarray._wgsl import complexmath, realmath  # noqa: E402
 from wgarray._wgsl.snippets import resolve  # noqa: E402
 
@@ -78,29 +79,13 @@ def run(prec: str, name: str, *args: np.ndarray) -> np.ndarray:
 
 # ---------------------------------------------------------------- references
 
-REFERENCE = {
-    "abs": np.abs, "acos": np.arccos, "acosh": np.arccosh, "asin": np.arcsin,
-    "asinh": np.arcsinh, "atan": np.arctan, "atanh": np.arctanh, "cos": np.cos,
-    "cosh": np.cosh, "exp": np.exp, "expm1": np.expm1, "isfinite": np.isfinite,
-    "isinf": np.isinf, "isnan": np.isnan, "log": np.log, "log1p": np.log1p,
-    "log2": np.log2, "log10": np.log10, "reciprocal": lambda z: 1 / z,
-    "round": np.round, "sign": np.sign, "sin": np.sin, "sinh": np.sinh, "sqrt": np.sqrt,
-    "square": np.square, "tan": np.tan, "tanh": np.tanh, "conj": np.conj,
-    "negative": np.negative, "add": np.add, "subtract": np.subtract,
-    "multiply": np.multiply, "divide": np.divide, "pow": np.power, "equal": np.equal,
-    "not_equal": np.not_equal,
-}
-
-# allowed normwise relative error, in units of eps (c64: 2^-23, c128: 2^-52)
-TOLERANCE = {
-    "abs": 2, "reciprocal": 4, "divide": 4, "multiply": 4, "square": 4, "sign": 4,
-    "sqrt": 4, "exp": 6, "expm1": 8, "log": 6, "log1p": 8, "log2": 8, "log10": 8,
-    "sinh": 8, "cosh": 8, "tanh": 8, "sin": 8, "cos": 8, "tan": 8,
-    "asinh": 8, "asin": 8, "acos": 8, "acosh": 8, "atanh": 8, "atan": 8,
-    "pow": 64,
-}
-EXACT = {"conj", "negative", "add", "subtract", "round", "isfinite", "isinf", "isnan",
-         "equal", "not_equal"}
+# NumPy references and allowed errors from the op table (wgarray/_ops.py): normwise
+# relative error in units of eps (c64: 2^-23, c128: 2^-52), None for the exact ones.
+# NumPy's reciprocal is 1 / z, written out.
+REFERENCE = {n: getattr(np, OPS[n].numpy) for n in UNARY + BINARY}
+REFERENCE["reciprocal"] = lambda z: 1 / z
+TOLERANCE = {n: OPS[n].complex_eps for n in UNARY + BINARY if OPS[n].complex_eps is not None}
+EXACT = {n for n in UNARY + BINARY if OPS[n].complex_eps is None}
 
 
 def _mags(rng, n, lo, hi):

@@ -19,6 +19,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from wgsl_kernel import device, run_wgsl  # noqa: E402
 
+from wgarray._ops import OPS  # noqa: E402
 from wgarray._wgsl.intmath import LIBRARY, SIGNATURES  # noqa: E402
 from wgarray._wgsl.snippets import resolve  # noqa: E402
 
@@ -337,10 +338,10 @@ def test_short_and_long_division_paths_agree():
     assert_same(got, _divmod_ref(np.uint64)(a, b), (a, b), "eu64_divmod")
 
 
-SMALL_OPS = {"floor_divide": np.floor_divide, "remainder": np.remainder, "pow": np.power,
-             "bitwise_left_shift": np.left_shift, "bitwise_right_shift": np.right_shift,
-             "abs": lambda a, b: np.abs(a), "sign": lambda a, b: np.sign(a),
-             "minimum": np.minimum, "maximum": np.maximum}
+# op -> its NumPy reference of (a, b) (wgarray/_ops.py); a unary op ignores b.
+SMALL_OPS = {n: (lambda a, b, f=getattr(np, OPS[n].numpy), k=OPS[n].arity: f(*(a, b)[:k]))
+             for n in ("floor_divide", "remainder", "pow", "bitwise_left_shift", "bitwise_right_shift", "abs",
+                       "sign", "minimum", "maximum")}
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16])

@@ -16,6 +16,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 from wgsl_kernel import device, run_wgsl  # noqa: E402
 
+from wgarray._ops import OPS  # noqa: E402
 from wgarray._wgsl.realmath import LIBRARY  # noqa: E402
 from conftest import flush_subnormals, flushed_reference, flushes_subnormals  # noqa: E402
 from wgarray._wgsl.snippets import resolve  # noqa: E402
@@ -164,31 +165,26 @@ def _minimum_ref(x, y):
     return np.where(z, np.where(np.signbit(x) | np.signbit(y), -np.abs(x), x), r).astype(x.dtype)
 
 
-UNARY = {
-    "abs": np.abs, "acos": np.arccos, "acosh": np.arccosh, "asin": np.arcsin,
-    "asinh": np.arcsinh, "atan": np.arctan, "atanh": np.arctanh, "ceil": np.ceil,
-    "cos": np.cos, "cosh": np.cosh, "exp": np.exp, "expm1": np.expm1, "floor": np.floor,
-    "log": np.log, "log1p": np.log1p, "log2": np.log2, "log10": np.log10,
-    "reciprocal": np.reciprocal, "round": np.round, "sign": np.sign, "sin": np.sin,
-    "sinh": np.sinh, "sqrt": np.sqrt, "square": np.square, "tan": np.tan, "tanh": np.tanh,
-    "trunc": np.trunc,
-}
-BINARY = {
-    "atan2": np.arctan2, "copysign": np.copysign, "divide": np.divide,
-    "floor_divide": _floor_divide_ref, "hypot": np.hypot, "logaddexp": np.logaddexp,
-    "maximum": _maximum_ref, "minimum": _minimum_ref, "nextafter": np.nextafter,
-    "pow": np.power, "remainder": np.remainder,
-}
+# The library functions under test; their NumPy references, exactness classes and ulp
+# bounds are the op table's (wgarray/_ops.py), with references of our own where NumPy's
+# answer is not the standard's (floor_divide at infinities, the zero sign of max/min).
+UNARY_NAMES = ["abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "ceil", "cos", "cosh", "exp", "expm1",
+               "floor", "log", "log1p", "log2", "log10", "reciprocal", "round", "sign", "sin", "sinh", "sqrt",
+               "square", "tan", "tanh", "trunc"]
+BINARY_NAMES = ["atan2", "copysign", "divide", "floor_divide", "hypot", "logaddexp", "maximum", "minimum",
+                "nextafter", "pow", "remainder"]
+_OWN_REFERENCE = {"floor_divide": _floor_divide_ref, "maximum": _maximum_ref, "minimum": _minimum_ref}
+UNARY = {n: _OWN_REFERENCE.get(n, getattr(np, OPS[n].numpy)) for n in UNARY_NAMES}
+BINARY = {n: _OWN_REFERENCE.get(n, getattr(np, OPS[n].numpy)) for n in BINARY_NAMES}
 # computed exactly in the argument type by NumPy (no f64 detour for the f32 reference)
-EXACT = {"abs", "ceil", "floor", "round", "sign", "trunc", "copysign", "floor_divide",
-         "maximum", "minimum", "nextafter", "remainder", "divide", "reciprocal", "square",
-         "sqrt"}
+EXACT = {n for n in UNARY_NAMES + BINARY_NAMES if OPS[n].exact != "ulp"}
+# exact on the bits, also where the device flushes subnormals in arithmetic
+BIT_EXACT = {n for n in UNARY_NAMES + BINARY_NAMES if OPS[n].exact == "bits"}
 
-# max ulp error allowed on random (non-special) inputs
-TOL = {"f32": 2, "f64": 4}
-TOL_FN = {("pow", "f64"): 8, ("pow", "f32"): 4,
-          # m + log1p(exp(-d)) cancels when the result is much smaller than m
-          ("logaddexp", "f32"): 8, ("logaddexp", "f64"): 8}
+
+def max_ulp(name, T):
+    """The ulp error allowed on random (non-special) inputs."""
+    return OPS[name].ulp[("f32", "f64").index(T)]
 
 
 def reference(name, fn, args, dt):
@@ -200,7 +196,7 @@ def reference(name, fn, args, dt):
 
 def _agreement(name, T, got, want, args, n_sp):
     """(special part ok, random part ok) of ``got`` against ``want``."""
-    tol = 0 if name in EXACT else TOL_FN.get((name, T), TOL[T])
+    tol = 0 if name in EXACT else max_ulp(name, T)
     # special part: exact where an input or the result is NaN, +-inf or +-0
     sp_got, sp_want = got[:n_sp], want[:n_sp]
     exact = ~np.isfinite(sp_want) | (sp_want == 0)
@@ -216,10 +212,6 @@ def _agreement(name, T, got, want, args, n_sp):
             scale = np.spacing(np.maximum(np.maximum(np.abs(r_in[0]), np.abs(r_in[1])), np.abs(r_want)))
             r_ok |= np.abs(r_got.astype(np.float64) - r_want) <= 4 * scale
     return sp_ok, r_ok
-
-
-# exact on the bits, also where the device flushes subnormals in arithmetic
-BIT_EXACT = {"abs", "sign", "copysign", "nextafter"}
 
 
 def check(name, T, fn, special_args, random_args):

@@ -11,6 +11,7 @@ import numpy as np
 from . import _dtypes as dt
 from ._graph import node as g
 from ._array import Array
+from ._ops import shortcuts
 from ._runtime.device import Device, default_device
 
 _PY_SCALARS = (builtins.bool, int, float, complex)
@@ -191,17 +192,21 @@ def broadcast_nodes(nodes, func: str):
     return shape, [n if _is_scalar(n) else g.broadcast_view(n, shape) for n in nodes]
 
 
-_IDENTITY_ON_REAL = {"positive", "conj", "real", "floor", "ceil", "trunc", "round"}
+# The ops with shortcuts or operand rules of their own (wgarray/_ops.py): looked up once
+# per call, so that the other ops pay one dict miss.
+_SHORTCUTS = shortcuts()
 
 
 def elementwise_function(name: str, args, category: str, rule: str):
-    """What every generated elementwise wrapper calls (see codegen/elementwise_table.py)."""
+    """What every generated elementwise wrapper calls (the op's declaration is in
+    wgarray/_ops.py)."""
     names = ("x",) if len(args) == 1 else ("x1", "x2")
     device, common, nodes = operands(args, name, names)
+    special = _SHORTCUTS.get(name)
     if rule == "float" and common.kind in "iu":  # integers only: bool is not a number here
         common = device.default_float
         nodes = [cast_node(n, common) for n in nodes]
-    elif category == "bool" and common.kind in "iufc":
+    elif special is not None and special.truth and common.kind in "iufc":
         # logical_*: the standard asks for bool; numbers count as their truth (nonzero,
         # NaN included), as in NumPy and PyTorch, which array-API code (scikit-learn's
         # roc_curve) relies on
@@ -210,20 +215,17 @@ def elementwise_function(name: str, args, category: str, rule: str):
     if common not in dt.CATEGORIES[category]:
         which = ", ".join(f"{nm}: {a.dtype}" for nm, a in zip(names, args) if is_array(a))
         raise TypeError(f"{name}: expected {category} input, got {which}")
-    if len(args) == 1:
-        node = nodes[0]
-        if name in _IDENTITY_ON_REAL and (common.kind != "c" or name == "positive") and not (
-                name in ("floor", "ceil", "trunc", "round") and common.kind in "fc"):
-            return Array._new(node)
-        if name == "imag" and common.kind != "c":
-            return Array._new(g.Const(0, common, device, node.shape))
-    if name == "pow" and _is_scalar(nodes[1]) and not isinstance(nodes[0], g.Const):
-        # Exact fast paths, as NumPy takes them: x**2 is x*x and x**1 is x, special
-        # cases included, and both are far cheaper than a general pow.
-        if nodes[1].value == 2:
-            return Array._new(g.make_op("square", nodes[:1], common))
-        if nodes[1].value == 1:
-            return Array._new(g.make_op("copy", nodes[:1], common))
+    if special is not None:
+        if common.kind in special.passthrough:
+            return Array._new(nodes[0])
+        if common.kind in special.zeros_on:
+            return Array._new(g.Const(0, common, device, nodes[0].shape))
+        if special.scalar_rhs and _is_scalar(nodes[1]) and not isinstance(nodes[0], g.Const):
+            # Exact fast paths, as NumPy takes them: x**2 is x*x and x**1 is x, special
+            # cases included, and both are far cheaper than a general pow.
+            cheaper = special.scalar_rhs.get(nodes[1].value)
+            if cheaper is not None:
+                return Array._new(g.make_op(cheaper, nodes[:1], common))
     shape, nodes = broadcast_nodes(nodes, name)
     if all(isinstance(n, g.Const) for n in nodes):
         # an op needs one array source: the Const that has the result's shape

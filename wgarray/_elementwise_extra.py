@@ -6,6 +6,9 @@ import numpy as np
 from . import _core
 from ._graph import node as g
 from ._array import Array
+from ._ops import OPS
+
+_CATEGORY = OPS["clip"].category
 
 
 def clip(x: Array, /, min: Array | int | float | None = None, max: Array | int | float | None = None) -> Array:  # noqa: A002
@@ -15,7 +18,7 @@ def clip(x: Array, /, min: Array | int | float | None = None, max: Array | int |
     or in a floating bound gives NaN.
     """
     _core.check_array(x, "clip")
-    _core.check_category(x.dtype, "real-valued", "clip")
+    _core.check_category(x.dtype, _CATEGORY, "clip")
     device = x.device
     bounds = []
     for bound, nm in ((min, "min"), (max, "max")):
@@ -23,7 +26,7 @@ def clip(x: Array, /, min: Array | int | float | None = None, max: Array | int |
             bounds.append(None)
         elif _core.is_array(bound):
             _core.same_device([x, bound], "clip")
-            _core.check_category(bound.dtype, "real-valued", "clip", nm)
+            _core.check_category(bound.dtype, _CATEGORY, "clip", nm)
             bounds.append(_core.cast_node(bound._node, x.dtype))
         elif isinstance(bound, (int, float)) and not isinstance(bound, bool):
             if x.dtype.kind in "iu":

@@ -16,6 +16,7 @@ import operator
 from . import _core
 from . import _dtypes as dt
 from ._graph import node as g
+from ._ops import REDUCTIONS
 from ._kernels import reduce as kr
 from ._array import Array
 from ._elementwise_functions import divide, sqrt
@@ -84,10 +85,10 @@ def _reduce_node(node: g.Node, axes, kind: str, keepdims: builtins.bool, func: s
     if not axes or length == 0:
         if not axes:
             out = g.reshape_view(node, shape)
-        elif kind in ("min", "max", "argmin", "argmax"):
+        elif kind not in REDUCTIONS or REDUCTIONS[kind].reduction_identity is None:
             raise ValueError(f"{func}: cannot reduce over a zero-size axis (no identity)")
         else:
-            out = g.Const(0 if kind == "sum" else 1, node.dtype, node.device, shape)
+            out = g.Const(REDUCTIONS[kind].reduction_identity, node.dtype, node.device, shape)
         return post(out) if post is not None else out
     vals, ids = kr.reduce_axes(node, axes, kind, post)
     if ids is not None:
@@ -245,7 +246,7 @@ def _cumulative(x, axis, dtype, include_initial, func: str, kind: str) -> Array:
     node = _core.cast_node(x._node, acc)
     out_shape = tuple(n + (1 if include_initial and d == ax else 0) for d, n in enumerate(x.shape))
     if g.prod(out_shape) == 0 or x.shape[ax] == 0:
-        return Array._new(g.Const(0 if kind == "sum" else 1, acc, x.device, out_shape))
+        return Array._new(g.Const(REDUCTIONS[kind].reduction_identity, acc, x.device, out_shape))
     data = kr.scan_axis(node, ax, kind, include_initial)
     return Array._new(data if data.dtype is acc else g.make_op("cast", [data], acc))
 

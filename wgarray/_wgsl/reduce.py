@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .._ops import REDUCTIONS
 from . import elementwise as ew
 from . import ops
 from . import types as ty
@@ -50,12 +51,8 @@ STORE_DTYPE = {"i32": "int32", "u32": "uint32", "i64": "int64", "u64": "uint64",
 
 ARG_KINDS = ("argmin", "argmax")
 
-_COMBINE = {
-    "sum": {"num": "({a} + {b})", "cplx": "({a} + {b})", "eint": "{T}_add({a}, {b})"},
-    "prod": {"num": "({a} * {b})", "cplx": "{T}_multiply({a}, {b})", "eint": "{T}_mul({a}, {b})"},
-    "max": {"float": "{T}_maximum({a}, {b})", "int": "max({a}, {b})", "eint": "{T}_maximum({a}, {b})"},
-    "min": {"float": "{T}_minimum({a}, {b})", "int": "min({a}, {b})", "eint": "{T}_minimum({a}, {b})"},
-}
+# A kind's combine is its op's lowering (sum: add, ...; wgarray/_ops.py).
+_COMBINE = {kind: op.lowering for kind, op in REDUCTIONS.items()}
 
 
 def _family_lookup(table: dict, t: str) -> str:
