@@ -67,6 +67,7 @@ from __future__ import annotations
 import re
 from string import Template
 
+from .intmath import LIBRARY as _INTMATH
 from .snippets import Snippet
 
 # --------------------------------------------------------------------------
@@ -516,22 +517,10 @@ fn f64_rem_pio2_large(ax: f64) -> vec2<f64> {
 # f32: |x| = m 2^e with a 24-bit integer m; the 96 bits of 2/pi from the first that
 # matters mod 4 (a 32-bit zero word is prepended so that every e >= -30 works) times m
 # gives, in u32 arithmetic, the quadrant and a 64-bit fraction (2^-70 accurate), which is
-# normalised and multiplied by pi/2 in compensated f32 arithmetic.
+# normalised and multiplied by pi/2 in compensated f32 arithmetic. The 32 x 32 -> 64-bit
+# products are intmath's eu64_mul_wide (as (low word, high word)).
 _F32_REM_PIO2_LARGE = """
 const F32_TWO_OVER_PI_TAB = array<u32, %(N)d>(%(TAB)s);
-
-// a * b as (low word, high word)
-fn f32_umul_wide(a: u32, b: u32) -> vec2<u32> {
-    let al = a & 0xffffu;
-    let ah = a >> 16u;
-    let bl = b & 0xffffu;
-    let bh = b >> 16u;
-    let ll = al * bl;
-    let lh = al * bh;
-    let hl = ah * bl;
-    let mid = (ll >> 16u) + (lh & 0xffffu) + (hl & 0xffffu);
-    return vec2<u32>((mid << 16u) | (ll & 0xffffu), ah * bh + (lh >> 16u) + (hl >> 16u) + (mid >> 16u));
-}
 
 // bits [s, s + 32) of the padded 2/pi table
 fn f32_two_over_pi_word(s: u32) -> u32 {
@@ -547,9 +536,9 @@ fn f32_rem_pio2_large(ax: f32) -> vec2<f32> {
     let b = bitcast<u32>(ax);
     let m = (b & 0x7fffffu) | 0x800000u;
     let s = (b >> 23u) - 120u;             // e + 30 with ax = m 2^e, e = biased - 150
-    let p2 = f32_umul_wide(m, f32_two_over_pi_word(s + 64u));
-    let p1 = f32_umul_wide(m, f32_two_over_pi_word(s + 32u));
-    let p0 = f32_umul_wide(m, f32_two_over_pi_word(s));
+    let p2 = eu64_mul_wide(m, f32_two_over_pi_word(s + 64u));
+    let p1 = eu64_mul_wide(m, f32_two_over_pi_word(s + 32u));
+    let p0 = eu64_mul_wide(m, f32_two_over_pi_word(s));
     // m F 2^-94 (mod 4), F the 96 bits: words w2 w1 w0 of the product (bits >= 96 dropped)
     let w0 = p2.x;
     let w1 = p2.y + p1.x;
@@ -1392,6 +1381,10 @@ def _fma_variants(texts: dict[str, str]) -> dict[str, str]:
     return out
 
 
+# Snippets of other libraries that these call; LIBRARY holds them too, so it resolves alone.
+_SHARED = ("eu64_mul_wide",)
+
+
 def _make_library() -> dict[str, Snippet]:
     lib: dict[str, Snippet] = {}
     for T in ("f32", "f64"):
@@ -1400,9 +1393,10 @@ def _make_library() -> dict[str, Snippet]:
             texts.update(_fma_variants(texts))
         full = {f"{T}_{n}": s for n, s in texts.items()}
         for fname, src in full.items():
-            called = re.findall(r"\b(f32_\w+|f64_\w+)\s*\(", src)
-            deps = tuple(dict.fromkeys(c for c in called if c != fname and c in full))
+            called = re.findall(r"\b(f32_\w+|f64_\w+|eu64_\w+)\s*\(", src)
+            deps = tuple(dict.fromkeys(c for c in called if c != fname and (c in full or c in _SHARED)))
             lib[fname] = Snippet(src, deps)
+    lib.update((name, _INTMATH[name]) for name in _SHARED)
     return lib
 
 
