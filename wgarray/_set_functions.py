@@ -16,6 +16,7 @@ from ._graph import node as g
 from ._kernels import sort as ks
 from ._array import Array
 from ._graph.fusion import FusedInput
+from ._validation import as_bool
 
 __all__ = ["isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
 
@@ -138,8 +139,7 @@ def unique_values(x: Array, /) -> Array:
 def isin(x1, x2, /, *, invert: bool = False) -> Array:
     """Whether each element of ``x1`` occurs in ``x2`` (NaN never does), or not (invert)."""
     func = "isin"
-    if not isinstance(invert, bool):
-        raise TypeError(f"{func}: expected invert to be a bool, got {type(invert).__name__}")
+    as_bool(invert, func, "invert")
     device, common, (a, b) = _core.operands([x1, x2], func, ("x1", "x2"))
     if common.kind not in "biuf":
         raise TypeError(f"{func}: expected real-valued inputs, got {common}")
