@@ -360,9 +360,3 @@ for _tag in ("eu64", "ei64"):
     return select(mag, eu64_neg(mag), x < 0.0lf);""", ("eu64_neg",), tag=_tag)
 
 del _bits, _tag, _name, _args, _sbody, _ubody, _pow, _s, _signed, _hi, _negexp, _ret, _deps, _body
-
-#: names of the snippets that use f64 (request them only on devices with shader-f64)
-F64_FUNCTIONS = tuple(n for n, (args, ret) in SIGNATURES.items() if "f64" in args + (ret,))
-#: names of the snippets that use native i64/u64 (only with shader-int64)
-INT64_FUNCTIONS = tuple(n for n, (args, ret) in SIGNATURES.items()
-                        if {"i64", "u64"} & set(args + (ret,)))

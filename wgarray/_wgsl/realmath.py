@@ -1314,8 +1314,6 @@ _F64_ONLY = {
     "pow2i": _f64_pow2i(),
 }
 
-_BOOL_RESULT = {"isnan", "isinf", "isfinite", "signbit", "iszero"}
-
 NAMES = sorted(set(_GENERIC) | set(_PRIM_F32))
 
 
