@@ -169,7 +169,8 @@ def test_non_integer_axis_is_a_type_error(bad, arrays):
 MESSAGES = [
     (TypeError, "sum: expected axis to be None, an int or a tuple of ints, got float 1.5",
      lambda x: xp.sum(x, axis=1.5)),
-    (TypeError, "sum: expected axis to be an int or a tuple of ints, got tuple", lambda x: xp.sum(x, axis=(0, True))),
+    (TypeError, "sum: expected axis to be an int or a tuple of ints, got tuple",
+     lambda x: xp.sum(x, axis=(0, True))),
     (TypeError, "expand_dims: expected axis to be an int or a tuple of ints, got bool True",
      lambda x: xp.expand_dims(x, axis=True)),
     (TypeError, "take: expected indices to have an integer dtype, got float32",
@@ -191,7 +192,8 @@ MESSAGES = [
 ]
 
 
-@pytest.mark.parametrize("exc,message,call", MESSAGES, ids=[m[1].split(":")[0] + str(i) for i, m in enumerate(MESSAGES)])
+@pytest.mark.parametrize("exc,message,call", MESSAGES,
+                         ids=[f"{m[1].split(':')[0]}-{i}" for i, m in enumerate(MESSAGES)])
 def test_bad_input_messages(exc, message, call, arrays):
     _, x = arrays
     with pytest.raises(exc) as info:
