@@ -2,7 +2,7 @@
 per size, through the whole-matrix kernels (one workgroup per matrix: jeig for eigh,
 ojac for svd) and through the blocked solver, on whatever device wgarray picks; then
 the device time of the single Jacobi dispatches alone. It says where the whole-matrix
-thresholds (``_linalg_eigen.SMALL``, ``SMALL_SVD``) belong on that device: the size
+thresholds (``_kernels.linalg_eigen.SMALL``, ``SMALL_SVD``) belong on that device: the size
 past which the blocked solver's device time is lower by more than its host cost.
 
     python benchmarks/diag_jeig.py [N ...]      # default 64 128 192 256 384 512

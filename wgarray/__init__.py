@@ -44,6 +44,7 @@ from ._extra_functions import bincount, median, nanmax, nanmean, nanmin, nansum 
 from ._runtime.device import Device, devices
 from ._info import __array_namespace_info__
 from ._evaluate import evaluate
+from ._validation import AxisError
 from . import debug
 from . import _array, _elementwise_functions, _indexing
 
@@ -55,6 +56,7 @@ _array.ns.__dict__.update(
 
 __all__ = (
     ["__array_api_version__", "__array_namespace_info__", "Array", "Device", "devices", "evaluate", "debug",
+     "AxisError",
      "e", "inf", "nan", "newaxis", "pi",
      "bool", "complex64", "complex128", "float32", "float64", "int8", "int16", "int32", "int64",
      "uint8", "uint16", "uint32", "uint64"]

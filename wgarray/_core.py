@@ -13,6 +13,7 @@ from ._graph import node as g
 from ._array import Array
 from ._ops import shortcuts
 from ._runtime.device import Device, default_device
+from ._validation import check_category  # noqa: F401 - callers use _core.check_category
 
 _PY_SCALARS = (builtins.bool, int, float, complex)
 
@@ -25,11 +26,6 @@ def check_array(x, func: str, name: str = "x"):
     if not is_array(x):
         raise TypeError(f"{func}: expected {name} to be a wgarray Array, got {type(x).__name__}")
     return x
-
-
-def check_category(x_dtype: dt.DType, category: str, func: str, name: str = "x") -> None:
-    if x_dtype not in dt.CATEGORIES[category]:
-        raise TypeError(f"{func}: expected {name} to have a {category} dtype, got {x_dtype}")
 
 
 def broadcast_shapes(*shapes, func: str = "broadcast_shapes") -> tuple[int, ...]:

@@ -15,6 +15,7 @@ from ._array import Array
 from ._runtime.device import Device, resolve_device
 from ._data_type_functions import astype
 from ._graph.transfer import upload
+from ._validation import as_int
 
 __all__ = [
     "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",
@@ -169,7 +170,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Array:
 
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> Array:
     device = resolve_device(device, "linspace")
-    num = _index(num, "linspace", "num")
+    num = as_int(num, "linspace", "num", bool_ok=True)
     if num < 0:
         raise ValueError(f"linspace: expected num >= 0, got {num}")
     is_complex = isinstance(start, complex) or isinstance(stop, complex)
@@ -194,18 +195,11 @@ def _row_col(n_rows: int, n_cols: int, device: Device):
     return g.make_op("cast", [rows], dt.int32), g.make_op("cast", [cols], dt.int32)
 
 
-def _index(value, func: str, name: str) -> int:
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise TypeError(f"{func}: expected {name} to be an int, got {type(value).__name__} {value!r}") from None
-
-
 def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype=None, device=None) -> Array:
     device = resolve_device(device, "eye")
-    n_rows = _index(n_rows, "eye", "n_rows")
-    n_cols = n_rows if n_cols is None else _index(n_cols, "eye", "n_cols")
-    k = _index(k, "eye", "k")
+    n_rows = as_int(n_rows, "eye", "n_rows", bool_ok=True)
+    n_cols = n_rows if n_cols is None else as_int(n_cols, "eye", "n_cols", bool_ok=True)
+    k = as_int(k, "eye", "k", bool_ok=True)
     if n_rows < 0 or n_cols < 0:
         raise ValueError(f"eye: expected non-negative sizes, got {n_rows} x {n_cols}")
     d = _dtype_arg(dtype, device, "eye")
@@ -220,7 +214,7 @@ def _triangle(x: Array, k: int, func: str, keep_lower: bool) -> Array:
     _core.check_array(x, func)
     if x.ndim < 2:
         raise ValueError(f"{func}: expected an array of at least 2 dimensions, got {x.ndim}-D")
-    k = _index(k, func, "k")
+    k = as_int(k, func, "k", bool_ok=True)
     n_rows, n_cols = x.shape[-2:]
     rows, cols = _row_col(n_rows, n_cols, x.device)
     diff = g.make_op("subtract", [cols, rows], dt.int32)

@@ -2,7 +2,7 @@
 
 A dtype knows how it is stored on a WebGPU device: every buffer holds the same bytes
 as NumPy's little-endian layout, so uploads and readbacks never convert. What differs
-per dtype is the WGSL type a kernel computes in (see ``compute_tag``).
+per dtype is the WGSL type a kernel computes in (see ``_wgsl.types.tag``).
 """
 from __future__ import annotations
 
@@ -92,7 +92,6 @@ CATEGORIES: dict[str, tuple[DType, ...]] = {
 
 # Dtypes that need device features beyond core WebGPU.
 NEEDS_F64 = (float64, complex128)
-NEEDS_INT64 = (int64, uint64)  # emulated when the feature is absent, so always available
 
 
 def from_numpy(dt) -> DType:
@@ -189,10 +188,3 @@ def promote(a: DType, b: DType, func: str = "result_type", strict: bool = False)
     if r is None:
         raise TypeError(f"{func}: no common dtype for {a} and {b}")
     return r
-
-
-def is_in(dt: DType, category: str) -> builtins_bool:
-    return dt in CATEGORIES[category]
-
-
-builtins_bool = type(True)

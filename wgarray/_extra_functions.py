@@ -18,16 +18,16 @@ from ._indexing_functions import take
 from ._manipulation_functions import expand_dims, permute_dims, reshape, stack
 from ._searching_functions import searchsorted, where
 from ._sorting_functions import argsort, sort
-from ._statistical_functions import cumulative_sum, max, min, normalize_axes, sum  # noqa: A004
+from ._statistical_functions import cumulative_sum, max, min, sum  # noqa: A004
 from ._utility_functions import all  # noqa: A004
+from ._validation import check_category, reduction_axes
 
 __all__ = ["bincount", "median", "nanmax", "nanmean", "nanmin", "nansum"]
 
 
 def _real(x, func: str):
     _core.check_array(x, func)
-    if x.dtype not in dt.CATEGORIES["real-valued"]:
-        raise TypeError(f"{func}: expected a real numeric dtype, got {x.dtype}")
+    check_category(x.dtype, "real-valued", func)
 
 
 def _keep(out: Array, axes, ndim: int) -> Array:
@@ -43,7 +43,7 @@ def median(x: Array, /, *, axis=None, keepdims: builtins.bool = False) -> Array:
     NaN for an empty slice. Integers give the default floating dtype, as in NumPy."""
     func = "median"
     _real(x, func)
-    axes = normalize_axes(axis, x.ndim, func)
+    axes = reduction_axes(axis, x.ndim, func)
     kept = [a for a in range(x.ndim) if a not in axes]
     out_shape = tuple(x.shape[a] for a in kept)
     n = math.prod(x.shape[a] for a in axes)
@@ -131,6 +131,7 @@ def nanmin(x: Array, /, *, axis=None, keepdims: builtins.bool = False) -> Array:
 
 def _nan_extreme(x, axis, keepdims, func, reduce, fill) -> Array:
     _real(x, func)
+    reduction_axes(axis, x.ndim, func)  # refused in this function's name, not the callee's
     if x.dtype.kind != "f":
         return reduce(x, axis=axis, keepdims=keepdims)
     nan = isnan(x)
@@ -141,6 +142,7 @@ def _nan_extreme(x, axis, keepdims, func, reduce, fill) -> Array:
 def nansum(x: Array, /, *, axis=None, dtype=None, keepdims: builtins.bool = False) -> Array:
     """``sum`` with NaN counted as zero (NumPy's ``nansum``)."""
     _real(x, "nansum")
+    reduction_axes(axis, x.ndim, "nansum")
     return sum(_nan_fill(x, 0.0), axis=axis, dtype=dtype, keepdims=keepdims)
 
 
@@ -149,6 +151,7 @@ def nanmean(x: Array, /, *, axis=None, dtype=None, keepdims: builtins.bool = Fal
     with none. Integers give the default floating dtype."""
     func = "nanmean"
     _real(x, func)
+    reduction_axes(axis, x.ndim, func)
     fdt = dt.as_dtype(dtype, func) if dtype is not None else (
         x.dtype if x.dtype.kind == "f" else x.device.default_float)
     xf = _astype(x, fdt)

@@ -6,32 +6,20 @@ bounds-checked on the host when their values are there, else by the kernel's fla
 """
 from __future__ import annotations
 
-import operator
-
 from . import _core
 from . import _dtypes as dt
 from ._graph import node as g
 from . import _indexing as ix
 from ._array import Array
+from ._validation import check_category, check_ndim, normalize_axis
 
 __all__ = ["take", "take_along_axis"]
-
-
-def _axis(axis, ndim: int, func: str) -> int:
-    try:
-        a = operator.index(axis)
-    except TypeError:
-        raise TypeError(f"{func}: expected axis to be an int, got {type(axis).__name__}") from None
-    if not -ndim <= a < ndim:
-        raise IndexError(f"{func}: axis {a} is out of bounds for an array of {ndim} dimensions")
-    return a % ndim
 
 
 def _indices(indices, x: Array, func: str):
     _core.check_array(indices, func, "indices")
     _core.same_device([x, indices], func)
-    if indices.dtype not in dt.INTEGER:
-        raise TypeError(f"{func}: expected indices to have an integer dtype, got {indices.dtype}")
+    check_category(indices.dtype, "integer", func, "indices")
 
 
 def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
@@ -45,9 +33,8 @@ def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
         if x.ndim > 1:
             raise ValueError(f"take: axis is required for an array of {x.ndim} dimensions")
         axis = 0
-    if x.ndim == 0:
-        raise ValueError("take: expected an array of at least 1 dimension, got a 0-d array")
-    axis = _axis(axis, x.ndim, func)
+    check_ndim(x, func)
+    axis = normalize_axis(axis, x.ndim, func)
     entries = [slice(None)] * axis + [("arr", indices, indices._host)] + [slice(None)] * (x.ndim - axis - 1)
     out_shape, flat, flag = ix._plan_advanced(x.shape, entries, x.device, func)
     data = ix.gather(x._node, flat, None, flag)
@@ -60,12 +47,11 @@ def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
     func = "take_along_axis"
     _core.check_array(x, func)
     _indices(indices, x, func)
-    if x.ndim == 0:
-        raise ValueError("take_along_axis: expected an array of at least 1 dimension, got a 0-d array")
+    check_ndim(x, func)
     if indices.ndim != x.ndim:
         raise ValueError(f"take_along_axis: expected indices with the same number of dimensions as x "
                          f"({x.ndim}), got {indices.ndim}")
-    axis = _axis(axis, x.ndim, func)
+    axis = normalize_axis(axis, x.ndim, func)
     xs = list(x.shape)
     js = list(indices.shape)
     xs_b, js_b = list(xs), list(js)

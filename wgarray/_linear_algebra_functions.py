@@ -17,6 +17,7 @@ from . import _core
 from . import _dtypes as dt
 from ._graph import node as g
 from ._array import Array
+from ._validation import normalize_axes, normalize_axis
 from ._wgsl import matmul as km
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
@@ -231,10 +232,8 @@ def tensordot(x1: Array, x2: Array, /, *, axes=2) -> Array:
             raise TypeError(f"tensordot: expected axes to be an int or a pair of sequences of ints, got {axes!r}") from None
         if len(ax1) != len(ax2):
             raise ValueError(f"tensordot: axes {axes!r} name {len(ax1)} axes of x1 but {len(ax2)} of x2")
-        ax1 = [_norm_axis(a, x1.ndim, "tensordot") for a in ax1]
-        ax2 = [_norm_axis(a, x2.ndim, "tensordot") for a in ax2]
-        if len(set(ax1)) != len(ax1) or len(set(ax2)) != len(ax2):
-            raise ValueError(f"tensordot: repeated axes in {axes!r}")
+        ax1 = list(normalize_axes(ax1, x1.ndim, "tensordot", "x1's axes"))
+        ax2 = list(normalize_axes(ax2, x2.ndim, "tensordot", "x2's axes"))
     for a1, a2 in zip(ax1, ax2):
         if x1.shape[a1] != x2.shape[a2]:
             raise ValueError(f"tensordot: contracted axis {a1} of x1 (shape {x1.shape}) has size {x1.shape[a1]}, "
@@ -251,22 +250,13 @@ def tensordot(x1: Array, x2: Array, /, *, axes=2) -> Array:
     return Array._new(g.reshape_view(out, shape))
 
 
-def _norm_axis(axis: int, ndim: int, func: str) -> int:
-    if not -ndim <= axis < ndim:
-        raise ValueError(f"{func}: axis {axis} is out of range for an array of {ndim} dimensions")
-    return axis % ndim
-
-
 def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     device, dtype = _operands(x1, x2, "vecdot")
     if x1.ndim == 0 or x2.ndim == 0:
         raise ValueError(f"vecdot: expected arrays of at least 1 dimension, got shapes {x1.shape} and {x2.shape}")
     shape = _core.broadcast_shapes(x1.shape, x2.shape, func="vecdot")
-    axis = operator.index(axis)
     ndim = len(shape)
-    if not -ndim <= axis < 0 and not 0 <= axis < ndim:
-        raise ValueError(f"vecdot: axis {axis} is out of range for the broadcast shape {shape}")
-    ax = axis % ndim
+    ax = normalize_axis(axis, ndim, "vecdot")
     for x, nm in ((x1, "x1"), (x2, "x2")):
         d = ax - (ndim - x.ndim)
         if d < 0 or x.shape[d] != shape[ax]:

@@ -9,7 +9,6 @@ and repeat (a gather through an index computed elementwise from index leaves).
 from __future__ import annotations
 
 import builtins
-import operator
 
 import numpy as np
 
@@ -20,6 +19,7 @@ from . import _indexing as ix
 from ._kernels import sort as ks
 from ._kernels.reduce import reduce_rows, scan_rows
 from ._array import Array
+from ._validation import as_int, check_ndim, normalize_axes, normalize_axis
 
 __all__ = [
     "broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims", "flip", "moveaxis",
@@ -28,30 +28,6 @@ __all__ = [
 
 
 # ------------------------------------------------------------------ helpers
-
-def _int(v, func: str, name: str) -> int:
-    if isinstance(v, builtins.bool):
-        raise TypeError(f"{func}: expected {name} to be an int, got bool")
-    try:
-        return operator.index(v)
-    except TypeError:
-        raise TypeError(f"{func}: expected {name} to be an int, got {type(v).__name__}") from None
-
-
-def _axis(a, ndim: int, func: str, name: str = "axis") -> int:
-    a = _int(a, func, name)
-    if not -ndim <= a < ndim:
-        raise IndexError(f"{func}: {name} {a} is out of bounds for an array of {ndim} dimensions")
-    return a % ndim
-
-
-def _axes(axis, ndim: int, func: str, name: str = "axis", unique: bool = True) -> tuple[int, ...]:
-    seq = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
-    out = tuple(_axis(a, ndim, func, name) for a in seq)
-    if unique and len(set(out)) != len(out):
-        raise ValueError(f"{func}: repeated {name} in {axis!r}")
-    return out
-
 
 def _arrays(arrays, func: str):
     if _core.is_array(arrays) or not isinstance(arrays, (tuple, list)):
@@ -78,7 +54,7 @@ def broadcast_shapes(*shapes) -> tuple[int, ...]:
     clean = []
     for s in shapes:
         try:
-            clean.append(tuple(_int(n, "broadcast_shapes", "a dimension") for n in s))
+            clean.append(tuple(as_int(n, "broadcast_shapes", "a dimension") for n in s))
         except TypeError:
             raise TypeError(f"broadcast_shapes: expected tuples of ints, got {s!r}") from None
     return _core.broadcast_shapes(*clean, func="broadcast_shapes")
@@ -97,7 +73,7 @@ def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
 def broadcast_to(x: Array, /, shape) -> Array:
     _core.check_array(x, "broadcast_to")
     try:
-        shape = tuple(_int(n, "broadcast_to", "shape") for n in shape)
+        shape = tuple(as_int(n, "broadcast_to", "shape") for n in shape)
     except TypeError:
         raise TypeError(f"broadcast_to: expected shape to be a tuple of ints, got {shape!r}") from None
     ok = len(shape) >= x.ndim and all(n == m or n == 1 for n, m in zip(reversed(x.shape), reversed(shape)))
@@ -113,7 +89,7 @@ def expand_dims(x: Array, /, axis=0) -> Array:
     _core.check_array(x, "expand_dims")
     n_new = len(axis) if isinstance(axis, (tuple, list)) else 1
     out_ndim = x.ndim + n_new
-    axes = set(_axes(axis, out_ndim, "expand_dims"))
+    axes = set(normalize_axes(axis, out_ndim, "expand_dims"))
     items = []
     dims = iter(x.shape)
     for d in range(out_ndim):
@@ -123,7 +99,7 @@ def expand_dims(x: Array, /, axis=0) -> Array:
 
 def flip(x: Array, /, *, axis=None) -> Array:
     _core.check_array(x, "flip")
-    axes = set(range(x.ndim)) if axis is None else set(_axes(axis, x.ndim, "flip"))
+    axes = set(range(x.ndim)) if axis is None else set(normalize_axes(axis, x.ndim, "flip"))
     items = [("slice", n - 1, -1, n) if d in axes else ("slice", 0, 1, n) for d, n in enumerate(x.shape)]
     return Array._new(g.index_view(x._node, items))
 
@@ -134,14 +110,14 @@ def permute_dims(x: Array, /, axes) -> Array:
         raise TypeError(f"permute_dims: expected axes to be a tuple of ints, got {type(axes).__name__}")
     if len(axes) != x.ndim:
         raise ValueError(f"permute_dims: expected {x.ndim} axes for an array of shape {x.shape}, got {tuple(axes)}")
-    perm = _axes(axes, x.ndim, "permute_dims", "axes")
+    perm = normalize_axes(axes, x.ndim, "permute_dims", "axes")
     return Array._new(g.permute_view(x._node, perm))
 
 
 def moveaxis(x: Array, source, destination, /) -> Array:
     _core.check_array(x, "moveaxis")
-    src = _axes(source, x.ndim, "moveaxis", "source")
-    dst = _axes(destination, x.ndim, "moveaxis", "destination")
+    src = normalize_axes(source, x.ndim, "moveaxis", "source")
+    dst = normalize_axes(destination, x.ndim, "moveaxis", "destination")
     if len(src) != len(dst):
         raise ValueError(f"moveaxis: source {source!r} and destination {destination!r} differ in length")
     order = [d for d in range(x.ndim) if d not in src]
@@ -152,7 +128,7 @@ def moveaxis(x: Array, source, destination, /) -> Array:
 
 def squeeze(x: Array, /, axis) -> Array:
     _core.check_array(x, "squeeze")
-    axes = set(_axes(axis, x.ndim, "squeeze"))
+    axes = set(normalize_axes(axis, x.ndim, "squeeze"))
     for a in axes:
         if x.shape[a] != 1:
             raise ValueError(f"squeeze: cannot remove axis {a} of size {x.shape[a]} (shape {x.shape}); "
@@ -163,9 +139,8 @@ def squeeze(x: Array, /, axis) -> Array:
 
 def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
     _core.check_array(x, "unstack")
-    if x.ndim == 0:
-        raise ValueError("unstack: expected an array of at least 1 dimension, got a 0-d array")
-    axis = _axis(axis, x.ndim, "unstack")
+    check_ndim(x, "unstack")
+    axis = normalize_axis(axis, x.ndim, "unstack")
     out = []
     for i in range(x.shape[axis]):
         items = _full(x.shape)
@@ -179,7 +154,7 @@ def reshape(x: Array, /, shape, *, copy: builtins.bool | None = None) -> Array:
     if isinstance(shape, (int, np.integer)) and not isinstance(shape, builtins.bool):
         shape = (shape,)
     try:
-        shape = [_int(n, "reshape", "shape") for n in shape]
+        shape = [as_int(n, "reshape", "shape") for n in shape]
     except TypeError:
         raise TypeError(f"reshape: expected shape to be a tuple of ints, got {shape!r}") from None
     unknown = [i for i, n in enumerate(shape) if n == -1]
@@ -216,7 +191,7 @@ def concat(arrays, /, *, axis: int | None = 0) -> Array:
     if ndim == 0 or any(n.ndim != ndim for n in nodes):
         raise ValueError(f"{func}: expected arrays of one number of dimensions (at least 1), got shapes "
                          f"{', '.join(str(a.shape) for a in arrays)}")
-    axis = _axis(axis, ndim, func)
+    axis = normalize_axis(axis, ndim, func)
     first = nodes[0].shape
     for n in nodes[1:]:
         if any(a != b for d, (a, b) in enumerate(zip(first, n.shape)) if d != axis):
@@ -235,7 +210,7 @@ def stack(arrays, /, *, axis: int = 0) -> Array:
     shape = arrays[0].shape
     if any(a.shape != shape for a in arrays):
         raise ValueError(f"{func}: expected arrays of one shape, got {', '.join(str(a.shape) for a in arrays)}")
-    axis = _axis(axis, len(shape) + 1, func)
+    axis = normalize_axis(axis, len(shape) + 1, func)
     new_shape = shape[:axis] + (1,) + shape[axis:]
     nodes = [g.reshape_view(_core.cast_node(a._node, common), new_shape) for a in arrays]
     out = shape[:axis] + (len(arrays),) + shape[axis:]
@@ -270,19 +245,19 @@ def roll(x: Array, /, shift, *, axis=None) -> Array:
     _core.check_array(x, func)
     if axis is None:
         flat = reshape(x, (x.size,))
-        s = _int(shift, func, "shift") if not isinstance(shift, (tuple, list)) else None
+        s = as_int(shift, func, "shift") if not isinstance(shift, (tuple, list)) else None
         if s is None:
             raise TypeError(f"{func}: expected an int shift when axis is None, got {shift!r}")
         return reshape(roll(flat, s, axis=0), x.shape)
     shifts = tuple(shift) if isinstance(shift, (tuple, list)) else None
-    axes = _axes(axis, x.ndim, func, unique=False)
+    axes = normalize_axes(axis, x.ndim, func, unique=False)
     if shifts is None:
-        shifts = (_int(shift, func, "shift"),) * len(axes)
+        shifts = (as_int(shift, func, "shift"),) * len(axes)
     elif not isinstance(axis, (tuple, list)) or len(shifts) != len(axes):
         raise ValueError(f"{func}: expected shift and axis of one length, got shift={shift!r}, axis={axis!r}")
     total = {}
     for s, a in zip(shifts, axes):
-        total[a] = total.get(a, 0) + _int(s, func, "shift")
+        total[a] = total.get(a, 0) + as_int(s, func, "shift")
     total = {a: s % x.shape[a] for a, s in total.items() if x.shape[a] and s % x.shape[a]}
     if not total or x.size == 0:
         return Array._new(g.make_op("copy", [x._node], x.dtype))
@@ -303,7 +278,7 @@ def tile(x: Array, repetitions, /) -> Array:
     _core.check_array(x, func)
     if not isinstance(repetitions, (tuple, list)):
         raise TypeError(f"{func}: expected repetitions to be a tuple of ints, got {type(repetitions).__name__}")
-    reps = tuple(_int(r, func, "repetitions") for r in repetitions)
+    reps = tuple(as_int(r, func, "repetitions") for r in repetitions)
     if any(r < 0 for r in reps):
         raise ValueError(f"{func}: expected non-negative repetitions, got {reps}")
     ndim = max(len(reps), x.ndim)
@@ -331,12 +306,12 @@ def repeat(x: Array, repeats, /, *, axis: int | None = None) -> Array:
         axis = 0
     if x.ndim == 0:
         raise ValueError(f"{func}: expected an array of at least 1 dimension with axis given, got a 0-d array")
-    axis = _axis(axis, x.ndim, func)
+    axis = normalize_axis(axis, x.ndim, func)
     n = x.shape[axis]
     device = x.device
     if _core.is_array(repeats):
         return _repeat_array(x, repeats, axis)
-    r = _int(repeats, func, "repeats")
+    r = as_int(repeats, func, "repeats")
     if r < 0:
         raise ValueError(f"{func}: expected non-negative repeats, got {r}")
     out = x.shape[:axis] + (n * r,) + x.shape[axis + 1:]

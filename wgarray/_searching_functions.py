@@ -14,6 +14,7 @@ from ._graph import node as g
 from ._kernels import sort as ks
 from ._array import Array
 from ._graph.fusion import FusedInput
+from ._validation import check_category
 from ._utility_functions import any as _any
 from ._utility_functions import nonzero  # noqa: F401 - exported here, where the standard puts it
 
@@ -34,8 +35,7 @@ def searchsorted(x1: Array, x2, /, *, side: str = "left", sorter: Array | None =
     m = x1.shape[0]
     if sorter is not None:
         _core.check_array(sorter, func, "sorter")
-        if sorter.dtype.kind not in "iu":
-            raise TypeError(f"{func}: expected sorter to have an integer dtype, got {sorter.dtype}")
+        check_category(sorter.dtype, "integer", func, "sorter")
         if sorter.shape != x1.shape:
             raise ValueError(f"{func}: expected sorter of shape {x1.shape}, got {sorter.shape}")
         _core.same_device([x1, sorter], func)
@@ -83,8 +83,7 @@ def where(condition: Array, x1=_NOT_GIVEN, x2=_NOT_GIVEN, /):
         raise TypeError(f"{func}: expected both x1 and x2, or neither, got only "
                         f"{'x1' if x2 is _NOT_GIVEN else 'x2'}")
     _core.check_array(condition, func, "condition")
-    if condition.dtype is not dt.bool:
-        raise TypeError(f"{func}: expected condition to have dtype bool, got {condition.dtype}")
+    check_category(condition.dtype, "bool", func, "condition")
     if not _core.is_array(x1) and not _core.is_array(x2):
         x1 = _scalar_array(x1, condition.device)
     device, common, nodes = _core.operands([x1, x2], func, ("x1", "x2"))

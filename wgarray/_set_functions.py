@@ -25,6 +25,7 @@ from ._searching_functions import nonzero
 from ._sorting_functions import argsort
 from ._statistical_functions import cumulative_sum
 from ._utility_functions import diff
+from ._validation import as_bool
 
 __all__ = ["isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
 
@@ -145,8 +146,7 @@ def unique_values(x: Array, /) -> Array:
 def isin(x1, x2, /, *, invert: bool = False) -> Array:
     """Whether each element of ``x1`` occurs in ``x2`` (NaN never does), or not (invert)."""
     func = "isin"
-    if not isinstance(invert, bool):
-        raise TypeError(f"{func}: expected invert to be a bool, got {type(invert).__name__}")
+    as_bool(invert, func, "invert")
     device, common, (a, b) = _core.operands([x1, x2], func, ("x1", "x2"))
     if common.kind not in "biuf":
         raise TypeError(f"{func}: expected real-valued inputs, got {common}")

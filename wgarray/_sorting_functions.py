@@ -1,7 +1,7 @@
 """Sorting functions: ``sort`` and ``argsort``, by a stable radix sort on the device.
 
 The sorted axis is moved last (a view), every element's flat index is sorted by key
-within its row (see ``_kernels_sort.radix_perm``), and the result is gathered (sort)
+within its row (see ``_kernels/sort.py``'s ``radix_perm``), and the result is gathered (sort)
 or reduced to the position along the axis (argsort, an elementwise op that fuses into
 its consumer). NaNs sort last in both directions; -0 and +0 are equal.
 """
@@ -12,6 +12,7 @@ from . import _dtypes as dt
 from ._graph import node as g
 from ._kernels import sort as ks
 from ._array import Array
+from ._validation import as_bool, check_ndim, normalize_axis
 
 __all__ = ["argsort", "sort"]
 
@@ -23,13 +24,8 @@ def _moved(x, axis, func: str):
     _core.check_array(x, func)
     if x.dtype not in _SORTABLE:
         raise TypeError(f"{func}: expected a real-valued or bool dtype, got {x.dtype}")
-    if x.ndim == 0:
-        raise ValueError(f"{func}: expected an array of at least one dimension, got a 0-d array")
-    if not isinstance(axis, int) or isinstance(axis, bool):
-        raise TypeError(f"{func}: expected axis to be an int, got {type(axis).__name__}")
-    if not -x.ndim <= axis < x.ndim:
-        raise ValueError(f"{func}: axis {axis} is out of range for an array of {x.ndim} dimensions")
-    axis %= x.ndim
+    check_ndim(x, func)
+    axis = normalize_axis(axis, x.ndim, func)
     order = [d for d in range(x.ndim) if d != axis] + [axis]
     back = [order.index(d) for d in range(x.ndim)]
     return g.permute_view(x._node, order), back, x.shape[axis]
@@ -37,8 +33,7 @@ def _moved(x, axis, func: str):
 
 def _check_flags(descending, stable, func: str) -> None:
     for name, v in (("descending", descending), ("stable", stable)):
-        if not isinstance(v, bool):
-            raise TypeError(f"{func}: expected {name} to be a bool, got {type(v).__name__}")
+        as_bool(v, func, name)
 
 
 def _perm(moved: g.Node, seglen: int, descending: bool):

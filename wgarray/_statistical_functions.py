@@ -1,6 +1,6 @@
 """Statistical functions: reductions and cumulative scans over axes.
 
-Every reduction is one family of kernels (``_kernels_reduce``): the elementwise
+Every reduction is one family of kernels (``_kernels/reduce.py``): the elementwise
 producer of ``x`` (and any cast to the accumulator dtype) is fused into the first pass,
 so ``sum((x - 1.5) ** 2)`` runs the same kernels as ``sum(x)``; var and std are one
 reduction of (count, mean, squared deviations). Post-maps (mean's
@@ -11,13 +11,13 @@ the small result.
 from __future__ import annotations
 
 import builtins
-import operator
 
 from . import _core
 from . import _dtypes as dt
 from ._graph import node as g
 from ._ops import REDUCTIONS
 from ._kernels import reduce as kr
+from ._validation import check_category, check_ndim, normalize_axis, reduction_axes
 from ._array import Array
 from ._elementwise_functions import divide, sqrt
 
@@ -26,26 +26,6 @@ __all__ = ["argmax", "argmin", "count_nonzero", "cumulative_prod", "cumulative_s
 
 
 # ------------------------------------------------------------------ helpers
-
-def normalize_axes(axis, ndim: int, func: str) -> tuple[int, ...]:
-    """``axis`` (None, an int or a tuple of ints) as sorted, non-negative axes."""
-    if axis is None:
-        return tuple(range(ndim))
-    items = axis if isinstance(axis, tuple) else (axis,)
-    out = []
-    for a in items:
-        try:
-            a = operator.index(a)
-        except TypeError:
-            raise TypeError(f"{func}: expected axis to be None, an int or a tuple of ints, got {axis!r}") from None
-        if not -ndim <= a < ndim:
-            raise ValueError(f"{func}: axis {a} is out of bounds for an array of {ndim} dimensions")
-        a %= ndim
-        if a in out:
-            raise ValueError(f"{func}: axis {a} is repeated in {axis!r}")
-        out.append(a)
-    return tuple(sorted(out))
-
 
 def _result_shape(shape, axes, keepdims: builtins.bool) -> tuple[int, ...]:
     if keepdims:
@@ -72,8 +52,7 @@ def _sum_dtype(x_dtype: dt.DType, dtype, device, func: str) -> dt.DType:
 
 def _check(x, func: str, category: str):
     _core.check_array(x, func)
-    if x.dtype not in dt.CATEGORIES[category]:
-        raise TypeError(f"{func}: expected x to have a {category} dtype, got {x.dtype}")
+    check_category(x.dtype, category, func)
 
 
 def _reduce_node(node: g.Node, axes, kind: str, keepdims: builtins.bool, func: str, post=None) -> g.Node:
@@ -112,7 +91,7 @@ def _sum_like(x, axis, dtype, keepdims, func: str, kind: str) -> Array:
     _core.check_array(x, func)
     if x.dtype not in dt.NUMERIC and x.dtype is not dt.bool:
         raise TypeError(f"{func}: expected x to have a numeric dtype, got {x.dtype}")
-    axes = normalize_axes(axis, x.ndim, func)
+    axes = reduction_axes(axis, x.ndim, func)
     acc = _sum_dtype(x.dtype, dtype, x.device, func)
     return Array._new(_reduce_node(_core.cast_node(x._node, acc), axes, kind, keepdims, func))
 
@@ -133,7 +112,7 @@ def prod(x: Array, /, *, axis=None, dtype=None, keepdims: builtins.bool = False)
 
 def _minmax(x, axis, keepdims, func: str) -> Array:
     _check(x, func, "real-valued")
-    axes = normalize_axes(axis, x.ndim, func)
+    axes = reduction_axes(axis, x.ndim, func)
     return Array._new(_reduce_node(x._node, axes, func, keepdims, func))
 
 
@@ -151,7 +130,7 @@ def mean(x: Array, /, *, axis=None, keepdims: builtins.bool = False) -> Array:
     """Arithmetic mean over ``axis`` (floating-point input; NaN for an empty reduction).
     The division is done by the sum's last pass."""
     _check(x, "mean", "floating-point")
-    axes = normalize_axes(axis, x.ndim, "mean")
+    axes = reduction_axes(axis, x.ndim, "mean")
     n = g.prod(x.shape[d] for d in axes)
     return Array._new(_reduce_node(x._node, axes, "sum", keepdims, "mean", _divide_by(float(n))))
 
@@ -175,7 +154,7 @@ def _var(x, axis, correction, keepdims, func: str, then=None) -> Array:
     _check(x, func, "floating-point")
     if isinstance(correction, builtins.bool) or not isinstance(correction, (int, float)):
         raise TypeError(f"{func}: expected correction to be an int or a float, got {type(correction).__name__}")
-    axes = normalize_axes(axis, x.ndim, func)
+    axes = reduction_axes(axis, x.ndim, func)
     n = g.prod(x.shape[d] for d in axes)
     post = _divide_by(float(builtins.max(n - correction, 0)), then)
     shape = _result_shape(x.shape, axes, keepdims)
@@ -201,7 +180,7 @@ def _arg(x, axis, keepdims, func: str) -> Array:
     _check(x, func, "real-valued")
     if axis is not None and not isinstance(axis, int) or isinstance(axis, builtins.bool):
         raise TypeError(f"{func}: expected axis to be None or an int, got {axis!r}")
-    axes = normalize_axes(axis, x.ndim, func)
+    axes = reduction_axes(axis, x.ndim, func)
     if x.size == 0:
         if axis is None or builtins.any(x.shape[a] == 0 for a in axes):
             raise ValueError(f"{func}: cannot take the {func} of an empty array")
@@ -221,7 +200,7 @@ def _arg(x, axis, keepdims, func: str) -> Array:
 def count_nonzero(x: Array, /, *, axis=None, keepdims: builtins.bool = False) -> Array:
     """Number of nonzero elements over ``axis``, as int64 (counted in uint32)."""
     _core.check_array(x, "count_nonzero")
-    axes = normalize_axes(axis, x.ndim, "count_nonzero")
+    axes = reduction_axes(axis, x.ndim, "count_nonzero")
     flags = kr.nonzero_flags(x._node)
     res = _reduce_node(flags, axes, "sum", keepdims, "count_nonzero")
     return Array._new(_core.cast_node(res, dt.int64))
@@ -233,15 +212,12 @@ def _cumulative(x, axis, dtype, include_initial, func: str, kind: str) -> Array:
     _core.check_array(x, func)
     if x.dtype not in dt.NUMERIC and x.dtype is not dt.bool:
         raise TypeError(f"{func}: expected x to have a numeric dtype, got {x.dtype}")
-    if x.ndim == 0:
-        raise ValueError(f"{func}: expected an array of at least one dimension, got a 0-d array")
+    check_ndim(x, func)
     if axis is None:
         if x.ndim > 1:
             raise ValueError(f"{func}: axis must be given for a {x.ndim}-D array")
         axis = 0
-    if isinstance(axis, builtins.bool) or not isinstance(axis, int):
-        raise TypeError(f"{func}: expected axis to be an int, got {axis!r}")
-    (ax,) = normalize_axes(axis, x.ndim, func)
+    ax = normalize_axis(axis, x.ndim, func)
     acc = _sum_dtype(x.dtype, dtype, x.device, func)
     node = _core.cast_node(x._node, acc)
     out_shape = tuple(n + (1 if include_initial and d == ax else 0) for d, n in enumerate(x.shape))

@@ -2,13 +2,12 @@
 
 ``all``/``any`` are min/max reductions of the truth values (as uint32 0/1) with the
 elementwise producer fused in; ``diff`` is lazy elementwise arithmetic on views.
-``nonzero`` is stream compaction on the device (``_kernels_reduce.nonzero_flat``): only
+``nonzero`` is stream compaction on the device (``nonzero_flat`` in ``_kernels``): only
 the count is read back.
 """
 from __future__ import annotations
 
 import builtins
-import operator
 
 from . import _core
 from . import _dtypes as dt
@@ -17,14 +16,15 @@ from ._kernels import reduce as kr
 from ._array import Array
 from ._elementwise_functions import not_equal, subtract
 from ._manipulation_functions import concat
-from ._statistical_functions import _reduce_node, _result_shape, normalize_axes
+from ._statistical_functions import _reduce_node, _result_shape
+from ._validation import as_int, check_ndim, normalize_axis, reduction_axes
 
 __all__ = ["all", "any", "diff"]
 
 
 def _truth(x, axis, keepdims, func: str, kind: str) -> Array:
     _core.check_array(x, func)
-    axes = normalize_axes(axis, x.ndim, func)
+    axes = reduction_axes(axis, x.ndim, func)
     flags = kr.nonzero_flags(x._node)
     if axes and g.prod(x.shape[d] for d in axes) == 0:
         return Array._new(g.Const(kind == "min", dt.bool, x.device, _result_shape(x.shape, axes, keepdims)))
@@ -50,18 +50,11 @@ def diff(x: Array, /, n: int = 1, axis: int = -1, *, prepend: Array | None = Non
     ``n`` and ``axis`` may also be given by position, in NumPy's order (the standard
     makes them keyword-only; scikit-learn's ``roc_curve`` calls ``xp.diff(x, 2)``)."""
     _core.check_array(x, "diff")
-    if x.ndim == 0:
-        raise ValueError("diff: expected an array of at least one dimension, got a 0-d array")
-    try:
-        n = operator.index(n)
-        axis = operator.index(axis)
-    except TypeError:
-        raise TypeError(f"diff: expected int n and axis, got n={n!r}, axis={axis!r}") from None
+    check_ndim(x, "diff")
+    n = as_int(n, "diff", "n", bool_ok=True)
     if n < 0:
         raise ValueError(f"diff: expected n >= 0, got {n}")
-    if not -x.ndim <= axis < x.ndim:
-        raise ValueError(f"diff: axis {axis} is out of bounds for an array of {x.ndim} dimensions")
-    axis %= x.ndim
+    axis = normalize_axis(axis, x.ndim, "diff")
     if prepend is not None or append is not None:
         parts = []
         for name, p in (("prepend", prepend), ("x", x), ("append", append)):
@@ -95,8 +88,7 @@ def nonzero(x: Array, /) -> tuple[Array, ...]:
     """Indices (int64, one array per dimension) of the nonzero elements of ``x`` in C
     order. Compaction runs on the device; only the count is read back."""
     _core.check_array(x, "nonzero")
-    if x.ndim == 0:
-        raise ValueError("nonzero: expected an array of at least one dimension, got a 0-d array")
+    check_ndim(x, "nonzero")
     flat, count = kr.nonzero_flat(x._node)
     if x.ndim == 1:
         return (Array._new(flat),)

@@ -25,6 +25,7 @@ os.environ.setdefault("WGARRAY_DEVICE", "per-process")  # before any device is c
 import wgarray as _wg  # noqa: E402
 from wgarray import *  # noqa: E402,F401,F403
 from wgarray import __array_api_version__, __all__ as _wg_all  # noqa: E402,F401
+from wgarray._validation import normalize_axis  # noqa: E402
 
 # cubed's own arrays report this device; it stands for "wherever the chunk runs".
 _CUBED_DEVICE = "cpu"
@@ -55,7 +56,7 @@ def take(x, indices, /, *, axis=None):
     if isinstance(indices, int) and not isinstance(indices, builtins.bool):
         if axis is None:
             return _wg.reshape(x, (-1,))[indices]
-        axis = axis + x.ndim if axis < 0 else axis
+        axis = normalize_axis(axis, x.ndim, "take")
         return x[(slice(None),) * axis + (indices,)]
     return _wg.take(x, indices, axis=axis)
 

@@ -41,6 +41,7 @@ from ._array import Array
 from ._runtime.device import resolve_device
 from ._manipulation_functions import roll
 from ._graph.fusion import FusedInput
+from ._validation import normalize_axes, normalize_axis
 from ._wgsl import elementwise as ew
 from ._wgsl import fft as wf
 
@@ -60,16 +61,6 @@ def _check_norm(norm, func: str) -> str:
     if norm not in _NORMS:
         raise ValueError(f"{func}: expected norm to be one of 'backward', 'ortho', 'forward', got {norm!r}")
     return norm
-
-
-def _check_axis(axis, ndim: int, func: str) -> int:
-    try:
-        a = operator.index(axis)
-    except TypeError:
-        raise TypeError(f"{func}: expected axis to be an int, got {type(axis).__name__}") from None
-    if not -ndim <= a < ndim:
-        raise ValueError(f"{func}: axis {a} is out of bounds for an array of {ndim} dimensions")
-    return a % ndim
 
 
 def _check_n(n, func: str, what: str = "n") -> int:
@@ -397,7 +388,7 @@ def _one(x, n, axis, norm, func, *, kind):
     if x.ndim == 0:
         raise ValueError(f"{func}: expected an array of at least 1 dimension, got a 0-D array")
     x.device.check_dtype(dt.BY_NAME[cname], func)
-    axis = _check_axis(axis, x.ndim, func)
+    axis = normalize_axis(axis, x.ndim, func)
     m = x.shape[axis]
     if kind in ("irfft", "hfft"):
         n = 2 * (m - 1) if n is None else _check_n(n, func)
@@ -461,12 +452,7 @@ def _axes_and_s(x, s, axes, func: str):
             axes = tuple(operator.index(a) for a in axes)
         except TypeError:
             raise TypeError(f"{func}: expected axes to be a sequence of ints, got {axes!r}") from None
-        for a in axes:
-            if not -ndim <= a < ndim:
-                raise ValueError(f"{func}: axis {a} is out of bounds for an array of {ndim} dimensions")
-        axes = tuple(a % ndim for a in axes)
-        if len(set(axes)) != len(axes):
-            raise ValueError(f"{func}: expected distinct axes, got {axes}")
+        axes = normalize_axes(axes, ndim, func, "axes")
     if axes is None:
         if s is None:
             axes = tuple(range(ndim))
@@ -618,10 +604,9 @@ def _shift(x, axes, func: str, inverse: bool) -> Array:
             raise TypeError(f"{func}: expected axes to be an int or a sequence of ints, got {axes!r}") from None
     shifts = [0] * ndim
     for a in axes:
-        if not -ndim <= a < ndim:
-            raise ValueError(f"{func}: axis {a} is out of bounds for an array of {ndim} dimensions")
-        m = x.shape[a % ndim]
-        shifts[a % ndim] += -(m // 2) if inverse else m // 2
+        a = normalize_axis(a, ndim, func, "axes")
+        m = x.shape[a]
+        shifts[a] += -(m // 2) if inverse else m // 2
     axes = tuple(d for d in range(ndim) if x.shape[d] and shifts[d] % x.shape[d])
     if x.size == 0 or not axes:
         return x

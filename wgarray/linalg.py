@@ -26,6 +26,7 @@ from . import _statistical_functions as stf
 from . import _utility_functions as uf
 from ._kernels import linalg_eigen as _linalg_eigen
 from ._array import Array
+from ._validation import normalize_axes, normalize_axis
 from ._linear_algebra_functions import matmul, matrix_transpose, tensordot, vecdot
 from ._runtime.runtime import pack_params
 from ._wgsl import linalg as kl
@@ -223,10 +224,7 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     if dtype not in dt.NUMERIC:
         raise TypeError(f"cross: expected numeric dtypes, got {x1.dtype} and {x2.dtype}")
     shape = _core.broadcast_shapes(x1.shape, x2.shape, func="cross")
-    axis = operator.index(axis)
-    if not -len(shape) <= axis < len(shape):
-        raise ValueError(f"cross: axis {axis} is out of range for the broadcast shape {shape}")
-    ax = axis % len(shape)
+    ax = normalize_axis(axis, len(shape), "cross")
     for x in (x1, x2):
         d = ax - (len(shape) - x.ndim)
         if d < 0 or x.shape[d] != 3:
@@ -929,15 +927,7 @@ def vector_norm(x: Array, /, *, axis=None, keepdims: bool = False, ord=2) -> Arr
     if axis is None:
         axes = list(range(x.ndim))
     else:
-        raw = axis if isinstance(axis, tuple) else (axis,)
-        axes = []
-        for a in raw:
-            a = operator.index(a)
-            if not -x.ndim <= a < x.ndim:
-                raise ValueError(f"vector_norm: axis {a} is out of range for shape {x.shape}")
-            axes.append(a % x.ndim)
-        if len(set(axes)) != len(axes):
-            raise ValueError(f"vector_norm: repeated axes in {axis!r}")
+        axes = list(normalize_axes(axis, x.ndim, "vector_norm"))
     rdt = dt.real_of(x.dtype)
     device = x.device
     shape = x.shape if x.ndim else (1,)

@@ -5,12 +5,13 @@ function takes and returns ``vec2<T>`` (``x`` = real, ``y`` = imaginary part), e
 the predicates (``bool``) and ``abs`` (``T``).  The Array API standard's special cases
 for complex operands are implemented (branch cuts as in C99 Annex G).
 
-Both precisions are generated from one template per function: in the WGSL text below,
-``$C`` is the complex prefix (``c64``/``c128``), ``$T`` the real type, ``$R`` the real
-prefix (``f32``/``f64``) and ``$NAME`` a per-precision constant from ``_PARAMS``.  All
-real math goes through ``realmath``'s ``{R}_{name}`` functions (WGSL builtins such as
-``exp`` return garbage for f64 on some drivers); a snippet's dependencies are found by
-scanning its text for calls to ``f32_*``/``f64_*``/``c64_*``/``c128_*`` functions.
+Both precisions are generated from one template per function (``_wgsl.template``'s
+style): in the WGSL text below, ``$C`` is the complex prefix (``c64``/``c128``), ``$T``
+the real type, ``$R`` the real prefix (``f32``/``f64``) and ``$NAME`` a per-precision
+constant from ``_PARAMS``.  All real math goes through ``realmath``'s ``{R}_{name}``
+functions (WGSL builtins such as ``exp`` return garbage for f64 on some drivers); a
+snippet's dependencies are the functions of this library and of ``realmath`` that its
+text calls.
 
 Shader compilers apply "unsafe" float algebra (lavapipe folds ``x * 0.0`` to ``0`` and
 ``x - x`` to ``0`` even for inf/NaN), so special values are produced explicitly, never by
@@ -20,12 +21,12 @@ bit-level ``isnan``/``isinf`` helpers only.
 from __future__ import annotations
 
 import math
-import re
-from string import Template
 
 import numpy as np
 
+from . import realmath
 from .snippets import Snippet
+from .template import library, substitute
 
 __all__ = ["LIBRARY", "FUNCTIONS"]
 
@@ -730,37 +731,14 @@ fn $C_atan(z: vec2<$T>) -> vec2<$T> {
 #: Public function names (without the c64_/c128_ prefix).
 FUNCTIONS = tuple(n for n in _TEMPLATES if not n.startswith("_"))
 
-class _Wgsl(Template):
-    """$NAME placeholders: upper-case words joined by '_' ($C_exp is $C + '_exp')."""
-
-    flags = 0
-    idpattern = r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*"
-
-
-_CALL = re.compile(r"\b(_?(?:c64|c128|f32|f64)_[A-Za-z0-9_]+)\s*\(")
-_DEFN = re.compile(r"\bfn\s+(_?(?:c64|c128)_[A-Za-z0-9_]+)\s*\(")
-
 
 def _build() -> dict[str, Snippet]:
     texts: dict[str, str] = {}
     for prec, params in _PARAMS.items():
         for name, tmpl in _TEMPLATES.items():
             key = f"_{prec}{name}" if name.startswith("_") else f"{prec}_{name}"
-            texts[key] = _Wgsl(tmpl).substitute(params)
-    # map each defined helper function to the snippet that defines it
-    owner = {fn: key for key, src in texts.items() for fn in _DEFN.findall(src)}
-    library = {}
-    for key, src in texts.items():
-        own = set(_DEFN.findall(src))
-        deps = []
-        for called in _CALL.findall(src):
-            if called in own:
-                continue
-            dep = owner.get(called, called)  # real-math names come from realmath.LIBRARY
-            if dep not in deps:
-                deps.append(dep)
-        library[key] = Snippet(src, tuple(deps))
-    return library
+            texts[key] = substitute(tmpl, params)
+    return library(texts, external=realmath.LIBRARY)
 
 
 LIBRARY: dict[str, Snippet] = _build()

@@ -37,7 +37,6 @@ from . import elementwise as ew
 
 
 WORKGROUP = 256
-RADICES = (8, 4, 2, 3, 5, 7)
 MAX_STAGES = 12  # radices of one tile; 4096 = 2**12 is the longest tile
 
 # Parameter words of the tile kernel (u32 words of P; the scale is f32 at word 38, or

@@ -31,8 +31,6 @@ from . import elementwise as ew
 from . import ops
 from . import types as ty
 
-THREADS = 256
-
 # Parameter words shared by both families.
 #   0 M, 1 N, 2 K, 3 nbatch, 4 offA, 5 offB, 6 sAm, 7 sAk, 8 sBk, 9 sBn,
 #   10 tilesM, 11 tilesN, 12 total outputs, 13 K chunk, 14 number of K splits,

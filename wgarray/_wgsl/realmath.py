@@ -65,9 +65,9 @@ maximum/minimum, nextafter, abs/copysign/signbit and the f32 <-> f64 conversions
 from __future__ import annotations
 
 import re
-from string import Template
-
+from .intmath import LIBRARY as _INTMATH
 from .snippets import Snippet
+from .template import library, substitute
 
 # --------------------------------------------------------------------------
 # polynomial coefficients (lowest degree first) and per-type constants
@@ -452,7 +452,7 @@ fn f64_nextafter(x: f64, y: f64) -> f64 {
 # double of nonnegative digits (complemented when the fraction is rounded up), so heavy
 # cancellation costs no accuracy.
 _F64_REM_PIO2_LARGE = """
-const F64_TWO_OVER_PI_TAB = array<f64, %(N)d>(%(TAB)s);
+const F64_TWO_OVER_PI_TAB = array<f64, $N>($TAB);
 
 fn f64_two_over_pi_chunk(i: i32) -> f64 { return F64_TWO_OVER_PI_TAB[i + 2]; }
 
@@ -507,8 +507,8 @@ fn f64_rem_pio2_large(ax: f64) -> vec2<f64> {
     let yl = lo - f64_launder(yh - s3.x);
     // r = y pi/2 in double-double, rounded (the barrier keeps yh * PI2_HI and
     // yl * PI2_HI, or yh * PI2_HI and yh * PI2_LO, from being factored)
-    let p = f64_two_prod(yh, %(PI2_HI)s);
-    var r = p.x + f64_launder(p.y + (yh * %(PI2_LO)s + yl * %(PI2_HI)s));
+    let p = f64_two_prod(yh, $PI2_HI);
+    var r = p.x + f64_launder(p.y + (yh * $PI2_LO + yl * $PI2_HI));
     if (neg) { r = -r; }
     return vec2<f64>(r, n - 4.0 * floor(n * 0.25));
 }"""
@@ -516,22 +516,10 @@ fn f64_rem_pio2_large(ax: f64) -> vec2<f64> {
 # f32: |x| = m 2^e with a 24-bit integer m; the 96 bits of 2/pi from the first that
 # matters mod 4 (a 32-bit zero word is prepended so that every e >= -30 works) times m
 # gives, in u32 arithmetic, the quadrant and a 64-bit fraction (2^-70 accurate), which is
-# normalised and multiplied by pi/2 in compensated f32 arithmetic.
+# normalised and multiplied by pi/2 in compensated f32 arithmetic. The 32 x 32 -> 64-bit
+# products are intmath's eu64_mul_wide (as (low word, high word)).
 _F32_REM_PIO2_LARGE = """
-const F32_TWO_OVER_PI_TAB = array<u32, %(N)d>(%(TAB)s);
-
-// a * b as (low word, high word)
-fn f32_umul_wide(a: u32, b: u32) -> vec2<u32> {
-    let al = a & 0xffffu;
-    let ah = a >> 16u;
-    let bl = b & 0xffffu;
-    let bh = b >> 16u;
-    let ll = al * bl;
-    let lh = al * bh;
-    let hl = ah * bl;
-    let mid = (ll >> 16u) + (lh & 0xffffu) + (hl & 0xffffu);
-    return vec2<u32>((mid << 16u) | (ll & 0xffffu), ah * bh + (lh >> 16u) + (hl >> 16u) + (mid >> 16u));
-}
+const F32_TWO_OVER_PI_TAB = array<u32, $N>($TAB);
 
 // bits [s, s + 32) of the padded 2/pi table
 fn f32_two_over_pi_word(s: u32) -> u32 {
@@ -547,9 +535,9 @@ fn f32_rem_pio2_large(ax: f32) -> vec2<f32> {
     let b = bitcast<u32>(ax);
     let m = (b & 0x7fffffu) | 0x800000u;
     let s = (b >> 23u) - 120u;             // e + 30 with ax = m 2^e, e = biased - 150
-    let p2 = f32_umul_wide(m, f32_two_over_pi_word(s + 64u));
-    let p1 = f32_umul_wide(m, f32_two_over_pi_word(s + 32u));
-    let p0 = f32_umul_wide(m, f32_two_over_pi_word(s));
+    let p2 = eu64_mul_wide(m, f32_two_over_pi_word(s + 64u));
+    let p1 = eu64_mul_wide(m, f32_two_over_pi_word(s + 32u));
+    let p0 = eu64_mul_wide(m, f32_two_over_pi_word(s));
     // m F 2^-94 (mod 4), F the 96 bits: words w2 w1 w0 of the product (bits >= 96 dropped)
     let w0 = p2.x;
     let w1 = p2.y + p1.x;
@@ -571,23 +559,23 @@ fn f32_rem_pio2_large(ax: f32) -> vec2<f32> {
     sc = sc - i32(lz);
     let fh = f32(hi >> 8u) * f32_pow2i(sc + 40);
     let fl = f32(((hi & 0xffu) << 16u) | (lo >> 16u)) * f32_pow2i(sc + 16);
-    let p = f32_two_prod(fh, %(PI2_HI)s);
-    var r = p.x + f32_launder(p.y + (fh * %(PI2_LO)s + fl * %(PI2_HI)s));
+    let p = f32_two_prod(fh, $PI2_HI);
+    var r = p.x + f32_launder(p.y + (fh * $PI2_LO + fl * $PI2_HI));
     if (neg) { r = -r; }
     return vec2<f32>(r, f32(q & 3u));
 }"""
 
 
 # --------------------------------------------------------------------------
-# generic templates ($T = type; other $NAMES from _K and the polynomials)
+# generic templates (``_wgsl.template``'s style: $T = type; other $NAMES from _K and
+# the polynomials)
 # --------------------------------------------------------------------------
 
 _GENERIC = {
-    "isnan_any": None,  # placeholder removed below (keeps the table readable)
     # frexp of finite nonzero x as (fract, exp); subnormals are normalised first
     # (lavapipe's frexp returns a wrong exponent for them).  f64: see _F64_ONLY
     "frexp": """
-fn ${T}_frexp(x: $T) -> vec2<$T> {
+fn $T_frexp(x: $T) -> vec2<$T> {
     var y = x;
     var s = 0;
     if (abs(x) < $MINNORM) { y = x * 0x1p32 * 0x1p32; s = 64; }
@@ -596,112 +584,112 @@ fn ${T}_frexp(x: $T) -> vec2<$T> {
 }""",
     # 2^k for k in [EMIN, EMAX] (normal result, so ldexp is well defined).  f64: _F64_ONLY
     "pow2i": """
-fn ${T}_pow2i(k: i32) -> $T { return ldexp($T(1.0), k); }""",
+fn $T_pow2i(k: i32) -> $T { return ldexp($T(1.0), k); }""",
     # x * 2^n for any n, correctly rounded on the last multiply
     "scalbn": """
-fn ${T}_scalbn(x: $T, n: i32) -> $T {
+fn $T_scalbn(x: $T, n: i32) -> $T {
     var y = x;
     var k = n;
     if (k > $EMAX) {
-        y = ${T}_launder(y * ${T}_pow2i($EMAX));
+        y = $T_launder(y * $T_pow2i($EMAX));
         k = k - $EMAX;
-        if (k > $EMAX) { y = ${T}_launder(y * ${T}_pow2i($EMAX)); k = min(k - $EMAX, $EMAX); }
+        if (k > $EMAX) { y = $T_launder(y * $T_pow2i($EMAX)); k = min(k - $EMAX, $EMAX); }
     } else if (k < $EMIN) {
-        y = ${T}_launder(y * ${T}_pow2i($SCALE_LO));
+        y = $T_launder(y * $T_pow2i($SCALE_LO));
         k = k - ($SCALE_LO);
-        if (k < $EMIN) { y = ${T}_launder(y * ${T}_pow2i($SCALE_LO)); k = max(k - ($SCALE_LO), $EMIN); }
+        if (k < $EMIN) { y = $T_launder(y * $T_pow2i($SCALE_LO)); k = max(k - ($SCALE_LO), $EMIN); }
     }
     // laundered: (x * 2^a) * 2^b must not be reassociated into x * 2^(a + b), which
     // can underflow where the two steps do not (NVIDIA, float64)
-    let r = ${T}_launder(y) * ${T}_pow2i(k);
-    return select(r, ${T}_copysign(0.0, x), r == 0.0);  // an underflow keeps x's sign
+    let r = $T_launder(y) * $T_pow2i(k);
+    return select(r, $T_copysign(0.0, x), r == 0.0);  // an underflow keeps x's sign
 }""",
     "divide": """
-fn ${T}_divide(x: $T, y: $T) -> $T {
-    if (${T}_isnan(x) || ${T}_isnan(y)) { return ${T}_nan(); }
-    let neg = ${T}_signbit(x) != ${T}_signbit(y);
-    let xinf = ${T}_isinf(x);
-    let yinf = ${T}_isinf(y);
-    let xz = ${T}_iszero(x);
-    let yz = ${T}_iszero(y);
-    if ((xinf && yinf) || (xz && yz)) { return ${T}_nan(); }
-    if (xinf || yz) { return select(${T}_inf(), -${T}_inf(), neg); }
-    if (yinf || xz) { return ${T}_szero(neg); }
-    return ${T}_div_rn(x, y);
+fn $T_divide(x: $T, y: $T) -> $T {
+    if ($T_isnan(x) || $T_isnan(y)) { return $T_nan(); }
+    let neg = $T_signbit(x) != $T_signbit(y);
+    let xinf = $T_isinf(x);
+    let yinf = $T_isinf(y);
+    let xz = $T_iszero(x);
+    let yz = $T_iszero(y);
+    if ((xinf && yinf) || (xz && yz)) { return $T_nan(); }
+    if (xinf || yz) { return select($T_inf(), -$T_inf(), neg); }
+    if (yinf || xz) { return $T_szero(neg); }
+    return $T_div_rn(x, y);
 }""",
     "reciprocal": """
-fn ${T}_reciprocal(x: $T) -> $T { return ${T}_divide($T(1.0), x); }""",
+fn $T_reciprocal(x: $T) -> $T { return $T_divide($T(1.0), x); }""",
     "square": """
-fn ${T}_square(x: $T) -> $T { return x * x; }""",
+fn $T_square(x: $T) -> $T { return x * x; }""",
     "ceil": """
-fn ${T}_ceil(x: $T) -> $T { return ceil(x); }""",
+fn $T_ceil(x: $T) -> $T { return ceil(x); }""",
     "floor": """
-fn ${T}_floor(x: $T) -> $T { return floor(x); }""",
+fn $T_floor(x: $T) -> $T { return floor(x); }""",
     "trunc": """
-fn ${T}_trunc(x: $T) -> $T { return trunc(x); }""",
+fn $T_trunc(x: $T) -> $T { return trunc(x); }""",
     "round": """
-fn ${T}_round(x: $T) -> $T { return round(x); }""",
+fn $T_round(x: $T) -> $T { return round(x); }""",
     "sign": """
-fn ${T}_sign(x: $T) -> $T {
-    if (${T}_isnan(x)) { return x; }
-    if (${T}_iszero(x)) { return $T(0.0); }
-    return ${T}_copysign($T(1.0), x);
+fn $T_sign(x: $T) -> $T {
+    if ($T_isnan(x)) { return x; }
+    if ($T_iszero(x)) { return $T(0.0); }
+    return $T_copysign($T(1.0), x);
 }""",
     "sqrt": """
-fn ${T}_sqrt(x: $T) -> $T {
-    if (${T}_isnan(x) || ${T}_iszero(x)) { return x; }
-    if (${T}_signbit(x)) { return ${T}_nan(); }
-    if (${T}_isinf(x)) { return x; }
-    return ${T}_sqrt_rn(x);
+fn $T_sqrt(x: $T) -> $T {
+    if ($T_isnan(x) || $T_iszero(x)) { return x; }
+    if ($T_signbit(x)) { return $T_nan(); }
+    if ($T_isinf(x)) { return x; }
+    return $T_sqrt_rn(x);
 }""",
     "maximum": """
-fn ${T}_maximum(x: $T, y: $T) -> $T {
-    if (${T}_isnan(x) || ${T}_isnan(y)) { return ${T}_nan(); }
-    if (x == y) { return select(x, y, ${T}_signbit(x)); }   // max(-0, +0) = +0
+fn $T_maximum(x: $T, y: $T) -> $T {
+    if ($T_isnan(x) || $T_isnan(y)) { return $T_nan(); }
+    if (x == y) { return select(x, y, $T_signbit(x)); }   // max(-0, +0) = +0
     return select(y, x, x > y);
 }""",
     "minimum": """
-fn ${T}_minimum(x: $T, y: $T) -> $T {
-    if (${T}_isnan(x) || ${T}_isnan(y)) { return ${T}_nan(); }
-    if (x == y) { return select(y, x, ${T}_signbit(x)); }   // min(-0, +0) = -0
+fn $T_minimum(x: $T, y: $T) -> $T {
+    if ($T_isnan(x) || $T_isnan(y)) { return $T_nan(); }
+    if (x == y) { return select(y, x, $T_signbit(x)); }   // min(-0, +0) = -0
     return select(y, x, x < y);
 }""",
     # ---------------------------------------------------------------- exp
     # e^r for |r| <= ln2/2 (plus a tail rl added to r)
     "exp_kernel": """
-fn ${T}_exp_kernel(r: $T) -> $T { return 1.0 + ${T}_launder(r + r * r * $EXP_P); }""",
+fn $T_exp_kernel(r: $T) -> $T { return 1.0 + $T_launder(r + r * r * $EXP_P); }""",
     "expm1_kernel": """
-fn ${T}_expm1_kernel(r: $T) -> $T { return r + r * r * $EXP_P; }""",
+fn $T_expm1_kernel(r: $T) -> $T { return r + r * r * $EXP_P; }""",
     "exp": """
-fn ${T}_exp(x: $T) -> $T {
-    if (${T}_isnan(x)) { return x; }
-    if (x > $EXP_HI) { return ${T}_inf(); }
+fn $T_exp(x: $T) -> $T {
+    if ($T_isnan(x)) { return x; }
+    if (x > $EXP_HI) { return $T_inf(); }
     if (x < $EXP_LO) { return $T(0.0); }
     let k = round(x * $IVLN2_HI);
-    let r = ${T}_launder(x - k * $LN2_HI) - k * $LN2_LO;
-    return ${T}_scalbn(${T}_exp_kernel(r), i32(k));
+    let r = $T_launder(x - k * $LN2_HI) - k * $LN2_LO;
+    return $T_scalbn($T_exp_kernel(r), i32(k));
 }""",
     "expm1": """
-fn ${T}_expm1(x: $T) -> $T {
-    if (${T}_isnan(x)) { return x; }
-    if (x > $EXP_HI) { return ${T}_inf(); }
+fn $T_expm1(x: $T) -> $T {
+    if ($T_isnan(x)) { return x; }
+    if (x > $EXP_HI) { return $T_inf(); }
     if (x < $EM1_LO) { return $T(-1.0); }
     if (abs(x) < 0x1p-60) { return x; }
-    if (abs(x) < 0.34657359027997264) { return ${T}_expm1_kernel(x); }
+    if (abs(x) < 0.34657359027997264) { return $T_expm1_kernel(x); }
     let k = round(x * $IVLN2_HI);
-    let r = ${T}_launder(x - k * $LN2_HI) - k * $LN2_LO;
-    let em = ${T}_expm1_kernel(r);
+    let r = $T_launder(x - k * $LN2_HI) - k * $LN2_LO;
+    let em = $T_expm1_kernel(r);
     let ik = i32(k);
-    if (ik > $MANT1 + 2) { return ${T}_scalbn(1.0 + em, ik); }
-    if (ik < -2) { return ${T}_scalbn(1.0 + em, ik) - 1.0; }
-    let t = ${T}_pow2i(ik);
-    return ${T}_launder(t - 1.0) + t * em;
+    if (ik > $MANT1 + 2) { return $T_scalbn(1.0 + em, ik); }
+    if (ik < -2) { return $T_scalbn(1.0 + em, ik) - 1.0; }
+    let t = $T_pow2i(ik);
+    return $T_launder(t - 1.0) + t * em;
 }""",
     # ---------------------------------------------------------------- log
     # for finite x > 0: (e, log(m)) with x = m * 2^e, m in [sqrt(1/2), sqrt(2))
     "log_core": """
-fn ${T}_log_core(x: $T) -> vec2<$T> {
-    let fr = ${T}_frexp(x);
+fn $T_log_core(x: $T) -> vec2<$T> {
+    let fr = $T_frexp(x);
     var m = fr.x;
     var e = i32(fr.y);
     if (m < 0.7071067811865476) { m = m + m; e = e - 1; }
@@ -710,91 +698,91 @@ fn ${T}_log_core(x: $T) -> vec2<$T> {
     let z = s * s;
     let R = z * $LOG_P;
     let hfsq = 0.5 * f * f;
-    return vec2<$T>($T(e), f - ${T}_launder(hfsq - s * (hfsq + R)));
+    return vec2<$T>($T(e), f - $T_launder(hfsq - s * (hfsq + R)));
 }""",
     # log of a nonnegative non-finite-or-special x, or -1 sentinel when x is regular
     "log_special": """
-fn ${T}_log_special(x: $T) -> vec2<$T> {
-    if (${T}_isnan(x)) { return vec2<$T>(1.0, x); }
-    if (${T}_iszero(x)) { return vec2<$T>(1.0, -${T}_inf()); }
-    if (${T}_signbit(x)) { return vec2<$T>(1.0, ${T}_nan()); }
-    if (${T}_isinf(x)) { return vec2<$T>(1.0, x); }
+fn $T_log_special(x: $T) -> vec2<$T> {
+    if ($T_isnan(x)) { return vec2<$T>(1.0, x); }
+    if ($T_iszero(x)) { return vec2<$T>(1.0, -$T_inf()); }
+    if ($T_signbit(x)) { return vec2<$T>(1.0, $T_nan()); }
+    if ($T_isinf(x)) { return vec2<$T>(1.0, x); }
     return vec2<$T>(0.0, 0.0);
 }""",
     "log": """
-fn ${T}_log(x: $T) -> $T {
-    let sp = ${T}_log_special(x);
+fn $T_log(x: $T) -> $T {
+    let sp = $T_log_special(x);
     if (sp.x != 0.0) { return sp.y; }
-    let c = ${T}_log_core(x);
-    return c.x * $LN2_HI + ${T}_launder(c.y + c.x * $LN2_LO);
+    let c = $T_log_core(x);
+    return c.x * $LN2_HI + $T_launder(c.y + c.x * $LN2_LO);
 }""",
     "log2": """
-fn ${T}_log2(x: $T) -> $T {
-    let sp = ${T}_log_special(x);
+fn $T_log2(x: $T) -> $T {
+    let sp = $T_log_special(x);
     if (sp.x != 0.0) { return sp.y; }
-    let c = ${T}_log_core(x);
-    return c.x + ${T}_launder(c.y * $IVLN2_HI + ${T}_launder(c.y * $IVLN2_LO));
+    let c = $T_log_core(x);
+    return c.x + $T_launder(c.y * $IVLN2_HI + $T_launder(c.y * $IVLN2_LO));
 }""",
     "log10": """
-fn ${T}_log10(x: $T) -> $T {
-    let sp = ${T}_log_special(x);
+fn $T_log10(x: $T) -> $T {
+    let sp = $T_log_special(x);
     if (sp.x != 0.0) { return sp.y; }
-    let c = ${T}_log_core(x);
-    return c.x * $L10_2HI + ${T}_launder(c.x * $L10_2LO + c.y * 0.4342944819032518);
+    let c = $T_log_core(x);
+    return c.x * $L10_2HI + $T_launder(c.x * $L10_2LO + c.y * 0.4342944819032518);
 }""",
     "log1p": """
-fn ${T}_log1p(x: $T) -> $T {
-    if (${T}_isnan(x)) { return x; }
-    if (x == -1.0) { return -${T}_inf(); }
-    if (x < -1.0) { return ${T}_nan(); }
-    if (${T}_isinf(x)) { return x; }
+fn $T_log1p(x: $T) -> $T {
+    if ($T_isnan(x)) { return x; }
+    if (x == -1.0) { return -$T_inf(); }
+    if (x < -1.0) { return $T_nan(); }
+    if ($T_isinf(x)) { return x; }
     if (x > -0.2928932188134524 && x < 0.41421356237309503) {
         // 1 + x in [sqrt(1/2), sqrt(2)): the log kernel on f = x, no rounding of 1 + x
         let s = x / (2.0 + x);
         let z = s * s;
         let R = z * $LOG_P;
         let hfsq = 0.5 * x * x;
-        return x - ${T}_launder(hfsq - s * (hfsq + R));
+        return x - $T_launder(hfsq - s * (hfsq + R));
     }
     // |log1p(x)| > 0.34 here, so the rounding of 1 + x costs < 1 ulp
-    return ${T}_log(1.0 + x);
+    return $T_log(1.0 + x);
 }""",
     "logaddexp": """
-fn ${T}_logaddexp(x: $T, y: $T) -> $T {
-    if (${T}_isnan(x) || ${T}_isnan(y)) { return ${T}_nan(); }
+fn $T_logaddexp(x: $T, y: $T) -> $T {
+    if ($T_isnan(x) || $T_isnan(y)) { return $T_nan(); }
     if (x == y) {
-        if (${T}_isinf(x)) { return x; }
+        if ($T_isinf(x)) { return x; }
         return x + 0.6931471805599453;
     }
     let m = max(x, y);
-    if (${T}_isinf(m)) { return m; }
+    if ($T_isinf(m)) { return m; }
     let d = -abs(x - y);
-    return m + ${T}_log1p(${T}_exp(d));
+    return m + $T_log1p($T_exp(d));
 }""",
     # ---------------------------------------------------------------- pow
     # exact product a*b as (hi, lo), a, b finite with |a|, |b| in split range
     "two_prod": """
-fn ${T}_two_prod(a: $T, b: $T) -> vec2<$T> {
+fn $T_two_prod(a: $T, b: $T) -> vec2<$T> {
     let p = a * b;
-    let sa = ${T}_split(a);
-    let sb = ${T}_split(b);
+    let sa = $T_split(a);
+    let sb = $T_split(b);
     // one partial product per barrier: nothing to factor (a * (b_hi + b_lo) = a * b)
-    var e = ${T}_launder(sa.x * sb.x - p);
-    e = ${T}_launder(e + sa.x * sb.y);
-    e = ${T}_launder(e + sa.y * sb.x);
+    var e = $T_launder(sa.x * sb.x - p);
+    e = $T_launder(e + sa.x * sb.y);
+    e = $T_launder(e + sa.y * sb.x);
     return vec2<$T>(p, e + sa.y * sb.y);
 }""",
     "two_sum": """
-fn ${T}_two_sum(a: $T, b: $T) -> vec2<$T> {
-    let s = ${T}_launder(a + b);
-    let bb = ${T}_launder(s - a);
-    let av = ${T}_launder(s - bb);
-    return vec2<$T>(s, ${T}_launder(a - av) + ${T}_launder(b - bb));
+fn $T_two_sum(a: $T, b: $T) -> vec2<$T> {
+    let s = $T_launder(a + b);
+    let bb = $T_launder(s - a);
+    let av = $T_launder(s - bb);
+    return vec2<$T>(s, $T_launder(a - av) + $T_launder(b - bb));
 }""",
     # log(x) as hi + lo for finite x > 0, ~2^-(p+8) relative
     "log_dd": """
-fn ${T}_log_dd(x: $T) -> vec2<$T> {
-    let fr = ${T}_frexp(x);
+fn $T_log_dd(x: $T) -> vec2<$T> {
+    let fr = $T_frexp(x);
     var m = fr.x;
     var e = i32(fr.y);
     if (m < 0.7071067811865476) { m = m + m; e = e - 1; }
@@ -802,20 +790,20 @@ fn ${T}_log_dd(x: $T) -> vec2<$T> {
     let d = 2.0 + f;
     let s = f / d;
     // s_lo = (f - s*d) / d with d = 2 + f: f - 2s is exact, s*f via two_prod
-    let sf = ${T}_two_prod(s, f);
-    let slo = (${T}_launder(${T}_launder(f - 2.0 * s) - sf.x) - sf.y) / d;
+    let sf = $T_two_prod(s, f);
+    let slo = ($T_launder($T_launder(f - 2.0 * s) - sf.x) - sf.y) / d;
     let z = s * s;
     let R = z * $LOG_P;
     let ef = $T(e);
-    let hi = ${T}_two_sum(ef * $LN2_HI, 2.0 * s);
+    let hi = $T_two_sum(ef * $LN2_HI, 2.0 * s);
     let lo = hi.y + (ef * $LN2_LO + (2.0 * slo + s * R));
-    let h = ${T}_launder(hi.x + lo);
-    return vec2<$T>(h, lo - ${T}_launder(h - hi.x));
+    let h = $T_launder(hi.x + lo);
+    return vec2<$T>(h, lo - $T_launder(h - hi.x));
 }""",
     # x^y for finite x > 0, finite nonzero y
     "pow_pos": """
-fn ${T}_pow_pos(x: $T, y: $T) -> $T {
-    let l = ${T}_log_dd(x);
+fn $T_pow_pos(x: $T, y: $T) -> $T {
+    let l = $T_log_dd(x);
     var th: $T;
     var tl: $T;
     let ay = abs(y);
@@ -823,150 +811,150 @@ fn ${T}_pow_pos(x: $T, y: $T) -> $T {
         th = y * l.x;
         tl = y * l.y;
     } else {
-        let p = ${T}_two_prod(y, l.x);
+        let p = $T_two_prod(y, l.x);
         th = p.x;
         tl = p.y + y * l.y;
     }
-    if (th > $POW_HI) { return ${T}_inf(); }
+    if (th > $POW_HI) { return $T_inf(); }
     if (th < $POW_LO) { return $T(0.0); }
     let k = round(th * $IVLN2_HI);
-    let r = ${T}_launder(${T}_launder(th - k * $LN2_HI) - k * $LN2_LO) + tl;
-    return ${T}_scalbn(${T}_exp_kernel(r), i32(k));
+    let r = $T_launder($T_launder(th - k * $LN2_HI) - k * $LN2_LO) + tl;
+    return $T_scalbn($T_exp_kernel(r), i32(k));
 }""",
     # whether finite y is an integer
     "isint": """
-fn ${T}_isint(y: $T) -> bool { return floor(y) == y; }""",
+fn $T_isint(y: $T) -> bool { return floor(y) == y; }""",
     "pow": """
-fn ${T}_pow(x: $T, y: $T) -> $T {
-    if (${T}_iszero(y) && !${T}_isnan(y)) { return $T(1.0); }
-    if (${T}_isnan(x)) { return x; }
+fn $T_pow(x: $T, y: $T) -> $T {
+    if ($T_iszero(y) && !$T_isnan(y)) { return $T(1.0); }
+    if ($T_isnan(x)) { return x; }
     if (x == 1.0) { return $T(1.0); }
-    if (${T}_isnan(y)) { return y; }
-    let ax = ${T}_abs(x);   // on the bits: abs() of a subnormal is 0 where the device flushes
-    if (${T}_isinf(y)) {
+    if ($T_isnan(y)) { return y; }
+    let ax = $T_abs(x);   // on the bits: abs() of a subnormal is 0 where the device flushes
+    if ($T_isinf(y)) {
         if (ax == 1.0) { return $T(1.0); }
-        if ((ax > 1.0) == !${T}_signbit(y)) { return ${T}_inf(); }
+        if ((ax > 1.0) == !$T_signbit(y)) { return $T_inf(); }
         return $T(0.0);
     }
-    let yint = ${T}_isint(y);
+    let yint = $T_isint(y);
     let hy = 0.5 * y;
     let yodd = yint && floor(hy) != hy;
-    let xneg = ${T}_signbit(x);
-    if (${T}_iszero(x) || ${T}_isinf(x)) {
+    let xneg = $T_signbit(x);
+    if ($T_iszero(x) || $T_isinf(x)) {
         // |x|^y is 0 or inf; the sign is x's when y is an odd integer
-        let big = !${T}_signbit(y) == ${T}_isinf(x);   // signs from the bits: y may be subnormal
-        let r = select($T(0.0), ${T}_inf(), big);
+        let big = !$T_signbit(y) == $T_isinf(x);   // signs from the bits: y may be subnormal
+        let r = select($T(0.0), $T_inf(), big);
         return select(r, -r, xneg && yodd);
     }
-    if (xneg && !yint) { return ${T}_nan(); }
-    let r = ${T}_pow_pos(ax, y);
+    if (xneg && !yint) { return $T_nan(); }
+    let r = $T_pow_pos(ax, y);
     return select(r, -r, xneg && yodd);
 }""",
     # ---------------------------------------------------------------- hyperbolic
     "sinh": """
-fn ${T}_sinh(x: $T) -> $T {
-    if (${T}_isnan(x) || ${T}_isinf(x)) { return x; }
+fn $T_sinh(x: $T) -> $T {
+    if ($T_isnan(x) || $T_isinf(x)) { return x; }
     let ax = abs(x);
     if (ax < $TINY) { return x; }
-    let h = ${T}_copysign(0.5, x);
+    let h = $T_copysign(0.5, x);
     if (ax < 1.0) {
-        let t = ${T}_expm1(ax);
+        let t = $T_expm1(ax);
         return h * (2.0 * t - t * t / (t + 1.0));
     }
     if (ax < 22.0) {
-        let t = ${T}_expm1(ax);
+        let t = $T_expm1(ax);
         return h * (t + t / (t + 1.0));
     }
-    if (ax < $EXP_HI) { return h * ${T}_exp(ax); }
-    let w = ${T}_exp(0.5 * ax);
-    return ${T}_launder(h * w) * w;  // not h * (w * w), which overflows
+    if (ax < $EXP_HI) { return h * $T_exp(ax); }
+    let w = $T_exp(0.5 * ax);
+    return $T_launder(h * w) * w;  // not h * (w * w), which overflows
 }""",
     "cosh": """
-fn ${T}_cosh(x: $T) -> $T {
-    if (${T}_isnan(x)) { return x; }
-    if (${T}_isinf(x)) { return ${T}_inf(); }
+fn $T_cosh(x: $T) -> $T {
+    if ($T_isnan(x)) { return x; }
+    if ($T_isinf(x)) { return $T_inf(); }
     let ax = abs(x);
     if (ax < 0.34657359027997264) {
-        let t = ${T}_expm1(ax);
+        let t = $T_expm1(ax);
         let w = 1.0 + t;
         return 1.0 + (t * t) / (w + w);
     }
     if (ax < 22.0) {
-        let t = ${T}_exp(ax);
+        let t = $T_exp(ax);
         return 0.5 * t + 0.5 / t;
     }
-    if (ax < $EXP_HI) { return 0.5 * ${T}_exp(ax); }
-    let w = ${T}_exp(0.5 * ax);
-    return ${T}_launder(0.5 * w) * w;  // not 0.5 * (w * w), which overflows
+    if (ax < $EXP_HI) { return 0.5 * $T_exp(ax); }
+    let w = $T_exp(0.5 * ax);
+    return $T_launder(0.5 * w) * w;  // not 0.5 * (w * w), which overflows
 }""",
     "tanh": """
-fn ${T}_tanh(x: $T) -> $T {
-    if (${T}_isnan(x)) { return x; }
-    if (${T}_isinf(x)) { return ${T}_copysign(1.0, x); }
+fn $T_tanh(x: $T) -> $T {
+    if ($T_isnan(x)) { return x; }
+    if ($T_isinf(x)) { return $T_copysign(1.0, x); }
     let ax = abs(x);
     if (ax < $TINY) { return x; }
     var z: $T;
     if (ax < 1.0) {
-        let t = ${T}_expm1(-2.0 * ax);
+        let t = $T_expm1(-2.0 * ax);
         z = -t / (t + 2.0);
     } else if (ax < 22.0) {
-        let t = ${T}_expm1(2.0 * ax);
+        let t = $T_expm1(2.0 * ax);
         z = 1.0 - 2.0 / (t + 2.0);
     } else {
         z = 1.0;
     }
-    return ${T}_copysign(z, x);
+    return $T_copysign(z, x);
 }""",
     "asinh": """
-fn ${T}_asinh(x: $T) -> $T {
-    if (${T}_isnan(x) || ${T}_isinf(x)) { return x; }
+fn $T_asinh(x: $T) -> $T {
+    if ($T_isnan(x) || $T_isinf(x)) { return x; }
     let ax = abs(x);
     if (ax < $TINY) { return x; }
     var w: $T;
     if (ax > $BIG) {
-        w = ${T}_log(ax) + 0.6931471805599453;
+        w = $T_log(ax) + 0.6931471805599453;
     } else if (ax > 2.0) {
-        w = ${T}_log(2.0 * ax + 1.0 / (sqrt(ax * ax + 1.0) + ax));
+        w = $T_log(2.0 * ax + 1.0 / (sqrt(ax * ax + 1.0) + ax));
     } else {
         let t = ax * ax;
-        w = ${T}_log1p(ax + t / (1.0 + sqrt(1.0 + t)));
+        w = $T_log1p(ax + t / (1.0 + sqrt(1.0 + t)));
     }
-    return ${T}_copysign(w, x);
+    return $T_copysign(w, x);
 }""",
     "acosh": """
-fn ${T}_acosh(x: $T) -> $T {
-    if (${T}_isnan(x)) { return x; }
-    if (x < 1.0) { return ${T}_nan(); }
-    if (${T}_isinf(x)) { return x; }
-    if (x > $BIG) { return ${T}_log(x) + 0.6931471805599453; }
-    if (x > 2.0) { return ${T}_log(2.0 * x - 1.0 / (x + sqrt(x * x - 1.0))); }
+fn $T_acosh(x: $T) -> $T {
+    if ($T_isnan(x)) { return x; }
+    if (x < 1.0) { return $T_nan(); }
+    if ($T_isinf(x)) { return x; }
+    if (x > $BIG) { return $T_log(x) + 0.6931471805599453; }
+    if (x > 2.0) { return $T_log(2.0 * x - 1.0 / (x + sqrt(x * x - 1.0))); }
     let t = x - 1.0;
-    return ${T}_log1p(t + sqrt(2.0 * t + t * t));
+    return $T_log1p(t + sqrt(2.0 * t + t * t));
 }""",
     "atanh": """
-fn ${T}_atanh(x: $T) -> $T {
-    if (${T}_isnan(x)) { return x; }
+fn $T_atanh(x: $T) -> $T {
+    if ($T_isnan(x)) { return x; }
     let ax = abs(x);
-    if (ax > 1.0) { return ${T}_nan(); }
-    if (ax == 1.0) { return ${T}_copysign(${T}_inf(), x); }
+    if (ax > 1.0) { return $T_nan(); }
+    if (ax == 1.0) { return $T_copysign($T_inf(), x); }
     if (ax < $TINY) { return x; }
     var w: $T;
     if (ax < 0.5) {
         let t = ax + ax;
-        w = 0.5 * ${T}_log1p(t + t * ax / (1.0 - ax));
+        w = 0.5 * $T_log1p(t + t * ax / (1.0 - ax));
     } else {
-        w = 0.5 * ${T}_log1p((ax + ax) / (1.0 - ax));
+        w = 0.5 * $T_log1p((ax + ax) / (1.0 - ax));
     }
-    return ${T}_copysign(w, x);
+    return $T_copysign(w, x);
 }""",
     # ---------------------------------------------------------------- trig
     # x = k * pi/2 + r, |r| <= ~pi/4; returns (r, k mod 4) for finite x
     "rem_pio2": """
-fn ${T}_rem_pio2(x: $T) -> vec2<$T> {
+fn $T_rem_pio2(x: $T) -> vec2<$T> {
     if (abs(x) > $TRIG_XMAX) {
         // Payne-Hanek, exact for every finite x
-        let v = ${T}_rem_pio2_large(abs(x));
-        if (${T}_signbit(x)) { return vec2<$T>(-v.x, select(4.0 - v.y, 0.0, v.y == 0.0)); }
+        let v = $T_rem_pio2_large(abs(x));
+        if ($T_signbit(x)) { return vec2<$T>(-v.x, select(4.0 - v.y, 0.0, v.y == 0.0)); }
         return v;
     }
     let k = round(x * 0.6366197723675814);
@@ -978,49 +966,49 @@ $TRIG_STEPS
     return vec2<$T>(r, q);
 }""",
     "sin_kernel": """
-fn ${T}_sin_kernel(r: $T) -> $T { let z = r * r; return r + r * z * $SIN_P; }""",
+fn $T_sin_kernel(r: $T) -> $T { let z = r * r; return r + r * z * $SIN_P; }""",
     "cos_kernel": """
-fn ${T}_cos_kernel(r: $T) -> $T {
+fn $T_cos_kernel(r: $T) -> $T {
     let z = r * r;
     let hz = 0.5 * z;
-    let w = ${T}_launder(1.0 - hz);
-    let c = ${T}_launder(1.0 - w) - hz;   // -(rounding error of w), exact
-    return w + ${T}_launder(c + z * z * $COS_P);
+    let w = $T_launder(1.0 - hz);
+    let c = $T_launder(1.0 - w) - hz;   // -(rounding error of w), exact
+    return w + $T_launder(c + z * z * $COS_P);
 }""",
     "sin": """
-fn ${T}_sin(x: $T) -> $T {
-    if (${T}_isnan(x) || ${T}_isinf(x)) { return ${T}_nan(); }
+fn $T_sin(x: $T) -> $T {
+    if ($T_isnan(x) || $T_isinf(x)) { return $T_nan(); }
     if (abs(x) < $TINY) { return x; }
-    let rq = ${T}_rem_pio2(x);
+    let rq = $T_rem_pio2(x);
     let q = i32(rq.y);
     var v: $T;
-    if ((q & 1) == 0) { v = ${T}_sin_kernel(rq.x); } else { v = ${T}_cos_kernel(rq.x); }
+    if ((q & 1) == 0) { v = $T_sin_kernel(rq.x); } else { v = $T_cos_kernel(rq.x); }
     return select(v, -v, q >= 2);
 }""",
     "cos": """
-fn ${T}_cos(x: $T) -> $T {
-    if (${T}_isnan(x) || ${T}_isinf(x)) { return ${T}_nan(); }
-    let rq = ${T}_rem_pio2(x);
+fn $T_cos(x: $T) -> $T {
+    if ($T_isnan(x) || $T_isinf(x)) { return $T_nan(); }
+    let rq = $T_rem_pio2(x);
     let q = i32(rq.y);
     var v: $T;
-    if ((q & 1) == 0) { v = ${T}_cos_kernel(rq.x); } else { v = ${T}_sin_kernel(rq.x); }
+    if ((q & 1) == 0) { v = $T_cos_kernel(rq.x); } else { v = $T_sin_kernel(rq.x); }
     return select(v, -v, q == 1 || q == 2);
 }""",
     "tan": """
-fn ${T}_tan(x: $T) -> $T {
-    if (${T}_isnan(x) || ${T}_isinf(x)) { return ${T}_nan(); }
+fn $T_tan(x: $T) -> $T {
+    if ($T_isnan(x) || $T_isinf(x)) { return $T_nan(); }
     if (abs(x) < $TINY) { return x; }
-    let rq = ${T}_rem_pio2(x);
-    let s = ${T}_sin_kernel(rq.x);
-    let c = ${T}_cos_kernel(rq.x);
-    if ((i32(rq.y) & 1) == 0) { return ${T}_div_rn(s, c); }
-    return ${T}_div_rn(-c, s);
+    let rq = $T_rem_pio2(x);
+    let s = $T_sin_kernel(rq.x);
+    let c = $T_cos_kernel(rq.x);
+    if ((i32(rq.y) & 1) == 0) { return $T_div_rn(s, c); }
+    return $T_div_rn(-c, s);
 }""",
     "atan": """
-fn ${T}_atan(x: $T) -> $T {
-    if (${T}_isnan(x)) { return x; }
+fn $T_atan(x: $T) -> $T {
+    if ($T_isnan(x)) { return x; }
     let ax = abs(x);
-    if (ax > $ATAN_HUGE) { return ${T}_copysign($PI2_HI, x); }
+    if (ax > $ATAN_HUGE) { return $T_copysign($PI2_HI, x); }
     if (ax < $TINY) { return x; }
     var t: $T;
     var hi: $T;
@@ -1040,111 +1028,110 @@ fn ${T}_atan(x: $T) -> $T {
     let z = t * t;
     let p = t * z * $ATAN_P;
     var r: $T;
-    if (id < 0) { r = t + p; } else { r = hi + ${T}_launder(t + (p + lo)); }
-    return ${T}_copysign(r, x);
+    if (id < 0) { r = t + p; } else { r = hi + $T_launder(t + (p + lo)); }
+    return $T_copysign(r, x);
 }""",
     "atan2": """
-fn ${T}_atan2(y: $T, x: $T) -> $T {
-    if (${T}_isnan(x) || ${T}_isnan(y)) { return ${T}_nan(); }
-    let xneg = ${T}_signbit(x);
-    if (${T}_isinf(x)) {
-        if (${T}_isinf(y)) {
-            return ${T}_copysign(select($T($PI4_HI), $T(2.356194490192345), xneg), y);
+fn $T_atan2(y: $T, x: $T) -> $T {
+    if ($T_isnan(x) || $T_isnan(y)) { return $T_nan(); }
+    let xneg = $T_signbit(x);
+    if ($T_isinf(x)) {
+        if ($T_isinf(y)) {
+            return $T_copysign(select($T($PI4_HI), $T(2.356194490192345), xneg), y);
         }
-        return ${T}_copysign(select($T(0.0), $T($PI_HI), xneg), y);
+        return $T_copysign(select($T(0.0), $T($PI_HI), xneg), y);
     }
-    if (${T}_isinf(y)) { return ${T}_copysign($PI2_HI, y); }
-    if (${T}_iszero(y)) {
-        if (xneg) { return ${T}_copysign($PI_HI, y); }
+    if ($T_isinf(y)) { return $T_copysign($PI2_HI, y); }
+    if ($T_iszero(y)) {
+        if (xneg) { return $T_copysign($PI_HI, y); }
         return y;
     }
-    if (${T}_iszero(x)) { return ${T}_copysign($PI2_HI, y); }
-    let a = ${T}_atan(abs(${T}_divide(y, x)));
-    if (!xneg) { return ${T}_copysign(a, y); }
-    return ${T}_copysign($PI_HI - ${T}_launder(a - $PI_LO), y);
+    if ($T_iszero(x)) { return $T_copysign($PI2_HI, y); }
+    let a = $T_atan(abs($T_divide(y, x)));
+    if (!xneg) { return $T_copysign(a, y); }
+    return $T_copysign($PI_HI - $T_launder(a - $PI_LO), y);
 }""",
     "asin": """
-fn ${T}_asin(x: $T) -> $T {
-    if (${T}_isnan(x)) { return x; }
-    if (abs(x) > 1.0) { return ${T}_nan(); }
+fn $T_asin(x: $T) -> $T {
+    if ($T_isnan(x)) { return x; }
+    if (abs(x) > 1.0) { return $T_nan(); }
     if (abs(x) < $TINY) { return x; }
-    return ${T}_atan2(x, sqrt((1.0 - x) * (1.0 + x)));
+    return $T_atan2(x, sqrt((1.0 - x) * (1.0 + x)));
 }""",
     "acos": """
-fn ${T}_acos(x: $T) -> $T {
-    if (${T}_isnan(x)) { return x; }
-    if (abs(x) > 1.0) { return ${T}_nan(); }
-    return 2.0 * ${T}_atan2(sqrt(1.0 - x), sqrt(1.0 + x));
+fn $T_acos(x: $T) -> $T {
+    if ($T_isnan(x)) { return x; }
+    if (abs(x) > 1.0) { return $T_nan(); }
+    return 2.0 * $T_atan2(sqrt(1.0 - x), sqrt(1.0 + x));
 }""",
     # ---------------------------------------------------------------- misc
     "hypot": """
-fn ${T}_hypot(x: $T, y: $T) -> $T {
-    if (${T}_isinf(x) || ${T}_isinf(y)) { return ${T}_inf(); }
-    if (${T}_isnan(x) || ${T}_isnan(y)) { return ${T}_nan(); }
+fn $T_hypot(x: $T, y: $T) -> $T {
+    if ($T_isinf(x) || $T_isinf(y)) { return $T_inf(); }
+    if ($T_isnan(x) || $T_isnan(y)) { return $T_nan(); }
     let a = max(abs(x), abs(y));
     let b = min(abs(x), abs(y));
-    if (${T}_iszero(a)) { return $T(0.0); }
-    let e = i32(${T}_frexp(a).y);
-    let sa = ${T}_scalbn(a, -e);
-    let bs = ${T}_scalbn(b, -e);
-    return ${T}_scalbn(sqrt(sa * sa + bs * bs), e);
+    if ($T_iszero(a)) { return $T(0.0); }
+    let e = i32($T_frexp(a).y);
+    let sa = $T_scalbn(a, -e);
+    let bs = $T_scalbn(b, -e);
+    return $T_scalbn(sqrt(sa * sa + bs * bs), e);
 }""",
     # exact fmod for finite x, finite nonzero y (sign of x)
     "fmod": """
-fn ${T}_fmod(x: $T, y: $T) -> $T {
+fn $T_fmod(x: $T, y: $T) -> $T {
     let ax = abs(x);
     let ay = abs(y);
     if (ax < ay) { return x; }
-    let fx = ${T}_frexp(ax);
-    let fy = ${T}_frexp(ay);
+    let fx = $T_frexp(ax);
+    let fy = $T_frexp(ay);
     var r = ax;
-    var t = ${T}_scalbn(fy.x, i32(fx.y));
+    var t = $T_scalbn(fy.x, i32(fx.y));
     for (var i = i32(fx.y) - i32(fy.y); i >= 0; i--) {
         if (r >= t) { r = r - t; }
         t = t * 0.5;
     }
-    return ${T}_copysign(r, x);
+    return $T_copysign(r, x);
 }""",
     "remainder": """
-fn ${T}_remainder(x: $T, y: $T) -> $T {
-    if (${T}_isnan(x) || ${T}_isnan(y) || ${T}_isinf(x) || ${T}_iszero(y)) { return ${T}_nan(); }
-    if (${T}_isinf(y)) {
-        if (${T}_iszero(x)) { return ${T}_copysign(0.0, y); }
-        if (${T}_signbit(x) == ${T}_signbit(y)) { return x; }
+fn $T_remainder(x: $T, y: $T) -> $T {
+    if ($T_isnan(x) || $T_isnan(y) || $T_isinf(x) || $T_iszero(y)) { return $T_nan(); }
+    if ($T_isinf(y)) {
+        if ($T_iszero(x)) { return $T_copysign(0.0, y); }
+        if ($T_signbit(x) == $T_signbit(y)) { return x; }
         return y;
     }
-    var m = ${T}_fmod(x, y);
-    if (${T}_iszero(m)) { return ${T}_copysign(0.0, y); }
-    if (${T}_signbit(m) != ${T}_signbit(y)) { m = ${T}_rem_add(m, y); }
+    var m = $T_fmod(x, y);
+    if ($T_iszero(m)) { return $T_copysign(0.0, y); }
+    if ($T_signbit(m) != $T_signbit(y)) { m = $T_rem_add(m, y); }
     return m;
 }""",
     # m + y for a remainder m of x by y, |m| < |y| (f32: exact for a subnormal m as well)
     "rem_add": """
-fn ${T}_rem_add(m: $T, y: $T) -> $T { return m + y; }""",
+fn $T_rem_add(m: $T, y: $T) -> $T { return m + y; }""",
     "floor_divide": """
-fn ${T}_floor_divide(x: $T, y: $T) -> $T {
-    if (${T}_isnan(x) || ${T}_isnan(y)) { return ${T}_nan(); }
-    let neg = ${T}_signbit(x) != ${T}_signbit(y);
-    let xinf = ${T}_isinf(x);
-    let yinf = ${T}_isinf(y);
-    let xz = ${T}_iszero(x);
-    let yz = ${T}_iszero(y);
-    if ((xinf && yinf) || (xz && yz)) { return ${T}_nan(); }
-    if (xinf || yz) { return select(${T}_inf(), -${T}_inf(), neg); }
-    if (xz || yinf) { return ${T}_szero(neg); }
+fn $T_floor_divide(x: $T, y: $T) -> $T {
+    if ($T_isnan(x) || $T_isnan(y)) { return $T_nan(); }
+    let neg = $T_signbit(x) != $T_signbit(y);
+    let xinf = $T_isinf(x);
+    let yinf = $T_isinf(y);
+    let xz = $T_iszero(x);
+    let yz = $T_iszero(y);
+    if ((xinf && yinf) || (xz && yz)) { return $T_nan(); }
+    if (xinf || yz) { return select($T_inf(), -$T_inf(), neg); }
+    if (xz || yinf) { return $T_szero(neg); }
     // NumPy's npy_divmod: quotient from the exact remainder, then fix-ups
-    let m = ${T}_fmod(x, y);
+    let m = $T_fmod(x, y);
     // not the device's '/' (NVIDIA: through 1/y, flushed past 2^126); no subtraction of a
     // zero remainder (a flushing device would take a subnormal x for 0)
-    var div = ${T}_divide(select(x - m, x, ${T}_iszero(m)), y);
-    if (!${T}_iszero(m) && ${T}_signbit(m) != ${T}_signbit(y)) { div = div - 1.0; }
-    if (${T}_iszero(div)) { return ${T}_szero(neg); }
+    var div = $T_divide(select(x - m, x, $T_iszero(m)), y);
+    if (!$T_iszero(m) && $T_signbit(m) != $T_signbit(y)) { div = div - 1.0; }
+    if ($T_iszero(div)) { return $T_szero(neg); }
     var fd = floor(div);
     if (div - fd > 0.5) { fd = fd + 1.0; }
     return fd;
 }""",
 }
-del _GENERIC["isnan_any"]
 
 # f32 asin by its own polynomial (no atan2: its division and sqrt roundings added up to
 # 3 ulp once a compiler contracts a*b+c): |x| <= 1/2: x + x z P(z), z = x^2; beyond,
@@ -1325,8 +1312,6 @@ _F64_ONLY = {
     "pow2i": _f64_pow2i(),
 }
 
-_BOOL_RESULT = {"isnan", "isinf", "isfinite", "signbit", "iszero"}
-
 NAMES = sorted(set(_GENERIC) | set(_PRIM_F32))
 
 
@@ -1354,21 +1339,17 @@ def _build(T: str) -> dict[str, str]:
         out[name] = text.strip() + "\n"
     if T == "f64":
         tab = [0, 0] + _TWO_OVER_PI_24   # two zero chunks: index k - 2 >= 0
-        large = _F64_REM_PIO2_LARGE % dict(
-            N=len(tab), TAB=", ".join(f"{v}.0" for v in tab),
-            PI2_HI=subs["PI2_HI"], PI2_LO=subs["PI2_LO"])
+        large = substitute(_F64_REM_PIO2_LARGE, subs, N=len(tab), TAB=", ".join(f"{v}.0" for v in tab))
     else:
         tab = [0] + _TWO_OVER_PI_32      # a zero word: exponents down to -30
-        large = _F32_REM_PIO2_LARGE % dict(
-            N=len(tab), TAB=", ".join(f"0x{v:08x}u" for v in tab),
-            PI2_HI=subs["PI2_HI"], PI2_LO=subs["PI2_LO"])
+        large = substitute(_F32_REM_PIO2_LARGE, subs, N=len(tab), TAB=", ".join(f"0x{v:08x}u" for v in tab))
     out["rem_pio2_large"] = large.strip() + "\n"
     for name, text in _GENERIC.items():
-        out[name] = Template(text).substitute(subs).strip() + "\n"
+        out[name] = substitute(text, subs).strip() + "\n"
     if T == "f32":   # overrides of generic entries
         subs["ASIN_P"] = _horner("z", _ASIN_P[T])
         for name, text in _F32_ONLY.items():
-            out[name] = Template(text).substitute(subs).strip() + "\n"
+            out[name] = substitute(text, subs).strip() + "\n"
     else:
         for name, text in _F64_ONLY.items():
             out[name] = text.strip() + "\n"
@@ -1392,17 +1373,18 @@ def _fma_variants(texts: dict[str, str]) -> dict[str, str]:
     return out
 
 
+# Snippets of other libraries that these call; LIBRARY holds them too, so it resolves alone.
+_SHARED = ("eu64_mul_wide",)
+
+
 def _make_library() -> dict[str, Snippet]:
     lib: dict[str, Snippet] = {}
     for T in ("f32", "f64"):
         texts = _build(T)
         if T == "f32":
             texts.update(_fma_variants(texts))
-        full = {f"{T}_{n}": s for n, s in texts.items()}
-        for fname, src in full.items():
-            called = re.findall(r"\b(f32_\w+|f64_\w+)\s*\(", src)
-            deps = tuple(dict.fromkeys(c for c in called if c != fname and c in full))
-            lib[fname] = Snippet(src, deps)
+        lib.update(library({f"{T}_{n}": s for n, s in texts.items()}, external=_SHARED))
+    lib.update((name, _INTMATH[name]) for name in _SHARED)
     return lib
 
 
