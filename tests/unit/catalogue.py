@@ -26,6 +26,7 @@ from wgarray._wgsl import linalg as kl
 from wgarray._wgsl import linalg_blocked as kb
 from wgarray._wgsl import linalg_eigen as ke
 from wgarray._wgsl import matmul as km
+from wgarray._wgsl import ops, snippets
 from wgarray._wgsl import reduce as rd
 from wgarray._wgsl import scan as sc
 from wgarray._wgsl import sort as ws
@@ -377,7 +378,11 @@ def kernels(variant: int = 0) -> dict:
 
 
 def digests(variant: int = 0) -> dict[str, str]:
-    return {name: hashlib.sha256(render().encode()).hexdigest() for name, render in kernels(variant).items()}
+    """sha256 of each kernel's text, and of the helper libraries resolved whole."""
+    found = {name: hashlib.sha256(render().encode()).hexdigest() for name, render in kernels(variant).items()}
+    everything = snippets.resolve(ops.LIBRARY, sorted(ops.LIBRARY))
+    found["libraries"] = hashlib.sha256(everything.encode()).hexdigest()
+    return found
 
 
 def refuse_adapters() -> None:
