@@ -232,6 +232,7 @@ KERNEL_TEST_FILES = frozenset({
     "test_linalg_eigen.py",
     "test_reduce_fused.py",
     "test_scan.py",
+    "test_unit_stand_ins.py",
     "test_wgsl_complexmath.py",
     "test_wgsl_intmath.py",
     "test_wgsl_realmath.py",

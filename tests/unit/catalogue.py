@@ -84,8 +84,8 @@ def int64_mixed(v, dev):
     """floor_divide and remainder of int64 by a scalar, from an int32 input cast up."""
     shape = SIZES[v]
     a = op("cast", [data(1, shape, dt.int32, dev)], dt.int64)
-    k = const(INT_SCALARS[v], dt.int64, dev)
-    return [op("add", [op("floor_divide", [a, k], dt.int64), op("remainder", [a, k], dt.int64)], dt.int64)]
+    k1, k2 = (const(INT_SCALARS[v], dt.int64, dev) for _ in range(2))  # one per use, as the namespace makes them
+    return [op("add", [op("floor_divide", [a, k1], dt.int64), op("remainder", [a, k2], dt.int64)], dt.int64)]
 
 
 def strided_where(v, dev):
