@@ -281,12 +281,12 @@ def _matmul(v):
     return out
 
 
-TAGS = ("f32", "f64", "c64", "c128")
+LINALG_TAGS = ("f32", "f64", "c64", "c128")
 
 
 def _linalg(v):
     out = {}
-    for t in TAGS:
+    for t in LINALG_TAGS:
         for mode in ("solve", "inv", "det"):
             out[f"linalg/lu_{mode}_{t}"] = lambda t=t, m=mode: kl.render_lu(t, m)
         out[f"linalg/qr_{t}"] = lambda t=t: kl.render_qr(t)
@@ -299,7 +299,7 @@ def _linalg(v):
 
 def _linalg_blocked(v):
     out = {}
-    for t in TAGS:
+    for t in LINALG_TAGS:
         for name in ("store", "leaf", "panel"):
             out[f"linalg_blocked/{name}_{t}"] = lambda t=t, f=getattr(kb, f"render_{name}"): f(t)
     for t in ("f32", "f64"):
@@ -310,7 +310,7 @@ def _linalg_blocked(v):
 
 def _linalg_eigen(v):
     out = {}
-    for t in TAGS:
+    for t in LINALG_TAGS:
         out[f"linalg_eigen/jeig_{t}"] = lambda t=t: ke.render_jeig(t)
         out[f"linalg_eigen/jeig_{t}_mem"] = lambda t=t: ke.render_jeig(t, 32, True, True, 128)
         out[f"linalg_eigen/gather_{t}"] = lambda t=t: ke.render_gather(t)
@@ -369,6 +369,49 @@ FAMILIES = {
 }
 
 
+# ------------------------------------------------------------------ every op of the lowering table
+
+# A dtype per compute tag, and the stand-in device that gives it that tag.
+OP_TAGS = {"b": ("bool", NATIVE), "i32": ("int32", NATIVE), "u32": ("uint32", NATIVE),
+           "i64": ("int64", NATIVE), "u64": ("uint64", NATIVE), "ei64": ("int64", EMULATED),
+           "eu64": ("uint64", EMULATED), "f32": ("float32", NATIVE), "f64": ("float64", NATIVE),
+           "c64": ("complex64", NATIVE), "c128": ("complex128", NATIVE)}
+BOOL_RESULT = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "isnan", "isinf", "isfinite",
+               "signbit"}
+REAL_RESULT = {"real", "imag", "abs"}  # of a complex operand
+
+
+def lowering(name: str, tag: str) -> str | None:
+    """The op's WGSL template for operands of ``tag``, or None where it has none."""
+    try:
+        return ops.lower(name, None, (tag,) * 3, tag)
+    except ops.LoweringError:
+        return None
+
+
+def op_kernels() -> dict:
+    """'op/tag' -> a function rendering the one-op kernel, for every op of the lowering
+    table and every compute tag it has a lowering for."""
+    out = {}
+    for name in sorted(ops.TABLE):
+        for tag in OP_TAGS:
+            template = lowering(name, tag)
+            if template is not None:
+                out[f"{name}/{tag}"] = lambda name=name, tag=tag, template=template: _op_kernel(name, tag, template)
+    return out
+
+
+def _op_kernel(name: str, tag: str, template: str) -> str:
+    dname, device = OP_TAGS[tag]
+    dtype = dt.BY_NAME[dname]
+    arity = max((i + 1 for i, ch in enumerate("abc") if "{" + ch + "}" in template), default=1)
+    srcs = [data(i + 1, (64, 48), dtype, device) for i in range(arity)]
+    if name == "where":
+        srcs[0] = data(1, (64, 48), dt.bool, device)
+    out = dt.bool if name in BOOL_RESULT else dt.real_of(dtype) if name in REAL_RESULT and dtype.kind == "c" else dtype
+    return ew.render(elementwise_spec([op(name, srcs, out)]))
+
+
 def kernels(variant: int = 0) -> dict:
     """Kernel name -> a function that renders its WGSL, for every family."""
     out = {}
@@ -378,10 +421,15 @@ def kernels(variant: int = 0) -> dict:
 
 
 def digests(variant: int = 0) -> dict[str, str]:
-    """sha256 of each kernel's text, and of the helper libraries resolved whole."""
+    """sha256 of each kernel's text, of the helper libraries resolved whole, and of
+    every op's one-op kernel."""
     found = {name: hashlib.sha256(render().encode()).hexdigest() for name, render in kernels(variant).items()}
     everything = snippets.resolve(ops.LIBRARY, sorted(ops.LIBRARY))
     found["libraries"] = hashlib.sha256(everything.encode()).hexdigest()
+    each_op = hashlib.sha256()
+    for name, render in op_kernels().items():
+        each_op.update(f"{name}\n{render()}\n".encode())
+    found["elementwise ops"] = each_op.hexdigest()
     return found
 
 
