@@ -1,5 +1,6 @@
-"""Shared helpers for the namespace tests: the dtypes this device offers, NumPy
-references, exact (bitwise, NaN-aware) and ulp comparisons, and sample values.
+"""Shared helpers for the device tests: the dtypes this device offers, NumPy
+references, exact (bitwise, NaN-aware) and ulp comparisons, and sample values; and the
+markers of the suite's parts (tests/README.md). Importing it opens no device.
 
 Every test reads the available dtypes from ``__array_namespace_info__().dtypes()``, so
 the suite runs unchanged with ``WGARRAY_DISABLE_FEATURES=shader-f64,shader-int64``

@@ -1,6 +1,7 @@
 """The test suite's parts (tests/README.md): which marker each test file gets, that the
-markers are registered, and that the shared tests/conftest.py opens no device when it
-is imported (its device names are found on first use)."""
+markers are registered, that the shared tests/conftest.py opens no device when it is
+imported (its device names are found on first use), and that a device-free test cannot
+reach a device."""
 from __future__ import annotations
 
 import os
@@ -9,7 +10,12 @@ import subprocess
 import sys
 import tomllib
 
-import conftest
+import pytest
+
+import conftest  # tests/conftest.py
+import wgarray as xp
+
+from .conftest import DeviceOpened
 
 TESTS_DIR = pathlib.Path(__file__).resolve().parent.parent
 ROOT = TESTS_DIR.parent
@@ -55,3 +61,10 @@ def test_importing_the_shared_conftest_opens_no_device():
                          timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.strip() == "asked: catalogue: a device was asked for"
+
+
+def test_a_device_free_test_cannot_reach_a_device():
+    """The guard of tests/unit/conftest.py: computing anything raises, whether or not
+    an earlier test of the process opened the device."""
+    with pytest.raises(DeviceOpened, match="device-free test asked for"):
+        float(xp.sum(xp.asarray([1.0, 2.0])))
