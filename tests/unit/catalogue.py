@@ -171,7 +171,8 @@ def _reduce(v):
 def _scan(v):
     x = fused(float_chain(v, NATIVE)[0])
     ints = fused(int64_mixed(v, EMULATED)[0])
-    flags = fused(op("not_equal", [data(1, SIZES[v], dt.float32, NATIVE), const(0.0, dt.float32, NATIVE)], dt.bool))
+    nonzero = op("not_equal", [data(1, SIZES[v], dt.float32, NATIVE), const(0.0, dt.float32, NATIVE)], dt.bool)
+    flags = fused(op("cast", [nonzero], dt.uint32))  # nonzero's flags, as the compaction reads them
     out = {"scan/fill": sc.render_fill, "scan/scatter": lambda: sc.render_scatter(flags.spec)}
     for layout in ("tile", "thread", "lookback"):
         out[f"scan/{layout}_f32"] = lambda layout=layout: sc.render(sc.ScanSpec("sum", "f32", x.spec, True, layout))
@@ -292,8 +293,10 @@ def _linalg(v):
         out[f"linalg/qr_{t}"] = lambda t=t: kl.render_qr(t)
         for mode in ("svd", "vals", "eigh", "eigvals"):
             out[f"linalg/svd_{mode}_{t}"] = lambda t=t, m=mode: kl.render_svd(t, m)
+    for t in ("c64", "c128"):  # eig works in complex whatever its input
         for real_in in (False, True):
-            out[f"linalg/eig_{t}_{real_in}"] = lambda t=t, r=real_in: kl.render_eig(t, r, True, 64)
+            for vectors in (False, True):
+                out[f"linalg/eig_{t}_{real_in}_{vectors}"] = lambda t=t, r=real_in, w=vectors: kl.render_eig(t, r, w, 64)
     return out
 
 
@@ -379,6 +382,9 @@ OP_TAGS = {"b": ("bool", NATIVE), "i32": ("int32", NATIVE), "u32": ("uint32", NA
 BOOL_RESULT = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "isnan", "isinf", "isfinite",
                "signbit"}
 REAL_RESULT = {"real", "imag", "abs"}  # of a complex operand
+# The lowering table finds the bitwise ops' templates for floats too (through the "num"
+# family); the namespace never asks for them there.
+INTEGER_ONLY = ("bitwise_",)
 
 
 def lowering(name: str, tag: str) -> str | None:
@@ -395,6 +401,8 @@ def op_kernels() -> dict:
     out = {}
     for name in sorted(ops.TABLE):
         for tag in OP_TAGS:
+            if name.startswith(INTEGER_ONLY) and tag not in ("b", "i32", "u32", "i64", "u64", "ei64", "eu64"):
+                continue
             template = lowering(name, tag)
             if template is not None:
                 out[f"{name}/{tag}"] = lambda name=name, tag=tag, template=template: _op_kernel(name, tag, template)
