@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 import wgarray as xp
+from wgarray._runtime.numerics import float32_behaviour
 
 settings.register_profile(
     "wgarray", max_examples=25, deadline=None, derandomize=True,
@@ -36,8 +37,6 @@ DEVICE_NAMES = ("INFO", "DTYPES", "DTYPE_NAMES", "HAS_F64", "DEFAULT_FLOAT", "DE
 @functools.cache
 def device_facts() -> dict:
     """The device-dependent names of this module, from the default device."""
-    from wgarray._runtime.numerics import float32_behaviour
-
     info = xp.__array_namespace_info__()
     dtypes = list(info.dtypes().values())
     integer = [d for d in dtypes if d.kind in "iu"]
