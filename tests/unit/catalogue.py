@@ -190,11 +190,11 @@ def _sort(v):
     for name, src in (("f32", f32), ("ei64", i64)):
         out[f"sort/keys_{name}"] = lambda src=src: _keys(src, False)
         for kind in ("key", "seg"):
-            out[f"sort/upsweep_{kind}_{name}"] = lambda kind=kind, src=src: ws.render_upsweep(kind, src.kw, 8)[0]
+            out[f"sort/upsweep_{kind}_{name}"] = lambda kind=kind, src=src: ws.render_upsweep(kind, src.kw, 8)
         for mode in ("key0", "key", "seg"):
             for sg in (False, True):
                 out[f"sort/downsweep_{mode}_{name}_{sg}"] = lambda mode=mode, src=src, sg=sg: ws.render_downsweep(
-                    mode, src.kw, mode != "seg", 8, sg)[0]
+                    mode, src.kw, mode != "seg", 8, sg)
     out["sort/keys_values"] = lambda: _keys(f32, True)
     for sg in (False, True):
         out[f"sort/scan_tile_{sg}"] = lambda sg=sg: ws.render_scan_tile(sg)
@@ -202,17 +202,17 @@ def _sort(v):
 
     def gather():
         decls, fns = ew.render_input(fi.spec, "in0_", 0, 2)
-        return ws.render_gather(decls, fns, len(fi.buffers), "int8", True)[0]
+        return ws.render_gather(decls, fns, len(fi.buffers), "int8", True)
 
     def search(mode):
         a_decls, a_fns = f32.render("a_", 0, 4)
         b_decls, b_fns = f32.render("b_", len(f32.buffers), 4 + f32.n_words)
         return ws.render_search(a_decls, a_fns, len(f32.buffers), [], "", 0, None, b_decls, b_fns,
-                                len(f32.buffers), mode)[0]
+                                len(f32.buffers), mode)
 
     def unique_flags():
         decls, fns = i64.render("src_", 0, 2)
-        return ws.render_unique_flags(decls, fns, len(i64.buffers))[0]
+        return ws.render_unique_flags(decls, fns, len(i64.buffers))
 
     out["sort/gather"] = gather
     out["sort/searchsorted"] = lambda: search("searchsorted")
@@ -225,7 +225,7 @@ def _sort(v):
 
 def _keys(src, values: bool) -> str:
     decls, fns = src.render("src_", 0, 2)
-    return ws.render_keys(decls, fns, len(src.buffers), src.kw, values)[0]
+    return ws.render_keys(decls, fns, len(src.buffers), src.kw, values)
 
 
 def _pbases(head_words: int, inputs) -> list[int]:
@@ -240,12 +240,12 @@ def _gather(v):
     concat = [fused(float_chain(v, NATIVE)[0]), fused(data(7, SIZES[v], dt.float32, NATIVE))]
     return {
         "gather/gather": lambda: gk.render_gather(values.spec, index.spec, None, "float32", True, False,
-                                                  _pbases(2, three[:2]))[0],
+                                                  _pbases(2, three[:2])),
         "gather/gather_other_checked": lambda: gk.render_gather(values.spec, index.spec, other.spec, "float32", True,
-                                                                True, _pbases(2, three))[0],
-        "gather/winner": lambda: gk.render_winner(index.spec, True, _pbases(2, [index]))[0],
+                                                                True, _pbases(2, three)),
+        "gather/winner": lambda: gk.render_winner(index.spec, True, _pbases(2, [index])),
         "gather/concat": lambda: gk.render_concat([fi.spec for fi in concat], "float32", True,
-                                                  _pbases(3 + 2 * len(concat), concat))[0],
+                                                  _pbases(3 + 2 * len(concat), concat)),
     }
 
 
@@ -259,13 +259,13 @@ def _write(v):
     head = 2 + 2 * ndim
     return {
         "write/region": lambda: wk.render_write(value.spec, None, None, "float32", True, ndim,
-                                                _pbases(head, [value]))[0],
+                                                _pbases(head, [value])),
         "write/masked": lambda: wk.render_write(value.spec, pred.spec, None, "float32", True, ndim,
-                                                _pbases(head, [value, pred]))[0],
+                                                _pbases(head, [value, pred])),
         "write/indexed": lambda: wk.render_write(value.spec, None, index.spec, "float32", True, ndim,
-                                                 _pbases(head, [value, index]))[0],
+                                                 _pbases(head, [value, index])),
         "write/narrow_emulated": lambda: wk.render_write(narrow.spec, None, None, "int8", False, ndim,
-                                                         _pbases(head, [narrow]))[0],
+                                                         _pbases(head, [narrow])),
         "write/element_int16": lambda: wk.render_write_element("int16", True),
         "write/element_int64_emulated": lambda: wk.render_write_element("int64", False),
     }
@@ -420,11 +420,22 @@ def _op_kernel(name: str, tag: str, template: str) -> str:
     return ew.render(elementwise_spec([op(name, srcs, out)]))
 
 
+def text_of(rendered) -> str:
+    """The WGSL text of a renderer's result: the text itself, or the one text among
+    what it returns with it (its launch record, or which bindings it writes)."""
+    if isinstance(rendered, str):
+        return rendered
+    texts = [part for part in rendered if isinstance(part, str)]
+    assert len(texts) == 1, f"text_of: expected one WGSL text, got {type(rendered)}"
+    return texts[0]
+
+
 def kernels(variant: int = 0) -> dict:
     """Kernel name -> a function that renders its WGSL, for every family."""
     out = {}
     for build in FAMILIES.values():
-        out.update(build(variant))
+        for name, render in build(variant).items():
+            out[name] = lambda render=render: text_of(render())
     return out
 
 
