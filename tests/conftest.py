@@ -1,5 +1,6 @@
-"""Shared helpers for the namespace tests: the dtypes this device offers, NumPy
-references, exact (bitwise, NaN-aware) and ulp comparisons, and sample values.
+"""Shared helpers for the device tests: the dtypes this device offers, NumPy
+references, exact (bitwise, NaN-aware) and ulp comparisons, and sample values; and the
+markers of the suite's parts (tests/README.md). Importing it opens no device.
 
 Every test reads the available dtypes from ``__array_namespace_info__().dtypes()``, so
 the suite runs unchanged with ``WGARRAY_DISABLE_FEATURES=shader-f64,shader-int64``
@@ -7,11 +8,15 @@ the suite runs unchanged with ``WGARRAY_DISABLE_FEATURES=shader-f64,shader-int64
 """
 from __future__ import annotations
 
+import functools
+import pathlib
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 
 import wgarray as xp
+from wgarray._runtime.numerics import float32_behaviour
 
 settings.register_profile(
     "wgarray", max_examples=25, deadline=None, derandomize=True,
@@ -19,31 +24,59 @@ settings.register_profile(
 )
 settings.load_profile("wgarray")
 
-INFO = xp.__array_namespace_info__()
-DTYPES = list(INFO.dtypes().values())
-DTYPE_NAMES = [d.name for d in DTYPES]
 ALL_NAMES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
              "float32", "float64", "complex64", "complex128"]
-HAS_F64 = "float64" in DTYPE_NAMES
-DEFAULT_FLOAT = INFO.default_dtypes()["real floating"]
-DEFAULT_COMPLEX = INFO.default_dtypes()["complex floating"]
 
-INTEGER = [d for d in DTYPES if d.kind in "iu"]
-REAL_FLOAT = [d for d in DTYPES if d.kind == "f"]
-COMPLEX = [d for d in DTYPES if d.kind == "c"]
-NUMERIC = INTEGER + REAL_FLOAT + COMPLEX
+# What the test device offers (INFO, DTYPES, HAS_F64, CATEGORY, BEHAVIOUR, ...) is found
+# on first use, through the module's __getattr__: importing this file opens no device,
+# so the device-free tests under tests/unit/ run where no adapter exists.
+DEVICE_NAMES = ("INFO", "DTYPES", "DTYPE_NAMES", "HAS_F64", "DEFAULT_FLOAT", "DEFAULT_COMPLEX",
+                "INTEGER", "REAL_FLOAT", "COMPLEX", "NUMERIC", "CATEGORY", "BEHAVIOUR")
 
-CATEGORY = {
-    "bool": [xp.bool],
-    "integer": INTEGER,
-    "integer or boolean": [xp.bool] + INTEGER,
-    "real floating-point": REAL_FLOAT,
-    "floating-point": REAL_FLOAT + COMPLEX,
-    "complex floating-point": COMPLEX,
-    "real-valued": INTEGER + REAL_FLOAT,
-    "numeric": NUMERIC,
-    "any": DTYPES,
-}
+
+@functools.cache
+def device_facts() -> dict:
+    """The device-dependent names of this module, from the default device."""
+    info = xp.__array_namespace_info__()
+    dtypes = list(info.dtypes().values())
+    integer = [d for d in dtypes if d.kind in "iu"]
+    real_float = [d for d in dtypes if d.kind == "f"]
+    complex_ = [d for d in dtypes if d.kind == "c"]
+    numeric = integer + real_float + complex_
+    return {
+        "INFO": info,
+        "DTYPES": dtypes,
+        "DTYPE_NAMES": [d.name for d in dtypes],
+        "HAS_F64": any(d.name == "float64" for d in dtypes),
+        "DEFAULT_FLOAT": info.default_dtypes()["real floating"],
+        "DEFAULT_COMPLEX": info.default_dtypes()["complex floating"],
+        "INTEGER": integer,
+        "REAL_FLOAT": real_float,
+        "COMPLEX": complex_,
+        "NUMERIC": numeric,
+        "CATEGORY": {
+            "bool": [xp.bool],
+            "integer": integer,
+            "integer or boolean": [xp.bool] + integer,
+            "real floating-point": real_float,
+            "floating-point": real_float + complex_,
+            "complex floating-point": complex_,
+            "real-valued": integer + real_float,
+            "numeric": numeric,
+            "any": dtypes,
+        },
+        # Where the device flushes subnormals in arithmetic (NVIDIA's Vulkan driver:
+        # float32 and float64), as wgarray's own probe reports.
+        "BEHAVIOUR": float32_behaviour(xp.asarray(0.0).device),
+    }
+
+
+def __getattr__(name):
+    if name in DEVICE_NAMES:
+        value = device_facts()[name]
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def ids(dtypes):
@@ -64,21 +97,17 @@ def to_np(x) -> np.ndarray:
 
 
 # ----------------------------------------------------------- the device's subnormals
-# Where the device flushes subnormals in arithmetic (NVIDIA's Vulkan driver: float32 and
-# float64), as wgarray's own probe reports, the tests accept IEEE's result and also the
-# result of the same operation on flushed inputs, flushed; elsewhere IEEE's only.
-from wgarray._runtime.numerics import float32_behaviour  # noqa: E402
-
-BEHAVIOUR = float32_behaviour(xp.asarray(0.0).device)
-
+# Where the device flushes subnormals in arithmetic, the tests accept IEEE's result and
+# also the result of the same operation on flushed inputs, flushed; elsewhere IEEE's only.
 
 def flushes_subnormals(dtype) -> bool:
     """Whether the test device flushes subnormals of ``dtype`` (NumPy or wgarray dtype)."""
     name = getattr(dtype, "name", None) or np.dtype(dtype).name
+    behaviour = device_facts()["BEHAVIOUR"]
     if name in ("float32", "complex64"):
-        return not (BEHAVIOUR.subnormal_inputs and BEHAVIOUR.subnormal_results)
+        return not (behaviour.subnormal_inputs and behaviour.subnormal_results)
     if name in ("float64", "complex128"):
-        return BEHAVIOUR.float64_subnormal_results is False
+        return behaviour.float64_subnormal_results is False
     return False
 
 
@@ -184,3 +213,44 @@ def sample(d, n=64, seed=0, specials=True) -> np.ndarray:
 def _numpy_quiet():
     with np.errstate(all="ignore"):
         yield
+
+
+# ------------------------------------------------------------------ the suite's parts
+# Three parts, run apart with -m (tests/README.md): "unit" (tests/unit/: no device),
+# "kernels" (the WGSL libraries and kernel families below the namespace: fusion, plans,
+# counters, in-place writes) and "namespace" (the public functions against NumPy, and
+# wgarray as the xp of other libraries). A new test file joins "namespace" unless it is
+# named here; tests/unit/test_suite_parts.py checks that every name here exists.
+KERNEL_TEST_FILES = frozenset({
+    "test_compaction.py",
+    "test_exactness.py",
+    "test_fft_plans.py",
+    "test_fusion.py",
+    "test_host_cost.py",
+    "test_inplace.py",
+    "test_linalg_blocked.py",
+    "test_linalg_eigen.py",
+    "test_reduce_fused.py",
+    "test_scan.py",
+    "test_unit_stand_ins.py",
+    "test_wgsl_complexmath.py",
+    "test_wgsl_intmath.py",
+    "test_wgsl_realmath.py",
+})
+
+
+UNIT_DIR = pathlib.Path(__file__).resolve().parent / "unit"
+
+
+def suite_part(path) -> str:
+    """The part of the suite (a marker name) that the test file at ``path`` belongs to."""
+    path = pathlib.Path(path).resolve()
+    if UNIT_DIR in path.parents:
+        return "unit"
+    return "kernels" if path.name in KERNEL_TEST_FILES else "namespace"
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by these markers
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        item.add_marker(suite_part(item.path))
