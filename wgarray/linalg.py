@@ -20,7 +20,7 @@ from ._kernels import linalg_blocked as blk
 from . import _manipulation_functions as mf
 from . import _creation_functions as cf
 from . import _data_type_functions as dtf
-from . import _indexing as ix
+from ._kernels import gather as kg
 from . import _searching_functions as sf
 from . import _statistical_functions as stf
 from . import _utility_functions as uf
@@ -815,7 +815,7 @@ def _take_last(x: Array, idx: Array) -> Array:
     idx = g.broadcast_view(idx._node, shape)
     rows = g.Iota(shape, x.device, 0, tuple(st * n for st in g.contiguous_strides(shape[:-1])) + (0,))
     flat = g.make_op("add", [rows, _core.cast_node(idx, dt.uint32)], dt.uint32)
-    return Array._new(ix.gather(x._node, flat))
+    return Array._new(kg.gather(x._node, flat))
 
 
 def _real_spectrum(w: Array, v: Array | None):

@@ -32,7 +32,7 @@ import math
 
 from .. import _dtypes as dt
 from .._graph import node as g
-from .._linear_algebra_functions import matmul_nodes
+from .matmul import matmul_nodes
 from .._runtime.runtime import pack_params
 from .._wgsl import linalg as kl
 from .._wgsl import linalg_blocked as kb
