@@ -11,6 +11,7 @@ import pytest
 
 import wgarray as xp
 from wgarray import linalg as la
+from wgarray._kernels import budget
 from conftest import COMPLEX, INTEGER, NUMERIC, REAL_FLOAT, ids, npdt, to_np
 
 FLOAT = REAL_FLOAT + COMPLEX
@@ -560,7 +561,7 @@ def test_tall_complex_qr_and_svdvals():
 def test_small_loop_budget_paths(d, monkeypatch):
     """With a tiny loop budget the row-blocked QR (several row and column blocks per
     column) and the Jacobi rounds split over column pairs run on small matrices."""
-    monkeypatch.setattr(la, "BUDGET", 40)
+    monkeypatch.setattr(budget, "PHASE_LOOPS", 40)
     for shape in [(2, 300, 5), (9, 9), (5, 12)]:
         a = rand(shape, d, 3)
         A = xp.asarray(a)

@@ -30,31 +30,19 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .. import _dtypes as dt
 from .._graph import node as g
-from .matmul import matmul_nodes
-from .._runtime.runtime import pack_params
 from .._wgsl import linalg as kl
 from .._wgsl import linalg_blocked as kb
-from .._wgsl import types as ty
+from .budget import phase_budget
+from .linalg import _cdiv, eye, run as _run, tag as _tag
+from .matmul import matmul_nodes
+from .reduce import reduce_axes
 
 LEAF = kb.LEAF
 PANEL = 32  # LU panel width: the panel kernel's rank-1 updates cost rows * PANEL^2 / 2
-BUDGET = 40000  # loop iterations per invocation planned per dispatch (lavapipe: 65535)
-
-
-def _cdiv(a: int, b: int) -> int:
-    return -(-a // b)
-
-
-def _tag(dtype, device) -> str:
-    return ty.tag(dtype.name, device.has_int64)
-
-
-def _run(device, key, build, writes, buffers, words, groups) -> None:
-    rt = device.runtime
-    kernel = rt.kernel(key, lambda: (key[0] + "_" + "_".join(str(k) for k in key[1:]), build(), writes, False))
-    rt.dispatch(kernel, buffers, pack_params(words), groups)
 
 
 class _Mat:
@@ -233,18 +221,17 @@ def lu(a: g.Node, rhs: g.Node | None, mode: str):
     if mode == "solve":
         _store(as_batch3(rhs), w.block(0, n, n, ld), 0)
     elif mode == "inv":
-        from .._creation_functions import eye
-
-        e = g.realize(eye(n, dtype=dtype, device=device)._node)
+        e = eye(n, n, dtype, device)
         _store(g.Data(e.buf, (nb, n, n), dtype, device, e.offset, (0,) + e.strides), w.block(0, n, n, ld), 0)
     piv = rt.alloc(max(nb * n, 1) * 4)
     fl = rt.alloc(max(nb, 1) * 4)
     dbuf = rt.alloc(nb * LEAF * LEAF * dtype.itemsize)
+    budget = phase_budget(device)
     for k in range(0, n, PANEL):
         kend = min(n, k + PANEL)
         rows = _cdiv(n - k, kb.PANEL_WG)
         cost = 16 + rows * (PANEL + 2) + _cdiv(ld, kb.PANEL_WG)
-        step = max(1, (BUDGET - rows) // cost)
+        step = max(1, (budget - rows) // cost)
         for a0 in range(k, kend, step):
             _run(device, ("linalg_blk_panel", t), lambda: kb.render_panel(t), [True, True, True], [w.buf, piv, fl],
                  [nb, n, ld, k, kend, a0, min(kend, a0 + step)], nb)
@@ -281,10 +268,8 @@ def _batch_strides(batch, sz: int) -> tuple:
 # ------------------------------------------------------------------ tall QR
 
 def _eye3(nb: int, n: int, dtype, device) -> _Mat:
-    from .._creation_functions import eye
-
     w = _Mat.new(nb, n, n, dtype, device)
-    e = g.realize(eye(n, dtype=dtype, device=device)._node)
+    e = eye(n, n, dtype, device)
     _store(g.Data(e.buf, (nb, n, n), dtype, device, e.offset, (0,) + e.strides), w, 0)
     return w
 
@@ -303,9 +288,6 @@ def qr_tall(node: g.Node):
     Gram matrix is within 0.1 of I, read back after each step; then one plain step
     makes Q orthonormal to working precision (Fukaya et al.'s shifted CholeskyQR3 in
     its adaptive form: two steps for well-conditioned input, not four)."""
-    from .. import _statistical_functions as st
-    from .._array import Array
-
     device = node.device
     dtype = node.dtype
     rdt = dt.real_of(dtype)
@@ -320,7 +302,7 @@ def qr_tall(node: g.Node):
         final = False
         if step:
             dev = g.make_op("abs", [g.make_op("subtract", [gram, eye.node()], dtype)], rdt)
-            err = float(Array._new(st.max(Array._new(dev))._node))
+            err = _read_scalar(reduce_axes(dev, range(dev.ndim), "max")[0])
             if not err < 0.1:  # NaN included: a failed Cholesky
                 if step == MAX_SHIFTED:
                     return None
@@ -331,7 +313,7 @@ def qr_tall(node: g.Node):
             _store(gram, gm, 2)
         else:
             a2 = g.make_op("abs", [q], rdt)
-            fro2 = st.sum(Array._new(g.make_op("multiply", [a2, a2], rdt)), axis=(1, 2), keepdims=True)._node
+            fro2 = g.reshape_view(reduce_axes(g.make_op("multiply", [a2, a2], rdt), (1, 2), "sum")[0], (nb, 1, 1))
             shift = g.make_op("multiply", [fro2, g.Const(math.sqrt(m) * u, rdt, device, fro2.shape)], rdt)
             shift = g.broadcast_view(_cast(shift, dtype), gram.shape)
             shifted = g.make_op("add", [gram, g.make_op("multiply", [shift, eye.node()], dtype)], dtype)
@@ -357,6 +339,14 @@ def _cast(node, dtype):
     return node if node.dtype is dtype else g.make_op("cast", [node], dtype)
 
 
+def _read_scalar(node: g.Node) -> float:
+    """The value of a one-element floating node, read back to the host."""
+    data = g.realize(node)
+    size = data.dtype.itemsize
+    raw = data.device.runtime.read(data.buf, data.offset * size, size)
+    return float(np.frombuffer(bytes(raw), data.dtype.numpy)[0])
+
+
 # ------------------------------------------------------------------ Householder QR
 
 QR_PANEL = 32  # panel width of the blocked Householder QR (T is QR_PANEL x QR_PANEL)
@@ -369,9 +359,9 @@ def _hh_cost(m: int, j: int, kend: int) -> int:
     return 3 * r + 24 + _cdiv(kend - j - 1, 4) * (2 * r + 12)
 
 
-def qr_householder_fits(m: int, n: int) -> bool:
-    """Whether every column of a panel fits one dispatch's loop budget."""
-    return _hh_cost(m, 0, min(m, n, QR_PANEL)) <= BUDGET
+def qr_householder_fits(m: int, n: int, device) -> bool:
+    """Whether every column of a panel fits one dispatch's loop budget on ``device``."""
+    return _hh_cost(m, 0, min(m, n, QR_PANEL)) <= phase_budget(device)
 
 
 def qr_householder(node: g.Node, mode: str):
@@ -394,12 +384,13 @@ def qr_householder(node: g.Node, mode: str):
     _store(as_batch3(node), w, 0)
     tau = rt.alloc(max(nb * kk, 1) * dtype.itemsize)
     panels = []
+    budget = phase_budget(device)
     for k in range(0, kk, QR_PANEL):
         kend = min(kk, k + QR_PANEL)
         a0 = k
         while a0 < kend:
             c, cost = a0, 0
-            while c < kend and (c == a0 or cost + _hh_cost(m, c, kend) <= BUDGET):
+            while c < kend and (c == a0 or cost + _hh_cost(m, c, kend) <= budget):
                 cost += _hh_cost(m, c, kend)
                 c += 1
             _run(device, ("linalg_blk_hh", t), lambda: kb.render_hh(t), [True, True], [w.buf, tau],
@@ -420,10 +411,8 @@ def qr_householder(node: g.Node, mode: str):
             _store(_matmul(v.node(), y), a2, 1)
     r = _Mat.new(nb, rr, n, dtype, device)
     _store(w.block(0, rr, 0, n).node(), r, 5)
-    from .._creation_functions import eye
-
     q = _Mat.new(nb, m, qc, dtype, device)
-    e = g.realize(eye(m, qc, dtype=dtype, device=device)._node)
+    e = eye(m, qc, dtype, device)
     _store(g.Data(e.buf, (nb, m, qc), dtype, device, e.offset, (0,) + e.strides), q, 0)
     for k, v, tm in reversed(panels):
         # Q's rows and columns before k are still the identity's: only Q[k:, k:] changes

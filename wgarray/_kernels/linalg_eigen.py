@@ -59,10 +59,12 @@ from .. import _searching_functions as srch
 from .. import _statistical_functions as st
 from .._array import Array
 from .._data_type_functions import astype
-from .._linear_algebra_functions import matmul, matmul_nodes
+from .._linear_algebra_functions import matmul
+from .matmul import matmul_nodes
 from .._runtime.runtime import pack_params
 from .._wgsl import linalg_eigen as ke
 from .._wgsl import types as ty
+from .budget import loop_bound
 
 SMALL = 256         # eigh of n <= SMALL: one workgroup per matrix (at 512 the blocked solver
                     # was as fast on an H200, and its svd faster: one workgroup is 1/132 of it)
@@ -74,7 +76,6 @@ INNER_SWEEPS = 30   # sweeps of jeig per subproblem at most (quadratic: ~5-8 fro
 OUTER_SWEEPS = 30   # block sweeps at most
 FIRST_CHECK = 3     # sweeps before the first convergence readback
 FLOOR = 4           # blocked eigh: couplings below FLOOR eps ||A||_F / sqrt(n) are left
-BUDGET = 40000      # loop iterations per invocation and dispatch (lavapipe stops at 65535)
 WATCHDOG_SWEEPS = 4  # whole-matrix sweeps per dispatch at most (order 256: ~30 ms on an H200);
                      # the dispatches after convergence return at once
 
@@ -111,7 +112,7 @@ def _jeig_threads(device, ns: int) -> int:
     of the blocked solver take 256 on GPUs and 64 on lavapipe, which runs a
     workgroup's invocations on one CPU thread, so that the idle ones of a round cost
     as much as the busy ones (and 256, not 1024, for whole matrices there)."""
-    if device.max_loop_iterations is not None:
+    if loop_bound(device) is not None:
         return 256 if ns > 32 else 64
     return 1024 if ns > 32 else 256
 
@@ -158,7 +159,8 @@ def _jeig(device, t, src: g.Data, nblocks, ns, nper, strides, lower, th, tolmul,
     total = sweeps * nrd
     # lavapipe stops an invocation's loops past 65535 iterations: cut the rounds there
     fixed = 4 * -(-ns * ns // wg) + 2 * ns + 8
-    per = total if device.max_loop_iterations is None else max(1, (BUDGET - fixed) // _round_cost(ns, wg))
+    bound = loop_bound(device)
+    per = total if bound is None else max(1, (bound - fixed) // _round_cost(ns, wg))
     if ns > 64:
         per = min(per, WATCHDOG_SWEEPS * nrd)
     for r0 in range(0, total, per):
@@ -223,7 +225,7 @@ def jacobi(node: g.Node, mode: str):
 def _ojac_threads(device) -> int:
     """ojac's workgroup size: one SM's full width on GPUs; 256 on lavapipe (fewer
     dispatches for its loop bound than 64, less idle work than 1024)."""
-    return 256 if device.max_loop_iterations is not None else 1024
+    return 256 if loop_bound(device) is not None else 1024
 
 
 def _small_svd(node: g.Node, mode: str):
@@ -294,11 +296,12 @@ def _ojac(device, t, A0: g.Data, nz: int, m: int, n: int):
     total = OUTER_SWEEPS * nrd
     tolmul = max(1, math.isqrt(m - 1) + 1)
     per = WATCHDOG_SWEEPS * nrd if n > 64 else total
-    if device.max_loop_iterations is not None:
+    bound = loop_bound(device)
+    if bound is not None:
         passes = -(-npairs // (wg // tpp))
         cost = 2 + passes * (3 + tpp + 2 * -(-m // tpp) + -(-n // tpp))
         fixed = 2 * -(-m * n // wg) + -(-n // wg) * (2 * n + m)
-        per = min(per, max(1, (BUDGET - fixed) // cost))
+        per = min(per, max(1, (bound - fixed) // cost))
     head = [nz, m, n, A0.offset, m * n, n, 1]
     for r0 in range(0, total, per):
         r1 = min(total, r0 + per)

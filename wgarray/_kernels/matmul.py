@@ -15,6 +15,7 @@ from .. import _dtypes as dt
 from .._graph import node as g
 from .._runtime.runtime import pack_params
 from .._wgsl import matmul as km
+from .budget import loop_bound
 from .reduce import reduce_rows
 
 
@@ -87,8 +88,8 @@ def _splits(K: int, busy_threads: int, granule: int, max_chunk: int | None = Non
 
 def _max_chunk(device, loops_per_k: int) -> int | None:
     """The longest K range one invocation may loop over on ``device`` (None: no bound)."""
-    limit = device.max_loop_iterations
-    return None if limit is None else max(MIN_CHUNK, (limit * 6 // 10) // loops_per_k)
+    bound = loop_bound(device)
+    return None if bound is None else max(MIN_CHUNK, bound // loops_per_k)
 
 
 def _sum_partials(part, nsplit: int, total: int, stride: int, dtype, device) -> g.Data:
