@@ -10,6 +10,7 @@ from __future__ import annotations
 from . import _core
 from . import _dtypes as dt
 from ._graph import node as g
+from ._kernels import gather as kg
 from ._kernels import sort as ks
 from ._array import Array
 
@@ -72,5 +73,6 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool 
         buf = ks.radix_perm(src, x.size, seglen, descending, values=True)
         data = g.Data(buf, (x.size,), x.dtype, x.device)
     else:
-        data = ks.gather(moved, ks.radix_perm(src, x.size, seglen, descending), x.size)
+        perm = g.Data(ks.radix_perm(src, x.size, seglen, descending), (x.size,), dt.uint32, x.device)
+        data = kg.gather(moved, perm)
     return Array._new(g.permute_view(g.reshape_view(data, moved.shape), back))
