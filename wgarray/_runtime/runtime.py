@@ -50,7 +50,7 @@ _buffer_ids = itertools.count(1)
 def public_caller() -> str:
     """The name of the outermost public wgarray function on the stack (``multiply``
     for ``x * y``, ``outer`` for ``linalg.outer``, which calls ``multiply``)."""
-    package = __name__.rpartition(".")[0]
+    package = __name__.partition(".")[0]  # "wgarray": this module is wgarray._runtime.runtime
     name = "wgarray"
     frame = sys._getframe(1)
     while frame is not None:
