@@ -1,16 +1,18 @@
-"""Realization: turn pending elementwise graphs into fused kernels and run them.
+"""The fusion planner: cut pending elementwise graphs into fused kernels.
 
 ``realize(node)`` makes one kernel for the whole elementwise DAG under ``node``;
 ``realize_many(nodes)`` fuses every pending node of one shape and device into a single
-kernel with several outputs. The kernel's cache key is the spec (ops, dtypes, layout
-classes, rank), so sizes, offsets, strides and scalar values never cause a recompile.
+kernel with several outputs, each run by ``_kernels.elementwise.run``. A kernel's cache
+key is ``("elementwise", spec)`` (ops, dtypes, layout classes, rank), so sizes, offsets,
+strides and scalar values never cause a recompile. ``FusedInput`` is the planner's
+reader for other kernel families: a node's elementwise producer, fused into them.
 """
 from __future__ import annotations
 
 import os
 
 from . import node as g
-from .._runtime.counters import count
+from .._kernels.elementwise import run as run_elementwise
 from .._runtime.numerics import float32_behaviour
 from .._wgsl import elementwise as ew
 from .._wgsl import types as ty
@@ -62,7 +64,7 @@ def _run_within_binding_limit(nodes) -> None:
                 break
             plan = _plan(part)
             if k == 1 or len(plan.buffers) + len(part) + 1 + plan.spec.has_f64_params <= limit:
-                _run(plan)
+                run_elementwise(plan)
                 break
             k //= 2
         i += k
@@ -212,26 +214,6 @@ def _plan(outputs, vec4: bool = True) -> _Plan:
     plan.const_blobs = [ty.const_bytes(c.dtype, c.value) for c in consts]
     plan.device = device
     return plan
-
-
-def _run(plan: _Plan) -> None:
-    rt = plan.device.runtime
-    spec = plan.spec
-    n = g.prod(plan.shape)
-    count("realizations")
-    out_bufs = []
-    for node in plan.nodes:
-        nbytes = -(-max(n, 1) // ew.PER_THREAD) * ew.PER_THREAD * node.dtype.itemsize
-        out_bufs.append(rt.alloc(nbytes))
-    if n > 0:
-        kernel = rt.kernel(spec, lambda: (spec.name, ew.render(spec), [False] * len(plan.buffers) + [True] * len(out_bufs),
-                                          spec.has_f64_params))
-        params = ew.param_words(spec, n, plan.shape, plan.const_blobs, plan.leaf_views)
-        threads = -(-n // ew.PER_THREAD)
-        rt.dispatch(kernel, plan.buffers + out_bufs, params, -(-threads // ew.WORKGROUP))
-    for node, buf in zip(plan.nodes, out_bufs):
-        node.realized = g.Data(buf, node.shape, node.dtype, node.device)
-        node.srcs = ()  # the graph below is no longer needed; let its buffers go
 
 
 class FusedInput:
