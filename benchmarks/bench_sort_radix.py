@@ -19,6 +19,8 @@ sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from _timing import best_of, try_import  # noqa: E402
 
 import wgarray as xp  # noqa: E402
+from wgarray._graph import node as g  # noqa: E402
+from wgarray._kernels import gather as kg  # noqa: E402
 from wgarray._kernels import sort as ks  # noqa: E402
 from wgarray import debug  # noqa: E402
 from wgarray._runtime.runtime import pack_params  # noqa: E402
@@ -115,7 +117,8 @@ def main() -> None:
     keys = rt.kernel(("sort-keys", src.key, False), lambda: None)  # compiled by radix_perm above
     print("key kernel", ms(rep(lambda: rt.dispatch(keys, list(src.buffers) + [kout], pack_params([N, 0]) + src.padded_params(), ks._groups(N)))))
     perm = ks.radix_perm(src, N, N, False)
-    print("gather by the permutation", ms(rep(lambda: ks.gather(x._node, perm, N))))
+    idx = g.Data(perm, (N,), xp.uint32, x.device)
+    print("gather by the permutation", ms(rep(lambda: kg.gather(x._node, idx))))
     print("copy 64 MiB", ms(rep(lambda: rt.copy(kin, 0, kout, 0, 4 * N))))
 
     if "quick" not in sys.argv:

@@ -7,7 +7,6 @@ Everything here runs on the device; the host only reads output sizes (unique).
   bits cannot be taken portably in WGSL).
 - ``radix_perm``: the stable sorting permutation of flat elements, per segment.
 - ``exclusive_scan``: an in-place u32 exclusive scan (tiles, then tile sums, recursively).
-- ``gather``: values of a node at a u32 index buffer.
 - ``search``: binary search of keys (searchsorted, isin).
 - ``unique``: sort + adjacent-difference flags + scan + compaction.
 """
@@ -190,29 +189,6 @@ def radix_perm(src: KeySource, n: int, seglen: int, descending: bool, kpt: int |
         del kin, vin, kbufs, vbufs, counts, scratch, in_bufs, kout, vout
         rt.flush()
     return result
-
-
-# ------------------------------------------------------------------- gather
-
-def gather(node: g.Node, idx_buf, n: int) -> g.Data:
-    """The values of ``node`` (flat C order) at the n u32 indices of ``idx_buf``, as a
-    contiguous (n,) Data."""
-    fi = FusedInput(node)
-    device = node.device
-    rt = device.runtime
-    native = device.has_int64
-    dname = node.dtype.name
-
-    def build():
-        decls, fns = ew.render_input(fi.spec, "in0_", 0, 2)
-        code, writes = ws.render_gather(decls, fns, len(fi.buffers), dname, native)
-        return ("sort_gather", code, writes, False)
-
-    kernel = rt.kernel(("sort-gather", fi.spec, dname, native), build)
-    out = rt.alloc(-(-max(n, 1) // 4) * 4 * node.dtype.itemsize)
-    params = pack_params([n, 0]) + fi.params
-    rt.dispatch(kernel, list(fi.buffers) + [idx_buf, out], params, _groups(-(-n // 4)))
-    return g.Data(out, (n,), node.dtype, device)
 
 
 # ------------------------------------------------------------------- search

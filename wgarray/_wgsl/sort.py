@@ -429,26 +429,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 """
 
 
-# ------------------------------------------------------------------- gather
-
-def render_gather(fi_decls: list[str], fi_fns: str, n_fi: int, dname: str, native: bool) -> tuple[str, list[bool]]:
-    """O[i] = in0_at(IDX[i]) for i < n (4 per invocation). P: n, -, then in0's words at 2."""
-    st = ty.storage_type(dname, native)
-    decls = list(fi_decls) + [decl(n_fi, "IDX"), decl(n_fi + 1, "O", st, write=True), params_decl(n_fi + 2)]
-    body = [f"    let y{j} = in0_at(IDX[min(base + {j}u, n - 1u)]);" for j in range(4)]
-    body += ["    " + s for s in ew.store4("O", dname, [f"y{j}" for j in range(4)], native, vec4=False, guard=True)]
-    main = f"""
-@compute @workgroup_size({WG})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{
-    let n = P[0];
-    let gid = {linear_id()} * {WG}u + lid;
-    let base = gid * 4u;
-    if (base >= n) {{ return; }}
-""" + "\n".join(body) + "\n}\n"
-    code = fi_fns + main
-    return "\n".join(decls) + "\n" + ew.library(code) + "\n" + code, [False] * n_fi + [False, True]
-
-
 # ------------------------------------------------------------------- searching
 
 def render_search(a_decls, a_fns, n_a, s_decls, s_fns, n_s, s_tag, b_decls, b_fns, n_b,
