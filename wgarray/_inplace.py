@@ -22,7 +22,7 @@ import sys
 from ._graph import node as g
 from ._array import _NODE, Array
 from ._graph.fusion import FusedInput
-from ._wgsl import gather as gk
+from ._runtime.launch import param_bases
 from ._wgsl import types as ty
 from ._wgsl import write as wk
 
@@ -134,7 +134,7 @@ def write(dst: g.Data, value: g.Node, pred: g.Node | None = None, index: g.Node 
             fi = FusedInput(_detached(node))
         inputs.append(fi)
     head = [n, dst.offset & 0xFFFFFFFF, *dst.shape, *(s & 0xFFFFFFFF for s in dst.strides)]
-    pbases = gk._param_bases(len(head), [fi.n_words for fi in inputs])
+    pbases = param_bases(len(head), [fi.n_words for fi in inputs])
     words = bytearray()
     for w in head:
         words += w.to_bytes(4, "little")

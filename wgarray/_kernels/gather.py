@@ -14,6 +14,7 @@ import numpy as np
 from .. import _dtypes as dt
 from .._graph import node as g
 from .._graph.fusion import FusedInput
+from .._runtime.launch import param_bases, workgroups
 from .._wgsl import gather as gk
 
 INVALID = gk.INVALID
@@ -23,21 +24,19 @@ def zeros(shape, dtype, device) -> g.Data:
     return g.realize(g.Const(False if dtype is dt.bool else 0, dtype, device, shape))
 
 
-def _pack(head_words, inputs) -> tuple[bytes, list[int]]:
-    """Parameter bytes: ``head_words`` (u32) then each input's block at an even word."""
-    pbases = gk._param_bases(len(head_words), [fi.n_words for fi in inputs])
-    words = bytearray()
-    for w in head_words:
-        words += (w & 0xFFFFFFFF).to_bytes(4, "little")
-    for fi, base in zip(inputs, pbases):
-        words += b"\0" * (4 * base - len(words))
-        words += fi.params
-    return bytes(words), pbases
-
-
 def _out_buffer(rt, n: int, dtype):
     per = 4  # invocations own 4 consecutive outputs
     return rt.alloc(-(-max(n, 1) // per) * per * dtype.itemsize)
+
+
+def _blocks(inputs) -> dict:
+    """The fused inputs' parameter blocks, by their names in the launch records."""
+    return {f"in{k}": fi.params for k, fi in enumerate(inputs)}
+
+
+def _buffers(inputs) -> dict:
+    """The fused inputs' buffers, by their names in the launch records."""
+    return {f"in{k}": fi.buffers for k, fi in enumerate(inputs)}
 
 
 class Flag:
@@ -62,25 +61,18 @@ def gather(data: g.Node, index: g.Node, other: g.Node | None = None, flag: Flag 
     if data.size == 0 and other is None:  # nothing to read: every index is invalid
         return zeros(shape, data.dtype, device)
     rt = device.runtime
-    native = device.has_int64
     inputs = [FusedInput(data), FusedInput(index)] + ([FusedInput(other)] if other is not None else [])
-    params, pbases = _pack([n, data.size], inputs)
-    checked = flag is not None
+    pbases = param_bases(2, [fi.n_words for fi in inputs])
     specs = [fi.spec for fi in inputs]
-    key = ("gather", specs[0], specs[1], specs[2] if other is not None else None, data.dtype.name, native,
-           checked, tuple(pbases))
-
-    def build():
-        src, f64 = gk.render_gather(specs[0], specs[1], specs[2] if other is not None else None, data.dtype.name,
-                                    native, checked, pbases)
-        nb = sum(len(fi.buffers) for fi in inputs)
-        return "gather", src, [False] * nb + [True] + ([True] if checked else []), f64
-
-    kernel = rt.kernel(key, build)
+    spec = (specs[0], specs[1], specs[2] if other is not None else None, data.dtype.name, device.has_int64,
+            flag is not None, tuple(pbases))
+    kernel = rt.compile(("gather", spec), lambda: (gk.gather_record(*spec), gk.render_gather(*spec)))
     out = _out_buffer(rt, n, data.dtype)
-    buffers = [b for fi in inputs for b in fi.buffers] + [out] + ([flag.buf] if checked else [])
-    threads = -(-n // 4)
-    rt.dispatch(kernel, buffers, params, -(-threads // 256))
+    buffers = _buffers(inputs)
+    buffers["O"] = out
+    if flag is not None:
+        buffers["F"] = flag.buf
+    rt.launch(kernel, buffers, kernel.record.pack(n=n, size=data.size, **_blocks(inputs)), workgroups(-(-n // 4)))
     return g.Data(out, shape, data.dtype, device)
 
 
@@ -91,20 +83,14 @@ def scatter(x: g.Node, index: g.Node, value: g.Node, flag: Flag | None = None) -
     if index.size == 0 or x.size == 0:
         return x
     rt = device.runtime
-    native = device.has_int64
     winners = zeros((x.size,), dt.uint32, device)
     fi = FusedInput(index)
-    params, pbases = _pack([index.size, x.size], [fi])
-    checked = flag is not None
-    key = ("winner", fi.spec, native, checked, tuple(pbases))
-
-    def build():
-        src, f64 = gk.render_winner(fi.spec, checked, pbases)
-        return "scatter_winner", src, [False] * len(fi.buffers) + [True] + ([True] if checked else []), f64
-
-    kernel = rt.kernel(key, build)
-    rt.dispatch(kernel, fi.buffers + [winners.buf] + ([flag.buf] if checked else []), params,
-                -(-index.size // 256))
+    spec = (fi.spec, flag is not None, tuple(param_bases(2, [fi.n_words])))
+    kernel = rt.compile(("scatter_winner", spec), lambda: (gk.winner_record(*spec), gk.render_winner(*spec)))
+    buffers = {"in0": fi.buffers, "W": winners.buf}
+    if flag is not None:
+        buffers["F"] = flag.buf
+    rt.launch(kernel, buffers, kernel.record.pack(n=index.size, size=x.size, in0=fi.params), workgroups(index.size))
     w = g.Data(winners.buf, x.shape, dt.uint32, device)
     zero = g.Const(0, dt.uint32, device, x.shape)
     picked = g.make_op("where", [g.make_op("equal", [w, zero], dt.bool), g.Const(INVALID, dt.uint32, device, x.shape),
@@ -133,23 +119,18 @@ def concat_nodes(nodes, axis: int, out_shape) -> g.Data:
     if len(nodes) == 1:
         return g.realize(g.Op("copy", [nodes[0]], dtype))
     rt = device.runtime
-    native = device.has_int64
-    inner = g.prod(out_shape[axis + 1:])
     inputs = [FusedInput(nd) for nd in nodes]
-    head = [n, inner, out_shape[axis]]
+    head = {"n": n, "inner": g.prod(out_shape[axis + 1:]), "nax": out_shape[axis]}
     off = 0
-    for nd in nodes:
-        head += [off, nd.shape[axis]]
+    for k, nd in enumerate(nodes):
+        head[f"start{k}"] = off
+        head[f"len{k}"] = nd.shape[axis]
         off += nd.shape[axis]
-    params, pbases = _pack(head, inputs)
-    specs = [fi.spec for fi in inputs]
-    key = ("concat", tuple(specs), dtype.name, native, tuple(pbases))
-
-    def build():
-        src, f64 = gk.render_concat(specs, dtype.name, native, pbases)
-        return "concat", src, [False] * sum(len(fi.buffers) for fi in inputs) + [True], f64
-
-    kernel = rt.kernel(key, build)
+    pbases = param_bases(3 + 2 * len(nodes), [fi.n_words for fi in inputs])
+    spec = (tuple(fi.spec for fi in inputs), dtype.name, device.has_int64, tuple(pbases))
+    kernel = rt.compile(("concat", spec), lambda: (gk.concat_record(*spec), gk.render_concat(*spec)))
     out = _out_buffer(rt, n, dtype)
-    rt.dispatch(kernel, [b for fi in inputs for b in fi.buffers] + [out], params, -(-(-(-n // 4)) // 256))
+    buffers = _buffers(inputs)
+    buffers["O"] = out
+    rt.launch(kernel, buffers, kernel.record.pack(**head, **_blocks(inputs)), workgroups(-(-n // 4)))
     return g.Data(out, out_shape, dtype, device)
