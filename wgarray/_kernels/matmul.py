@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from .. import _dtypes as dt
 from .._graph import node as g
-from .._runtime.runtime import pack_params
 from .._wgsl import matmul as km
 from .budget import loop_bound
 from .reduce import reduce_rows
@@ -130,9 +129,8 @@ def matmul_nodes(a: g.Node, b: g.Node, batch) -> g.Data:
         b_cls = _load_class(B, sBk, sBn, K, N, sb, ("K", "N"))
         c_vec = N % 4 == 0
         bm, bn, bk, rm, cn = _tile_config(M, N, nbatch)
-        key = ("matmul_f32", a_cls, b_cls, c_vec, bm, bn, bk, rm, cn, len(bshape))
-        kernel = rt.kernel(key, lambda: (km.tiled_name(key), km.render_tiled_f32(*key[1:]),
-                                         [False, False, True], False))
+        spec = (a_cls, b_cls, c_vec, bm, bn, bk, rm, cn, len(bshape))
+        kernel = rt.compile(("matmul_f32", spec), lambda: (km.tiled_record(*spec), km.render_tiled_f32(*spec)))
         offA, offB = A.offset, B.offset
         if a_cls.endswith("v"):
             offA, sAm, sAk, sa = offA // 4, sAm // 4 if a_cls == "Kv" else sAm, sAk // 4 if a_cls == "Mv" else sAk, \
@@ -144,23 +142,22 @@ def matmul_nodes(a: g.Node, b: g.Node, batch) -> g.Data:
         tiles_n = -(-N // bn)
         tiles = tiles_m * tiles_n * nbatch
         chunk, nsplit = _splits(K, tiles * km.tiled_threads(bm, bn, rm, cn), bk, _max_chunk(device, 1))
-        words = km.param_words(M, N, K, nbatch, offA, offB, sAm, sAk, sBk, sBn, tiles_m, tiles_n, bshape, sa, sb,
-                               chunk, nsplit)
+        values = km.param_values(M, N, K, nbatch, offA, offB, sAm, sAk, sBk, sBn, tiles_m, tiles_n, bshape, sa, sb,
+                                 chunk, nsplit)
         groups = tiles * nsplit
         stride = total  # partial slabs of C (c_vec: N % 4 == 0, so each slab stays vec4 aligned)
         out = rt.alloc(-(-total * nsplit // 4) * 4 * 4)
     else:
-        key = ("matmul", dtype.name, native, len(bshape))
-        kernel = rt.kernel(key, lambda: (km.generic_name(key), km.render_generic(dtype.name, native, len(bshape)),
-                                         [False, False, True], False))
+        spec = (dtype.name, native, len(bshape))
+        kernel = rt.compile(("matmul", spec), lambda: (km.generic_record(*spec), km.render_generic(*spec)))
         q = -(-total // 4)
         chunk, nsplit = _splits(K, q, 1, _max_chunk(device, 4))
-        words = km.param_words(M, N, K, nbatch, A.offset, B.offset, sAm, sAk, sBk, sBn, 0, 0, bshape, sa, sb,
-                               chunk, nsplit)
+        values = km.param_values(M, N, K, nbatch, A.offset, B.offset, sAm, sAk, sBk, sBn, 0, 0, bshape, sa, sb,
+                                 chunk, nsplit)
         groups = -(-q * nsplit // 64)
         stride = q * 4
         out = rt.alloc(q * 4 * nsplit * dtype.itemsize)
-    rt.dispatch(kernel, [A.buf, B.buf, out], pack_params(words), groups)
+    rt.launch(kernel, {"A": A.buf, "B": B.buf, "C": out}, kernel.record.pack(**values), groups)
     if nsplit > 1:
         return g.reshape_view(_sum_partials(out, nsplit, total, stride, dtype, device), shape)
     return g.Data(out, shape, dtype, device)
