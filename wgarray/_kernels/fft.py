@@ -35,6 +35,7 @@ import collections
 from .. import _dtypes as dt
 from .._graph import node as g
 from .._graph.fusion import FusedInput
+from .._runtime.launch import workgroups
 from .._wgsl import elementwise as ew
 from .._wgsl import fft as wf
 
@@ -88,9 +89,9 @@ _tables = _Cache(_CACHE_ENTRIES)
 def _gen(device, mode: str, cname: str, count: int, L: int, n: int = 0):
     rt = device.runtime
     spec = wf.GenSpec(mode, cname)
-    kernel = rt.kernel(spec, lambda: (spec.name, wf.render_gen(spec, _library), [True], False))
+    kernel = rt.compile(("fft_gen", spec), lambda: (wf.gen_record(spec), wf.render_gen(spec, _library)))
     buf = rt.alloc(max(count, 1) * dt.BY_NAME[cname].itemsize)
-    rt.dispatch(kernel, [buf], wf.gen_params(count, L, n), -(-count // wf.WORKGROUP))
+    rt.launch(kernel, {"Y": buf}, kernel.record.pack(count=count, L=L, n=n), workgroups(count, wf.WORKGROUP))
     return buf
 
 
@@ -191,33 +192,21 @@ def _transform(device, cname: str, N: int, outer: int, inner: int, *, src, lin: 
             in_spec=fi.spec if fi is not None else None, load=load if first else "plain",
             lchirp=lchirp is not None and first, store=store if last else "complex",
             mul_b=mul_b is not None and last, schirp=schirp is not None and last, twiddle=st.tw is not None)
-        n_in = len(fi.buffers) if fi is not None else 0
-        where = spec.layout(n_in)
-
-        def build(spec=spec, n_in=n_in):
-            if spec.src == "input":
-                decls, fns = ew.render_input(spec.in_spec, "in0_", spec.layout(n_in)["in"], wf.TILE_PBASE)
-            else:
-                decls, fns = [], ""
-            n_bufs = spec.layout(n_in)["y"] + 1
-            return spec.name, wf.render_tile(spec, decls, fns, _library), [False] * (n_bufs - 1) + [True], \
-                spec.has_f64_params
-
-        kernel = rt.kernel(spec, build)
-        buffers = [None] * (where["y"] + 1)
-        buffers[0] = _twiddles(device, st.L, cname)
+        kernel = rt.compile(("fft_tile", spec), lambda spec=spec: (wf.tile_record(spec),
+                                                                   wf.render_tile(spec, _library)))
+        buffers = {"TW": _twiddles(device, st.L, cname)}
         if fi is not None:
-            buffers[where["in"]: where["in"] + n_in] = fi.buffers
+            buffers["in0"] = fi.buffers
         else:
-            buffers[where["x"]] = src[1] if first else cur
+            buffers["X"] = src[1] if first else cur
         if spec.uses_chirp:
-            buffers[where["w"]] = lchirp if spec.lchirp else schirp
+            buffers["W"] = lchirp if spec.lchirp else schirp
         if spec.mul_b:
-            buffers[where["b"]] = mul_b
+            buffers["BB"] = mul_b
         this_out = n_out if last else N
         out_item = itemsize // 2 if spec.store in ("real", "unpack") else itemsize
         out = rt.alloc(max(outer * this_out * inner, 1) * out_item)
-        buffers[where["y"]] = out
+        buffers["Y"] = out
         lanes_max = min(wf.WORKGROUP, 1 << ((cap // st.L).bit_length() - 1))
         ci = min(_pow2ceil(st.J), lanes_max)
         B = outer * st.A
@@ -233,8 +222,8 @@ def _transform(device, cname: str, N: int, outer: int, inner: int, *, src, lin: 
             conj_in=int(conj_in and first), conj_mid=int(conj_mid and last), conj_out=int(conj_out and last),
             tw_div=tw_div, nh=nh, tw_unit=tw_unit, tw_n=tw_n, scale=scale if last else 1.0, cname=cname)
         if fi is not None:
-            params += fi.params
-        rt.dispatch(kernel, buffers, params, groups)
+            params["in0"] = fi.params
+        rt.launch(kernel, buffers, kernel.record.pack(**params), groups)
         cur = out
     return cur
 
@@ -243,12 +232,11 @@ def _split(device, cname: str, z, outer: int, nh: int, inner: int, *, conj_out: 
     """The half-length rfft's split of Z (outer, nh, inner) into (outer, nh + 1, inner)."""
     rt = device.runtime
     spec = wf.SplitSpec(cname)
-    kernel = rt.kernel(spec, lambda: (spec.name, wf.render_split(spec, _library), [False, True],
-                                      spec.has_f64_params))
+    kernel = rt.compile(("fft_split", spec), lambda: (wf.split_record(spec), wf.render_split(spec, _library)))
     count = outer * (nh + 1) * inner
     out = rt.alloc(count * dt.BY_NAME[cname].itemsize)
     params = wf.split_params(count=count, nh=nh, inner=inner, conj_out=int(conj_out), scale=scale, cname=cname)
-    rt.dispatch(kernel, [z, out], params, -(-count // wf.WORKGROUP))
+    rt.launch(kernel, {"Z": z, "Y": out}, kernel.record.pack(**params), workgroups(count, wf.WORKGROUP))
     return out
 
 
