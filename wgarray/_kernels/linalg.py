@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from .. import _dtypes as dt
 from .._graph import node as g
-from .._runtime.runtime import pack_params
 from .._wgsl import linalg as kl
 from .._wgsl import types as ty
 from .budget import phase_budget
@@ -47,11 +46,13 @@ def eye(rows: int, cols: int, dtype: dt.DType, device) -> g.Data:
     return g.realize(g.make_op("cast", [on], dtype))
 
 
-def run(device, key, build, writes, buffers, words, groups) -> None:
-    """Dispatch a factorization kernel (cached by ``key``; no f64 parameters)."""
+def launch(device, family: str, spec: tuple, record, render, buffers: dict, groups: int, **words) -> None:
+    """Dispatch a factorization kernel, compiled once per ``(family, spec)`` from its
+    launch record and renderer (both called with ``spec``): buffers and parameter words
+    by name (words wrap to u32, as the kernels' arithmetic expects)."""
     rt = device.runtime
-    kernel = rt.kernel(key, lambda: (key[0] + "_" + "_".join(str(k) for k in key[1:]), build(), writes, False))
-    rt.dispatch(kernel, buffers, pack_params(words), groups)
+    kernel = rt.compile((family, spec), lambda: (record(*spec), render(*spec)))
+    rt.launch(kernel, buffers, kernel.record.pack(**{k: v & 0xFFFFFFFF for k, v in words.items()}), groups)
 
 
 def _elem_ranges(total: int, budget: int, per: int = 1):
@@ -101,12 +102,12 @@ def lu(node: g.Node, rhs: g.Data | None, mode: str):
     work = rt.alloc(max(nb * n * (n + r), 1) * isz)
     if nb and n:
         st = rt.alloc(max(nb, 1) * 4)
-        bufs = [A.buf] + ([rhs.buf] if mode == "solve" else []) + [work, out, st]
-        words = [nb, n, r, A.offset, rhs.offset if mode == "solve" else 0]
-        writes = [False] * (len(bufs) - 3) + [True, True, True]
+        bufs = {"A": A.buf, "B": rhs.buf, "W": work, "X": out, "FL": st} if mode == "solve" else \
+            {"A": A.buf, "W": work, "X": out, "FL": st}
+        off_b = rhs.offset if mode == "solve" else 0
         for phase, a, c in _lu_phases(n, r, mode, phase_budget(device)):
-            run(device, ("linalg_lu", t, mode), lambda: kl.render_lu(t, mode), writes, bufs,
-                words + [phase, a, c], nb)
+            launch(device, "linalg_lu", (t, mode), kl.lu_record, kl.render_lu, bufs, nb,
+                   nbatch=nb, n=n, nrhs=r, offA=A.offset, offB=off_b, phase=phase, a=a, c=c)
     return out
 
 
@@ -144,9 +145,10 @@ def qr_householder(node: g.Node, mode: str):
     if nb and m:
         A = contig(node)
         work = rt.alloc(max(nb * (m * n + m * kk + kk + 4 + max(n, qc)), 1) * isz)
-        for ph in _qr_phases(m, n, kk, qc, rr, phase_budget(device)):
-            run(device, ("linalg_qr", t), lambda: kl.render_qr(t), [False, True, True, True],
-                [A.buf, work, Q, R], [nb, m, n, kk, qc, rr, A.offset, *ph], nb)
+        bufs = {"A": A.buf, "T": work, "Q": Q, "Rm": R}
+        for phase, a, c, k, j0, j1 in _qr_phases(m, n, kk, qc, rr, phase_budget(device)):
+            launch(device, "linalg_qr", (t,), kl.qr_record, kl.render_qr, bufs, nb,
+                   nbatch=nb, m=m, n=n, kk=kk, qc=qc, rr=rr, offA=A.offset, phase=phase, a=a, c=c, k=k, j0=j0, j1=j1)
     return g.Data(Q, batch + (m, qc), dtype, device), g.Data(R, batch + (rr, n), dtype, device)
 
 
@@ -225,13 +227,16 @@ def jacobi(node: g.Node, mode: str):
         W = rt.alloc(nb * nn * nn * rsz)
         O = rt.alloc(nb * nn * 4)
         ST = rt.alloc(nb * 2 * 4)
-        outs = [b for b in (Sv, U, V) if b is not None]
+        bufs = {"A": A.buf, "G": G, "V": W, "O": O, "FL": ST, "Sv": Sv}
+        if U is not None:
+            bufs["U"] = U
+        if V is not None:
+            bufs["Vo"] = V
         t = tag(dtype, device)
         nout = n + (m * n if U is not None else 0) + (n * n if V is not None else 0)
-        for ph in _jacobi_phases(mm, nn, nout, phase_budget(device)):
-            run(device, ("linalg_jacobi", t, mode), lambda: kl.render_svd(t, mode),
-                [False] + [True] * (4 + len(outs)), [A.buf, G, W, O, ST] + outs,
-                [nb, m, n, A.offset, *ph], nb)
+        for phase, a, c, p0, p1 in _jacobi_phases(mm, nn, nout, phase_budget(device)):
+            launch(device, "linalg_jacobi", (t, mode), kl.svd_record, kl.render_svd, bufs, nb,
+                   nbatch=nb, m=m, n=n, offA=A.offset, phase=phase, a=a, c=c, p0=p0, p1=p1)
     res = [g.Data(Sv, batch + (n,), rdt, device)]
     if U is not None:
         res.append(g.Data(U, batch + (m, n), dtype, device))
@@ -285,12 +290,10 @@ def eig(node: g.Node, vectors: bool):
         W = rt.alloc(nb * ((2 if vectors else 1) * n * n + n + 1) * isz)
         ST = rt.alloc(nb * 2 * 4)
         t = tag(cdt, device)
-        bufs = [A.buf, W, L] + ([E] if vectors else []) + [ST]
-        key = ("linalg_eig", t, real_in, vectors, MAX_QR_ITS)
-        writes = [False] + [True] * (len(bufs) - 1)
+        bufs = {"A": A.buf, "W": W, "Lv": L, "E": E, "QS": ST} if vectors else {"A": A.buf, "W": W, "Lv": L, "QS": ST}
         for phase, a, c in _eig_phases(n, vectors, phase_budget(device)):
-            run(device, key, lambda: kl.render_eig(t, real_in, vectors, MAX_QR_ITS), writes, bufs,
-                [nb, n, A.offset, phase, a, c], nb)
+            launch(device, "linalg_eig", (t, real_in, vectors, MAX_QR_ITS), kl.eig_record, kl.render_eig, bufs, nb,
+                   nbatch=nb, n=n, offA=A.offset, phase=phase, a=a, c=c)
     res = [g.Data(L, batch + (n,), cdt, device)]
     if vectors:
         res.append(g.Data(E, node.shape, cdt, device))

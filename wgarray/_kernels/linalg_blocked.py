@@ -37,7 +37,7 @@ from .._graph import node as g
 from .._wgsl import linalg as kl
 from .._wgsl import linalg_blocked as kb
 from .budget import phase_budget
-from .linalg import _cdiv, eye, run as _run, tag as _tag
+from .linalg import _cdiv, eye, launch, tag as _tag
 from .matmul import matmul_nodes
 from .reduce import reduce_axes
 
@@ -114,9 +114,9 @@ def _store(src: g.Data, dst: _Mat, mode: int) -> None:
         return
     t = _tag(dst.dtype, dst.device)
     sz, rs, cs = src.strides
-    words = [total, dst.rows, dst.cols, src.offset, sz, rs, cs, dst.off, dst.sz, dst.rs, dst.cs, mode]
-    _run(dst.device, ("linalg_blk_store", t), lambda: kb.render_store(t), [False, True], [src.buf, dst.buf],
-         [w & 0xFFFFFFFF for w in words], _cdiv(total, 64))
+    launch(dst.device, "linalg_blk_store", (t,), kb.store_record, kb.render_store, {"SRC": src.buf, "DST": dst.buf},
+           _cdiv(total, 64), total=total, rows=dst.rows, cols=dst.cols, srcOff=src.offset, srcZ=sz, srcR=rs, srcC=cs,
+           dstOff=dst.off, dstZ=dst.sz, dstR=dst.rs, dstC=dst.cs, mode=mode)
 
 
 def _leaf(w: _Mat, nblk: int, phase: int, d_buf=None, unit: bool = False) -> None:
@@ -131,9 +131,9 @@ def _leaf(w: _Mat, nblk: int, phase: int, d_buf=None, unit: bool = False) -> Non
         raise AssertionError("leaf: the inverse needs its own buffer")
     if phase == 0:  # the output binding is unused: a tiny scratch keeps the bindings distinct
         d = device.runtime.alloc(16)
-    words = [w.nb * nblk, nblk, LEAF, w.rows, w.off, w.sz, LEAF * (w.rs + w.cs), w.rs, w.cs, phase, int(unit), 0]
-    _run(device, ("linalg_blk_leaf", t), lambda: kb.render_leaf(t), [True, True], [w.buf, d],
-         [x & 0xFFFFFFFF for x in words], w.nb * nblk)
+    launch(device, "linalg_blk_leaf", (t,), kb.leaf_record, kb.render_leaf, {"W": w.buf, "D": d}, w.nb * nblk,
+           nitems=w.nb * nblk, nblk=nblk, kb=LEAF, ntot=w.rows, offW=w.off, szW=w.sz, sblk=LEAF * (w.rs + w.cs),
+           rs=w.rs, cs=w.cs, phase=phase, unit=int(unit), offD=0)
 
 
 def _matmul(a: g.Node, b: g.Node) -> g.Data:
@@ -233,8 +233,9 @@ def lu(a: g.Node, rhs: g.Node | None, mode: str):
         cost = 16 + rows * (PANEL + 2) + _cdiv(ld, kb.PANEL_WG)
         step = max(1, (budget - rows) // cost)
         for a0 in range(k, kend, step):
-            _run(device, ("linalg_blk_panel", t), lambda: kb.render_panel(t), [True, True, True], [w.buf, piv, fl],
-                 [nb, n, ld, k, kend, a0, min(kend, a0 + step)], nb)
+            launch(device, "linalg_blk_panel", (t,), kb.panel_record, kb.render_panel,
+                   {"W": w.buf, "PIV": piv, "FL": fl}, nb,
+                   nbatch=nb, n=n, ld=ld, k0=k, kend=kend, a=a0, c=min(kend, a0 + step))
         if kend == ld:
             break
         u12 = w.block(k, kend, kend, ld)
@@ -247,8 +248,9 @@ def lu(a: g.Node, rhs: g.Node | None, mode: str):
         out = rt.alloc(max(nb, 1) * 3 * dtype.itemsize)
         dummy = rt.alloc(16)
         for a0 in range(0, n, 800):  # thread 0 folds pivots in order, a log (~48 iterations) each
-            _run(device, ("linalg_lu", t, "det"), lambda: kl.render_lu(t, "det"), [False, True, True, True],
-                 [dummy, w.buf, out, fl], [nb, n, 0, 0, 0, 3, a0, min(n, a0 + 800)], nb)
+            launch(device, "linalg_lu", (t, "det"), kl.lu_record, kl.render_lu,
+                   {"A": dummy, "W": w.buf, "X": out, "FL": fl}, nb,
+                   nbatch=nb, n=n, nrhs=0, offA=0, offB=0, phase=3, a=a0, c=min(n, a0 + 800))
         return g.Data(out, batch + (3,), dtype, device)
     _trsm(w.block(0, n, 0, n), w.block(0, n, n, ld), lower=False)
     x = w.block(0, n, n, ld)
@@ -393,8 +395,8 @@ def qr_householder(node: g.Node, mode: str):
             while c < kend and (c == a0 or cost + _hh_cost(m, c, kend) <= budget):
                 cost += _hh_cost(m, c, kend)
                 c += 1
-            _run(device, ("linalg_blk_hh", t), lambda: kb.render_hh(t), [True, True], [w.buf, tau],
-                 [nb, m, n, kk, kend, a0, c], nb)
+            launch(device, "linalg_blk_hh", (t,), kb.hh_record, kb.render_hh, {"W": w.buf, "TAU": tau}, nb,
+                   nbatch=nb, m=m, ld=n, kk=kk, kend=kend, a=a0, c=c)
             a0 = c
         wv = kend - k
         v = _Mat.new(nb, m - k, wv, dtype, device)
@@ -402,8 +404,9 @@ def qr_householder(node: g.Node, mode: str):
         gram = _matmul(v.T.node(), v.node())
         tm = _Mat.new(nb, wv, wv, dtype, device)
         gs = gram.strides
-        _run(device, ("linalg_blk_hh_t", t), lambda: kb.render_hh_t(t), [False, False, True],
-             [gram.buf, tau, tm.buf], [nb, wv, kk, k, gram.offset, gs[0], gs[1], gs[2]], nb)
+        launch(device, "linalg_blk_hh_t", (t,), kb.hh_t_record, kb.render_hh_t,
+               {"G": gram.buf, "TAU": tau, "TM": tm.buf}, nb,
+               nbatch=nb, w=wv, kk=kk, k0=k, offG=gram.offset, szG=gs[0], rsG=gs[1], csG=gs[2])
         panels.append((k, v, tm))
         if kend < n:
             a2 = w.block(k, m, kend, n)
