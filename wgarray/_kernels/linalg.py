@@ -10,6 +10,8 @@ matmul-bound factorizations are in ``linalg_blocked.py``, the eigen solvers in
 """
 from __future__ import annotations
 
+import struct
+
 from .. import _dtypes as dt
 from .._graph import node as g
 from .._wgsl import linalg as kl
@@ -32,6 +34,10 @@ def contig(node: g.Node) -> g.Data:
     return data
 
 
+def cast(node: g.Node, dtype: dt.DType) -> g.Node:
+    return node if node.dtype is dtype else g.make_op("cast", [node], dtype)
+
+
 def tag(dtype: dt.DType, device) -> str:
     return ty.tag(dtype.name, device.has_int64)
 
@@ -46,13 +52,17 @@ def eye(rows: int, cols: int, dtype: dt.DType, device) -> g.Data:
     return g.realize(g.make_op("cast", [on], dtype))
 
 
-def launch(device, family: str, spec: tuple, record, render, buffers: dict, groups: int, **words) -> None:
+def launch(device, family: str, spec: tuple, record, render, buffers: dict, groups: int, table=(), **words) -> None:
     """Dispatch a factorization kernel, compiled once per ``(family, spec)`` from its
     launch record and renderer (both called with ``spec``): buffers and parameter words
-    by name (words wrap to u32, as the kernels' arithmetic expects)."""
+    by name (words wrap to u32, as the kernels' arithmetic expects); ``table``: words
+    that follow the record's fields (a table whose length varies by call)."""
     rt = device.runtime
     kernel = rt.compile((family, spec), lambda: (record(*spec), render(*spec)))
-    rt.launch(kernel, buffers, kernel.record.pack(**{k: v & 0xFFFFFFFF for k, v in words.items()}), groups)
+    params = kernel.record.pack(**{k: v & 0xFFFFFFFF for k, v in words.items()})
+    if table:
+        params += struct.pack(f"<{len(table)}I", *table)
+    rt.launch(kernel, buffers, params, groups)
 
 
 def _elem_ranges(total: int, budget: int, per: int = 1):

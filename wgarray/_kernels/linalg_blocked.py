@@ -37,7 +37,7 @@ from .._graph import node as g
 from .._wgsl import linalg as kl
 from .._wgsl import linalg_blocked as kb
 from .budget import phase_budget
-from .linalg import _cdiv, eye, launch, tag as _tag
+from .linalg import _cdiv, cast as _cast, eye, launch, tag as _tag
 from .matmul import matmul_nodes
 from .reduce import reduce_axes
 
@@ -335,10 +335,6 @@ def qr_tall(node: g.Node):
     if rd.strides != (n * n, n, 1):
         rd = g.realize(g.Op("copy", [rd], dtype))
     return g.reshape_view(q, batch + (m, n)), g.Data(rd.buf, batch + (n, n), dtype, device, rd.offset)
-
-
-def _cast(node, dtype):
-    return node if node.dtype is dtype else g.make_op("cast", [node], dtype)
 
 
 def _read_scalar(node: g.Node) -> float:

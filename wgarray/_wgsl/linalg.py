@@ -101,11 +101,6 @@ def record(name: str, bindings, params, workgroup: int = WG) -> Launch:
                   tuple(Field(p, "u32", i) for i, p in enumerate(params)), False, workgroup)
 
 
-def _bind(i: int, name: str, elem: str, write: bool) -> str:
-    mode = "read_write" if write else "read"
-    return f"@group(0) @binding({i}) var<storage, {mode}> {name}: array<{elem}>;"
-
-
 # ------------------------------------------------------------------ LU
 #
 # lavapipe ends every loop of an invocation once 65535 loop iterations (all loops
