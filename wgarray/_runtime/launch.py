@@ -121,8 +121,8 @@ _WORD_TYPES = {"u32": "<I", "i32": "<i", "f32": "<f"}
 @dataclass(frozen=True)
 class Field:
     """A named part of the parameter block: one word of ``type`` u32/i32/f32, or a
-    ``block`` of words (bytes). ``offset`` in words; a block without one starts at
-    the first even word after the field before it."""
+    ``block`` of words (bytes). ``offset`` in words; a field without one follows the
+    one before it (a block at the next even word after the bytes packed so far)."""
 
     name: str
     type: str = "u32"
@@ -143,6 +143,7 @@ class Launch:
     _sizes: tuple = field(init=False, compare=False, repr=False)
     _flat: bool = field(init=False, compare=False, repr=False)
     _offsets: dict = field(init=False, compare=False, repr=False)
+    _head: tuple = field(init=False, compare=False, repr=False)
 
     def __post_init__(self):
         flat, names, sizes = [], [], []
@@ -157,17 +158,35 @@ class Launch:
         if len(set(names)) != len(names) or len({b.name for b in flat}) != len(flat):
             raise InternalError(f"launch record {self.name}: binding names repeat: {names}")
         offsets = {}
-        word = 0
+        word = 0  # the next free word while every field before is of known size; else None
         for f in self.params:
-            at = f.offset
-            if at is None:
-                at = even(word)
-            if f.type == "block" and at % 2:
-                raise InternalError(f"launch record {self.name}: parameter block {f.name} at odd word {at}")
             if f.type != "block" and f.type not in _WORD_TYPES:
                 raise InternalError(f"launch record {self.name}: parameter {f.name} of unknown type {f.type}")
+            at = f.offset
+            if at is None and word is not None:
+                at = even(word) if f.type == "block" else word
+            if f.type == "block" and at is not None and at % 2:
+                raise InternalError(f"launch record {self.name}: parameter block {f.name} at odd word {at}")
             offsets[f.name] = at
-            word = at + (0 if f.type == "block" else 1)
+            word = None if at is None or f.type == "block" else at + 1
+        # pack's fast path: the word fields before the first block as one struct format,
+        # then the blocks (None where a word field follows a block: the general loop)
+        fmt, head_names, blocks = "<", [], []
+        pos = 0
+        for f in self.params:
+            at = offsets[f.name]
+            if f.type != "block" and not blocks and at is not None and at >= pos:
+                fmt += "x" * (4 * (at - pos)) + _WORD_TYPES[f.type][1]
+                head_names.append(f.name)
+                pos = at + 1
+            elif f.type == "block" and (blocks or at is None or at >= pos):
+                if not blocks and at is not None:
+                    fmt += "x" * (4 * (at - pos))
+                blocks.append((f.name, None if at is None else 4 * at))
+            else:
+                fmt = None
+                break
+        object.__setattr__(self, "_head", (fmt, tuple(head_names), tuple(blocks)) if fmt is not None else None)
         object.__setattr__(self, "bindings", tuple(flat))
         object.__setattr__(self, "writes", tuple(b.write for b in flat))
         object.__setattr__(self, "arg_names", tuple(names))
@@ -198,25 +217,45 @@ class Launch:
 
     def offset(self, name: str) -> int:
         """The word at which parameter field ``name`` starts."""
-        try:
-            return self._offsets[name]
-        except KeyError:
-            raise InternalError(f"kernel {self.name}: no parameter field {name!r} "
-                                f"(fields: {[f.name for f in self.params]})") from None
+        at = self._offsets.get(name)
+        if at is None:
+            raise InternalError(f"kernel {self.name}: no parameter field {name!r} at a fixed word "
+                                f"(fields: {[f.name for f in self.params]})")
+        return at
 
     # ---------------------------------------------------------------- driver side
     def pack(self, **values) -> bytes:
         """The parameter block: each field from ``values`` (ints/floats for words, bytes
         for blocks; a field left out is zero or empty), blocks padded to even words."""
-        unknown = set(values) - self._offsets.keys()
-        if unknown:
-            raise InternalError(f"kernel {self.name}: no parameter fields {sorted(unknown)}")
+        if not values.keys() <= self._offsets.keys():
+            raise InternalError(f"kernel {self.name}: no parameter fields {sorted(values.keys() - self._offsets.keys())}")
+        head = self._head
+        if head is not None:
+            fmt, names, blocks = head
+            out = bytearray(struct.pack(fmt, *[values.get(n, 0) for n in names]))
+            for name, at in blocks:
+                if at is None:
+                    out += b"\0" * (-len(out) % 8)
+                elif len(out) > at:
+                    raise InternalError(f"kernel {self.name}: parameter {name} at word {at // 4} "
+                                        f"overlaps the field before it")
+                else:
+                    out += b"\0" * (at - len(out))
+                v = values.get(name)
+                if v:
+                    out += v
+                    out += b"\0" * (-len(v) % 8)
+            return bytes(out)
         out = bytearray()
         for f in self.params:
-            at = 4 * self._offsets[f.name]
-            if len(out) > at:
-                raise InternalError(f"kernel {self.name}: parameter {f.name} at word {at // 4} "
-                                    f"overlaps the field before it")
+            at = self._offsets[f.name]
+            if at is None:
+                at = len(out) + (-len(out) % 8)
+            else:
+                at *= 4
+                if len(out) > at:
+                    raise InternalError(f"kernel {self.name}: parameter {f.name} at word {at // 4} "
+                                        f"overlaps the field before it")
             out += b"\0" * (at - len(out))
             v = values.get(f.name)
             if f.type == "block":
