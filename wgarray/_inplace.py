@@ -22,7 +22,7 @@ import sys
 from ._graph import node as g
 from ._array import _NODE, Array
 from ._graph.fusion import FusedInput
-from ._runtime.launch import param_bases
+from ._runtime.launch import param_bases, workgroups
 from ._wgsl import types as ty
 from ._wgsl import write as wk
 
@@ -158,7 +158,7 @@ def write(dst: g.Data, value: g.Node, pred: g.Node | None = None, index: g.Node 
     bufs = {name: fi.buffers for name, fi in inputs.items()}
     bufs["O"] = buf
     sources = [b for fi in inputs.values() for b in fi.buffers]
-    rt.launch(kernel, bufs, params, -(-n // 256), held=sources)
+    rt.launch(kernel, bufs, params, workgroups(n), held=sources)
 
 
 def write_element(dst: g.Data, t: int, value) -> None:

@@ -13,7 +13,8 @@ from wgarray import _dtypes as dt
 from wgarray._graph import node as g
 from wgarray._graph.fusion import _plan
 from wgarray._runtime.errors import InternalError, KernelCompileError, LaunchError
-from wgarray._runtime.launch import Binding, Field, Group, Launch, check_key, even, pad_even, param_bases
+from wgarray._runtime.launch import (Binding, Field, Group, Launch, check_key, even, pack_words, pad_even, param_bases,
+                                     workgroups)
 from wgarray._wgsl import elementwise as ew
 
 
@@ -82,6 +83,10 @@ def test_padding_helpers_round_to_even_words():
     assert [even(n) for n in (0, 1, 2, 7)] == [0, 2, 2, 8]
     assert pad_even(b"abcd") == b"abcd\0\0\0\0" and pad_even(b"") == b"" and len(pad_even(b"x" * 9)) == 16
     assert param_bases(5, [3, 2, 0, 1]) == [6, 10, 12, 12]
+    packed, bases = pack_words([1, -1, 7], [b"\x02\0\0\0", b"\x03\0\0\0"])
+    assert bases == [4, 6]
+    assert packed == b"\x01\0\0\0" + b"\xff" * 4 + b"\x07\0\0\0" + b"\0" * 4 + b"\x02\0\0\0" + b"\0" * 4 + b"\x03\0\0\0"
+    assert [workgroups(n) for n in (0, 1, 256, 257)] == [0, 1, 1, 2] and workgroups(65, 64) == 2
 
 
 # ------------------------------------------------------------------ buffers by name

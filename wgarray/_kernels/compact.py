@@ -16,6 +16,7 @@ from __future__ import annotations
 from .. import _dtypes as dt
 from .._graph import node as g
 from .._graph.fusion import FusedInput
+from .._runtime.launch import workgroups
 from .._wgsl import scan as sc
 from .scan import exclusive_scan
 
@@ -53,5 +54,5 @@ def nonzero_flat(node: g.Node) -> tuple[g.Data, int]:
         spec = inp.spec
         kernel = rt.compile((FAMILY, spec), lambda: (sc.scatter_record(spec), sc.render_scatter(spec)))
         rt.launch(kernel, {"in0": inp.buffers, "POS": pos.buf, "OUT": out}, kernel.record.pack(n=n, in0=inp.params),
-                  -(-n // sc.WORKGROUP))
+                  workgroups(n, sc.WORKGROUP))
     return g.Data(out, (count,), dt.int64, device), count

@@ -20,7 +20,7 @@ from __future__ import annotations
 from .. import _dtypes as dt
 from .._graph import node as g
 from .._graph.fusion import FusedInput
-from .._runtime.launch import even, pad_even, param_bases
+from .._runtime.launch import even, param_bases, workgroups
 from .._wgsl import elementwise as ew
 from .._wgsl import sort as ws
 from .._wgsl import types as ty
@@ -31,7 +31,7 @@ FAMILY = "sort"
 
 
 def _groups(threads: int) -> int:
-    return -(-threads // ws.WG)
+    return workgroups(threads, ws.WG)
 
 
 class KeySource:

@@ -18,7 +18,7 @@ Both sides read it. The renderer writes the declarations with ``record.declarati
 The runtime makes the pipeline layout from it (``record.writes``, ``f64_params``), and a
 dispatch passes its buffers by name, which ``record.buffers`` checks::
 
-    key = ("scan", spec)                      # kernel_key: (family, structure-only spec)
+    key = ("scan", spec)                      # (family, structure-only spec)
     kernel = rt.compile(key, lambda: (sc.launch_record(spec), sc.render(spec)))
     rt.launch(kernel, {"in0": fi.buffers, "O": out, "X": offsets}, params, groups)
 
@@ -43,8 +43,11 @@ returns ``(name, wgsl, writes, f64_params)`` and ``rt.dispatch`` takes a list:
 2. in the driver, key the kernel ``(family, spec)``, build with
    ``rt.compile(key, lambda: (record, wgsl))``, and dispatch with
    ``rt.launch(kernel, {name: buffer or [buffers]}, params, groups)``;
-3. pad parameter blocks with ``pad_even`` / ``param_bases`` from here (or pack the
-   whole block with ``record.pack(...)``) instead of a local helper.
+3. pack the parameters with ``record.pack(name=value, ...)`` (words by field name,
+   blocks at their even words), or where a hot path packs by hand, with ``pad_even``,
+   ``param_bases`` and ``pack_words`` (head words, then blocks at even words: what
+   ``_indexing._pack`` and ``_wgsl.gather._param_bases`` do) from here, and count
+   workgroups with ``workgroups``; no family keeps a padding helper of its own.
 The old path keeps working until every family is converted.
 """
 from __future__ import annotations
@@ -56,8 +59,8 @@ from dataclasses import dataclass, field
 
 from .errors import InternalError, LaunchError
 
-__all__ = ["Binding", "Group", "Field", "Launch", "kernel_key", "pad_even", "even", "param_bases", "workgroups",
-           "log_kernels"]
+__all__ = ["Binding", "Group", "Field", "Launch", "check_key", "pad_even", "even", "param_bases", "pack_words",
+           "workgroups", "log_kernels"]
 
 
 # --------------------------------------------------------------------- padding
@@ -81,6 +84,18 @@ def param_bases(first: int, sizes) -> list[int]:
         bases.append(w)
         w += even(n)
     return bases
+
+
+def pack_words(head, blocks=()) -> tuple[bytes, list[int]]:
+    """A parameter block without a record's field names: the ``head`` words (ints, as
+    u32 modulo 2**32), then each of ``blocks`` (bytes) at an even word. Returns the bytes
+    and each block's word offset (for the renderer: ``param_bases``'s)."""
+    bases = param_bases(len(head), [len(b) // 4 for b in blocks])
+    out = bytearray(struct.pack(f"<{len(head)}I", *(w & 0xFFFFFFFF for w in head)))
+    for block, base in zip(blocks, bases):
+        out += b"\0" * (4 * base - len(out))
+        out += block
+    return bytes(out), bases
 
 
 def workgroups(threads: int, size: int = 256) -> int:
@@ -297,12 +312,8 @@ class Launch:
         raise LaunchError(f"kernel {self.name}: {what}; expected buffers {list(self.arg_names)}, got {list(names)}")
 
 
-def kernel_key(family: str, spec) -> tuple:
-    """The cache key of a kernel: ``(family, spec)``, ``spec`` of structure only."""
-    return (family, spec)
-
-
 def check_key(key) -> None:
+    """Refuse a kernel key of another shape than ``(family, spec)`` (at a cache miss)."""
     if not (type(key) is tuple and len(key) == 2 and type(key[0]) is str):
         raise InternalError(f"kernel key {key!r}: expected (family, spec)")
     hash(key)
