@@ -77,6 +77,11 @@ def test_record_packs_named_params_at_their_offsets_blocks_even():
         rec.pack(N=1)
     with pytest.raises(InternalError, match="odd word"):
         Launch("bad", (), (Field("a"), Field("b", "block", 1)))
+    # a word after a block: the general packing loop
+    tail = Launch("tail", (), (Field("a"), Field("blk", "block", 2), Field("z", "u32", 6)))
+    assert tail.pack(a=1, blk=b"\1" * 8, z=9) == b"\1\0\0\0" + b"\0" * 4 + b"\1" * 8 + b"\0" * 8 + b"\x09\0\0\0"
+    with pytest.raises(InternalError, match="overlaps"):
+        tail.pack(blk=b"\1" * 24)
 
 
 def test_padding_helpers_round_to_even_words():

@@ -17,8 +17,11 @@ elementwise producer is fused into the first kernel that reads it, never realize
 ``moments_axes(node, axes, post) -> Data``
     ``post`` of the sum of squared deviations from the mean over ``axes`` (real or
     complex floating ``node``), in one pass over the data: var and std.
-All pipelines are keyed by structure (ops, dtypes, layout classes, group size), never
-by sizes, which travel as parameters.
+``reduce_pass(...)``
+    One pass of partials per chunk (the first pass of a scan is one).
+
+Kernels are keyed ``("reduce", (ReduceSpec, input words, index words))``: structure
+(ops, dtypes, layout classes, group size), never sizes, which travel as parameters.
 """
 from __future__ import annotations
 
@@ -31,7 +34,7 @@ from .._runtime.launch import pad_even
 from .._wgsl import reduce as rd
 from .._wgsl import types as ty
 
-__all__ = ["reduce_rows", "reduce_axes", "moments_axes", "store_dtype", "FAMILY"]
+__all__ = ["reduce_rows", "reduce_axes", "moments_axes", "reduce_pass", "fused_input", "store_dtype", "FAMILY"]
 
 FAMILY = "reduce"
 
