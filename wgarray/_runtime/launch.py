@@ -146,6 +146,10 @@ class Field:
 
 @dataclass(frozen=True)
 class Launch:
+    """The launch record of one kernel (see the module doc): ``name`` (its label in
+    profiles and errors), ``args`` (Bindings and Groups, in binding order), ``params``
+    (Fields), ``f64_params`` (binds ``PD``) and ``workgroup`` (threads per workgroup)."""
+
     name: str
     args: tuple = ()
     params: tuple[Field, ...] = ()
