@@ -265,7 +265,7 @@ def compose_view_key(root_shape, outer, view_shape, inner):
 def _mask_flat_indices(mask: Array) -> g.Node:
     """The flat C-order indices (int64) of the True entries of ``mask``: device-side
     stream compaction (its count is the one readback a mask index needs)."""
-    from ._kernels.reduce import nonzero_flat
+    from ._kernels.compact import nonzero_flat
 
     return nonzero_flat(mask._node)[0]
 

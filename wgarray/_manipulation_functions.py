@@ -353,7 +353,8 @@ def repeat(x: Array, repeats, /, *, axis: int | None = None) -> Array:
 def _repeat_array(x: Array, repeats: Array, axis: int) -> Array:
     """Repeats per element: their running total (a device scan) places each output
     element; a device searchsorted finds its source. The total is the one readback."""
-    from ._kernels.reduce import reduce_rows, scan_rows
+    from ._kernels.reduce import reduce_rows
+    from ._kernels.scan import scan_rows
     from ._searching_functions import searchsorted
 
     func = "repeat"

@@ -1,7 +1,7 @@
 """Sorting functions: ``sort`` and ``argsort``, by a stable radix sort on the device.
 
 The sorted axis is moved last (a view), every element's flat index is sorted by key
-within its row (see ``_kernels_sort.radix_perm``), and the result is gathered (sort)
+within its row (see ``_kernels.sort.radix_perm``), and the result is gathered (sort)
 or reduced to the position along the axis (argsort, an elementwise op that fuses into
 its consumer). NaNs sort last in both directions; -0 and +0 are equal.
 """

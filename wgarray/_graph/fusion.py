@@ -216,29 +216,50 @@ def _plan(outputs, vec4: bool = True) -> _Plan:
     return plan
 
 
+# Plain loads of a contiguous Data (a realized array, a previous pass's partials) plan
+# to one spec per (dtype, vec4-aligned offset, vec4, int64 mode) whatever the size: the
+# shape simplifies to (n,). Cached here, such an input costs a dict lookup and its
+# parameter words instead of a graph walk (the reduction of a realized array, and
+# every second pass, take this path).
+_CONTIGUOUS_SPECS: dict = {}
+
+
 class FusedInput:
     """An input of a non-elementwise kernel, with its elementwise producer fused in.
 
     ``spec`` renders (``elementwise.render_input``) to ``fn {prefix}at(e: u32) -> T``,
     the value at flat C-order index ``e`` of ``shape``; ``buffers`` are bound in order
     from the binding base the kernel chose; ``params`` go at an even word of its P.
+    With ``vec4`` the contiguous 32-bit leaves at 4-aligned offsets are planned as vec4
+    loads (``has_vec4`` says whether any is; ``reduce.render_input_quad`` reads them).
     """
 
-    __slots__ = ("spec", "buffers", "params", "shape", "dtype")
+    __slots__ = ("spec", "buffers", "params", "shape", "dtype", "has_vec4")
 
-    def __init__(self, node: g.Node):
+    def __init__(self, node: g.Node, vec4: bool = False):
         node = g.settle(node)
-        if isinstance(node, (g.Const, g.Iota)) or (isinstance(node, g.Data) and node.buf is None):
-            node = g.Op("copy", [node], node.dtype)
-        elif isinstance(node, g.Data):
-            node = g.Op("copy", [node], node.dtype)  # a plain load: 'copy' lowers to the value itself
-        plan = _plan([node], vec4=False)
-        self.spec = plan.spec
-        self.buffers = plan.buffers
         self.shape = node.shape
         self.dtype = node.dtype
+        if type(node) is g.Data and node.buf is not None and node.size > 1 and node.is_contiguous:
+            key = (node.dtype.name, node.offset % 4 == 0, vec4, node.device.has_int64)
+            found = _CONTIGUOUS_SPECS.get(key)
+            if found is None:
+                plan = _plan([g.Op("copy", [node], node.dtype)], vec4=vec4)
+                found = _CONTIGUOUS_SPECS[key] = (plan.spec, any(cls == "v" for cls, _ in plan.spec.leaves))
+            n = node.size
+            self.spec, self.has_vec4 = found
+            self.buffers = [node.buf]
+            self.params = ew.param_words(self.spec, n, (n,), (), ((node.offset, (1,)),))
+            return
+        if not isinstance(node, g.Op):
+            # a scalar, an index grid or a strided Data: 'copy' lowers to the value itself
+            node = g.Op("copy", [node], node.dtype)
+        plan = _plan([node], vec4=vec4)
+        self.spec = plan.spec
+        self.buffers = plan.buffers
         self.params = ew.param_words(plan.spec, max(g.prod(node.shape), 1), plan.shape,
                                      plan.const_blobs, plan.leaf_views)
+        self.has_vec4 = vec4 and any(cls == "v" for cls, _ in plan.spec.leaves)
 
     @property
     def n_words(self) -> int:

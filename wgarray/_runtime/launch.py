@@ -18,7 +18,7 @@ Both sides read it. The renderer writes the declarations with ``record.declarati
 The runtime makes the pipeline layout from it (``record.writes``, ``f64_params``), and a
 dispatch passes its buffers by name, which ``record.buffers`` checks::
 
-    key = ("scan", spec)                      # kernel_key: (family, structure-only spec)
+    key = ("scan", spec)                      # (family, structure-only spec)
     kernel = rt.compile(key, lambda: (sc.launch_record(spec), sc.render(spec)))
     rt.launch(kernel, {"in0": fi.buffers, "O": out, "X": offsets}, params, groups)
 
@@ -43,8 +43,11 @@ returns ``(name, wgsl, writes, f64_params)`` and ``rt.dispatch`` takes a list:
 2. in the driver, key the kernel ``(family, spec)``, build with
    ``rt.compile(key, lambda: (record, wgsl))``, and dispatch with
    ``rt.launch(kernel, {name: buffer or [buffers]}, params, groups)``;
-3. pad parameter blocks with ``pad_even`` / ``param_bases`` from here (or pack the
-   whole block with ``record.pack(...)``) instead of a local helper.
+3. pack the parameters with ``record.pack(name=value, ...)`` (words by field name,
+   blocks at their even words), or where a hot path packs by hand, with ``pad_even``,
+   ``param_bases`` and ``pack_words`` (head words, then blocks at even words: what
+   ``_indexing._pack`` and ``_wgsl.gather._param_bases`` do) from here, and count
+   workgroups with ``workgroups``; no family keeps a padding helper of its own.
 The old path keeps working until every family is converted.
 """
 from __future__ import annotations
@@ -56,8 +59,8 @@ from dataclasses import dataclass, field
 
 from .errors import InternalError, LaunchError
 
-__all__ = ["Binding", "Group", "Field", "Launch", "kernel_key", "pad_even", "even", "param_bases", "workgroups",
-           "log_kernels"]
+__all__ = ["Binding", "Group", "Field", "Launch", "check_key", "pad_even", "even", "param_bases", "pack_words",
+           "workgroups", "log_kernels"]
 
 
 # --------------------------------------------------------------------- padding
@@ -81,6 +84,18 @@ def param_bases(first: int, sizes) -> list[int]:
         bases.append(w)
         w += even(n)
     return bases
+
+
+def pack_words(head, blocks=()) -> tuple[bytes, list[int]]:
+    """A parameter block without a record's field names: the ``head`` words (ints, as
+    u32 modulo 2**32), then each of ``blocks`` (bytes) at an even word. Returns the bytes
+    and each block's word offset (for the renderer: ``param_bases``'s)."""
+    bases = param_bases(len(head), [len(b) // 4 for b in blocks])
+    out = bytearray(struct.pack(f"<{len(head)}I", *(w & 0xFFFFFFFF for w in head)))
+    for block, base in zip(blocks, bases):
+        out += b"\0" * (4 * base - len(out))
+        out += block
+    return bytes(out), bases
 
 
 def workgroups(threads: int, size: int = 256) -> int:
@@ -121,8 +136,8 @@ _WORD_TYPES = {"u32": "<I", "i32": "<i", "f32": "<f"}
 @dataclass(frozen=True)
 class Field:
     """A named part of the parameter block: one word of ``type`` u32/i32/f32, or a
-    ``block`` of words (bytes). ``offset`` in words; a block without one starts at
-    the first even word after the field before it."""
+    ``block`` of words (bytes). ``offset`` in words; a field without one follows the
+    one before it (a block at the next even word after the bytes packed so far)."""
 
     name: str
     type: str = "u32"
@@ -131,6 +146,10 @@ class Field:
 
 @dataclass(frozen=True)
 class Launch:
+    """The launch record of one kernel (see the module doc): ``name`` (its label in
+    profiles and errors), ``args`` (Bindings and Groups, in binding order), ``params``
+    (Fields), ``f64_params`` (binds ``PD``) and ``workgroup`` (threads per workgroup)."""
+
     name: str
     args: tuple = ()
     params: tuple[Field, ...] = ()
@@ -143,6 +162,7 @@ class Launch:
     _sizes: tuple = field(init=False, compare=False, repr=False)
     _flat: bool = field(init=False, compare=False, repr=False)
     _offsets: dict = field(init=False, compare=False, repr=False)
+    _head: tuple = field(init=False, compare=False, repr=False)
 
     def __post_init__(self):
         flat, names, sizes = [], [], []
@@ -157,17 +177,35 @@ class Launch:
         if len(set(names)) != len(names) or len({b.name for b in flat}) != len(flat):
             raise InternalError(f"launch record {self.name}: binding names repeat: {names}")
         offsets = {}
-        word = 0
+        word = 0  # the next free word while every field before is of known size; else None
         for f in self.params:
-            at = f.offset
-            if at is None:
-                at = even(word)
-            if f.type == "block" and at % 2:
-                raise InternalError(f"launch record {self.name}: parameter block {f.name} at odd word {at}")
             if f.type != "block" and f.type not in _WORD_TYPES:
                 raise InternalError(f"launch record {self.name}: parameter {f.name} of unknown type {f.type}")
+            at = f.offset
+            if at is None and word is not None:
+                at = even(word) if f.type == "block" else word
+            if f.type == "block" and at is not None and at % 2:
+                raise InternalError(f"launch record {self.name}: parameter block {f.name} at odd word {at}")
             offsets[f.name] = at
-            word = at + (0 if f.type == "block" else 1)
+            word = None if at is None or f.type == "block" else at + 1
+        # pack's fast path: the word fields before the first block as one struct format,
+        # then the blocks (None where a word field follows a block: the general loop)
+        fmt, head_names, blocks = "<", [], []
+        pos = 0
+        for f in self.params:
+            at = offsets[f.name]
+            if f.type != "block" and not blocks and at is not None and at >= pos:
+                fmt += "x" * (4 * (at - pos)) + _WORD_TYPES[f.type][1]
+                head_names.append(f.name)
+                pos = at + 1
+            elif f.type == "block" and (blocks or at is None or at >= pos):
+                if not blocks and at is not None:
+                    fmt += "x" * (4 * (at - pos))
+                blocks.append((f.name, None if at is None else 4 * at))
+            else:
+                fmt = None
+                break
+        object.__setattr__(self, "_head", (fmt, tuple(head_names), tuple(blocks)) if fmt is not None else None)
         object.__setattr__(self, "bindings", tuple(flat))
         object.__setattr__(self, "writes", tuple(b.write for b in flat))
         object.__setattr__(self, "arg_names", tuple(names))
@@ -198,25 +236,45 @@ class Launch:
 
     def offset(self, name: str) -> int:
         """The word at which parameter field ``name`` starts."""
-        try:
-            return self._offsets[name]
-        except KeyError:
-            raise InternalError(f"kernel {self.name}: no parameter field {name!r} "
-                                f"(fields: {[f.name for f in self.params]})") from None
+        at = self._offsets.get(name)
+        if at is None:
+            raise InternalError(f"kernel {self.name}: no parameter field {name!r} at a fixed word "
+                                f"(fields: {[f.name for f in self.params]})")
+        return at
 
     # ---------------------------------------------------------------- driver side
     def pack(self, **values) -> bytes:
         """The parameter block: each field from ``values`` (ints/floats for words, bytes
         for blocks; a field left out is zero or empty), blocks padded to even words."""
-        unknown = set(values) - self._offsets.keys()
-        if unknown:
-            raise InternalError(f"kernel {self.name}: no parameter fields {sorted(unknown)}")
+        if not values.keys() <= self._offsets.keys():
+            raise InternalError(f"kernel {self.name}: no parameter fields {sorted(values.keys() - self._offsets.keys())}")
+        head = self._head
+        if head is not None:
+            fmt, names, blocks = head
+            out = bytearray(struct.pack(fmt, *[values.get(n, 0) for n in names]))
+            for name, at in blocks:
+                if at is None:
+                    out += b"\0" * (-len(out) % 8)
+                elif len(out) > at:
+                    raise InternalError(f"kernel {self.name}: parameter {name} at word {at // 4} "
+                                        f"overlaps the field before it")
+                else:
+                    out += b"\0" * (at - len(out))
+                v = values.get(name)
+                if v:
+                    out += v
+                    out += b"\0" * (-len(v) % 8)
+            return bytes(out)
         out = bytearray()
         for f in self.params:
-            at = 4 * self._offsets[f.name]
-            if len(out) > at:
-                raise InternalError(f"kernel {self.name}: parameter {f.name} at word {at // 4} "
-                                    f"overlaps the field before it")
+            at = self._offsets[f.name]
+            if at is None:
+                at = len(out) + (-len(out) % 8)
+            else:
+                at *= 4
+                if len(out) > at:
+                    raise InternalError(f"kernel {self.name}: parameter {f.name} at word {at // 4} "
+                                        f"overlaps the field before it")
             out += b"\0" * (at - len(out))
             v = values.get(f.name)
             if f.type == "block":
@@ -258,12 +316,8 @@ class Launch:
         raise LaunchError(f"kernel {self.name}: {what}; expected buffers {list(self.arg_names)}, got {list(names)}")
 
 
-def kernel_key(family: str, spec) -> tuple:
-    """The cache key of a kernel: ``(family, spec)``, ``spec`` of structure only."""
-    return (family, spec)
-
-
 def check_key(key) -> None:
+    """Refuse a kernel key of another shape than ``(family, spec)`` (at a cache miss)."""
     if not (type(key) is tuple and len(key) == 2 and type(key[0]) is str):
         raise InternalError(f"kernel key {key!r}: expected (family, spec)")
     hash(key)
