@@ -49,7 +49,9 @@ from . import _dtypes as dt
 from ._graph import node as g
 from . import _inplace
 from ._array import _NODE, Array, _View
+from ._graph.transfer import upload
 from ._kernels import gather as kg
+from ._kernels.compact import nonzero_flat
 from ._kernels.gather import INVALID
 
 
@@ -129,8 +131,6 @@ def _as_index_array(k, device, func):
     host = np.asarray(k)
     if host.dtype.kind not in "biu":
         raise IndexError(f"{func}: index arrays must have an integer or bool dtype, got {host.dtype}")
-    from ._graph.transfer import upload
-
     arr = Array._new(upload(host, device))
     arr._host = host
     return arr, host
@@ -265,8 +265,6 @@ def compose_view_key(root_shape, outer, view_shape, inner):
 def _mask_flat_indices(mask: Array) -> g.Node:
     """The flat C-order indices (int64) of the True entries of ``mask``: device-side
     stream compaction (its count is the one readback a mask index needs)."""
-    from ._kernels.compact import nonzero_flat
-
     return nonzero_flat(mask._node)[0]
 
 
