@@ -1,4 +1,4 @@
-"""WGSL kernels of the blocked factorizations (host side: ``wgarray/_linalg_blocked.py``).
+"""WGSL kernels of the blocked factorizations (host side: ``wgarray/_kernels/linalg_blocked.py``).
 
 The blocked algorithms spend their time in the tiled matmul; these kernels do the
 narrow rest, each over strided blocks of a work matrix so that nothing is copied

@@ -1,5 +1,5 @@
 """WGSL kernels of the symmetric/Hermitian eigensolver and the Jacobi SVD
-(host side: ``wgarray/_linalg_eigen.py``).
+(host side: ``wgarray/_kernels/linalg_eigen.py``).
 
   jeig    two-sided Jacobi on a batch of small Hermitian blocks (one workgroup a
           block, round-robin pairs rotated in parallel, the block in workgroup
