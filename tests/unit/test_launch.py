@@ -232,6 +232,10 @@ def test_scan_records_declare_offsets_or_lookback_state():
     assert look.declarations()[2] == "@group(0) @binding(2) var<storage, read_write> ST: array<atomic<u32>>;"
     assert look.arg_names == ("in0", "O", "ST") and look.offset("in0") == sc.HEADER_WORDS
     assert tile.name != sc.ScanSpec("sum", "f32", inp.spec, True, "tile", False, True, True).name
+    from wgarray._kernels.scan import scan_params
+
+    assert scan_params(3, 1000, 2, 1001, 1, 256, 1, 7, inp.params) == rec.pack(
+        M=3, L=1000, NC=2, R=1001, S=1, C=256, HAS_OFFSETS=1, INNER=7, in0=inp.params)
 
 
 def test_sort_records_name_the_bindings_their_wgsl_declares():

@@ -9,18 +9,22 @@
 ``scan_axis(node, axis, kind="sum", include_initial=False) -> Data``
     The same along any ``axis`` of ``node``, in ``node``'s axis order (no transposes):
     shape ``node.shape`` with the axis ``include_initial`` longer.
-``exclusive_scan(node) -> Data``
+``exclusive_scan(node, out=None) -> Data``
     The one exclusive scan: ``size + 1`` elements (the exclusive prefix sums, then the
-    total) of the flat ``node``. Cast the node to uint32 first for u32 offsets (sort's
-    digit counts, unique, compaction).
+    total) of the flat ``node``, into ``out`` (a buffer of at least that many elements)
+    where given. Cast the node to uint32 first for u32 offsets (sort's digit counts,
+    unique, compaction).
 
 Every argument is a graph node whose elementwise producer is fused into the first
 kernel that reads it; kernels are keyed ``("scan", spec)`` by structure only.
 """
 from __future__ import annotations
 
+import struct
+
 from .. import _dtypes as dt
 from .._graph import node as g
+from .._runtime.launch import pad_even
 from .._wgsl import reduce as rd
 from .._wgsl import scan as sc
 from .._wgsl import types as ty
@@ -41,8 +45,10 @@ def use_subgroups(rt) -> bool:
     return rt.subgroup_size is not None
 
 
-def scan_rows(node: g.Node, rows: int, length: int, kind: str = "sum", include_initial: bool = False) -> g.Data:
-    out = _scan(node, rows, length, 1, kind, include_initial, None)
+def scan_rows(node: g.Node, rows: int, length: int, kind: str = "sum", include_initial: bool = False,
+              out=None) -> g.Data:
+    """``out``: the DeviceBuffer to write (large enough), else a new one."""
+    out = _scan(node, rows, length, 1, kind, include_initial, None, out)
     return g.Data(out.buf, (rows, length + (1 if include_initial else 0)), out.dtype, node.device)
 
 
@@ -60,13 +66,35 @@ def scan_axis(node: g.Node, axis: int, kind: str = "sum", include_initial: bool 
     return g.Data(out.buf, out_shape, out.dtype, node.device)
 
 
-def exclusive_scan(node: g.Node) -> g.Data:
-    n = node.size
-    return g.reshape_view(scan_rows(node, 1, n, "sum", include_initial=True), (n + 1,))
+def exclusive_scan(node: g.Node, out=None) -> g.Data:
+    return _scan(node, 1, node.size, 1, "sum", True, None, out)
+
+
+_HEAD = struct.Struct(f"<{sc.HEADER_WORDS}I")
+
+
+def scan_params(M: int, L: int, NC: int, R: int, S: int, C: int, flag: int, inner: int, inp: bytes) -> bytes:
+    """A scan's parameter block as ``sc.launch_record`` lays it out (the header words,
+    then the fused input's at word 8), packed by hand: every sort pass scans its digit
+    counts, so this is on a hot path (``record.pack`` gives the same bytes; a
+    device-free test checks it)."""
+    return _HEAD.pack(M, L, NC, R, S, C, flag, inner) + pad_even(inp)
+
+
+# One 16-byte buffer per runtime bound as the offsets of a scan that has none (never
+# read): a fresh one per call would give every dispatch a new bind group.
+_NO_OFFSETS: dict = {}  # runtime -> buffer (a runtime lives as long as its device)
+
+
+def _no_offsets(rt):
+    buf = _NO_OFFSETS.get(rt)
+    if buf is None:
+        buf = _NO_OFFSETS[rt] = rt.alloc(16)
+    return buf
 
 
 def _scan(node: g.Node, outer: int, length: int, inner: int, kind: str, include_initial: bool,
-          moved: g.Node | None) -> g.Data:
+          moved: g.Node | None, out=None) -> g.Data:
     """Scan rows of ``node`` whose element ``l`` of row ``(o, i)`` is at flat index
     ``(o * length + l) * inner + i``; ``moved`` is ``node`` with the scanned axis
     permuted last (needed when ``inner > 1``). Output rows are laid out the same way."""
@@ -84,7 +112,7 @@ def _scan(node: g.Node, outer: int, length: int, inner: int, kind: str, include_
     inc = 1 if include_initial else 0
     rows = outer * inner
     R = length + inc
-    result = rt.alloc(max(rows * R, 1) * out_dtype.itemsize)
+    result = out if out is not None else rt.alloc(max(rows * R, 1) * out_dtype.itemsize)
     flat = g.Data(result, (rows * R,), out_dtype, device)
     if rows == 0:
         return flat
@@ -107,9 +135,8 @@ def _scan(node: g.Node, outer: int, length: int, inner: int, kind: str, include_
     vec_out = tile and tag in sc.VEC4_TAGS and length % 4 == 0 and not inc
     spec = sc.ScanSpec(kind, tag, inp.spec, native, "tile" if tile else "thread", quad, vec_out, tile and sub)
     kernel = rt.compile((FAMILY, spec), lambda: (sc.launch_record(spec), sc.render(spec)))
-    params = kernel.record.pack(M=rows, L=length, NC=NC, R=R, S=inc, C=C, HAS_OFFSETS=int(offsets is not None),
-                                INNER=inner, in0=inp.params)
-    x_buf = offsets.buf if offsets is not None else rt.alloc(16)  # not read without offsets
+    params = scan_params(rows, length, NC, R, inc, C, int(offsets is not None), inner, inp.params)
+    x_buf = offsets.buf if offsets is not None else _no_offsets(rt)
     groups = rows * NC if tile else -(-(rows * NC) // sc.WORKGROUP)
     rt.launch(kernel, {"in0": inp.buffers, "O": result, "X": x_buf}, params, groups)
     return flat
@@ -132,8 +159,7 @@ def _scan_lookback(node, rows, length, kind, tag, inc, result, flat):
     sub = use_subgroups(rt)
     spec = sc.ScanSpec(kind, tag, inp.spec, device.has_int64, "lookback", quad, length % 4 == 0 and not inc, sub)
     kernel = rt.compile((FAMILY, spec), lambda: (sc.launch_record(spec), sc.render(spec)))
-    params = kernel.record.pack(M=rows, L=length, NC=NC, R=length + inc, S=inc, C=C, HAS_OFFSETS=sc.LOOKBACK_POLLS,
-                                INNER=1, in0=inp.params)
+    params = scan_params(rows, length, NC, length + inc, inc, C, sc.LOOKBACK_POLLS, 1, inp.params)
     rt.launch(kernel, {"in0": inp.buffers, "O": result, "ST": state}, params, rows * NC)
     return flat
 

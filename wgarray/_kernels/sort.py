@@ -148,6 +148,7 @@ def radix_perm(src: KeySource, n: int, seglen: int, descending: bool, kpt: int |
     rt.launch(keys, bufs, keys.record.pack(n=n, desc=int(descending), src=src.params), _groups(n))
     counts = rt.alloc(4 * 256 * n_tiles)
     counts_node = g.Data(counts, (256 * n_tiles,), dt.uint32, src.device)
+    scanned = rt.alloc(4 * (256 * n_tiles + 1))  # every pass's scanned counts: one buffer, one bind group
     for i, (kind, p) in enumerate(passes):
         mode = "key0" if i == 0 and not values else kind
         write_keys = kind == "key" and p + 1 < key_passes
@@ -160,13 +161,13 @@ def radix_perm(src: KeySource, n: int, seglen: int, descending: bool, kpt: int |
         up_bufs = {"KIN": kin} if kind == "key" else {"VIN": vin}
         up_bufs["COUNTS"] = counts
         rt.launch(up, up_bufs, params, n_tiles)
-        scanned = kscan.exclusive_scan(counts_node)
+        kscan.exclusive_scan(counts_node, out=scanned)
         kout = kbufs[(i + 1) % 2] if write_keys else None
         vout = vbufs[i % 2]
         down = rt.compile((FAMILY, ("radix8_down", mode, kw, write_keys, kpt, sg)),
                           lambda: ws.render_downsweep(mode, kw, write_keys, kpt, sg))
         bufs = {"key0": {"KIN": kin}, "key": {"KIN": kin, "VIN": vin}, "seg": {"VIN": vin}}[mode]
-        bufs["SCAN"] = scanned.buf
+        bufs["SCAN"] = scanned
         if write_keys:
             bufs["KOUT"] = kout
         bufs["VOUT"] = vout
