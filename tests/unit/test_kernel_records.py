@@ -87,9 +87,10 @@ def test_matmul_records_open_their_wgsl_and_pack_the_documented_words():
     assert _opens(rec, km.render_tiled_f32(*spec))
     assert rec.arg_names == ("A", "B", "C") and rec.writes == (False, False, True)
     assert rec.workgroup == km.tiled_threads(64, 64, 4, 4)
-    values = km.param_values(7, 8, 9, 6, 1, 2, 3, -1, 5, 6, 7, 8, (2, 3), (10, 11), (12, 13), 4, 3)
-    words = [7, 8, 9, 6, 1, 2, 3, 0xFFFFFFFF, 5, 6, 7, 8, 7 * 8 * 6, 4, 3, 2, 10, 12, 3, 11, 13]
-    assert rec.pack(**values) == struct.pack(f"<{len(words)}I", *words)
+    words = km.param_words(7, 8, 9, 6, 1, 2, 3, -1, 5, 6, 7, 8, (2, 3), (10, 11), (12, 13), 4, 3)
+    assert words == [7, 8, 9, 6, 1, 2, 3, 0xFFFFFFFF, 5, 6, 7, 8, 7 * 8 * 6, 4, 3, 2, 10, 12, 3, 11, 13]
+    # the driver packs the words in the record's order: the record's own packing agrees
+    assert rec.pack(**dict(zip((f.name for f in rec.params), words))) == struct.pack(f"<{len(words)}I", *words)
     gen = km.generic_record("int16", False, 1)
     assert _opens(gen, km.render_generic("int16", False, 1)) and gen.name == "matmul_int16_b1"
 
@@ -146,7 +147,8 @@ def _opens_aliased(record, text: str) -> bool:
 def test_linalg_records_open_their_wgsl(record, render, spec):
     rec = record(*spec)
     assert _opens_aliased(rec, render(*spec))
-    assert not rec.f64_params and rec.params[0].offset == 0
+    assert not rec.f64_params and [f.offset for f in rec.params] == list(range(len(rec.params)))
+    assert {f.type for f in rec.params} == {"u32"}  # the driver packs them in order
 
 
 def test_linalg_records_name_what_the_drivers_pass():

@@ -14,6 +14,7 @@ import struct
 
 from .. import _dtypes as dt
 from .._graph import node as g
+from .._runtime.errors import InternalError
 from .._wgsl import linalg as kl
 from .._wgsl import types as ty
 from .budget import phase_budget
@@ -59,7 +60,11 @@ def launch(device, family: str, spec: tuple, record, render, buffers: dict, grou
     that follow the record's fields (a table whose length varies by call)."""
     rt = device.runtime
     kernel = rt.compile((family, spec), lambda: (record(*spec), render(*spec)))
-    params = kernel.record.pack(**{k: v & 0xFFFFFFFF for k, v in words.items()})
+    fields = kernel.record.params  # consecutive u32 words (``_wgsl.linalg.record``): packed in their order
+    if len(words) != len(fields):
+        raise InternalError(f"kernel {kernel.record.name}: parameters {sorted(words)}, expected "
+                            f"{[f.name for f in fields]}")
+    params = struct.pack(f"<{len(fields)}I", *(words[f.name] & 0xFFFFFFFF for f in fields))
     if table:
         params += struct.pack(f"<{len(table)}I", *table)
     rt.launch(kernel, buffers, params, groups)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from .. import _dtypes as dt
 from .._graph import node as g
+from .._runtime.runtime import pack_params
 from .._wgsl import matmul as km
 from .budget import loop_bound
 from .reduce import reduce_rows
@@ -142,8 +143,8 @@ def matmul_nodes(a: g.Node, b: g.Node, batch) -> g.Data:
         tiles_n = -(-N // bn)
         tiles = tiles_m * tiles_n * nbatch
         chunk, nsplit = _splits(K, tiles * km.tiled_threads(bm, bn, rm, cn), bk, _max_chunk(device, 1))
-        values = km.param_values(M, N, K, nbatch, offA, offB, sAm, sAk, sBk, sBn, tiles_m, tiles_n, bshape, sa, sb,
-                                 chunk, nsplit)
+        words = km.param_words(M, N, K, nbatch, offA, offB, sAm, sAk, sBk, sBn, tiles_m, tiles_n, bshape, sa, sb,
+                               chunk, nsplit)
         groups = tiles * nsplit
         stride = total  # partial slabs of C (c_vec: N % 4 == 0, so each slab stays vec4 aligned)
         out = rt.alloc(-(-total * nsplit // 4) * 4 * 4)
@@ -152,12 +153,13 @@ def matmul_nodes(a: g.Node, b: g.Node, batch) -> g.Data:
         kernel = rt.compile(("matmul", spec), lambda: (km.generic_record(*spec), km.render_generic(*spec)))
         q = -(-total // 4)
         chunk, nsplit = _splits(K, q, 1, _max_chunk(device, 4))
-        values = km.param_values(M, N, K, nbatch, A.offset, B.offset, sAm, sAk, sBk, sBn, 0, 0, bshape, sa, sb,
-                                 chunk, nsplit)
+        words = km.param_words(M, N, K, nbatch, A.offset, B.offset, sAm, sAk, sBk, sBn, 0, 0, bshape, sa, sb,
+                               chunk, nsplit)
         groups = -(-q * nsplit // 64)
         stride = q * 4
         out = rt.alloc(q * 4 * nsplit * dtype.itemsize)
-    rt.launch(kernel, {"A": A.buf, "B": B.buf, "C": out}, kernel.record.pack(**values), groups)
+    # the record's fields are consecutive u32 words (``km._fields``): packed in their order
+    rt.launch(kernel, {"A": A.buf, "B": B.buf, "C": out}, pack_params(words), groups)
     if nsplit > 1:
         return g.reshape_view(_sum_partials(out, nsplit, total, stride, dtype, device), shape)
     return g.Data(out, shape, dtype, device)

@@ -27,6 +27,8 @@ the slabs with a reduction kernel.
 """
 from __future__ import annotations
 
+import functools
+
 from .._runtime.launch import Binding, Field, Launch
 from . import elementwise as ew
 from . import ops
@@ -44,22 +46,24 @@ _HEAD_FIELDS = ("M", "N", "K", "nbatch", "offA", "offB", "sAm", "sAk", "sBk", "s
                 "kchunk", "nsplit")
 
 
+@functools.lru_cache(maxsize=None)
 def _fields(rank: int) -> tuple:
+    """The parameter words of either kernel, one u32 each, at words 0, 1, 2, ..."""
     head = tuple(Field(name, "u32", w) for w, name in enumerate(_HEAD_FIELDS))
     return head + tuple(Field(f"{part}{d}", "u32", P_HEAD + 3 * d + j)
                         for d in range(rank) for j, part in enumerate(("size", "sa", "sb")))
 
 
-def param_values(M, N, K, nbatch, offA, offB, sAm, sAk, sBk, sBn, tilesM, tilesN,
-                 batch_shape, batch_sa, batch_sb, kchunk=None, nsplit=1) -> dict:
-    """The parameter fields of either kernel (``launch_record``), as u32 words (negative
-    strides wrap, as the kernels' u32 arithmetic expects)."""
+def param_words(M, N, K, nbatch, offA, offB, sAm, sAk, sBk, sBn, tilesM, tilesN,
+                batch_shape, batch_sa, batch_sb, kchunk=None, nsplit=1) -> list[int]:
+    """The words of the records' fields (``_fields``, consecutive u32 words), in their
+    order, as u32 (negative strides wrap, as the kernels' u32 arithmetic expects)."""
     kchunk = K if kchunk is None else kchunk
     words = [M, N, K, nbatch, offA, offB, sAm, sAk, sBk, sBn, tilesM, tilesN, M * N * nbatch,
              kchunk, nsplit]
     for n, sa, sb in zip(batch_shape, batch_sa, batch_sb):
         words += [n, sa, sb]
-    return {f.name: w & 0xFFFFFFFF for f, w in zip(_fields(len(batch_shape)), words)}
+    return [w & 0xFFFFFFFF for w in words]
 
 
 def _batch_offsets(rank: int, z: str) -> list[str]:
