@@ -19,9 +19,12 @@ sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from _timing import best_of, try_import  # noqa: E402
 
 import wgarray as xp  # noqa: E402
+from wgarray._graph import node as g_node  # noqa: E402
+from wgarray._kernels import scan as kscan  # noqa: E402
+from wgarray._graph import node as g  # noqa: E402
+from wgarray._kernels import gather as kg  # noqa: E402
 from wgarray._kernels import sort as ks  # noqa: E402
 from wgarray import debug  # noqa: E402
-from wgarray._runtime.runtime import pack_params  # noqa: E402
 from wgarray._wgsl import sort as ws  # noqa: E402
 
 
@@ -91,11 +94,11 @@ def main() -> None:
     vin = xp.asarray(np.arange(N, dtype=np.uint32))._realize().buf
     kout, vout = rt.alloc(4 * N), rt.alloc(4 * N)
     counts = rt.alloc(4 * 256 * n_tiles)
-    params = pack_params([N, N, n_tiles, 8, 0])
-    up = rt.kernel(("radix8", "up", "key", 1, kpt), lambda: ("u", *ws.render_upsweep("key", 1, kpt), False))
+    up = rt.compile(("sort", ("radix8_up", "key", 1, kpt)), lambda: ws.render_upsweep("key", 1, kpt))
+    params = up.record.pack(n=N, seglen=N, n_tiles=n_tiles, shift=8, word=0)
     print("subgroup size", rt.subgroup_size)
-    downs = {sg: rt.kernel(("radix8", "down", "key", 1, True, kpt, sg),
-                           lambda sg=sg: ("d", *ws.render_downsweep("key", 1, True, kpt, sg), False))
+    downs = {sg: rt.compile(("sort", ("radix8_down", "key", 1, True, kpt, sg)),
+                            lambda sg=sg: ws.render_downsweep("key", 1, True, kpt, sg))
              for sg in ([False, True] if rt.subgroup_size else [False])}
     R = 20
 
@@ -106,16 +109,20 @@ def main() -> None:
             rt.flush()
         return best_of(g, rt.sync, repeat=3) / R
 
-    print("pass kernels: upsweep", ms(rep(lambda: rt.dispatch(up, [kin, counts], params, n_tiles))))
-    print("pass kernels: scan of counts", ms(rep(lambda: ks.exclusive_scan(rt, counts, 256 * n_tiles))))
-    ks.exclusive_scan(rt, counts, 256 * n_tiles)
+    counts_node = g_node.Data(counts, (256 * n_tiles,), xp.uint32, x.device)
+    print("pass kernels: upsweep", ms(rep(lambda: rt.launch(up, {"KIN": kin, "COUNTS": counts}, params, n_tiles))))
+    print("pass kernels: scan of counts", ms(rep(lambda: kscan.exclusive_scan(counts_node))))
+    scanned = kscan.exclusive_scan(counts_node).buf
     for sg, down in downs.items():
         print(f"pass kernels: downsweep, digit scan {'by subgroups' if sg else 'in workgroup memory'}",
-              ms(rep(lambda: rt.dispatch(down, [kin, vin, counts, kout, vout], params, n_tiles))))
-    keys = rt.kernel(("sort-keys", src.key, False), lambda: None)  # compiled by radix_perm above
-    print("key kernel", ms(rep(lambda: rt.dispatch(keys, list(src.buffers) + [kout], pack_params([N, 0]) + src.padded_params(), ks._groups(N)))))
+              ms(rep(lambda: rt.launch(down, {"KIN": kin, "VIN": vin, "SCAN": scanned, "KOUT": kout, "VOUT": vout},
+                                       params, n_tiles))))
+    keys = rt.compile(("sort", ("keys", src.key, False)), lambda: None)  # compiled by radix_perm above
+    key_params = keys.record.pack(n=N, desc=0, src=src.params)
+    print("key kernel", ms(rep(lambda: rt.launch(keys, {"src": src.buffers, "KOUT": kout}, key_params, ks._groups(N)))))
     perm = ks.radix_perm(src, N, N, False)
-    print("gather by the permutation", ms(rep(lambda: ks.gather(x._node, perm, N))))
+    idx = g.Data(perm, (N,), xp.uint32, x.device)
+    print("gather by the permutation", ms(rep(lambda: kg.gather(x._node, idx))))
     print("copy 64 MiB", ms(rep(lambda: rt.copy(kin, 0, kout, 0, 4 * N))))
 
     if "quick" not in sys.argv:

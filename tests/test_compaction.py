@@ -1,5 +1,6 @@
 """Stream compaction and scans on the device: nonzero against NumPy, the reusable
-``_kernels_reduce`` API (nonzero_flat, exclusive_scan, scan_rows, reduce_rows), and
+kernel-family API (compact.nonzero_flat, scan.exclusive_scan, scan.scan_rows,
+reduce.reduce_rows), and
 that compaction reads back only the count."""
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import pytest
 
 import wgarray as xp
 from wgarray._graph import node as g
+from wgarray._kernels import compact as kcompact
 from wgarray._kernels import reduce as kr
+from wgarray._kernels import scan as kscan
 from wgarray import debug
 from wgarray._utility_functions import nonzero
 from conftest import DTYPES, assert_exact, ids, npdt, sample
@@ -50,7 +53,7 @@ def test_compaction_reads_back_only_the_count():
     x = xp.asarray(rng.standard_normal(100_000).astype(np.float32))
     x._realize()
     debug.reset_counters()
-    flat, count = kr.nonzero_flat((x > 1.0)._node)
+    flat, count = kcompact.nonzero_flat((x > 1.0)._node)
     c = debug.counters()
     assert c["readbacks"] == 1 and c["bytes_downloaded"] == 4
     assert c["dispatches"] <= 4
@@ -63,7 +66,7 @@ def test_compaction_reads_back_only_the_count():
 def test_exclusive_scan_u32_any_length(n):
     rng = np.random.default_rng(n)
     a = rng.integers(0, 4, n).astype(np.uint32)
-    out = kr.exclusive_scan(xp.asarray(a)._node)
+    out = kscan.exclusive_scan(xp.asarray(a)._node)
     assert out.shape == (n + 1,) and out.dtype == xp.uint32
     want = np.concatenate([[0], np.cumsum(a, dtype=np.uint32)]).astype(np.uint32)
     assert_exact(xp.Array._new(out), want)
@@ -73,7 +76,7 @@ def test_scan_rows_and_reduce_rows_api():
     rng = np.random.default_rng(4)
     a = rng.integers(-5, 5, (6, 3000)).astype(np.int32)
     node = xp.asarray(a)._node
-    s = kr.scan_rows(node, 6, 3000, "sum", include_initial=True)
+    s = kscan.scan_rows(node, 6, 3000, "sum", include_initial=True)
     assert s.shape == (6, 3001)
     assert_exact(xp.Array._new(s), np.cumulative_sum(a, axis=1, include_initial=True, dtype=np.int32))
     v, i = kr.reduce_rows(node, 6, 3000, "argmax")

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import wgarray as xp
+from wgarray._graph import fusion
 from wgarray._kernels import reduce as kr
 from wgarray import debug
 
@@ -40,13 +41,13 @@ def test_reduction_repeat_with_new_size_and_scalar_compiles_and_plans_nothing(na
     a1, a2 = _realized(h1), _realized(h2)
     first = call(xp, a1, 2.0)
     np.testing.assert_array_equal(np.asarray(first), call(np, h1, np.float32(2.0)))
-    kernels, specs = len(kr._KERNELS), len(kr._CONTIGUOUS_SPECS)
+    kernels, specs = len(kr._KERNELS), len(fusion._CONTIGUOUS_SPECS)
     debug.reset_counters()
     second = call(xp, a2, 3.0)
     xp.evaluate(second)
     assert debug.counters().get("pipelines_compiled", 0) == 0
     assert len(kr._KERNELS) == kernels
-    assert len(kr._CONTIGUOUS_SPECS) == specs
+    assert len(fusion._CONTIGUOUS_SPECS) == specs
     np.testing.assert_array_equal(np.asarray(second), call(np, h2, np.float32(3.0)))
 
 

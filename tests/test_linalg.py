@@ -11,6 +11,7 @@ import pytest
 
 import wgarray as xp
 from wgarray import linalg as la
+from wgarray._kernels import budget
 from conftest import COMPLEX, INTEGER, NUMERIC, REAL_FLOAT, ids, npdt, to_np
 
 FLOAT = REAL_FLOAT + COMPLEX
@@ -560,7 +561,7 @@ def test_tall_complex_qr_and_svdvals():
 def test_small_loop_budget_paths(d, monkeypatch):
     """With a tiny loop budget the row-blocked QR (several row and column blocks per
     column) and the Jacobi rounds split over column pairs run on small matrices."""
-    monkeypatch.setattr(la, "BUDGET", 40)
+    monkeypatch.setattr(budget, "PHASE_LOOPS", 40)
     for shape in [(2, 300, 5), (9, 9), (5, 12)]:
         a = rand(shape, d, 3)
         A = xp.asarray(a)
@@ -595,3 +596,20 @@ def test_jacobi_huge_and_tiny_entries(d):
         w = to_np(la.eigvalsh(xp.asarray(h)))
         assert np.all(np.isfinite(w)), w
         close(w, np.linalg.eigvalsh(h.astype(np.complex128)), d, 10)
+
+
+class _LoopBound:
+    """A device stand-in that reports its bound on loop iterations per invocation."""
+
+    def __init__(self, limit):
+        self.max_loop_iterations = limit
+
+
+@pytest.mark.parametrize("limit, phase, bound", [(None, 40000, None), (65535, 40000, 40000), (1000, 1000, 1000)])
+def test_loop_budget_read_from_the_device(limit, phase, bound):
+    """The phased kernels plan PHASE_LOOPS iterations per dispatch, less where the
+    device bounds loops tighter; matmul's K split and the eigen solvers split only
+    where the device bounds loops at all."""
+    dev = _LoopBound(limit)
+    assert budget.phase_budget(dev) == phase
+    assert budget.loop_bound(dev) == bound

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import wgarray as xp
+from wgarray._kernels import budget
 from wgarray._kernels import linalg_blocked as blk
 from wgarray import debug
 from wgarray import linalg as la
@@ -368,9 +369,9 @@ def test_qr_blocked_householder_panel_split_over_dispatches(monkeypatch):
     """A loop budget small enough that a panel's columns are spread over several
     dispatches (as for tens of thousands of rows under lavapipe's bound): the same
     factorization as LAPACK's."""
-    monkeypatch.setattr(blk, "BUDGET", 3000)
+    monkeypatch.setattr(budget, "PHASE_LOOPS", 3000)
     m, n = 3000, 40
-    assert sum(blk._hh_cost(m, j, blk.QR_PANEL) for j in range(blk.QR_PANEL)) > 2 * blk.BUDGET
+    assert sum(blk._hh_cost(m, j, blk.QR_PANEL) for j in range(blk.QR_PANEL)) > 2 * budget.PHASE_LOOPS
     a = with_cond(m, n, xp.float32, 1e3, seed=9)
     q, r = blk.qr_householder(xp.asarray(a)._node, "reduced")
     q, r = to_np(Array._new(q)), to_np(Array._new(r))

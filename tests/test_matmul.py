@@ -260,7 +260,7 @@ def test_vecdot_split_k():
 
 
 def test_k_is_split_to_respect_a_per_invocation_loop_bound():
-    from wgarray._linear_algebra_functions import _splits
+    from wgarray._kernels.matmul import _splits
 
     # a busy GPU (no occupancy split) still splits K where loops are bounded (lavapipe)
     chunk, n = _splits(100_000, 1 << 22, 1, max_chunk=8000)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import wgarray as xp
-from wgarray._kernels import reduce as kr
+from wgarray._kernels import scan as kscan
 from wgarray import debug
 from wgarray._wgsl import scan as sc
 from conftest import COMPLEX, DTYPES, INTEGER, REAL_FLOAT, assert_exact, ids, npdt
@@ -21,7 +21,7 @@ from conftest import COMPLEX, DTYPES, INTEGER, REAL_FLOAT, assert_exact, ids, np
 # 1-D lengths on both sides of each threshold: the thread layout's longest row, a round
 # of the tile layout, a tile, and many tiles with a partial last one.
 T = sc.TILE
-LENGTHS = [1, 2, kr.SCAN_THREAD_MAX - 1, kr.SCAN_THREAD_MAX, kr.SCAN_THREAD_MAX + 1, sc.ROUND - 1, sc.ROUND,
+LENGTHS = [1, 2, kscan.SCAN_THREAD_MAX - 1, kscan.SCAN_THREAD_MAX, kscan.SCAN_THREAD_MAX + 1, sc.ROUND - 1, sc.ROUND,
            sc.ROUND + 1, T - 1, T, T + 1, 3 * T + 4, 5 * T + 7]
 SPECIALS = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0])
 
@@ -151,7 +151,7 @@ def test_deep_recursion_with_small_tiles(monkeypatch, tile, chunk, thread_max):
     # offsets at sizes lavapipe scans quickly.
     monkeypatch.setattr(sc, "TILE", tile)
     monkeypatch.setattr(sc, "CHUNK", chunk)
-    monkeypatch.setattr(kr, "SCAN_THREAD_MAX", thread_max)
+    monkeypatch.setattr(kscan, "SCAN_THREAD_MAX", thread_max)
     a = exact_sum_data(xp.float32, (min(3 * tile * tile, 300_000) + 13,), seed=10, specials=True)
     check(a, "sum")
     check(a, "sum", include_initial=True)

@@ -62,7 +62,7 @@ def test_sort_many_tiles(d):
 def test_u32_scan_and_radix_digit_scan_on_both_paths(path, n, monkeypatch):
     # Workgroup-wide scans go through subgroup operations where the runtime's probe
     # found usable subgroups, else through workgroup memory: both must agree with NumPy.
-    from wgarray._kernels import sort as ks
+    from wgarray._kernels import scan as kscan
 
     dev = xp.__array_namespace_info__().default_device()
     rt = dev.runtime
@@ -73,16 +73,20 @@ def test_u32_scan_and_radix_digit_scan_on_both_paths(path, n, monkeypatch):
         assert sg is None or (256 % sg == 0 and 4 <= sg <= 128)
     if path == "subgroups" and sg is None:
         pytest.skip("the device has no usable subgroups")
-    monkeypatch.setattr(ks, "_subgroups", lambda runtime: path == "subgroups")
+    monkeypatch.setattr(kscan, "use_subgroups", lambda runtime: path == "subgroups")
     a = np.random.default_rng(n).integers(0, 1000, n, dtype=np.uint32)
-    buf = xp.asarray(a)._realize().buf
-    ks.exclusive_scan(rt, buf, n)
-    got = rt.read(buf, 0, 4 * n).view("<u4")
-    assert np.array_equal(got, np.concatenate([[0], np.cumsum(a)[:-1]]).astype(np.uint32))
+    out = kscan.exclusive_scan(xp.asarray(a)._node)
+    got = rt.read(out.buf, 0, 4 * (n + 1)).view("<u4")
+    assert np.array_equal(got, np.concatenate([[0], np.cumsum(a)]).astype(np.uint32))
+    # (family, spec) keys; kernels not yet on launch records have keys of their own shapes
+    keys = [k for k in rt.kernels if isinstance(k, tuple) and len(k) == 2]
+    if n > kscan.SCAN_THREAD_MAX:  # rows this long take the tile layout, whose workgroup scan is the one tested
+        assert any(k[0] == "scan" and getattr(k[1], "tag", None) == "u32" and k[1].layout == "tile"
+                   and k[1].subgroups == (path == "subgroups") for k in keys)
     b = np.random.default_rng(n + 1).integers(-50, 50, 9000).astype(np.int32)
     check(b)
-    assert any(isinstance(k, tuple) and k[:2] == ("radix8", "down") and k[-1] == (path == "subgroups")
-               for k in rt.kernels)
+    keys = [k for k in rt.kernels if isinstance(k, tuple) and len(k) == 2]
+    assert any(k[0] == "sort" and k[1][0] == "radix8_down" and k[1][-1] == (path == "subgroups") for k in keys)
 
 
 def test_sort_many_short_rows():

@@ -1,5 +1,7 @@
-"""Indexing: ``__getitem__`` and ``__setitem__``, and the gather/scatter machinery that
-``take``, ``take_along_axis`` and the manipulation functions share.
+"""Indexing: ``__getitem__`` and ``__setitem__``, and the index nodes (normalized,
+embedded, coordinates) that ``take``, ``take_along_axis`` and the manipulation functions
+share; the gather and scatter kernels they run are the gather family's
+(``_kernels/gather.py``).
 
 How each kind of key runs (all on the device):
 
@@ -47,148 +49,10 @@ from . import _dtypes as dt
 from ._graph import node as g
 from . import _inplace
 from ._array import _NODE, Array, _View
-from ._graph.fusion import FusedInput
-from ._wgsl import gather as gk
-
-INVALID = gk.INVALID
-
-
-# =================================================================== kernels
-
-def _zeros(shape, dtype, device) -> g.Data:
-    return g.realize(g.Const(False if dtype is dt.bool else 0, dtype, device, shape))
-
-
-def _pack(head_words, inputs) -> tuple[bytes, list[int]]:
-    """Parameter bytes: ``head_words`` (u32) then each input's block at an even word."""
-    pbases = gk._param_bases(len(head_words), [fi.n_words for fi in inputs])
-    words = bytearray()
-    for w in head_words:
-        words += (w & 0xFFFFFFFF).to_bytes(4, "little")
-    for fi, base in zip(inputs, pbases):
-        words += b"\0" * (4 * base - len(words))
-        words += fi.params
-    return bytes(words), pbases
-
-
-def _out_buffer(rt, n: int, dtype):
-    per = 4  # invocations own 4 consecutive outputs
-    return rt.alloc(-(-max(n, 1) // per) * per * dtype.itemsize)
-
-
-class _Flag:
-    """One u32 word that a kernel sets when it meets an invalid index."""
-
-    def __init__(self, device):
-        self.device = device
-        self.buf = device.runtime.upload(np.zeros(4, np.uint32))
-
-    def raised(self) -> bool:
-        return bool(self.device.runtime.read(self.buf, 0, 4).view(np.uint32)[0])
-
-
-def gather(data: g.Node, index: g.Node, other: g.Node | None = None, flag: _Flag | None = None) -> g.Data:
-    """out[e] = data.flat[index[e]] (C order), or ``other[e]`` / zero where the index is
-    ``INVALID`` (or past the data). ``index`` is uint32 and has the output's shape."""
-    device = index.device
-    shape = index.shape
-    n = g.prod(shape)
-    if n == 0:
-        return _zeros(shape, data.dtype, device)
-    if data.size == 0 and other is None:  # nothing to read: every index is invalid
-        return _zeros(shape, data.dtype, device)
-    rt = device.runtime
-    native = device.has_int64
-    inputs = [FusedInput(data), FusedInput(index)] + ([FusedInput(other)] if other is not None else [])
-    params, pbases = _pack([n, data.size], inputs)
-    checked = flag is not None
-    specs = [fi.spec for fi in inputs]
-    key = ("gather", specs[0], specs[1], specs[2] if other is not None else None, data.dtype.name, native,
-           checked, tuple(pbases))
-
-    def build():
-        src, f64 = gk.render_gather(specs[0], specs[1], specs[2] if other is not None else None, data.dtype.name,
-                                    native, checked, pbases)
-        nb = sum(len(fi.buffers) for fi in inputs)
-        return "gather", src, [False] * nb + [True] + ([True] if checked else []), f64
-
-    kernel = rt.kernel(key, build)
-    out = _out_buffer(rt, n, data.dtype)
-    buffers = [b for fi in inputs for b in fi.buffers] + [out] + ([flag.buf] if checked else [])
-    threads = -(-n // 4)
-    rt.dispatch(kernel, buffers, params, -(-threads // 256))
-    return g.Data(out, shape, data.dtype, device)
-
-
-def scatter(x: g.Node, index: g.Node, value: g.Node, flag: _Flag | None = None) -> g.Node:
-    """A copy of ``x`` with x.flat[index[u]] = value[u] for every update u (``index`` and
-    ``value`` share a shape); among updates of one element the last one wins."""
-    device = x.device
-    if index.size == 0 or x.size == 0:
-        return x
-    rt = device.runtime
-    native = device.has_int64
-    winners = _zeros((x.size,), dt.uint32, device)
-    fi = FusedInput(index)
-    params, pbases = _pack([index.size, x.size], [fi])
-    checked = flag is not None
-    key = ("winner", fi.spec, native, checked, tuple(pbases))
-
-    def build():
-        src, f64 = gk.render_winner(fi.spec, checked, pbases)
-        return "scatter_winner", src, [False] * len(fi.buffers) + [True] + ([True] if checked else []), f64
-
-    kernel = rt.kernel(key, build)
-    rt.dispatch(kernel, fi.buffers + [winners.buf] + ([flag.buf] if checked else []), params,
-                -(-index.size // 256))
-    w = g.Data(winners.buf, x.shape, dt.uint32, device)
-    zero = g.Const(0, dt.uint32, device, x.shape)
-    picked = g.make_op("where", [g.make_op("equal", [w, zero], dt.bool), g.Const(INVALID, dt.uint32, device, x.shape),
-                                 g.make_op("subtract", [w, g.Const(1, dt.uint32, device, x.shape)], dt.uint32)],
-                       dt.uint32)
-    return gather(value, picked, x)
-
-
-def concat_nodes(nodes, axis: int, out_shape) -> g.Data:
-    """The nodes (one dtype, equal shapes but along ``axis``) joined along ``axis``."""
-    device = nodes[0].device
-    dtype = nodes[0].dtype
-    n = g.prod(out_shape)
-    nodes = [nd for nd in nodes if nd.size]
-    if n == 0 or not nodes:
-        return _zeros(out_shape, dtype, device)
-    group = 6  # inputs per kernel (their bindings add up); more are joined as a tree
-    if len(nodes) > group:
-        parts = []
-        for i in range(0, len(nodes), group):
-            chunk = nodes[i:i + group]
-            shp = list(out_shape)
-            shp[axis] = sum(c.shape[axis] for c in chunk)
-            parts.append(concat_nodes(chunk, axis, tuple(shp)))
-        return concat_nodes(parts, axis, out_shape)
-    if len(nodes) == 1:
-        return g.realize(g.Op("copy", [nodes[0]], dtype))
-    rt = device.runtime
-    native = device.has_int64
-    inner = g.prod(out_shape[axis + 1:])
-    inputs = [FusedInput(nd) for nd in nodes]
-    head = [n, inner, out_shape[axis]]
-    off = 0
-    for nd in nodes:
-        head += [off, nd.shape[axis]]
-        off += nd.shape[axis]
-    params, pbases = _pack(head, inputs)
-    specs = [fi.spec for fi in inputs]
-    key = ("concat", tuple(specs), dtype.name, native, tuple(pbases))
-
-    def build():
-        src, f64 = gk.render_concat(specs, dtype.name, native, pbases)
-        return "concat", src, [False] * sum(len(fi.buffers) for fi in inputs) + [True], f64
-
-    kernel = rt.kernel(key, build)
-    out = _out_buffer(rt, n, dtype)
-    rt.dispatch(kernel, [b for fi in inputs for b in fi.buffers] + [out], params, -(-(-(-n // 4)) // 256))
-    return g.Data(out, out_shape, dtype, device)
+from ._graph.transfer import upload
+from ._kernels import gather as kg
+from ._kernels.compact import nonzero_flat
+from ._kernels.gather import INVALID
 
 
 # ============================================================= index nodes
@@ -267,8 +131,6 @@ def _as_index_array(k, device, func):
     host = np.asarray(k)
     if host.dtype.kind not in "biu":
         raise IndexError(f"{func}: index arrays must have an integer or bool dtype, got {host.dtype}")
-    from ._graph.transfer import upload
-
     arr = Array._new(upload(host, device))
     arr._host = host
     return arr, host
@@ -403,8 +265,6 @@ def compose_view_key(root_shape, outer, view_shape, inner):
 def _mask_flat_indices(mask: Array) -> g.Node:
     """The flat C-order indices (int64) of the True entries of ``mask``: device-side
     stream compaction (its count is the one readback a mask index needs)."""
-    from ._kernels.reduce import nonzero_flat
-
     return nonzero_flat(mask._node)[0]
 
 
@@ -513,7 +373,7 @@ def _plan_advanced(x_shape, entries, device, func):
             ok_all = ok if ok_all is None else g.make_op("logical_and", [ok_all, ok], dt.bool)
     if ok_all is not None:
         flat = g.make_op("where", [ok_all, flat, u32(INVALID, device, out_shape)], dt.uint32)
-        flag = _Flag(device)
+        flag = kg.Flag(device)
     if x_shape and g.prod(x_shape) == 0 and n_out and any(a.axis is not None for a in advs):
         raise IndexError(f"{func}: cannot take indices from an axis of size 0 (array shape {x_shape})")
     return out_shape, flat, flag
@@ -543,7 +403,7 @@ def getitem(x: Array, key) -> Array:
             out._origin = (x, x._sync(), _host_key(items))
         return out
     out_shape, flat, flag = _plan_advanced(x.shape, entries, x.device, func)
-    data = gather(x._node, flat, None, flag)
+    data = kg.gather(x._node, flat, None, flag)
     _check_flag(flag, func, x.shape)
     return Array._new(data)
 
@@ -698,7 +558,7 @@ def setitem(x: Array, key, value) -> Array:
                 g.broadcast_view(g.reshape_view(v, ()), x.shape)
             return Array._new(_where(inside, scalar, x._node, x.dtype))
         idx = _where(inside, flat, u32(INVALID, x.device, x.shape), dt.uint32)
-        return Array._new(gather(vb, idx, x._node))
+        return Array._new(kg.gather(vb, idx, x._node))
     single, mask = _single_leading_mask(entries, x.device)
     if single:
         node = _mask_where(x, mask, v, func)
@@ -706,7 +566,7 @@ def setitem(x: Array, key, value) -> Array:
             return Array._new(node)
     out_shape, flat, flag = _plan_advanced(x.shape, entries, x.device, func)
     vb = _broadcast_value(v, out_shape, func)
-    node = scatter(x._node, flat, vb, flag)
+    node = kg.scatter(x._node, flat, vb, flag)
     _check_flag(flag, func, x.shape)
     return Array._new(node)
 

@@ -1,4 +1,4 @@
-"""Indexing functions: take and take_along_axis, by the gather kernel of ``_indexing``.
+"""Indexing functions: take and take_along_axis, by the gather family's kernel (``_kernels/gather.py``).
 
 The indices are read through a fused input (negative ones normalized inline), and are
 bounds-checked on the host when their values are there, else by the kernel's flag word
@@ -10,6 +10,7 @@ from . import _core
 from . import _dtypes as dt
 from ._graph import node as g
 from . import _indexing as ix
+from ._kernels import gather as kg
 from ._array import Array
 from ._validation import check_category, check_ndim, normalize_axis
 
@@ -37,7 +38,7 @@ def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
     axis = normalize_axis(axis, x.ndim, func)
     entries = [slice(None)] * axis + [("arr", indices, indices._host)] + [slice(None)] * (x.ndim - axis - 1)
     out_shape, flat, flag = ix._plan_advanced(x.shape, entries, x.device, func)
-    data = ix.gather(x._node, flat, None, flag)
+    data = kg.gather(x._node, flat, None, flag)
     ix._check_flag(flag, func, x.shape)
     return Array._new(data)
 
@@ -80,9 +81,9 @@ def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
     flat = ix._op("add", flat, term)
     flag = None
     if ok is not None:
-        flat = g.make_op("where", [ok, flat, ix.u32(ix.INVALID, device, out)], dt.uint32)
-        flag = ix._Flag(device)
-    data = ix.gather(x._node, flat, None, flag)
+        flat = g.make_op("where", [ok, flat, ix.u32(kg.INVALID, device, out)], dt.uint32)
+        flag = kg.Flag(device)
+    data = kg.gather(x._node, flat, None, flag)
     ix._check_flag(flag, func, x.shape)
     return Array._new(data)
 

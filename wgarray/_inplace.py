@@ -22,9 +22,11 @@ import sys
 from ._graph import node as g
 from ._array import _NODE, Array
 from ._graph.fusion import FusedInput
-from ._wgsl import gather as gk
+from ._runtime.launch import param_bases, workgroups
 from ._wgsl import types as ty
 from ._wgsl import write as wk
+
+FAMILY = "write"
 
 
 def root_of(x: Array) -> Array:
@@ -125,40 +127,38 @@ def write(dst: g.Data, value: g.Node, pred: g.Node | None = None, index: g.Node 
     device = dst.device
     rt = device.runtime
     native = device.has_int64
-    inputs = []
-    for node in (value, pred, index):
+    inputs = {}
+    for name, node in zip(wk.INPUTS, (value, pred, index)):
         if node is None:
             continue
         fi = FusedInput(node)
         if any(b is buf for b in fi.buffers):
             fi = FusedInput(_detached(node))
-        inputs.append(fi)
-    head = [n, dst.offset & 0xFFFFFFFF, *dst.shape, *(s & 0xFFFFFFFF for s in dst.strides)]
-    pbases = gk._param_bases(len(head), [fi.n_words for fi in inputs])
-    words = bytearray()
-    for w in head:
-        words += w.to_bytes(4, "little")
-    for fi, base in zip(inputs, pbases):
-        words += b"\0" * (4 * base - len(words))
-        words += fi.params
-    specs = tuple(fi.spec for fi in inputs)
-    dname = dst.dtype.name
+        inputs[name] = fi
     ndim = dst.ndim
+    pbases = tuple(param_bases(2 + 2 * ndim, [fi.n_words for fi in inputs.values()]))
+    specs = tuple(fi.spec for fi in inputs.values())
+    dname = dst.dtype.name
     has_pred = pred is not None
     has_index = index is not None
-    key = ("write", specs, has_pred, has_index, dname, native, ndim, tuple(pbases))
+    key = (FAMILY, (specs, has_pred, has_index, dname, native, ndim, pbases))
 
     def build():
         it = iter(specs)
         vspec = next(it)
         pspec = next(it) if has_pred else None
         ispec = next(it) if has_index else None
-        src, f64 = wk.render_write(vspec, pspec, ispec, dname, native, ndim, pbases)
-        return "write", src, [False] * sum(len(s.bindings) for s in specs) + [True], f64
+        return wk.render_write(vspec, pspec, ispec, dname, native, ndim, pbases)
 
-    kernel = rt.kernel(key, build)
-    sources = [b for fi in inputs for b in fi.buffers]
-    rt.dispatch(kernel, sources + [buf], bytes(words), -(-n // 256), held=sources)
+    kernel = rt.compile(key, build)
+    layout = {f"shape{d}": s for d, s in enumerate(dst.shape)}
+    layout.update((f"stride{d}", s & 0xFFFFFFFF) for d, s in enumerate(dst.strides))
+    params = kernel.record.pack(n=n, offset=dst.offset & 0xFFFFFFFF, **layout,
+                                **{name: fi.params for name, fi in inputs.items()})
+    bufs = {name: fi.buffers for name, fi in inputs.items()}
+    bufs["O"] = buf
+    sources = [b for fi in inputs.values() for b in fi.buffers]
+    rt.launch(kernel, bufs, params, workgroups(n), held=sources)
 
 
 def write_element(dst: g.Data, t: int, value) -> None:
@@ -174,6 +174,5 @@ def write_element(dst: g.Data, t: int, value) -> None:
         rt.store(dst.buf, t * size, blob)
         return
     native = device.has_int64
-    kernel = rt.kernel(("write-element", dname, native),
-                       lambda: ("write_element", wk.render_write_element(dname, native), [True], False))
-    rt.dispatch(kernel, [dst.buf], t.to_bytes(4, "little") + blob + b"\0" * (-len(blob) % 4), 1, held=())
+    kernel = rt.compile((FAMILY, ("element", dname, native)), lambda: wk.render_write_element(dname, native))
+    rt.launch(kernel, {"O": dst.buf}, t.to_bytes(4, "little") + blob + b"\0" * (-len(blob) % 4), 1, held=())

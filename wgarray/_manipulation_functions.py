@@ -16,8 +16,10 @@ from . import _core
 from . import _dtypes as dt
 from ._graph import node as g
 from . import _indexing as ix
+from ._kernels import gather as kg
 from ._kernels import sort as ks
-from ._kernels.reduce import reduce_rows, scan_rows
+from ._kernels.reduce import reduce_rows
+from ._kernels.scan import scan_rows
 from ._array import Array
 from ._validation import as_int, check_ndim, normalize_axes, normalize_axis
 
@@ -201,7 +203,7 @@ def concat(arrays, /, *, axis: int | None = 0) -> Array:
     out[axis] = sum(n.shape[axis] for n in nodes)
     if len(nodes) == 1:
         return Array._new(g.make_op("copy", [nodes[0]], common))
-    return Array._new(ix.concat_nodes(nodes, axis, tuple(out)))
+    return Array._new(kg.concat_nodes(nodes, axis, tuple(out)))
 
 
 def stack(arrays, /, *, axis: int = 0) -> Array:
@@ -216,7 +218,7 @@ def stack(arrays, /, *, axis: int = 0) -> Array:
     out = shape[:axis] + (len(arrays),) + shape[axis:]
     if len(nodes) == 1:
         return Array._new(g.make_op("copy", [nodes[0]], common))
-    return Array._new(ix.concat_nodes(nodes, axis, out))
+    return Array._new(kg.concat_nodes(nodes, axis, out))
 
 
 # ------------------------------------------------------------------ gathers
@@ -237,7 +239,7 @@ def _gather_grid(x: Array, out_shape, coord_of) -> Array:
     flat = g.Iota(out_shape, device, 0, tuple(plain))
     for t in terms:
         flat = ix._op("add", flat, t)
-    return Array._new(ix.gather(x._node, flat))
+    return Array._new(kg.gather(x._node, flat))
 
 
 def roll(x: Array, /, shift, *, axis=None) -> Array:
@@ -287,7 +289,7 @@ def tile(x: Array, repetitions, /) -> Array:
     xv = reshape(x, xs)
     out = tuple(r * n for r, n in zip(reps, xs))
     if g.prod(out) == 0:
-        return Array._new(ix._zeros(out, x.dtype, x.device))
+        return Array._new(kg.zeros(out, x.dtype, x.device))
     device = x.device
 
     def coord(d):
@@ -316,7 +318,7 @@ def repeat(x: Array, repeats, /, *, axis: int | None = None) -> Array:
         raise ValueError(f"{func}: expected non-negative repeats, got {r}")
     out = x.shape[:axis] + (n * r,) + x.shape[axis + 1:]
     if g.prod(out) == 0:
-        return Array._new(ix._zeros(out, x.dtype, device))
+        return Array._new(kg.zeros(out, x.dtype, device))
 
     def coord(d):
         if d != axis or r == 1:
@@ -358,7 +360,7 @@ def _repeat_array(x: Array, repeats: Array, axis: int) -> Array:
     total = int(rt.read(scan.buf, 4 * n, 4).view("<u4")[0])
     out = x.shape[:axis] + (total,) + x.shape[axis + 1:]
     if g.prod(out) == 0:
-        return Array._new(ix._zeros(out, x.dtype, device))
+        return Array._new(kg.zeros(out, x.dtype, device))
     ends = g.index_view(scan, [("int", 0), ("slice", 1, 1, n)])  # inclusive running totals
     positions = g.Iota((total,), device)
     src_u = ks.search(ks.KeySource(ends), n, None, ks.KeySource(positions), total, "searchsorted", True, device)

@@ -13,6 +13,7 @@ from typing import NamedTuple
 from . import _core
 from . import _dtypes as dt
 from ._graph import node as g
+from ._kernels import gather as kg
 from ._kernels import sort as ks
 from ._array import Array
 from ._creation_functions import asarray, ones
@@ -109,7 +110,7 @@ def _unique(x, func: str, with_inverse: bool):
                 _MEMO[memo_key] = (flat.buf, (k, src, starts, inv))
                 if len(_MEMO) > MEMO_ENTRIES:
                     _MEMO.popitem(last=False)
-    values = Array._new(ks.gather(flat, src, k))
+    values = Array._new(kg.gather(flat, g.Data(src, (k,), dt.uint32, device)))
     src_node = g.Data(src, (k,), dt.uint32, device)
     indices = Array._new(g.make_op("cast", [src_node], dt.int64))
     starts_node = g.Data(starts, (k + 1,), dt.uint32, device)

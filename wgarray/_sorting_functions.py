@@ -1,7 +1,7 @@
 """Sorting functions: ``sort`` and ``argsort``, by a stable radix sort on the device.
 
 The sorted axis is moved last (a view), every element's flat index is sorted by key
-within its row (see ``_kernels/sort.py``'s ``radix_perm``), and the result is gathered (sort)
+within its row (see ``_kernels.sort.radix_perm``), and the result is gathered (sort)
 or reduced to the position along the axis (argsort, an elementwise op that fuses into
 its consumer). NaNs sort last in both directions; -0 and +0 are equal.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 from . import _core
 from . import _dtypes as dt
 from ._graph import node as g
+from ._kernels import gather as kg
 from ._kernels import sort as ks
 from ._array import Array
 from ._validation import as_bool, check_ndim, normalize_axis
@@ -67,5 +68,6 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool 
         buf = ks.radix_perm(src, x.size, seglen, descending, values=True)
         data = g.Data(buf, (x.size,), x.dtype, x.device)
     else:
-        data = ks.gather(moved, ks.radix_perm(src, x.size, seglen, descending), x.size)
+        perm = g.Data(ks.radix_perm(src, x.size, seglen, descending), (x.size,), dt.uint32, x.device)
+        data = kg.gather(moved, perm)
     return Array._new(g.permute_view(g.reshape_view(data, moved.shape), back))

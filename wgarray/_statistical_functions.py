@@ -1,6 +1,6 @@
 """Statistical functions: reductions and cumulative scans over axes.
 
-Every reduction is one family of kernels (``_kernels/reduce.py``): the elementwise
+Every reduction is one family of kernels (``_kernels.reduce``): the elementwise
 producer of ``x`` (and any cast to the accumulator dtype) is fused into the first pass,
 so ``sum((x - 1.5) ** 2)`` runs the same kernels as ``sum(x)``; var and std are one
 reduction of (count, mean, squared deviations). Post-maps (mean's
@@ -16,7 +16,9 @@ from . import _core
 from . import _dtypes as dt
 from ._graph import node as g
 from ._ops import REDUCTIONS
+from ._kernels import compact as kcompact
 from ._kernels import reduce as kr
+from ._kernels import scan as kscan
 from ._validation import check_category, check_ndim, normalize_axis, reduction_axes
 from ._array import Array
 from ._elementwise_functions import divide, sqrt
@@ -201,7 +203,7 @@ def count_nonzero(x: Array, /, *, axis=None, keepdims: builtins.bool = False) ->
     """Number of nonzero elements over ``axis``, as int64 (counted in uint32)."""
     _core.check_array(x, "count_nonzero")
     axes = reduction_axes(axis, x.ndim, "count_nonzero")
-    flags = kr.nonzero_flags(x._node)
+    flags = kcompact.nonzero_flags(x._node)
     res = _reduce_node(flags, axes, "sum", keepdims, "count_nonzero")
     return Array._new(_core.cast_node(res, dt.int64))
 
@@ -223,7 +225,7 @@ def _cumulative(x, axis, dtype, include_initial, func: str, kind: str) -> Array:
     out_shape = tuple(n + (1 if include_initial and d == ax else 0) for d, n in enumerate(x.shape))
     if g.prod(out_shape) == 0 or x.shape[ax] == 0:
         return Array._new(g.Const(REDUCTIONS[kind].reduction_identity, acc, x.device, out_shape))
-    data = kr.scan_axis(node, ax, kind, include_initial)
+    data = kscan.scan_axis(node, ax, kind, include_initial)
     return Array._new(data if data.dtype is acc else g.make_op("cast", [data], acc))
 
 

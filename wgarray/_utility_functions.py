@@ -2,7 +2,7 @@
 
 ``all``/``any`` are min/max reductions of the truth values (as uint32 0/1) with the
 elementwise producer fused in; ``diff`` is lazy elementwise arithmetic on views.
-``nonzero`` is stream compaction on the device (``nonzero_flat`` in ``_kernels``): only
+``nonzero`` is stream compaction on the device (``_kernels.compact.nonzero_flat``): only
 the count is read back.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ import builtins
 from . import _core
 from . import _dtypes as dt
 from ._graph import node as g
-from ._kernels import reduce as kr
+from ._kernels import compact as kcompact
 from ._array import Array
 from ._elementwise_functions import not_equal, subtract
 from ._manipulation_functions import concat
@@ -25,7 +25,7 @@ __all__ = ["all", "any", "diff"]
 def _truth(x, axis, keepdims, func: str, kind: str) -> Array:
     _core.check_array(x, func)
     axes = reduction_axes(axis, x.ndim, func)
-    flags = kr.nonzero_flags(x._node)
+    flags = kcompact.nonzero_flags(x._node)
     if axes and g.prod(x.shape[d] for d in axes) == 0:
         return Array._new(g.Const(kind == "min", dt.bool, x.device, _result_shape(x.shape, axes, keepdims)))
     res = _reduce_node(flags, axes, kind, keepdims, func)
@@ -89,7 +89,7 @@ def nonzero(x: Array, /) -> tuple[Array, ...]:
     order. Compaction runs on the device; only the count is read back."""
     _core.check_array(x, "nonzero")
     check_ndim(x, "nonzero")
-    flat, count = kr.nonzero_flat(x._node)
+    flat, count = kcompact.nonzero_flat(x._node)
     if x.ndim == 1:
         return (Array._new(flat),)
     if count == 0:

@@ -6,6 +6,7 @@ import sys
 from ._graph.fusion import explain as _explain
 from ._runtime import counters as _counters
 from ._runtime.device import default_device
+from ._runtime import launch as _launch
 
 
 def counters() -> dict[str, int]:
@@ -21,6 +22,13 @@ def explain(x, *, file=None) -> None:
     """Print the kernels that realizing ``x`` would run now, with their WGSL, to ``file``
     (default: standard output; pass an ``io.StringIO`` to keep the text)."""
     print(_explain(x), file=sys.stdout if file is None else file)
+
+
+def log_kernels(file=sys.stderr) -> None:
+    """Write every kernel compiled from now on to ``file`` (its cache key, then its
+    WGSL); ``None`` stops. The environment variable WGARRAY_LOG_KERNELS=1 turns it on
+    from the start."""
+    _launch.log_kernels(file)
 
 
 def profile(device=None):

@@ -1,11 +1,13 @@
-"""The linalg extension (Array API 2025.12), on the device.
+"""The linalg extension (Array API 2025.12), on the device: validation and composition.
 
 Compositions of namespace ops where natural (outer, cross, diagonal as a strided view,
-matrix_power by repeated squaring, pinv and matrix_rank from the SVD); batched WGSL
-factorization kernels (``_wgsl/linalg.py``, one workgroup per matrix) for solve, inv,
-det, slogdet, cholesky, qr, eigh/eigvalsh, svd/svdvals and eig/eigvals (Hessenberg
-reduction and complex shifted QR); trace and the norms reduce
-through the statistical functions (sum, max, min).
+matrix_power by repeated squaring, pinv and matrix_rank from the SVD, trace and the
+norms through the statistical reductions); the choice of algorithm by shape (blocked
+or one workgroup per matrix, tall-skinny QR, QR before Jacobi for tall SVDs). The
+factorizations run as the kernel families of ``_kernels/``: ``linalg.py`` (LU,
+Householder QR, Jacobi, eig, one workgroup per matrix), ``linalg_blocked.py``
+(matmul-bound blocked LU, Cholesky and QR) and ``linalg_eigen.py`` (the eigen and
+SVD solvers).
 """
 from __future__ import annotations
 
@@ -16,11 +18,13 @@ from typing import NamedTuple
 from . import _core
 from . import _dtypes as dt
 from ._graph import node as g
+from ._kernels import linalg as kla
 from ._kernels import linalg_blocked as blk
 from . import _manipulation_functions as mf
 from . import _creation_functions as cf
 from . import _data_type_functions as dtf
-from . import _indexing as ix
+from . import _elementwise_functions as ew
+from ._kernels import gather as kg
 from . import _searching_functions as sf
 from . import _statistical_functions as stf
 from . import _utility_functions as uf
@@ -28,9 +32,6 @@ from ._kernels import linalg_eigen as _linalg_eigen
 from ._array import Array
 from ._validation import normalize_axes, normalize_axis
 from ._linear_algebra_functions import matmul, matrix_transpose, tensordot, vecdot
-from ._runtime.runtime import pack_params
-from ._wgsl import linalg as kl
-from ._wgsl import types as ty
 
 __all__ = [
     "EigResult", "EighResult", "QRResult", "SVDResult", "SlogdetResult",
@@ -38,10 +39,6 @@ __all__ = [
     "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv", "qr", "slogdet", "solve",
     "svd", "svdvals", "tensordot", "trace", "vecdot", "vector_norm",
 ]
-
-MAX_SWEEPS = 40
-MAX_QR_ITS = 60  # complex shifted QR iterations per eigenvalue (LAPACK's zlahqr allows 30 on average)
-
 
 class EigResult(NamedTuple):
     eigenvalues: Array
@@ -82,42 +79,11 @@ def _float_input(x, func: str, min_ndim: int = 2, square: bool = False) -> Array
     return x
 
 
-def _contig(node: g.Node) -> g.Data:
-    """The node's values as a contiguous Data (a copy only when needed)."""
-    data = g.realize(node)
-    if data.buf is None or not data.is_contiguous:
-        data = g.realize(g.Op("copy", [data], data.dtype))
-    return data
-
-
-def _tag(dtype: dt.DType, device) -> str:
-    return ty.tag(dtype.name, device.has_int64)
-
-
 def _zeros(shape, dtype, device) -> Array:
     return Array._new(g.Const(0, dtype, device, tuple(shape)))
 
 
-def _ew():
-    from . import _elementwise_functions
-
-    return _elementwise_functions
-
-
-def _run(device, key, build, writes, buffers, words, groups) -> None:
-    """Dispatch a factorization kernel (cached by ``key``; no f64 parameters)."""
-    rt = device.runtime
-    kernel = rt.kernel(key, lambda: (key[0] + "_" + "_".join(str(k) for k in key[1:]), build(), writes, False))
-    rt.dispatch(kernel, buffers, pack_params(words), groups)
-
-
-# lavapipe (Mesa's CPU Vulkan driver) ends every loop of an invocation, silently, once
-# 65535 loop iterations of all its loops together have run. The factorization kernels
-# therefore run in phases over several dispatches, each planned here to iterate at
-# most about BUDGET times per invocation (the kernels run 64 threads per matrix).
-BUDGET = 40000
-
-# Above this order solve, inv, det and slogdet run the blocked LU (``_linalg_blocked``,
+# Above this order solve, inv, det and slogdet run the blocked LU (``_kernels/linalg_blocked``,
 # matmul-bound); at and below it the one-workgroup kernel, fewer dispatches for stacks
 # of small matrices.
 BLOCKED_MIN = 64
@@ -128,42 +94,14 @@ TALL_MIN = 4096
 TSQR_ROWS = 1024  # rows of a TSQR leaf block (at least TALL_RATIO n)
 
 
-def _elem_ranges(total: int, per: int = 1):
-    """(a, c) ranges covering range(total) where a thread loops over ``(c - a) / 64``
-    items costing ``per`` iterations each."""
-    step = 64 * max(1, (BUDGET - 16) // max(per, 1))
-    return [(a, min(a + step, total)) for a in range(0, total, step)]
-
-
-def _item_ranges(count: int, cost):
-    """(a, c) ranges covering range(count), item i costing ``cost(i)`` loop iterations
-    per invocation: each range holds as many items as fit in BUDGET (at least one)."""
-    out = []
-    a = 0
-    while a < count:
-        c, used = a, 0
-        while c < count and (c == a or used + cost(c) <= BUDGET):
-            used += cost(c)
-            c += 1
-        out.append((a, c))
-        a = c
-    return out
-
-
-def _cdiv(a: int, b: int) -> int:
-    return -(-a // b)
-
-
 def _reduce_axes(node: g.Node, axes, op: str) -> g.Node:
     """``op`` ('sum', 'max', 'min') of ``node`` over ``axes``, in its own dtype (the
     statistical reductions, with ``node``'s elementwise producer fused in)."""
-    from . import _statistical_functions as st
-
     x = Array._new(node)
     axes = tuple(axes)
     if op == "sum":
-        return st.sum(x, axis=axes, dtype=node.dtype)._node
-    return (st.max if op == "max" else st.min)(x, axis=axes)._node
+        return stf.sum(x, axis=axes, dtype=node.dtype)._node
+    return (stf.max if op == "max" else stf.min)(x, axis=axes)._node
 
 
 def _reduce_last(node: g.Node, op: str) -> g.Node:
@@ -213,7 +151,7 @@ def outer(x1: Array, x2: Array, /) -> Array:
         raise ValueError(f"outer: expected 1-D arrays, got shapes {x1.shape} and {x2.shape}")
     if dt.promote(x1.dtype, x2.dtype, "outer") not in dt.NUMERIC:
         raise TypeError(f"outer: expected numeric dtypes, got {x1.dtype} and {x2.dtype}")
-    return _ew().multiply(x1[:, None], x2[None, :])
+    return ew.multiply(x1[:, None], x2[None, :])
 
 
 def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
@@ -267,9 +205,7 @@ def matrix_power(x: Array, n: int, /) -> Array:
     except TypeError:
         raise TypeError(f"matrix_power: expected n to be an int, got {type(n).__name__} {n!r}") from None
     if n == 0:
-        from ._creation_functions import eye
-
-        e = eye(x.shape[-1], dtype=x.dtype, device=x.device)
+        e = cf.eye(x.shape[-1], dtype=x.dtype, device=x.device)
         return Array._new(g.realize(g.broadcast_view(e._node, x.shape)))
     if n < 0:
         x = inv(x)
@@ -288,49 +224,14 @@ def matrix_power(x: Array, n: int, /) -> Array:
 # ------------------------------------------------------------------ LU family
 
 def _lu(x: Array, rhs, mode: str, func: str):
-    """Run the LU kernel over the batch of x (already checked square, floating)."""
-    device = x.device
+    """The LU of x's batch (already checked square, floating): the output buffer."""
     n = x.shape[-1]
     if n > BLOCKED_MIN:
         res = blk.lu(x._node, rhs, mode)
         if not res.is_contiguous or res.offset:
             res = g.realize(g.Op("copy", [res], res.dtype))
         return res.buf
-    batch = x.shape[:-2]
-    nb = g.prod(batch)
-    dtype = x.dtype
-    t = _tag(dtype, device)
-    A = _contig(x._node)
-    rt = device.runtime
-    isz = dtype.itemsize
-    if mode == "det":
-        r = 0
-        out = rt.alloc(max(nb, 1) * 3 * isz)
-    else:
-        r = rhs.shape[-1] if mode == "solve" else n
-        out = rt.alloc(max(nb * n * r, 1) * isz)
-    work = rt.alloc(max(nb * n * (n + r), 1) * isz)
-    if nb and n:
-        st = rt.alloc(max(nb, 1) * 4)
-        bufs = [A.buf] + ([rhs.buf] if mode == "solve" else []) + [work, out, st]
-        words = [nb, n, r, A.offset, rhs.offset if mode == "solve" else 0]
-        writes = [False] * (len(bufs) - 3) + [True, True, True]
-        for phase, a, c in _lu_phases(n, r, mode):
-            _run(device, ("linalg_lu", t, mode), lambda: kl.render_lu(t, mode), writes, bufs,
-                 words + [phase, a, c], nb)
-    return out
-
-
-def _lu_phases(n: int, r: int, mode: str):
-    """The dispatches of the LU kernel: (phase, a, c) triples (see ``kl.render_lu``)."""
-    c = n + r
-    out = [(0, a, b) for a, b in _elem_ranges(n * c)]
-    out += [(1, a, b) for a, b in _item_ranges(
-        n, lambda k: 9 + _cdiv(n - k, 64) + _cdiv(c, 64) + _cdiv((n - k - 1) * (c - k - 1), 64))]
-    if mode == "det":
-        return out + [(3, a, b) for a, b in _item_ranges(n, lambda k: 48)]  # thread 0: a log per pivot
-    out += [(2, a, b) for a, b in _item_ranges(n, lambda kk: 1 + _cdiv(r, 64) + _cdiv((n - 1 - kk) * r, 64))]
-    return out + [(3, a, b) for a, b in _elem_ranges(n * r)]
+    return kla.lu(x._node, rhs, mode)
 
 
 def solve(x1: Array, x2: Array, /) -> Array:
@@ -354,7 +255,7 @@ def solve(x1: Array, x2: Array, /) -> Array:
         batch = _core.broadcast_shapes(x1.shape[:-2], x2.shape[:-2], func="solve")
         b_node = g.broadcast_view(_core.cast_node(x2._node, dtype), batch + x2.shape[-2:])
     a = Array._new(g.broadcast_view(_core.cast_node(x1._node, dtype), batch + (n, n)))
-    rhs = _contig(b_node)
+    rhs = kla.contig(b_node)
     r = rhs.shape[-1]
     out = _lu(a, rhs, "solve", "solve")
     res = g.Data(out, batch + (n, r), dtype, device)
@@ -406,7 +307,7 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     _float_input(x, "cholesky", square=True)
     L = Array._new(blk.cholesky(x._node))
     if upper:
-        return _ew().conj(matrix_transpose(L))
+        return ew.conj(matrix_transpose(L))
     return L
 
 
@@ -417,7 +318,7 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     m, n = x.shape[-2:]
     nb = g.prod(x.shape[:-2])
     if (nb and min(m, n) > BLOCKED_MIN and x.dtype.kind == "f" and not (m > n and _is_tall(x.shape))
-            and blk.qr_householder_fits(m, n)):
+            and blk.qr_householder_fits(m, n, x.device)):
         # blocked Householder (compact WY, matmul-bound): square, moderately tall, wide
         q, r = blk.qr_householder(x._node, mode)
         return QRResult(Array._new(q), Array._new(r))
@@ -442,7 +343,7 @@ def _qr_tsqr(x: Array) -> QRResult:
     m, n = x.shape[-2:]
     nb = g.prod(batch)
     h = max(TSQR_ROWS, TALL_RATIO * n)
-    p = _cdiv(m, h)
+    p = -(-m // h)
     if p == 1:
         return _qr_householder(x, "reduced")
     xs = mf.reshape(x, (nb, m, n))
@@ -457,73 +358,8 @@ def _qr_tsqr(x: Array) -> QRResult:
 
 def _qr_householder(x: Array, mode: str) -> QRResult:
     """The one-workgroup-per-matrix Householder kernel (row-blocked phases where tall)."""
-    device = x.device
-    batch = x.shape[:-2]
-    m, n = x.shape[-2:]
-    nb = g.prod(batch)
-    kk = min(m, n)
-    qc, rr = (kk, kk) if mode == "reduced" else (m, m)
-    t = _tag(x.dtype, device)
-    rt = device.runtime
-    isz = x.dtype.itemsize
-    Q = rt.alloc(max(nb * m * qc, 1) * isz)
-    R = rt.alloc(max(nb * rr * n, 1) * isz)
-    if nb and m:
-        A = _contig(x._node)
-        work = rt.alloc(max(nb * (m * n + m * kk + kk + 4 + max(n, qc)), 1) * isz)
-        for ph in _qr_phases(m, n, kk, qc, rr):
-            _run(device, ("linalg_qr", t), lambda: kl.render_qr(t), [False, True, True, True],
-                 [A.buf, work, Q, R], [nb, m, n, kk, qc, rr, A.offset, *ph], nb)
-    return QRResult(Array._new(g.Data(Q, batch + (m, qc), x.dtype, device)),
-                    Array._new(g.Data(R, batch + (rr, n), x.dtype, device)))
-
-
-def _qr_phases(m: int, n: int, kk: int, qc: int, rr: int):
-    """The dispatches of the QR kernel: (phase, a, c, k, j0, j1) tuples (see
-    ``kl.render_qr``).
-
-    Phases 1 and 3 give a thread a column and loop over all its rows below the
-    diagonal; where one column passes the loop budget (tall matrices: m past about
-    20000) the factorization, and separately the building of Q, run row-blocked
-    instead: per column, passes over blocks of rows accumulating max |x|, the scaled
-    sum of squares and the dot products with the other columns in the work buffer,
-    each block a dispatch."""
-    out = [(0, a, c, 0, 0, 0) for a, c in _elem_ranges(m * n)]
-    if kk and 16 + 3 * _cdiv(m, 64) + _cdiv(n - 1, 64) * (2 * m + 1) <= BUDGET:
-        out += [(1, a, c, 0, 0, 0) for a, c in _item_ranges(
-            kk, lambda k: 16 + 2 * _cdiv(m - k, 64) + _cdiv(m, 64) + _cdiv(n - k - 1, 64) * (2 * (m - k) + 1))]
-    else:
-        for k in range(kk):
-            rows = [(a, c, k, 0, 0) for a, c in _row_blocks(k, m, 1)]
-            out += [(p,) + r for p in (5, 6, 7) for r in rows]
-            out += _row_col_blocks(8, k, m, k + 1, n) + _row_col_blocks(9, k, m, k + 1, n)
-    out += [(2, a, c, 0, 0, 0) for a, c in _elem_ranges(m * qc)]
-    if kk and 2 + _cdiv(qc, 64) * (2 * m + 1) <= BUDGET:
-        out += [(3, a, c, 0, 0, 0) for a, c in _item_ranges(
-            kk, lambda h: 2 + _cdiv(qc, 64) * (2 * (h + 1 + m - kk) + 1))]
-    else:
-        for k in reversed(range(kk)):
-            out += _row_col_blocks(10, k, m, 0, qc) + _row_col_blocks(11, k, m, 0, qc)
-    return out + [(4, a, c, 0, 0, 0) for a, c in _elem_ranges(m * qc + rr * n)]
-
-
-def _row_blocks(r0: int, r1: int, per: int):
-    """Blocks (a, c) of rows r0..r1-1 (a 64-thread workgroup looping over a block's
-    rows, ``per`` iterations a row, within BUDGET)."""
-    step = 64 * max(1, (BUDGET - 16) // max(per, 1))
-    return [(a, min(a + step, r1)) for a in range(r0, r1, step)]
-
-
-def _row_col_blocks(phase: int, k: int, m: int, j0: int, j1: int):
-    """The dispatches of a row-blocked QR phase over rows k..m-1 and columns j0..j1-1:
-    each column costs a pass over the block's rows and a 64-way tree reduction."""
-    if j0 >= j1:
-        return []
-    per_col = min(_cdiv(m - k, 64), BUDGET // 2)
-    w = max(1, BUDGET // (per_col + 8))
-    step = 64 * per_col
-    return [(phase, a, min(a + step, m), k, c, min(c + w, j1))
-            for c in range(j0, j1, w) for a in range(k, m, step)]
+    q, r = kla.qr_householder(x._node, mode)
+    return QRResult(Array._new(q), Array._new(r))
 
 
 # ------------------------------------------------------------------ Jacobi: SVD and eigh
@@ -537,49 +373,21 @@ def _jacobi(node: g.Node, mode: str):
     m (lavapipe ends every loop of an invocation past 65535 iterations, so a rotation
     of two columns of 20000 rows in one invocation went silently wrong), each sweep is
     cheaper, and Jacobi converges faster on R (Drmac and Veselic's preconditioning)."""
-    device = node.device
     dtype = node.dtype
-    rdt = dt.real_of(dtype)
-    batch = node.shape[:-2]
     m, n = node.shape[-2:]
-    nb = g.prod(batch)
+    nb = g.prod(node.shape[:-2])
     if m > n and n and nb and mode in ("svd", "vals"):
         q, r = qr(Array._new(node))
         res = _jacobi(r._node, mode)
         if mode == "svd":
             res[1] = matmul(q, Array._new(res[1]))._node
         return res
-    # complex vectors too: the kernel below embeds complex A as a real matrix, whose
+    # complex vectors too: the Jacobi kernel embeds complex A as a real matrix, whose
     # singular vectors for a repeated value need not pair into orthogonal complex ones
     # (svd(eye(4) + 0j) gave U^H U != I); its values are right
     if _linalg_eigen.handles(node, mode) or (mode == "svd" and dtype.kind == "c"):
         return _scaled_eigen_jacobi(node, mode)
-    f = 2 if dtype.kind == "c" else 1
-    mm, nn = f * m, f * n
-    rt = device.runtime
-    rsz, isz = rdt.itemsize, dtype.itemsize
-    Sv = rt.alloc(max(nb * n, 1) * rsz)
-    U = rt.alloc(max(nb * m * n, 1) * isz) if mode == "svd" else None
-    V = rt.alloc(max(nb * n * n, 1) * isz) if mode in ("svd", "eigh") else None
-    if nb and n:
-        A = _contig(node)
-        G = rt.alloc(nb * (mm * nn + nn + 4) * rsz)
-        W = rt.alloc(nb * nn * nn * rsz)
-        O = rt.alloc(nb * nn * 4)
-        ST = rt.alloc(nb * 2 * 4)
-        outs = [b for b in (Sv, U, V) if b is not None]
-        t = _tag(dtype, device)
-        nout = n + (m * n if U is not None else 0) + (n * n if V is not None else 0)
-        for ph in _jacobi_phases(mm, nn, nout):
-            _run(device, ("linalg_jacobi", t, mode), lambda: kl.render_svd(t, mode),
-                 [False] + [True] * (4 + len(outs)), [A.buf, G, W, O, ST] + outs,
-                 [nb, m, n, A.offset, *ph], nb)
-    res = [g.Data(Sv, batch + (n,), rdt, device)]
-    if U is not None:
-        res.append(g.Data(U, batch + (m, n), dtype, device))
-    if V is not None:
-        res.append(g.Data(V, batch + (n, n), dtype, device))
-    return res
+    return kla.jacobi(node, mode)
 
 
 def _scaled_eigen_jacobi(node: g.Node, mode: str):
@@ -591,7 +399,6 @@ def _scaled_eigen_jacobi(node: g.Node, mode: str):
     if node.size == 0 or node.shape[-1] <= whole:
         # the whole-matrix kernels scale each matrix by a power of two as they load it
         return _linalg_eigen.jacobi(node, mode)
-    ew = _ew()
     a = Array._new(node)
     mag = ew.abs(a)
     if mode in ("eigh", "eigvals"):  # only the lower triangle is read
@@ -603,30 +410,6 @@ def _scaled_eigen_jacobi(node: g.Node, mode: str):
     res = _linalg_eigen.jacobi((a / scale)._node, mode)
     res[0] = (Array._new(res[0]) * scale[..., 0])._node
     return res
-
-
-def _jacobi_phases(mm: int, nn: int, nout: int):
-    """The dispatches of the Jacobi kernel on mm x nn (embedded) matrices: (phase, a, c,
-    p0, p1) tuples (see ``kl.render_svd``); the rounds of up to MAX_SWEEPS sweeps, those
-    after convergence returning at once, a round's column pairs split over dispatches
-    where one round passes the loop budget."""
-    n2 = nn + (nn & 1)
-    npairs = n2 // 2
-    out = [(0, a, c) for a, c in _elem_ranges(mm * nn + nn * nn)]
-    out += [(7, a, c) for a, c in _elem_ranges(mm * nn)]
-    out += [(8, a, c) for a, c in _elem_ranges(mm * nn, 2)]
-    rounds = MAX_SWEEPS * (n2 - 1)
-    pair = 1 + 2 * mm + nn  # loop iterations of one pair's rotation
-    per = BUDGET // (3 + _cdiv(npairs, 64) * pair)
-    out = [ph + (0, npairs) for ph in out]
-    if per >= 1:
-        out += [(3, a, min(a + per, rounds), 0, npairs) for a in range(0, rounds, per)]
-    else:
-        w = 64 * max(1, (BUDGET - 3) // pair)
-        out += [(3, r, r + 1, p, min(p + w, npairs)) for r in range(rounds) for p in range(0, npairs, w)]
-    out += [(4, a, c, 0, 0) for a, c in _elem_ranges(nn, mm + 1)]
-    out += [(5, a, c, 0, 0) for a, c in _elem_ranges(nn, nn + 1)]
-    return out + [(6, a, c, 0, 0) for a, c in _elem_ranges(nout)]
 
 
 def _conj_t(node: g.Node) -> g.Node:
@@ -711,7 +494,7 @@ def _q_of_deficient(c: Array, mode: str) -> Array:
     if mode == "reduced" and tall:
         return _qr_tsqr(c).Q
     if (g.prod(c.shape[:-2]) and min(m, n) > BLOCKED_MIN and c.dtype.kind == "f" and not tall
-            and blk.qr_householder_fits(m, n)):
+            and blk.qr_householder_fits(m, n, c.device)):
         return Array._new(blk.qr_householder(c._node, mode)[0])
     return _qr_householder(c, mode).Q
 
@@ -730,70 +513,10 @@ def eigvalsh(x: Array, /) -> Array:
 # ------------------------------------------------------------------ general eigenproblem
 
 def _eig(x: Array, vectors: bool):
-    """Run the Hessenberg + complex shifted QR kernel over the batch of x (checked square,
+    """The Hessenberg + complex shifted QR kernel over the batch of x (checked square,
     floating): Data of the eigenvalues (batch..., n) and, with ``vectors``, the unit
     eigenvectors as columns (batch..., n, n), complex of x's precision."""
-    device = x.device
-    batch = x.shape[:-2]
-    n = x.shape[-1]
-    nb = g.prod(batch)
-    cdt = dt.complex_of(x.dtype)
-    rt = device.runtime
-    isz = cdt.itemsize
-    L = rt.alloc(max(nb * n, 1) * isz)
-    E = rt.alloc(max(nb * n * n, 1) * isz) if vectors else None
-    if nb and n:
-        A = _contig(x._node)
-        real_in = x.dtype.kind != "c"
-        W = rt.alloc(nb * ((2 if vectors else 1) * n * n + n + 1) * isz)
-        ST = rt.alloc(nb * 2 * 4)
-        t = _tag(cdt, device)
-        bufs = [A.buf, W, L] + ([E] if vectors else []) + [ST]
-        key = ("linalg_eig", t, real_in, vectors, MAX_QR_ITS)
-        writes = [False] + [True] * (len(bufs) - 1)
-        for phase, a, c in _eig_phases(n, vectors):
-            _run(device, key, lambda: kl.render_eig(t, real_in, vectors, MAX_QR_ITS), writes, bufs,
-                 [nb, n, A.offset, phase, a, c], nb)
-    res = [g.Data(L, batch + (n,), cdt, device)]
-    if vectors:
-        res.append(g.Data(E, x.shape, cdt, device))
-    return res
-
-
-def _eig_phases(n: int, vectors: bool):
-    """The dispatches of the eig kernel for n x n matrices: (phase, a, c) triples.
-
-    Each dispatch keeps its loop iterations per invocation well under 65535 (lavapipe
-    ends all loops of an invocation past that many): the Hessenberg reduction goes in
-    chunks of columns, and the QR iteration in chunks of sweeps up to LAPACK's total
-    budget of 30 max(10, n) sweeps; chunks after convergence return at once."""
-    budget = 40000
-    f = 2 if vectors else 1
-    per = -(-n // 64)
-    out = [(0, 0, 0)]
-    col = 2 * n * (per + f * per + 1) + n  # loop iterations of one Hessenberg column
-    kc = max(1, budget // col)
-    for a in range(0, max(n - 2, 0), kc):
-        out.append((3, a, a + kc))
-    sweep = n + n * (1 + -(-(n + 1) // 64) + f * per)  # of one QR sweep (scan, rotations)
-    sc = max(1, budget // sweep)
-    total = 30 * max(10, n)
-    for _ in range(-(-total // sc)):
-        out.append((1, sc, 0))
-    if not vectors:
-        out.append((2, 0, 0))
-        return out
-    a = 0
-    while a < n:  # back-substitution: thread k runs about k^2 / 2 + 2n iterations
-        c = a + 64
-        while c < n and (c + 64) ** 2 // 2 * (-(-(c + 64) // 64)) < budget:
-            c += 64
-        out.append((2, a, min(c, n)))
-        a = c
-    w = max(1, min(n, (budget - 3 * n) * 64 // (n * n)))  # Q times w columns: n w / 64 sums of n
-    for a in range(0, n, w):
-        out.append((4, a, min(a + w, n)))
-    return out
+    return kla.eig(x._node, vectors)
 
 
 def eig(x: Array, /) -> EigResult:
@@ -813,7 +536,7 @@ def _take_last(x: Array, idx: Array) -> Array:
     idx = g.broadcast_view(idx._node, shape)
     rows = g.Iota(shape, x.device, 0, tuple(st * n for st in g.contiguous_strides(shape[:-1])) + (0,))
     flat = g.make_op("add", [rows, _core.cast_node(idx, dt.uint32)], dt.uint32)
-    return Array._new(ix.gather(x._node, flat))
+    return Array._new(kg.gather(x._node, flat))
 
 
 def _real_spectrum(w: Array, v: Array | None):
@@ -825,7 +548,6 @@ def _real_spectrum(w: Array, v: Array | None):
     one, so every round settles some; one count read back per round), a pair becoming
     the mean of one value and the other's conjugate, which IEEE arithmetic makes exact
     (a + b = b + a, a - b = -(b - a))."""
-    ew = _ew()
     n = w.shape[-1]
     if w.size == 0:
         return w, v

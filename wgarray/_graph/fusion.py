@@ -1,16 +1,18 @@
-"""Realization: turn pending elementwise graphs into fused kernels and run them.
+"""The fusion planner: cut pending elementwise graphs into fused kernels.
 
 ``realize(node)`` makes one kernel for the whole elementwise DAG under ``node``;
 ``realize_many(nodes)`` fuses every pending node of one shape and device into a single
-kernel with several outputs. The kernel's cache key is the spec (ops, dtypes, layout
-classes, rank), so sizes, offsets, strides and scalar values never cause a recompile.
+kernel with several outputs, each run by ``_kernels.elementwise.run``. A kernel's cache
+key is ``("elementwise", spec)`` (ops, dtypes, layout classes, rank), so sizes, offsets,
+strides and scalar values never cause a recompile. ``FusedInput`` is the planner's
+reader for other kernel families: a node's elementwise producer, fused into them.
 """
 from __future__ import annotations
 
 import os
 
 from . import node as g
-from .._runtime.counters import count
+from .._kernels.elementwise import run as run_elementwise
 from .._runtime.numerics import float32_behaviour
 from .._wgsl import elementwise as ew
 from .._wgsl import types as ty
@@ -65,7 +67,7 @@ def _run_within_binding_limit(nodes) -> None:
                 break
             plan = _plan(part)
             if k == 1 or len(plan.buffers) + len(part) + 1 + plan.spec.has_f64_params <= limit:
-                _run(plan)
+                run_elementwise(plan)
                 break
             k //= 2
         i += k
@@ -217,24 +219,12 @@ def _plan(outputs, vec4: bool = True) -> _Plan:
     return plan
 
 
-def _run(plan: _Plan) -> None:
-    rt = plan.device.runtime
-    spec = plan.spec
-    n = g.prod(plan.shape)
-    count("realizations")
-    out_bufs = []
-    for node in plan.nodes:
-        nbytes = -(-max(n, 1) // ew.PER_THREAD) * ew.PER_THREAD * node.dtype.itemsize
-        out_bufs.append(rt.alloc(nbytes))
-    if n > 0:
-        kernel = rt.kernel(spec, lambda: (spec.name, ew.render(spec), [False] * len(plan.buffers) + [True] * len(out_bufs),
-                                          spec.has_f64_params))
-        params = ew.param_words(spec, n, plan.shape, plan.const_blobs, plan.leaf_views)
-        threads = -(-n // ew.PER_THREAD)
-        rt.dispatch(kernel, plan.buffers + out_bufs, params, -(-threads // ew.WORKGROUP))
-    for node, buf in zip(plan.nodes, out_bufs):
-        node.realized = g.Data(buf, node.shape, node.dtype, node.device)
-        node.srcs = ()  # the graph below is no longer needed; let its buffers go
+# Plain loads of a contiguous Data (a realized array, a previous pass's partials) plan
+# to one spec per (dtype, vec4-aligned offset, vec4, int64 mode) whatever the size: the
+# shape simplifies to (n,). Cached here, such an input costs a dict lookup and its
+# parameter words instead of a graph walk (the reduction of a realized array, and
+# every second pass, take this path).
+_CONTIGUOUS_SPECS: dict = {}
 
 
 class FusedInput:
@@ -243,23 +233,36 @@ class FusedInput:
     ``spec`` renders (``elementwise.render_input``) to ``fn {prefix}at(e: u32) -> T``,
     the value at flat C-order index ``e`` of ``shape``; ``buffers`` are bound in order
     from the binding base the kernel chose; ``params`` go at an even word of its P.
+    With ``vec4`` the contiguous 32-bit leaves at 4-aligned offsets are planned as vec4
+    loads (``has_vec4`` says whether any is; ``reduce.render_input_quad`` reads them).
     """
 
-    __slots__ = ("spec", "buffers", "params", "shape", "dtype")
+    __slots__ = ("spec", "buffers", "params", "shape", "dtype", "has_vec4")
 
-    def __init__(self, node: g.Node):
+    def __init__(self, node: g.Node, vec4: bool = False):
         node = g.settle(node)
-        if isinstance(node, (g.Const, g.Iota)) or (isinstance(node, g.Data) and node.buf is None):
-            node = g.Op("copy", [node], node.dtype)
-        elif isinstance(node, g.Data):
-            node = g.Op("copy", [node], node.dtype)  # a plain load: 'copy' lowers to the value itself
-        plan = _plan([node], vec4=False)
-        self.spec = plan.spec
-        self.buffers = plan.buffers
         self.shape = node.shape
         self.dtype = node.dtype
+        if type(node) is g.Data and node.buf is not None and node.size > 1 and node.is_contiguous:
+            key = (node.dtype.name, node.offset % 4 == 0, vec4, node.device.has_int64)
+            found = _CONTIGUOUS_SPECS.get(key)
+            if found is None:
+                plan = _plan([g.Op("copy", [node], node.dtype)], vec4=vec4)
+                found = _CONTIGUOUS_SPECS[key] = (plan.spec, any(cls == "v" for cls, _ in plan.spec.leaves))
+            n = node.size
+            self.spec, self.has_vec4 = found
+            self.buffers = [node.buf]
+            self.params = ew.param_words(self.spec, n, (n,), (), ((node.offset, (1,)),))
+            return
+        if not isinstance(node, g.Op):
+            # a scalar, an index grid or a strided Data: 'copy' lowers to the value itself
+            node = g.Op("copy", [node], node.dtype)
+        plan = _plan([node], vec4=vec4)
+        self.spec = plan.spec
+        self.buffers = plan.buffers
         self.params = ew.param_words(plan.spec, max(g.prod(node.shape), 1), plan.shape,
                                      plan.const_blobs, plan.leaf_views)
+        self.has_vec4 = vec4 and any(cls == "v" for cls, _ in plan.spec.leaves)
 
     @property
     def n_words(self) -> int:

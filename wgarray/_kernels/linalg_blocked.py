@@ -30,31 +30,19 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .. import _dtypes as dt
 from .._graph import node as g
-from .._linear_algebra_functions import matmul_nodes
-from .._runtime.runtime import pack_params
 from .._wgsl import linalg as kl
 from .._wgsl import linalg_blocked as kb
-from .._wgsl import types as ty
+from .budget import phase_budget
+from .linalg import _cdiv, cast as _cast, eye, launch, tag as _tag
+from .matmul import matmul_nodes
+from .reduce import reduce_axes
 
 LEAF = kb.LEAF
 PANEL = 32  # LU panel width: the panel kernel's rank-1 updates cost rows * PANEL^2 / 2
-BUDGET = 40000  # loop iterations per invocation planned per dispatch (lavapipe: 65535)
-
-
-def _cdiv(a: int, b: int) -> int:
-    return -(-a // b)
-
-
-def _tag(dtype, device) -> str:
-    return ty.tag(dtype.name, device.has_int64)
-
-
-def _run(device, key, build, writes, buffers, words, groups) -> None:
-    rt = device.runtime
-    kernel = rt.kernel(key, lambda: (key[0] + "_" + "_".join(str(k) for k in key[1:]), build(), writes, False))
-    rt.dispatch(kernel, buffers, pack_params(words), groups)
 
 
 class _Mat:
@@ -126,9 +114,9 @@ def _store(src: g.Data, dst: _Mat, mode: int) -> None:
         return
     t = _tag(dst.dtype, dst.device)
     sz, rs, cs = src.strides
-    words = [total, dst.rows, dst.cols, src.offset, sz, rs, cs, dst.off, dst.sz, dst.rs, dst.cs, mode]
-    _run(dst.device, ("linalg_blk_store", t), lambda: kb.render_store(t), [False, True], [src.buf, dst.buf],
-         [w & 0xFFFFFFFF for w in words], _cdiv(total, 64))
+    launch(dst.device, "linalg_blk_store", (t,), kb.store_record, kb.render_store, {"SRC": src.buf, "DST": dst.buf},
+           _cdiv(total, 64), total=total, rows=dst.rows, cols=dst.cols, srcOff=src.offset, srcZ=sz, srcR=rs, srcC=cs,
+           dstOff=dst.off, dstZ=dst.sz, dstR=dst.rs, dstC=dst.cs, mode=mode)
 
 
 def _leaf(w: _Mat, nblk: int, phase: int, d_buf=None, unit: bool = False) -> None:
@@ -143,9 +131,9 @@ def _leaf(w: _Mat, nblk: int, phase: int, d_buf=None, unit: bool = False) -> Non
         raise AssertionError("leaf: the inverse needs its own buffer")
     if phase == 0:  # the output binding is unused: a tiny scratch keeps the bindings distinct
         d = device.runtime.alloc(16)
-    words = [w.nb * nblk, nblk, LEAF, w.rows, w.off, w.sz, LEAF * (w.rs + w.cs), w.rs, w.cs, phase, int(unit), 0]
-    _run(device, ("linalg_blk_leaf", t), lambda: kb.render_leaf(t), [True, True], [w.buf, d],
-         [x & 0xFFFFFFFF for x in words], w.nb * nblk)
+    launch(device, "linalg_blk_leaf", (t,), kb.leaf_record, kb.render_leaf, {"W": w.buf, "D": d}, w.nb * nblk,
+           nitems=w.nb * nblk, nblk=nblk, kb=LEAF, ntot=w.rows, offW=w.off, szW=w.sz, sblk=LEAF * (w.rs + w.cs),
+           rs=w.rs, cs=w.cs, phase=phase, unit=int(unit), offD=0)
 
 
 def _matmul(a: g.Node, b: g.Node) -> g.Data:
@@ -233,21 +221,21 @@ def lu(a: g.Node, rhs: g.Node | None, mode: str):
     if mode == "solve":
         _store(as_batch3(rhs), w.block(0, n, n, ld), 0)
     elif mode == "inv":
-        from .._creation_functions import eye
-
-        e = g.realize(eye(n, dtype=dtype, device=device)._node)
+        e = eye(n, n, dtype, device)
         _store(g.Data(e.buf, (nb, n, n), dtype, device, e.offset, (0,) + e.strides), w.block(0, n, n, ld), 0)
     piv = rt.alloc(max(nb * n, 1) * 4)
     fl = rt.alloc(max(nb, 1) * 4)
     dbuf = rt.alloc(nb * LEAF * LEAF * dtype.itemsize)
+    budget = phase_budget(device)
     for k in range(0, n, PANEL):
         kend = min(n, k + PANEL)
         rows = _cdiv(n - k, kb.PANEL_WG)
         cost = 16 + rows * (PANEL + 2) + _cdiv(ld, kb.PANEL_WG)
-        step = max(1, (BUDGET - rows) // cost)
+        step = max(1, (budget - rows) // cost)
         for a0 in range(k, kend, step):
-            _run(device, ("linalg_blk_panel", t), lambda: kb.render_panel(t), [True, True, True], [w.buf, piv, fl],
-                 [nb, n, ld, k, kend, a0, min(kend, a0 + step)], nb)
+            launch(device, "linalg_blk_panel", (t,), kb.panel_record, kb.render_panel,
+                   {"W": w.buf, "PIV": piv, "FL": fl}, nb,
+                   nbatch=nb, n=n, ld=ld, k0=k, kend=kend, a=a0, c=min(kend, a0 + step))
         if kend == ld:
             break
         u12 = w.block(k, kend, kend, ld)
@@ -260,8 +248,9 @@ def lu(a: g.Node, rhs: g.Node | None, mode: str):
         out = rt.alloc(max(nb, 1) * 3 * dtype.itemsize)
         dummy = rt.alloc(16)
         for a0 in range(0, n, 800):  # thread 0 folds pivots in order, a log (~48 iterations) each
-            _run(device, ("linalg_lu", t, "det"), lambda: kl.render_lu(t, "det"), [False, True, True, True],
-                 [dummy, w.buf, out, fl], [nb, n, 0, 0, 0, 3, a0, min(n, a0 + 800)], nb)
+            launch(device, "linalg_lu", (t, "det"), kl.lu_record, kl.render_lu,
+                   {"A": dummy, "W": w.buf, "X": out, "FL": fl}, nb,
+                   nbatch=nb, n=n, nrhs=0, offA=0, offB=0, phase=3, a=a0, c=min(n, a0 + 800))
         return g.Data(out, batch + (3,), dtype, device)
     _trsm(w.block(0, n, 0, n), w.block(0, n, n, ld), lower=False)
     x = w.block(0, n, n, ld)
@@ -281,10 +270,8 @@ def _batch_strides(batch, sz: int) -> tuple:
 # ------------------------------------------------------------------ tall QR
 
 def _eye3(nb: int, n: int, dtype, device) -> _Mat:
-    from .._creation_functions import eye
-
     w = _Mat.new(nb, n, n, dtype, device)
-    e = g.realize(eye(n, dtype=dtype, device=device)._node)
+    e = eye(n, n, dtype, device)
     _store(g.Data(e.buf, (nb, n, n), dtype, device, e.offset, (0,) + e.strides), w, 0)
     return w
 
@@ -303,9 +290,6 @@ def qr_tall(node: g.Node):
     Gram matrix is within 0.1 of I, read back after each step; then one plain step
     makes Q orthonormal to working precision (Fukaya et al.'s shifted CholeskyQR3 in
     its adaptive form: two steps for well-conditioned input, not four)."""
-    from .. import _statistical_functions as st
-    from .._array import Array
-
     device = node.device
     dtype = node.dtype
     rdt = dt.real_of(dtype)
@@ -320,7 +304,7 @@ def qr_tall(node: g.Node):
         final = False
         if step:
             dev = g.make_op("abs", [g.make_op("subtract", [gram, eye.node()], dtype)], rdt)
-            err = float(Array._new(st.max(Array._new(dev))._node))
+            err = _read_scalar(reduce_axes(dev, range(dev.ndim), "max")[0])
             if not err < 0.1:  # NaN included: a failed Cholesky
                 if step == MAX_SHIFTED:
                     return None
@@ -331,7 +315,7 @@ def qr_tall(node: g.Node):
             _store(gram, gm, 2)
         else:
             a2 = g.make_op("abs", [q], rdt)
-            fro2 = st.sum(Array._new(g.make_op("multiply", [a2, a2], rdt)), axis=(1, 2), keepdims=True)._node
+            fro2 = g.reshape_view(reduce_axes(g.make_op("multiply", [a2, a2], rdt), (1, 2), "sum")[0], (nb, 1, 1))
             shift = g.make_op("multiply", [fro2, g.Const(math.sqrt(m) * u, rdt, device, fro2.shape)], rdt)
             shift = g.broadcast_view(_cast(shift, dtype), gram.shape)
             shifted = g.make_op("add", [gram, g.make_op("multiply", [shift, eye.node()], dtype)], dtype)
@@ -353,8 +337,12 @@ def qr_tall(node: g.Node):
     return g.reshape_view(q, batch + (m, n)), g.Data(rd.buf, batch + (n, n), dtype, device, rd.offset)
 
 
-def _cast(node, dtype):
-    return node if node.dtype is dtype else g.make_op("cast", [node], dtype)
+def _read_scalar(node: g.Node) -> float:
+    """The value of a one-element floating node, read back to the host."""
+    data = g.realize(node)
+    size = data.dtype.itemsize
+    raw = data.device.runtime.read(data.buf, data.offset * size, size)
+    return float(np.frombuffer(bytes(raw), data.dtype.numpy)[0])
 
 
 # ------------------------------------------------------------------ Householder QR
@@ -369,9 +357,9 @@ def _hh_cost(m: int, j: int, kend: int) -> int:
     return 3 * r + 24 + _cdiv(kend - j - 1, 4) * (2 * r + 12)
 
 
-def qr_householder_fits(m: int, n: int) -> bool:
-    """Whether every column of a panel fits one dispatch's loop budget."""
-    return _hh_cost(m, 0, min(m, n, QR_PANEL)) <= BUDGET
+def qr_householder_fits(m: int, n: int, device) -> bool:
+    """Whether every column of a panel fits one dispatch's loop budget on ``device``."""
+    return _hh_cost(m, 0, min(m, n, QR_PANEL)) <= phase_budget(device)
 
 
 def qr_householder(node: g.Node, mode: str):
@@ -394,16 +382,17 @@ def qr_householder(node: g.Node, mode: str):
     _store(as_batch3(node), w, 0)
     tau = rt.alloc(max(nb * kk, 1) * dtype.itemsize)
     panels = []
+    budget = phase_budget(device)
     for k in range(0, kk, QR_PANEL):
         kend = min(kk, k + QR_PANEL)
         a0 = k
         while a0 < kend:
             c, cost = a0, 0
-            while c < kend and (c == a0 or cost + _hh_cost(m, c, kend) <= BUDGET):
+            while c < kend and (c == a0 or cost + _hh_cost(m, c, kend) <= budget):
                 cost += _hh_cost(m, c, kend)
                 c += 1
-            _run(device, ("linalg_blk_hh", t), lambda: kb.render_hh(t), [True, True], [w.buf, tau],
-                 [nb, m, n, kk, kend, a0, c], nb)
+            launch(device, "linalg_blk_hh", (t,), kb.hh_record, kb.render_hh, {"W": w.buf, "TAU": tau}, nb,
+                   nbatch=nb, m=m, ld=n, kk=kk, kend=kend, a=a0, c=c)
             a0 = c
         wv = kend - k
         v = _Mat.new(nb, m - k, wv, dtype, device)
@@ -411,8 +400,9 @@ def qr_householder(node: g.Node, mode: str):
         gram = _matmul(v.T.node(), v.node())
         tm = _Mat.new(nb, wv, wv, dtype, device)
         gs = gram.strides
-        _run(device, ("linalg_blk_hh_t", t), lambda: kb.render_hh_t(t), [False, False, True],
-             [gram.buf, tau, tm.buf], [nb, wv, kk, k, gram.offset, gs[0], gs[1], gs[2]], nb)
+        launch(device, "linalg_blk_hh_t", (t,), kb.hh_t_record, kb.render_hh_t,
+               {"G": gram.buf, "TAU": tau, "TM": tm.buf}, nb,
+               nbatch=nb, w=wv, kk=kk, k0=k, offG=gram.offset, szG=gs[0], rsG=gs[1], csG=gs[2])
         panels.append((k, v, tm))
         if kend < n:
             a2 = w.block(k, m, kend, n)
@@ -420,10 +410,8 @@ def qr_householder(node: g.Node, mode: str):
             _store(_matmul(v.node(), y), a2, 1)
     r = _Mat.new(nb, rr, n, dtype, device)
     _store(w.block(0, rr, 0, n).node(), r, 5)
-    from .._creation_functions import eye
-
     q = _Mat.new(nb, m, qc, dtype, device)
-    e = g.realize(eye(m, qc, dtype=dtype, device=device)._node)
+    e = eye(m, qc, dtype, device)
     _store(g.Data(e.buf, (nb, m, qc), dtype, device, e.offset, (0,) + e.strides), q, 0)
     for k, v, tm in reversed(panels):
         # Q's rows and columns before k are still the identity's: only Q[k:, k:] changes

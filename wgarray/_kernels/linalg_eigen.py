@@ -53,16 +53,12 @@ import math
 import numpy as np
 
 from .. import _dtypes as dt
-from .. import _elementwise_functions as ew
 from .._graph import node as g
-from .. import _searching_functions as srch
-from .. import _statistical_functions as st
-from .._array import Array
-from .._data_type_functions import astype
-from .._linear_algebra_functions import matmul, matmul_nodes
-from .._runtime.runtime import pack_params
 from .._wgsl import linalg_eigen as ke
-from .._wgsl import types as ty
+from .budget import loop_bound
+from .linalg import cast as _cast, contig as _contig, launch, tag as _tag
+from .matmul import matmul_nodes
+from .reduce import reduce_axes
 
 SMALL = 256         # eigh of n <= SMALL: one workgroup per matrix (at 512 the blocked solver
                     # was as fast on an H200, and its svd faster: one workgroup is 1/132 of it)
@@ -74,7 +70,6 @@ INNER_SWEEPS = 30   # sweeps of jeig per subproblem at most (quadratic: ~5-8 fro
 OUTER_SWEEPS = 30   # block sweeps at most
 FIRST_CHECK = 3     # sweeps before the first convergence readback
 FLOOR = 4           # blocked eigh: couplings below FLOOR eps ||A||_F / sqrt(n) are left
-BUDGET = 40000      # loop iterations per invocation and dispatch (lavapipe stops at 65535)
 WATCHDOG_SWEEPS = 4  # whole-matrix sweeps per dispatch at most (order 256: ~30 ms on an H200);
                      # the dispatches after convergence return at once
 
@@ -82,22 +77,6 @@ WATCHDOG_SWEEPS = 4  # whole-matrix sweeps per dispatch at most (order 256: ~30 
 def handles(node: g.Node, mode: str) -> bool:
     """Whether ``jacobi`` serves this (m >= n) problem: all of them."""
     return True
-
-
-def _tag(dtype, device) -> str:
-    return ty.tag(dtype.name, device.has_int64)
-
-
-def _kernel(device, name, t, build, writes):
-    key = ("linalg_eigen_" + name, t)
-    return device.runtime.kernel(key, lambda: (f"linalg_eigen_{name}_{t}", build(t), writes, False))
-
-
-def _contig(node: g.Node) -> g.Data:
-    data = g.realize(node)
-    if data.buf is None or not data.is_contiguous:
-        data = g.realize(g.Op("copy", [data], data.dtype))
-    return data
 
 
 def _grid(total: int) -> int:
@@ -111,7 +90,7 @@ def _jeig_threads(device, ns: int) -> int:
     of the blocked solver take 256 on GPUs and 64 on lavapipe, which runs a
     workgroup's invocations on one CPU thread, so that the idle ones of a round cost
     as much as the busy ones (and 256, not 1024, for whole matrices there)."""
-    if device.max_loop_iterations is not None:
+    if loop_bound(device) is not None:
         return 256 if ns > 32 else 64
     return 1024 if ns > 32 else 256
 
@@ -149,22 +128,22 @@ def _jeig(device, t, src: g.Data, nblocks, ns, nper, strides, lower, th, tolmul,
     thb, use_th = (th, 1) if th is not None else (rt.alloc(4), 0)
     cap, wmem, umem = _jeig_layout(device, ns, isz)
     wg = _jeig_threads(device, ns)
-    key = ("linalg_eigen_jeig", t, cap, wmem, umem, wg)
-    k = device.runtime.kernel(key, lambda: (f"linalg_eigen_jeig_{t}_{cap}", ke.render_jeig(t, cap, wmem, umem, wg),
-                                            [False, True, True, True, False, True], False))
-    bufs = [src.buf, W, U, FL, thb, gf]
-    head = [nblocks, ns, src.offset, nper, *strides]
+    bufs = {"SRC": src.buf, "W": W, "U": U, "FL": FL, "TH": thb, "GF": gf}
+    s_mat, s_blk, s_row, s_col = strides
     nrd = max(1, ns + (ns & 1) - 1)
     total = sweeps * nrd
     # lavapipe stops an invocation's loops past 65535 iterations: cut the rounds there
     fixed = 4 * -(-ns * ns // wg) + 2 * ns + 8
-    per = total if device.max_loop_iterations is None else max(1, (BUDGET - fixed) // _round_cost(ns, wg))
+    bound = loop_bound(device)
+    per = total if bound is None else max(1, (bound - fixed) // _round_cost(ns, wg))
     if ns > 64:
         per = min(per, WATCHDOG_SWEEPS * nrd)
     for r0 in range(0, total, per):
         r1 = min(total, r0 + per)
-        tail = [int(r0 == 0), r0, r1, tolmul, use_th, int(lower), gf_index, int(r1 == total)]
-        rt.dispatch(k, bufs, pack_params(head + tail), nblocks)
+        launch(device, "linalg_eigen_jeig", (t, cap, wmem, umem, wg), ke.jeig_record, ke.render_jeig, bufs, nblocks,
+               nblocks=nblocks, ns=ns, off=src.offset, nper=nper, s_mat=s_mat, s_blk=s_blk, s_row=s_row, s_col=s_col,
+               first=int(r0 == 0), r0=r0, r1=r1, tolmul=tolmul, use_th=use_th, lower=int(lower), gf_index=gf_index,
+               last=int(r1 == total))
     return W, U
 
 
@@ -176,16 +155,17 @@ def _order(device, t, rdt, dtype, nz, n, desc, val, vec, rows, divide):
     Sv = rt.alloc(max(nz * n, 1) * rdt.itemsize)
     O = rt.alloc(max(nz * n, 1) * 4)
     Vo = rt.alloc(max(nz * rows * n, 1) * dtype.itemsize) if vec is not None else None
-    k = _kernel(device, "order", t, ke.render_order, [False, False, True, True, True])
     vbuf, voff, vz, vj = val
     if vec is None:
         vec = (val[0], 0, 0, 0, 0)
     ebuf, eoff, ez, er, ec = vec
-    tail = [voff, vz, vj, eoff, ez, er, ec, int(divide)]
-    bufs = [vbuf, ebuf, Sv, O, Vo if Vo is not None else rt.alloc(4)]
-    rt.dispatch(k, bufs, pack_params([nz, n, int(desc), 0, rows] + tail), _grid(nz * n))
+    words = dict(nz=nz, n=n, desc=int(desc), rows=rows, voff=voff, vz=vz, vj=vj, eoff=eoff, ez=ez, er=er, ec=ec,
+                 divide=int(divide))
+    bufs = {"VAL": vbuf, "VEC": ebuf, "Sv": Sv, "O": O, "Vo": Vo if Vo is not None else rt.alloc(4)}
+    launch(device, "linalg_eigen_order", (t,), ke.order_record, ke.render_order, bufs, _grid(nz * n), phase=0, **words)
     if Vo is not None:
-        rt.dispatch(k, bufs, pack_params([nz, n, int(desc), 1, rows] + tail), _grid(nz * rows * n))
+        launch(device, "linalg_eigen_order", (t,), ke.order_record, ke.render_order, bufs, _grid(nz * rows * n),
+               phase=1, **words)
     return Sv, Vo
 
 
@@ -223,7 +203,7 @@ def jacobi(node: g.Node, mode: str):
 def _ojac_threads(device) -> int:
     """ojac's workgroup size: one SM's full width on GPUs; 256 on lavapipe (fewer
     dispatches for its loop bound than 64, less idle work than 1024)."""
-    return 256 if device.max_loop_iterations is not None else 1024
+    return 256 if loop_bound(device) is not None else 1024
 
 
 def _small_svd(node: g.Node, mode: str):
@@ -256,16 +236,14 @@ def _post_svd(A0: g.Data, Aw, Vw, mode: str):
     work = _work_dtype(dtype, device)
     wt = _tag(work, device)
     it = _tag(dtype, device)
-    k = rt.kernel(("linalg_eigen_post_svd", wt, it),
-                  lambda: (f"linalg_eigen_post_svd_{it}", ke.render_post_svd(wt, it),
-                           [False, False, False, True, True, True, True], False))
     scr = rt.alloc(nz * 7 * n * n * work.itemsize)
     SO = rt.alloc(nz * n * dtype.itemsize)
     UO = rt.alloc(nz * n * n * dtype.itemsize)
     VO = rt.alloc(nz * n * n * dtype.itemsize)
     vectors = int(mode == "svd")
-    rt.dispatch(k, [A0.buf, Aw, Vw, scr, SO, UO, VO], pack_params([nz, n, A0.offset, _tau_bits(dtype), vectors]),
-                nz)
+    launch(device, "linalg_eigen_post_svd", (wt, it), ke.post_svd_record, ke.render_post_svd,
+           {"A": A0.buf, "AJ": Aw, "VJ": Vw, "SCR": scr, "SO": SO, "UO": UO, "VO": VO}, nz,
+           nz=nz, n=n, offA=A0.offset, tau=_tau_bits(dtype), vectors=vectors)
     res = [g.Data(SO, batch + (n,), dtype, device)]
     if vectors:
         res += [g.Data(UO, batch + (n, n), dtype, device), g.Data(VO, batch + (n, n), dtype, device)]
@@ -281,9 +259,6 @@ def _ojac(device, t, A0: g.Data, nz: int, m: int, n: int):
     Vw = rt.alloc(nz * n * n * isz)
     FL = rt.alloc(nz * 8)
     wg = _ojac_threads(device)
-    k = device.runtime.kernel(("linalg_eigen_ojac", t, wg),
-                              lambda: (f"linalg_eigen_ojac_{t}", ke.render_ojac(t, wg),
-                                       [False, True, True, True], False))
     n2 = n + (n & 1)
     npairs = n2 // 2
     # threads per column pair: as many as fill the workgroup, up to 32
@@ -294,16 +269,18 @@ def _ojac(device, t, A0: g.Data, nz: int, m: int, n: int):
     total = OUTER_SWEEPS * nrd
     tolmul = max(1, math.isqrt(m - 1) + 1)
     per = WATCHDOG_SWEEPS * nrd if n > 64 else total
-    if device.max_loop_iterations is not None:
+    bound = loop_bound(device)
+    if bound is not None:
         passes = -(-npairs // (wg // tpp))
         cost = 2 + passes * (3 + tpp + 2 * -(-m // tpp) + -(-n // tpp))
         fixed = 2 * -(-m * n // wg) + -(-n // wg) * (2 * n + m)
-        per = min(per, max(1, (BUDGET - fixed) // cost))
-    head = [nz, m, n, A0.offset, m * n, n, 1]
+        per = min(per, max(1, (bound - fixed) // cost))
+    bufs = {"SRC": A0.buf, "A": Aw, "V": Vw, "FL": FL}
     for r0 in range(0, total, per):
         r1 = min(total, r0 + per)
-        tail = [int(r0 == 0), r0, r1, tolmul, tpp, int(r1 == total)]
-        rt.dispatch(k, [A0.buf, Aw, Vw, FL], pack_params(head + tail), nz)
+        launch(device, "linalg_eigen_ojac", (t, wg), ke.ojac_record, ke.render_ojac, bufs, nz,
+               nz=nz, m=m, n=n, off=A0.offset, s_mat=m * n, s_row=n, s_col=1, first=int(r0 == 0), r0=r0, r1=r1,
+               tolmul=tolmul, tpp=tpp, last=int(r1 == total))
     return Aw, Vw
 
 
@@ -336,14 +313,13 @@ def _post_eigh(A: g.Data, U, mode: str):
     work = _work_dtype(dtype, device)
     wt = _tag(work, device)
     it = _tag(dtype, device)
-    k = rt.kernel(("linalg_eigen_post_eigh", wt, it),
-                  lambda: (f"linalg_eigen_post_eigh_{it}", ke.render_post_eigh(wt, it),
-                           [False, False, True, True, True], False))
     scr = rt.alloc(nz * 5 * n * n * work.itemsize)
     WO = rt.alloc(nz * n * dtype.itemsize)
     VO = rt.alloc(nz * n * n * dtype.itemsize)
     vectors = int(mode == "eigh")
-    rt.dispatch(k, [A.buf, U, scr, WO, VO], pack_params([nz, n, A.offset, _tau_bits(dtype), vectors]), nz)
+    launch(device, "linalg_eigen_post_eigh", (wt, it), ke.post_eigh_record, ke.render_post_eigh,
+           {"A": A.buf, "X": U, "SCR": scr, "WO": WO, "VO": VO}, nz,
+           nz=nz, n=n, offA=A.offset, tau=_tau_bits(dtype), vectors=vectors)
     res = [g.Data(WO, batch + (n,), dtype, device)]
     if vectors:
         res.append(g.Data(VO, batch + (n, n), dtype, device))
@@ -386,8 +362,8 @@ def _refined(A: g.Data, lam: g.Node, X: g.Node, mode: str):
     wt = _tag(work, device)
     E = rt.alloc(nz * n * n * work.itemsize)
     LAM = rt.alloc(nz * n * dt.real_of(work).itemsize)
-    k = _kernel(device, "refine_eigh", wt, ke.render_refine_eigh, [False, False, True, True])
-    rt.dispatch(k, [Sm.buf, G.buf, E, LAM], pack_params([nz, n, _tau_bits(A.dtype)]), nz)
+    launch(device, "linalg_eigen_refine_eigh", (wt,), ke.refine_eigh_record, ke.render_refine_eigh,
+           {"SM": Sm.buf, "G": G.buf, "E": E, "LAM": LAM}, nz, nz=nz, n=n, tau=_tau_bits(A.dtype))
     lam = _cast(g.Data(LAM, batch + (n,), dt.real_of(work), device), dt.real_of(A.dtype))
     if mode != "eigh":
         return _sorted(lam, X, mode)
@@ -405,8 +381,35 @@ def _work_dtype(dtype, device):
     return dtype
 
 
-def _cast(node: g.Node, dtype) -> g.Node:
-    return node if node.dtype is dtype else g.make_op("cast", [node], dtype)
+# The refinement's elementwise steps, built as the namespace's elementwise functions
+# build them (a Python scalar is a 0-d Const; operands of different shapes are
+# broadcast views of the result's shape), so that they fuse as before.
+
+def _scalar(value, dtype, device) -> g.Const:
+    return g.Const(complex(value) if dtype.kind == "c" else float(value), dtype, device, ())
+
+
+def _ew(op: str, dtype, *nodes) -> g.Node:
+    shapes = [nd.shape for nd in nodes if not (isinstance(nd, g.Const) and nd.shape == ())]
+    if len(set(shapes)) > 1:
+        ndim = max(len(s) for s in shapes)
+        padded = [(1,) * (ndim - len(s)) + tuple(s) for s in shapes]
+        shape = tuple(max(d) if min(d) else 0 for d in zip(*padded))
+        nodes = [nd if isinstance(nd, g.Const) and nd.shape == () else g.broadcast_view(nd, shape) for nd in nodes]
+    return g.make_op(op, list(nodes), dtype)
+
+
+def _new_axes(node: g.Node, k: int, last: bool) -> g.Node:
+    """``node[..., None, :]`` (``last``) or ``node[..., None, None]`` (k = 2): the view
+    the namespace's basic indexing makes."""
+    items = [("slice", 0, 1, d) for d in node.shape]
+    at = len(items) - 1 if last else len(items)
+    return g.index_view(node, items[:at] + [("new",)] * k + items[at:])
+
+
+def _astype(node: g.Node, dtype) -> g.Node:
+    """``astype`` (a copy where the dtype already matches)."""
+    return g.make_op("copy", [node], dtype) if node.dtype is dtype else g.make_op("cast", [node], dtype)
 
 
 def _tau_bits(dtype) -> int:
@@ -455,9 +458,9 @@ def _tournament(nblk: int, r: int) -> list[int]:
 def _gather(device, t, dtype, src_buf, nz, rows, cols, kind, off, sz, sr, sp, sh, rowperm, vrows, vcols, perm):
     rt = device.runtime
     dst = rt.alloc(nz * rows * cols * dtype.itemsize)
-    k = _kernel(device, "gather", t, ke.render_gather, [False, True])
-    words = [nz, rows, cols, kind, off, sz, sr, sp, sh, BS, int(rowperm), vrows, vcols] + list(perm)
-    rt.dispatch(k, [src_buf, dst], pack_params(words), _grid(nz * rows * cols))
+    launch(device, "linalg_eigen_gather", (t,), ke.gather_record, ke.render_gather, {"SRC": src_buf, "DST": dst},
+           _grid(nz * rows * cols), table=perm, nz=nz, rows=rows, cols=cols, kind=kind, off=off, sz=sz, sr=sr, sp=sp,
+           sh=sh, bs=BS, rowperm=int(rowperm), vrows=vrows, vcols=vcols)
     return dst
 
 
@@ -495,7 +498,7 @@ def _blocked(node: g.Node, mode: str):
         # 4 eps ||A||_F per matrix: the outer convergence floor
         x = g.Data(A0.buf, batch + (n * n,), dtype, device, A0.offset)
         a2 = g.make_op("abs", [x], rdt)
-        ss = st.sum(Array._new(g.make_op("multiply", [a2, a2], rdt)), axis=-1)._node
+        ss = reduce_axes(g.make_op("multiply", [a2, a2], rdt), (len(batch),), "sum")[0]
         fl = g.make_op("multiply", [g.make_op("sqrt", [ss], rdt), g.Const(FLOOR * eps / math.sqrt(n), rdt, device,
                                                                            ss.shape)], rdt)
         th = _contig(fl).buf
@@ -558,9 +561,10 @@ def _blocked(node: g.Node, mode: str):
     return _svd_finish(A0, Ajac, Vjac, mode)
 
 
-def _colnorms(M: Array, rdt) -> Array:
-    a2 = ew.abs(M)
-    return ew.sqrt(st.sum(a2 * a2, axis=-2))
+def _colnorms(M: g.Node, rdt) -> g.Node:
+    """The 2-norms of M's columns, (batch..., n) in ``rdt``."""
+    a2 = g.make_op("abs", [M], rdt)
+    return g.make_op("sqrt", [reduce_axes(g.make_op("multiply", [a2, a2], rdt), (M.ndim - 2,), "sum")[0]], rdt)
 
 
 def _svd_finish(A0: g.Data, Ajac: g.Data, Vjac: g.Data, mode: str):
@@ -586,9 +590,11 @@ def _svd_finish(A0: g.Data, Ajac: g.Data, Vjac: g.Data, mode: str):
     nz = g.prod(batch)
     t = _tag(dtype, device)
     work = _work_dtype(dtype, device)
-    Aj = Array._new(Ajac)
-    nj = _colnorms(Aj, rdt)[..., None, :]
-    U = _contig(_cast(srch.where(nj > 0, Aj / srch.where(nj > 0, nj, nj * 0 + 1), Aj * 0)._node, work))
+    nj = _new_axes(_colnorms(Ajac, rdt), 1, True)
+    pos = _ew("greater", dt.bool, nj, _scalar(0, rdt, device))
+    ones = _ew("add", rdt, _ew("multiply", rdt, nj, _scalar(0, rdt, device)), _scalar(1, rdt, device))
+    unit = _ew("divide", dtype, Ajac, _cast(_ew("where", rdt, pos, nj, ones), dtype))
+    U = _contig(_cast(_ew("where", dtype, pos, unit, _ew("multiply", dtype, Ajac, _scalar(0, dtype, device))), work))
     V = _contig(_cast(Vjac, work))
     A = _cast(A0, work)
     AV = matmul_nodes(A, V, batch)
@@ -602,28 +608,34 @@ def _svd_finish(A0: g.Data, Ajac: g.Data, Vjac: g.Data, mode: str):
     F = rt.alloc(nz * n * n * work.itemsize)
     G = rt.alloc(nz * n * n * work.itemsize)
     SIG = rt.alloc(nz * n * dt.real_of(work).itemsize)
-    k = _kernel(device, "refine_svd", wt, ke.render_refine_svd, [False, False, False, True, True, True])
-    rt.dispatch(k, [T.buf, UU.buf, VV.buf, F, G, SIG], pack_params([nz, n, _tau_bits(dtype)]), _grid(nz * n * n))
-    sig = Array._new(g.Data(SIG, batch + (n,), dt.real_of(work), device))
-    S = _contig(astype(sig, rdt)._node)
+    launch(device, "linalg_eigen_refine_svd", (wt,), ke.refine_svd_record, ke.render_refine_svd,
+           {"T": T.buf, "UU": UU.buf, "VV": VV.buf, "F": F, "G": G, "SIG": SIG}, _grid(nz * n * n),
+           nz=nz, n=n, tau=_tau_bits(dtype))
+    sig = g.Data(SIG, batch + (n,), dt.real_of(work), device)
+    S = _contig(_astype(sig, rdt))
     val = (S.buf, S.offset, n, 1)
     if mode == "vals":
         Sv, _ = _order(device, t, rdt, dtype, nz, n, True, val, None, m, False)
         return [g.Data(Sv, batch + (n,), rdt, device)]
     Fd = g.Data(F, batch + (n, n), work, device)
     Gd = g.Data(G, batch + (n, n), work, device)
-    Un = Array._new(g.make_op("add", [U, matmul_nodes(U, Fd, batch)], work))
+    Un = g.make_op("add", [U, matmul_nodes(U, Fd, batch)], work)
     if m > n:
         # a tall U also takes the part of A V outside its span, (A V - U T) / sigma
-        def c(x):
-            return astype(x, work) if work.kind == "c" else x
-        sj = sig[..., None, :]
-        big = sj > st.max(sig, axis=-1)[..., None, None] * (m * _eps_of(dtype))
-        out = (Array._new(AV) - matmul(Array._new(U), Array._new(T))) / c(srch.where(big, sj, sj * 0 + 1))
-        Un = Un + srch.where(big, out, out * 0)
-    Vn = Array._new(g.make_op("add", [V, matmul_nodes(V, Gd, batch)], work))
-    Und = _contig(astype(Un, dtype)._node)
-    Vnd = _contig(astype(Vn, dtype)._node)
+        sr = sig.dtype
+        sj = _new_axes(sig, 1, True)
+        smax = _new_axes(reduce_axes(sig, (len(batch),), "max")[0], 2, False)
+        big = _ew("greater", dt.bool, sj, _ew("multiply", sr, smax, _scalar(m * _eps_of(dtype), sr, device)))
+        div = _ew("where", sr, big, sj, _ew("add", sr, _ew("multiply", sr, sj, _scalar(0, sr, device)),
+                                            _scalar(1, sr, device)))
+        if work.kind == "c":
+            div = _astype(div, work)
+        UT = g.reshape_view(matmul_nodes(U, T, batch), batch + (m, n))
+        out = _ew("divide", work, _ew("subtract", work, AV, UT), div)
+        Un = _ew("add", work, Un, _ew("where", work, big, out, _ew("multiply", work, out, _scalar(0, work, device))))
+    Vn = g.make_op("add", [V, matmul_nodes(V, Gd, batch)], work)
+    Und = _contig(_astype(Un, dtype))
+    Vnd = _contig(_astype(Vn, dtype))
     Sv, Uo = _order(device, t, rdt, dtype, nz, n, True, val, (Und.buf, Und.offset, m * n, n, 1), m, False)
     _, Vo = _order(device, t, rdt, dtype, nz, n, True, val, (Vnd.buf, Vnd.offset, n * n, n, 1), n, False)
     return [g.Data(Sv, batch + (n,), rdt, device), g.Data(Uo, batch + (m, n), dtype, device),

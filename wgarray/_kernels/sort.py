@@ -5,29 +5,32 @@ Everything here runs on the device; the host only reads output sizes (unique).
 - ``KeySource``: the order-preserving keys of a node's elements, read inside a kernel
   (the node's elementwise producer fused in; float64 is read as raw words, since its
   bits cannot be taken portably in WGSL).
-- ``radix_perm``: the stable sorting permutation of flat elements, per segment.
-- ``exclusive_scan``: an in-place u32 exclusive scan (tiles, then tile sums, recursively).
-- ``gather``: values of a node at a u32 index buffer.
+- ``radix_perm``: the stable sorting permutation of flat elements, per segment (the
+  digit counts scanned by the one exclusive scan, ``scan.exclusive_scan``).
 - ``search``: binary search of keys (searchsorted, isin).
-- ``unique``: sort + adjacent-difference flags + scan + compaction.
+- ``unique``: sort + adjacent-difference flags + the one stream compaction
+  (``compact.positions``) + a scatter of each value's first occurrence.
+
+Kernels are keyed ``("sort", spec)``; each renderer returns its launch record with
+its WGSL, and the dispatches pass their buffers by the record's names.
 """
 from __future__ import annotations
 
 from .. import _dtypes as dt
 from .._graph import node as g
 from .._graph.fusion import FusedInput
-from .._runtime.runtime import pack_params
+from .._runtime.launch import even, param_bases, workgroups
 from .._wgsl import elementwise as ew
 from .._wgsl import sort as ws
 from .._wgsl import types as ty
+from . import scan as kscan
+from .compact import positions
+
+FAMILY = "sort"
 
 
 def _groups(threads: int) -> int:
-    return -(-threads // ws.WG)
-
-
-def _even(n: int) -> int:
-    return n + n % 2
+    return workgroups(threads, ws.WG)
 
 
 class KeySource:
@@ -49,7 +52,7 @@ class KeySource:
             if not data.is_contiguous:
                 data = g.realize(g.Op("copy", [data], data.dtype))
             self.buffers = [data.buf]
-            self.params = pack_params([data.offset, 0])
+            self.params = data.offset.to_bytes(4, "little") + bytes(4)
             self.spec = "raw-f64"
         else:
             fi = FusedInput(node)
@@ -65,39 +68,17 @@ class KeySource:
 
     @property
     def n_words(self) -> int:
-        return _even(len(self.params) // 4)
+        return even(len(self.params) // 4)
 
-    def padded_params(self) -> bytes:
-        return self.params + b"\0" * (4 * self.n_words - len(self.params))
-
-    def render(self, prefix: str, binding_base: int, pbase: int) -> tuple[list[str], str]:
+    def render(self, prefix: str, pbase: int):
+        """(the bindings, as a launch record's group named ``prefix`` without its
+        underscore; the WGSL functions)."""
         if self.raw:
-            decls = [ws.decl(binding_base, prefix + "RAW", "vec2<u32>")]
-            fns = ""
+            group, fns = ws.raw_group(prefix), ""
         else:
-            decls, fns = ew.render_input(self.spec, prefix, binding_base, pbase)
-        return decls, fns + ws.key_fn(prefix, self.dtype.name, self.native, self.raw, pbase)
-
-
-# ------------------------------------------------------------------- scan
-
-def _subgroups(rt) -> bool:
-    """Whether workgroup-wide scans may go through subgroup operations."""
-    return rt.subgroup_size is not None
-
-
-def exclusive_scan(rt, buf, n: int) -> None:
-    """Exclusive prefix sum of the u32 words buf[0:n], in place."""
-    n_tiles = -(-n // ws.SCAN_TILE)
-    sums = rt.alloc(4 * max(n_tiles, 1))
-    params = pack_params([n, n_tiles])
-    sg = _subgroups(rt)
-    tile = rt.kernel(("sort-scan-tile", sg), lambda: ("scan_tile", ws.render_scan_tile(sg), [True, True], False))
-    rt.dispatch(tile, [buf, sums], params, n_tiles)
-    if n_tiles > 1:
-        exclusive_scan(rt, sums, n_tiles)
-        add = rt.kernel(("sort-scan-add",), lambda: ("scan_add", ws.render_scan_add(), [True, False], False))
-        rt.dispatch(add, [buf, sums], params, n_tiles)
+            group = ew.input_group(self.spec, prefix)
+            _, fns = ew.render_input(self.spec, prefix, 0, pbase)
+        return group, fns + ws.key_fn(prefix, self.dtype.name, self.native, self.raw, pbase)
 
 
 # ------------------------------------------------------------------- radix sort
@@ -145,16 +126,15 @@ def radix_perm(src: KeySource, n: int, seglen: int, descending: bool, kpt: int |
     passes = [("key", p) for p in range(key_passes)] + [("seg", p) for p in range(seg_passes)]
     n_tiles = -(-n // tile)
     kw = src.kw
-    sg = _subgroups(rt)
+    sg = kscan.use_subgroups(rt)
 
     def build_keys():
-        decls, fns = src.render("src_", 0, 2)
-        code, writes = ws.render_keys(decls, fns, len(src.buffers), kw, values)
-        return ("sort_keys", code, writes, False)
+        group, fns = src.render("src_", 2)
+        return ws.render_keys(group, fns, kw, values)
 
     if values and not sorts_values(src, n, seglen):
         raise ValueError("radix_perm: values=True needs one segment of 32-bit values")
-    keys = rt.kernel(("sort-keys", src.key, values), build_keys)
+    keys = rt.compile((FAMILY, ("keys", src.key, values)), build_keys)
     scratch = [rt.alloc(4 * kw * n)]
     # Two key and two payload buffers, used in turn: a pass never allocates.
     kbufs = [scratch[0], rt.alloc(4 * kw * n) if key_passes > 1 else None]
@@ -162,9 +142,13 @@ def radix_perm(src: KeySource, n: int, seglen: int, descending: bool, kpt: int |
     kin, vin = kbufs[0], None
     if values:
         vin = vbufs[1]
-    rt.dispatch(keys, list(src.buffers) + [kin] + ([vin] if values else []),
-                pack_params([n, int(descending)]) + src.padded_params(), _groups(n))
+    bufs = {"src": src.buffers, "KOUT": kin}
+    if values:
+        bufs["VOUT"] = vin
+    rt.launch(keys, bufs, keys.record.pack(n=n, desc=int(descending), src=src.params), _groups(n))
     counts = rt.alloc(4 * 256 * n_tiles)
+    counts_node = g.Data(counts, (256 * n_tiles,), dt.uint32, src.device)
+    scanned = rt.alloc(4 * (256 * n_tiles + 1))  # every pass's scanned counts: one buffer, one bind group
     for i, (kind, p) in enumerate(passes):
         mode = "key0" if i == 0 and not values else kind
         write_keys = kind == "key" and p + 1 < key_passes
@@ -172,47 +156,28 @@ def radix_perm(src: KeySource, n: int, seglen: int, descending: bool, kpt: int |
             shift, word = (p * bits) % 32, (p * bits) // 32
         else:
             shift, word = p * bits, 0
-        params = pack_params([n, seglen, n_tiles, shift, word])
-        in_bufs = {"key0": [kin], "key": [kin, vin], "seg": [vin]}[mode]
-
-        up = rt.kernel(("radix8", "up", kind, kw, kpt),
-                       lambda: ("radix_up_" + kind, *ws.render_upsweep(kind, kw, kpt), False))
-        rt.dispatch(up, [kin if kind == "key" else vin, counts], params, n_tiles)
-        exclusive_scan(rt, counts, 256 * n_tiles)
+        up = rt.compile((FAMILY, ("radix8_up", kind, kw, kpt)), lambda: ws.render_upsweep(kind, kw, kpt))
+        params = up.record.pack(n=n, seglen=seglen, n_tiles=n_tiles, shift=shift, word=word)
+        up_bufs = {"KIN": kin} if kind == "key" else {"VIN": vin}
+        up_bufs["COUNTS"] = counts
+        rt.launch(up, up_bufs, params, n_tiles)
+        kscan.exclusive_scan(counts_node, out=scanned)
         kout = kbufs[(i + 1) % 2] if write_keys else None
         vout = vbufs[i % 2]
-        down = rt.kernel(("radix8", "down", mode, kw, write_keys, kpt, sg),
-                         lambda: (f"radix_down_{mode}", *ws.render_downsweep(mode, kw, write_keys, kpt, sg), False))
-        rt.dispatch(down, in_bufs + [counts] + ([kout] if write_keys else []) + [vout], params, n_tiles)
+        down = rt.compile((FAMILY, ("radix8_down", mode, kw, write_keys, kpt, sg)),
+                          lambda: ws.render_downsweep(mode, kw, write_keys, kpt, sg))
+        bufs = {"key0": {"KIN": kin}, "key": {"KIN": kin, "VIN": vin}, "seg": {"VIN": vin}}[mode]
+        bufs["SCAN"] = scanned
+        if write_keys:
+            bufs["KOUT"] = kout
+        bufs["VOUT"] = vout
+        rt.launch(down, bufs, params, n_tiles)
         kin, vin = kout, vout
     result = vin
     if n >= FLUSH_AT:
-        del kin, vin, kbufs, vbufs, counts, scratch, in_bufs, kout, vout
+        del kin, vin, kbufs, vbufs, counts, counts_node, scanned, scratch, bufs, up_bufs, kout, vout
         rt.flush()
     return result
-
-
-# ------------------------------------------------------------------- gather
-
-def gather(node: g.Node, idx_buf, n: int) -> g.Data:
-    """The values of ``node`` (flat C order) at the n u32 indices of ``idx_buf``, as a
-    contiguous (n,) Data."""
-    fi = FusedInput(node)
-    device = node.device
-    rt = device.runtime
-    native = device.has_int64
-    dname = node.dtype.name
-
-    def build():
-        decls, fns = ew.render_input(fi.spec, "in0_", 0, 2)
-        code, writes = ws.render_gather(decls, fns, len(fi.buffers), dname, native)
-        return ("sort_gather", code, writes, False)
-
-    kernel = rt.kernel(("sort-gather", fi.spec, dname, native), build)
-    out = rt.alloc(-(-max(n, 1) // 4) * 4 * node.dtype.itemsize)
-    params = pack_params([n, 0]) + fi.params
-    rt.dispatch(kernel, list(fi.buffers) + [idx_buf, out], params, _groups(-(-n // 4)))
-    return g.Data(out, (n,), node.dtype, device)
 
 
 # ------------------------------------------------------------------- search
@@ -221,32 +186,31 @@ def search(a: KeySource, m: int, sorter: FusedInput | None, b: KeySource, n: int
     """A u32 (n,) Data: for each b key, its insertion point among the m sorted a keys
     (mode 'searchsorted', flag = side right) or whether it occurs (mode 'isin', flag = invert)."""
     rt = device.runtime
-    pa = 4
-    ps = pa + a.n_words
-    pb = ps + (_even(sorter.n_words) if sorter is not None else 0)
-    n_a, n_s, n_b = len(a.buffers), len(sorter.buffers) if sorter is not None else 0, len(b.buffers)
+    blocks = [a.params] + ([sorter.params] if sorter is not None else []) + [b.params]
+    pbases = param_bases(4, [len(p) // 4 for p in blocks])
+    pa, ps, pb = pbases[0], pbases[1] if sorter is not None else None, pbases[-1]
     s_tag = ty.tag(sorter.dtype.name, device.has_int64) if sorter is not None else None
 
     def build():
-        a_decls, a_fns = a.render("a_", 0, pa)
+        a_group, a_fns = a.render("a_", pa)
         if sorter is not None:
-            s_decls, s_fns = ew.render_input(sorter.spec, "s_", n_a, ps)
+            s_group, (_, s_fns) = ew.input_group(sorter.spec, "s_"), ew.render_input(sorter.spec, "s_", 0, ps)
         else:
-            s_decls, s_fns = [], ""
-        b_decls, b_fns = b.render("b_", n_a + n_s, pb)
-        code, writes = ws.render_search(a_decls, a_fns, n_a, s_decls, s_fns, n_s, s_tag, b_decls, b_fns, n_b, mode)
-        return (f"sort_{mode}", code, writes, False)
+            s_group, s_fns = None, ""
+        b_group, b_fns = b.render("b_", pb)
+        return ws.render_search(a_group, a_fns, s_group, s_fns, s_tag, b_group, b_fns, mode, pbases)
 
-    key = ("sort-search", mode, a.key, sorter.spec if sorter is not None else None,
-           sorter.dtype.name if sorter is not None else None, b.key)
-    kernel = rt.kernel(key, build)
+    key = (FAMILY, ("search", mode, a.key, sorter.spec if sorter is not None else None,
+                    sorter.dtype.name if sorter is not None else None, b.key))
+    kernel = rt.compile(key, build)
     out = rt.alloc(4 * max(n, 1))
-    params = pack_params([n, m, int(flag), 0]) + a.padded_params()
+    bufs = {"a": a.buffers}
     if sorter is not None:
-        params += sorter.params + b"\0" * (4 * _even(sorter.n_words) - len(sorter.params))
-    params += b.padded_params()
-    bufs = list(a.buffers) + (list(sorter.buffers) if sorter is not None else []) + list(b.buffers) + [out]
-    rt.dispatch(kernel, bufs, params, _groups(n))
+        bufs["s"] = sorter.buffers
+    bufs["b"] = b.buffers
+    bufs["O"] = out
+    params = kernel.record.pack(n=n, m=m, flag=int(flag), **dict(zip(bufs, blocks)))
+    rt.launch(kernel, bufs, params, _groups(n))
     return g.Data(out, (n,), dt.uint32, device)
 
 
@@ -264,27 +228,22 @@ def unique(flat: g.Node, with_inverse: bool):
     n = flat.shape[0]
     src = KeySource(flat)
     perm = radix_perm(src, n, n, False)
-    pos = rt.alloc(4 * (n + 1))
+    starts_flags = rt.alloc(4 * (n + 1))  # F[n] = 0 too: the flags kernel covers n + 1 slots
 
     def build_flags():
-        decls, fns = src.render("src_", 0, 2)
-        code, writes = ws.render_unique_flags(decls, fns, len(src.buffers))
-        return ("unique_flags", code, writes, False)
+        group, fns = src.render("src_", 2)
+        return ws.render_unique_flags(group, fns)
 
-    flags = rt.kernel(("unique-flags", src.key), build_flags)
-    rt.dispatch(flags, list(src.buffers) + [perm, pos], pack_params([n, 0]) + src.padded_params(), _groups(n + 1))
-    exclusive_scan(rt, pos, n + 1)
-    k = int(rt.read(pos, 4 * n, 4).view("<u4")[0])
+    flags = rt.compile((FAMILY, ("unique_flags", src.key)), build_flags)
+    rt.launch(flags, {"src": src.buffers, "PERM": perm, "F": starts_flags},
+              flags.record.pack(n=n, src=src.params), _groups(n + 1))
+    pos, k = positions(g.Data(starts_flags, (n,), dt.uint32, device))
     src_idx = rt.alloc(4 * k)
     starts = rt.alloc(4 * (k + 1))
-    bufs = [perm, pos, src_idx, starts]
+    bufs = {"PERM": perm, "POS": pos.buf, "SRC": src_idx, "STARTS": starts}
+    inv = None
     if with_inverse:
-        inv = rt.alloc(4 * n)
-        bufs.append(inv)
-    else:
-        inv = None
-    writes = [False, False, True, True] + ([True] if with_inverse else [])
-    compact = rt.kernel(("unique-compact", with_inverse),
-                        lambda: ("unique_compact", ws.render_unique_compact(with_inverse), writes, False))
-    rt.dispatch(compact, bufs, pack_params([n]), _groups(n))
+        inv = bufs["INV"] = rt.alloc(4 * n)
+    compact = rt.compile((FAMILY, ("unique_compact", with_inverse)), lambda: ws.render_unique_compact(with_inverse))
+    rt.launch(compact, bufs, compact.record.pack(n=n), _groups(n))
     return k, src_idx, starts, inv

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import counters
+from .launch import Binding, Launch
 
 
 @dataclass(frozen=True)
@@ -43,12 +44,9 @@ class Float32Behaviour:
 
 
 # the bindings both probes use: inputs, outputs, (unused) parameters
-_HEAD = """
-@group(0) @binding(0) var<storage, read> I: array<f32>;
-@group(0) @binding(1) var<storage, read_write> O: array<u32>;
-@group(0) @binding(2) var<storage, read> P: array<u32>;
-@compute @workgroup_size(1)
-"""
+_RECORDS = {name: Launch(name, (Binding("I", "f32"), Binding("O", "u32", write=True)), workgroup=1)
+            for name in ("probe_float32", "probe_float64")}
+_HEAD = "\n" + "\n".join(_RECORDS["probe_float32"].declarations()) + "\n@compute @workgroup_size(1)\n"
 
 _PROBE = _HEAD + """fn main() {
     O[0] = bitcast<u32>(I[0] * I[1]);
@@ -98,15 +96,15 @@ def _probe(device) -> Float32Behaviour:
 
 def _run_probe(device) -> Float32Behaviour:
     rt = device.runtime
-    kernel = rt.kernel(("probe-float32",), lambda: ("probe_float32", _PROBE, [False, True], False))
+    kernel = rt.compile(("probe", "float32"), lambda: (_RECORDS["probe_float32"], _PROBE))
     inp = rt.upload(_INPUTS)
     out = rt.alloc(16)
-    rt.dispatch(kernel, [inp, out], b"\0" * 16, 1)
+    rt.launch(kernel, {"I": inp, "O": out}, b"\0" * 16, 1)
     words = rt.read(out, 0, 16).view("<u4")
     f64_kept = None
     if device.has_f64:
-        kernel = rt.kernel(("probe-float64",), lambda: ("probe_float64", _PROBE_F64, [False, True], False))
-        rt.dispatch(kernel, [rt.upload(_INPUTS_F64), out], b"\0" * 16, 1)
+        kernel = rt.compile(("probe", "float64"), lambda: (_RECORDS["probe_float64"], _PROBE_F64))
+        rt.launch(kernel, {"I": rt.upload(_INPUTS_F64), "O": out}, b"\0" * 16, 1)
         f64_kept = int(rt.read(out, 0, 4).view("<u4")[0]) == 1
     return Float32Behaviour(subnormal_results=int(words[0]) == 0x00400000,
                             subnormal_inputs=int(words[1]) == 1,

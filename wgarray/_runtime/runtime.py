@@ -23,7 +23,9 @@ import threading
 import numpy as np
 import wgpu
 
+from . import launch as _launch
 from .counters import count
+from .errors import KernelCompileError
 
 _STORAGE_USAGE = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
 _STAGING_USAGE = wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST
@@ -48,7 +50,7 @@ _buffer_ids = itertools.count(1)
 def public_caller() -> str:
     """The name of the outermost public wgarray function on the stack (``multiply``
     for ``x * y``, ``outer`` for ``linalg.outer``, which calls ``multiply``)."""
-    package = __name__.rpartition(".")[0]
+    package = __name__.partition(".")[0]  # "wgarray": this module is wgarray._runtime.runtime
     name = "wgarray"
     frame = sys._getframe(1)
     while frame is not None:
@@ -121,12 +123,13 @@ class BufferPool:
             return DeviceBuffer(rt, buf, size, uid)
         try:
             buf = rt.wgpu.create_buffer(size=size, usage=_STORAGE_USAGE)
-        except Exception as exc:  # out of device memory surfaces here
-            self.trim(0)
+        except wgpu.GPUOutOfMemoryError:
+            self.trim(0)  # the cached free buffers go back to the device: then once more
             try:
                 buf = rt.wgpu.create_buffer(size=size, usage=_STORAGE_USAGE)
-            except Exception:
-                raise MemoryError(f"wgarray: allocating {size} bytes on {rt.device.name!r} failed: {exc}") from None
+            except wgpu.GPUOutOfMemoryError as exc:
+                raise MemoryError(f"{public_caller()}: cannot allocate {nbytes} bytes ({size} pooled) on "
+                                  f"{rt.device.name!r}: the device is out of memory") from exc
         count("buffers_created")
         uid = next(_buffer_ids)
         self.live[uid] = buf
@@ -163,9 +166,10 @@ class Kernel:
     ``array<u32>`` and, when ``f64_params``, a second time as ``array<f64>``.
     """
 
-    __slots__ = ("name", "pipeline", "layout", "layout_key", "writes", "n_params_bindings", "source")
+    __slots__ = ("name", "pipeline", "layout", "layout_key", "writes", "n_params_bindings", "source", "record")
 
-    def __init__(self, name, pipeline, layout, layout_key, writes, n_params_bindings, source):
+    def __init__(self, name, pipeline, layout, layout_key, writes, n_params_bindings, source, record=None):
+        self.record = record  # the Launch record (None for a kernel of the older 4-tuple path)
         self.name = name
         self.pipeline = pipeline
         self.layout = layout
@@ -204,9 +208,8 @@ class Runtime:
         return self._probe_subgroups() if self.device.has_subgroups else None
 
     def _probe_subgroups(self) -> int | None:
-        src = """
-@group(0) @binding(0) var<storage, read_write> O: array<u32>;
-@group(0) @binding(1) var<storage, read> P: array<u32>;
+        record = _launch.Launch("probe_subgroups", (_launch.Binding("O", "u32", write=True),))
+        src = "\n" + "\n".join(record.declarations()) + """
 @compute @workgroup_size(256)
 fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: u32,
         @builtin(subgroup_invocation_id) lane: u32) {
@@ -215,9 +218,9 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
     O[512u + lid] = lane;
 }
 """
-        kernel = self.kernel(("probe-subgroups",), lambda: ("probe_subgroups", src, [True], False))
+        kernel = self.compile(("probe", "subgroups"), lambda: (record, src))
         out = self.alloc(3072)
-        self.dispatch(kernel, [out], b"\0" * 16, 1)
+        self.launch(kernel, {"O": out}, b"\0" * 16, 1)
         words = self.read(out, 0, 3072).view("<u4")
         size = int(words[0])
         if not (4 <= size <= 128 and 256 % size == 0):
@@ -383,12 +386,30 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         count("stores")
 
     # ---------------------------------------------------------------- pipelines
+    def compile(self, key, build) -> Kernel:
+        """The cached Kernel for ``key`` (``(family, spec)``: see ``launch``);
+        ``build()`` returns its (Launch record, WGSL)."""
+        k = self.kernels.get(key)
+        if k is None:
+            _launch.check_key(key)
+            record, source = build()
+            _launch.log_compiled(key, record, source)
+            k = self._compile(record.name, source, record.writes, record.f64_params, key, record)
+            self.kernels[key] = k
+        return k
+
+    def launch(self, kernel: Kernel, buffers: dict, params: bytes, groups: int, held=None) -> None:
+        """``dispatch`` with the buffers by name, checked against the kernel's record."""
+        self.dispatch(kernel, kernel.record.buffers(buffers), params, groups, held)
+
     def kernel(self, key, build):
-        """The cached Kernel for ``key``; ``build()`` returns (name, wgsl, writes, f64_params)."""
+        """The cached Kernel for ``key``; ``build()`` returns (name, wgsl, writes, f64_params).
+        The older path: new kernels use ``compile`` with a launch record."""
         k = self.kernels.get(key)
         if k is None:
             name, source, writes, f64_params = build()
-            k = self._compile(name, source, tuple(writes), f64_params)
+            _launch.log_compiled(key, _launch.Launch(name), source)
+            k = self._compile(name, source, tuple(writes), f64_params, key)
             self.kernels[key] = k
         return k
 
@@ -413,16 +434,16 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         self._layouts[key] = found
         return found
 
-    def _compile(self, name, source, writes, f64_params) -> Kernel:
+    def _compile(self, name, source, writes, f64_params, key, record=None) -> Kernel:
         bgl, pl, layout_key = self._layout(writes, f64_params)
         try:
             module = self.wgpu.create_shader_module(label=name, code=source)
             pipeline = self.wgpu.create_compute_pipeline(
                 label=name, layout=pl, compute={"module": module, "entry_point": "main"})
-        except Exception as exc:
-            raise RuntimeError(f"wgarray: internal error compiling kernel {name}:\n{exc}\n--- WGSL ---\n{source}") from None
+        except Exception as exc:  # noqa: BLE001 - wgpu raises several types for a rejected shader
+            raise KernelCompileError(name, key, source, exc) from exc
         count("pipelines_compiled")
-        return Kernel(name, pipeline, bgl, layout_key, writes, 2 if f64_params else 1, source)
+        return Kernel(name, pipeline, bgl, layout_key, writes, 2 if f64_params else 1, source, record)
 
     # ------------------------------------------------------------------ batches
     # ---------------------------------------------------------------- timing

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .._runtime.launch import Binding, Field, Group, Launch
 from . import ops, snippets
 from . import types as ty
 
@@ -188,20 +189,40 @@ def compute_fn(spec: ElementwiseSpec, prefix: str, launder_outputs: bool = True)
     return struct + f"fn {prefix}compute({', '.join(params)}) -> {ret_type} {{\n" + "\n".join(body) + "\n}\n"
 
 
-def input_decls(spec: ElementwiseSpec, prefix: str, binding_base: int) -> list[str]:
-    decls = []
+def input_group(spec: ElementwiseSpec, prefix: str, name: str | None = None) -> Group:
+    """The bindings of a fused input (``{prefix}B0``, ...), read-only, as one group of
+    a launch record: ``name`` (default ``prefix`` without its underscore) is what the
+    driver passes the input's buffers as."""
+    bindings = []
     for b, (dname, vec4) in enumerate(spec.bindings):
         st = ty.storage_type(dname, spec.int64_native)
-        elem = f"vec4<{st}>" if vec4 else st
-        decls.append(f"@group(0) @binding({binding_base + b}) var<storage, read> {prefix}B{b}: array<{elem}>;")
-    return decls
+        bindings.append(Binding(f"{prefix}B{b}", f"vec4<{st}>" if vec4 else st))
+    return Group(name or prefix.rstrip("_"), tuple(bindings))
+
+
+def input_decls(spec: ElementwiseSpec, prefix: str, binding_base: int) -> list[str]:
+    return [b.declaration(binding_base + i) for i, b in enumerate(input_group(spec, prefix).bindings)]
 
 
 def params_decls(binding: int, f64: bool) -> list[str]:
-    decls = [f"@group(0) @binding({binding}) var<storage, read> P: array<u32>;"]
-    if f64:
-        decls.append(f"@group(0) @binding({binding + 1}) var<storage, read> PD: array<f64>;")
-    return decls
+    """``P`` (and ``PD``) at ``binding``: for renderers not yet on a launch record
+    (``Launch.params_declarations`` writes the same lines)."""
+    return Launch("params", tuple(Binding(f"_{i}") for i in range(binding)), (), f64).params_declarations()
+
+
+def output_binding(name: str, dname: str, native: bool, vec4: bool = True) -> Binding:
+    """A written binding of ``dname`` values (``array<vec4<T>>`` for 32-bit values
+    where ``vec4``; 8/16-bit and bool values as their u32 words)."""
+    st = ty.storage_type(dname, native)
+    return Binding(name, f"vec4<{st}>" if vec4 and ty.is_vec4able(dname) else st, write=True)
+
+
+def launch_record(spec: ElementwiseSpec) -> Launch:
+    """The fused kernel's bindings: the input buffers (``inputs``), then one output per
+    result (``outputs``); its parameters are ``param_words``."""
+    outs = tuple(output_binding(f"O{j}", dname, spec.int64_native) for j, (_, dname) in enumerate(spec.outputs))
+    return Launch(spec.name, (input_group(spec, "", "inputs"), Group("outputs", outs)),
+                  (Field("n", "u32", 0), Field("words", "block", 0)), spec.has_f64_params, WORKGROUP)
 
 
 class LeafReader:
@@ -294,13 +315,7 @@ def library(code: str) -> str:
 
 def render(spec: ElementwiseSpec) -> str:
     native = spec.int64_native
-    decls = input_decls(spec, "", 0)
-    nb = len(spec.bindings)
-    for j, (_, dname) in enumerate(spec.outputs):
-        st = ty.storage_type(dname, native)
-        elem = f"vec4<{st}>" if ty.is_vec4able(dname) else st
-        decls.append(f"@group(0) @binding({nb + j}) var<storage, read_write> O{j}: array<{elem}>;")
-    decls += params_decls(nb + len(spec.outputs), spec.has_f64_params)
+    decls = launch_record(spec).declarations()
 
     reader = LeafReader(spec, "", 0)
     main = [

@@ -31,8 +31,10 @@ rounding happens), so their error does not grow with L.
 from __future__ import annotations
 
 import math
+import struct
 from dataclasses import dataclass
 
+from .._runtime.launch import Binding, Field, Launch
 from . import elementwise as ew
 
 
@@ -107,6 +109,11 @@ def _source(decls, code, library) -> str:
     return "\n".join(decls) + "\n\n" + library(code) + "\n" + code
 
 
+def _scale_block(scale: float, cname: str) -> bytes:
+    """The output scale: f32 (and a pad word) or f64, read as ``P``/``PD``."""
+    return struct.pack("<d", scale) if cname == "complex128" else struct.pack("<fI", scale, 0)
+
+
 # ------------------------------------------------------------------ generators
 
 @dataclass(frozen=True)
@@ -127,10 +134,17 @@ class GenSpec:
         return f"fft_gen_{self.mode}_{self.cname}"
 
 
+def gen_record(spec: GenSpec) -> Launch:
+    """The table written as ``Y``; parameters count, L, n."""
+    C = f"vec2<{real_tag(spec.cname)}>"
+    return Launch(spec.name, (Binding("Y", C, write=True),),
+                  (Field("count", "u32", 0), Field("L", "u32", 1), Field("n", "u32", 2)), False, WORKGROUP)
+
+
 def render_gen(spec: GenSpec, library) -> str:
     T = real_tag(spec.cname)
     C = f"vec2<{T}>"
-    decls = [f"@group(0) @binding(0) var<storage, read_write> Y: array<{C}>;"] + ew.params_decls(1, False)
+    decls = gen_record(spec).declarations()
     body = _main_head() + ["    let L = P[1];"]
     if spec.mode == "table":
         body.append("    Y[t] = fft_expm(t, L);")
@@ -148,10 +162,6 @@ def render_gen(spec: GenSpec, library) -> str:
         ]
     code = _common(T) + "\n" + "\n".join(body + ["}"]) + "\n"
     return _source(decls, code, library)
-
-
-def gen_params(count: int, L: int, n: int = 0) -> bytes:
-    return b"".join(v.to_bytes(4, "little") for v in (count, L, n, 0))
 
 
 # ------------------------------------------------------------------ the tile kernel
@@ -201,25 +211,32 @@ class TileSpec:
     def uses_chirp(self) -> bool:
         return self.lchirp or self.schirp
 
-    def layout(self, n_in_buffers: int) -> dict:
-        """Binding index of each buffer role; 'in' is the first of the input's buffers."""
-        where = {"tw": 0}
-        b = 1
-        if self.src == "buf":
-            where["x"] = b
-            b += 1
-        else:
-            where["in"] = b
-            b += n_in_buffers
-        if self.uses_chirp:
-            where["w"] = b
-            b += 1
-        if self.mul_b:
-            where["b"] = b
-            b += 1
-        where["y"] = b
-        where["params"] = b + 1
-        return where
+
+
+# The tile kernel's parameter words (see ``render_tile`` for where each is read).
+_TILE_WORDS = ("groups", "L", "nstages", "log_ci", "log_cb", "J", "nct", "B", "A", "IA", "IK", "OA", "OK", "lin",
+               "n", "n_out", "inner", "conj_in", "conj_mid", "conj_out", "tw_div", "nh")
+
+
+def tile_record(spec: TileSpec) -> Launch:
+    """The tile kernel's bindings: twiddles ``TW``; the source, ``X`` (a work buffer) or
+    the fused input ``in0``; the chirp ``W`` and the filter spectrum ``BB`` where used;
+    the output ``Y``. Parameters: the words above, the radices (one word per pass), the
+    four-step twiddle's unit and length, the swizzle mask, the scale (f32 or f64) at 38
+    and the fused input's block at TILE_PBASE."""
+    C = f"vec2<{real_tag(spec.cname)}>"
+    args = [Binding("TW", C)]
+    args.append(Binding("X", C) if spec.src == "buf" else ew.input_group(spec.in_spec, "in0_"))
+    if spec.uses_chirp:
+        args.append(Binding("W", C))
+    if spec.mul_b:
+        args.append(Binding("BB", C))
+    args.append(Binding("Y", real_tag(spec.cname) if spec.store in ("real", "unpack") else C, write=True))
+    fields = [Field(name, "u32", w) for w, name in enumerate(_TILE_WORDS)]
+    fields += [Field("radices", "block", 22), Field("tw_unit", "u32", 22 + MAX_STAGES),
+               Field("tw_n", "u32", 23 + MAX_STAGES), Field("swizzle", "u32", 24 + MAX_STAGES),
+               Field("scale", "block", 38), Field("in0", "block", TILE_PBASE)]
+    return Launch(spec.name, tuple(args), tuple(fields), spec.has_f64_params, WORKGROUP)
 
 
 def _dft(R: int, C: str) -> list[str]:
@@ -319,22 +336,11 @@ fn fft_r2c(a: {C}, b: {C}, m: u32, nh: u32) -> {C} {{
 """
 
 
-def render_tile(spec: TileSpec, in_decls: list[str], in_fns: str, library) -> str:
+def render_tile(spec: TileSpec, library) -> str:
     T = real_tag(spec.cname)
     C = f"vec2<{T}>"
-    where = spec.layout(len(in_decls))
-    decls = [f"@group(0) @binding(0) var<storage, read> TW: array<{C}>;"]
-    if spec.src == "buf":
-        decls.append(f"@group(0) @binding({where['x']}) var<storage, read> X: array<{C}>;")
-    else:
-        decls += in_decls
-    if spec.uses_chirp:
-        decls.append(f"@group(0) @binding({where['w']}) var<storage, read> W: array<{C}>;")
-    if spec.mul_b:
-        decls.append(f"@group(0) @binding({where['b']}) var<storage, read> BB: array<{C}>;")
-    y_elem = T if spec.store in ("real", "unpack") else C
-    decls.append(f"@group(0) @binding({where['y']}) var<storage, read_write> Y: array<{y_elem}>;")
-    decls += ew.params_decls(where["params"], spec.has_f64_params)
+    in_fns = ew.render_input(spec.in_spec, "in0_", 0, TILE_PBASE)[1] if spec.src == "input" else ""
+    decls = tile_record(spec).declarations()
     decls.append(f"var<workgroup> S: array<{C}, {spec.capacity}>;")
 
     # the source element (o, K, i) of the (outer, lin, inner) input; zero past lin
@@ -467,22 +473,16 @@ def render_tile(spec: TileSpec, in_decls: list[str], in_fns: str, library) -> st
     return _source(decls, code, library)
 
 
-def tile_params(*, groups, L, radices, log_ci, log_cb, J, nct, B, A, IA, IK, OA, OK, lin, n, n_out, inner,
-                conj_in, conj_mid, conj_out, tw_div, nh, tw_unit, tw_n, scale, cname) -> bytes:
-    """The tile kernel's parameter block (strides IA, IK, OA, OK count K, i.e. units of
-    ``inner``; see ``render_tile`` for where each word is read)."""
-    import struct
-
+def tile_params(*, radices, scale, cname, **words) -> dict:
+    """The tile kernel's parameter fields (``tile_record``; strides IA, IK, OA, OK count
+    K, i.e. units of ``inner``) from the words by name, the radices and the scale."""
     if len(radices) > MAX_STAGES:
         raise ValueError(f"fft: a tile of {len(radices)} passes exceeds {MAX_STAGES}")
     rad = list(radices) + [0] * (MAX_STAGES - len(radices))
-    words = [groups, L, len(radices), log_ci, log_cb, J, nct, B, A, IA, IK, OA, OK, lin, n, n_out, inner,
-             conj_in, conj_mid, conj_out, tw_div, nh] + rad + [tw_unit, tw_n]
-    words += [15 if L & (L - 1) == 0 else 0, 0]  # the swizzle mask (see fft_sw)
-    head = struct.pack("<38I", *words)
-    if cname == "complex128":
-        return head + struct.pack("<d", scale)
-    return head + struct.pack("<fI", scale, 0)
+    L = words["L"]
+    return dict(words, nstages=len(radices), radices=struct.pack(f"<{MAX_STAGES}I", *rad),
+                swizzle=15 if L & (L - 1) == 0 else 0,  # the swizzle mask (see fft_sw)
+                scale=_scale_block(scale, cname))
 
 
 # ------------------------------------------------------------------ the r2c split on its own
@@ -503,12 +503,19 @@ class SplitSpec:
         return self.cname == "complex128"
 
 
+def split_record(spec: SplitSpec) -> Launch:
+    """The split's bindings, ``Z`` read and ``Y`` written; parameters count, nh, inner,
+    conj_out and the scale (f32 or f64) at 4."""
+    C = f"vec2<{real_tag(spec.cname)}>"
+    fields = (Field("count", "u32", 0), Field("nh", "u32", 1), Field("inner", "u32", 2), Field("conj_out", "u32", 3),
+              Field("scale", "block", 4))
+    return Launch(spec.name, (Binding("Z", C), Binding("Y", C, write=True)), fields, spec.has_f64_params, WORKGROUP)
+
+
 def render_split(spec: SplitSpec, library) -> str:
     T = real_tag(spec.cname)
     C = f"vec2<{T}>"
-    decls = [f"@group(0) @binding(0) var<storage, read> Z: array<{C}>;",
-             f"@group(0) @binding(1) var<storage, read_write> Y: array<{C}>;"]
-    decls += ew.params_decls(2, spec.has_f64_params)
+    decls = split_record(spec).declarations()
     scale = "bitcast<f32>(P[4])" if T == "f32" else "PD[2]"
     body = _main_head() + [
         "    let nh = P[1];",
@@ -526,10 +533,6 @@ def render_split(spec: SplitSpec, library) -> str:
     return _source(decls, code, library)
 
 
-def split_params(*, count, nh, inner, conj_out, scale, cname) -> bytes:
-    import struct
-
-    words = struct.pack("<4I", count, nh, inner, conj_out)
-    if cname == "complex128":
-        return words + struct.pack("<d", scale)
-    return words + struct.pack("<fI", scale, 0)
+def split_params(*, count, nh, inner, conj_out, scale, cname) -> dict:
+    """The split's parameter fields (``split_record``)."""
+    return dict(count=count, nh=nh, inner=inner, conj_out=conj_out, scale=_scale_block(scale, cname))

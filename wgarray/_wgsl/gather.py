@@ -13,12 +13,13 @@ winner      W[idx_at(u)] = max(W[...], u + 1) over updates u: the last update th
 concat      out[e] = inK_at(local index) for the input K whose slab holds e along the axis.
 
 Each gather/concat invocation computes 4 consecutive outputs and stores them as the
-elementwise kernels do (``elementwise._store``), so 8/16-bit and bool outputs are written
+elementwise kernels do (``elementwise.store4``), so 8/16-bit and bool outputs are written
 a whole u32 word per invocation. Parameters: P[0] = n (outputs), then kernel words, then
 each input's parameter block at an even word.
 """
 from __future__ import annotations
 
+from .._runtime.launch import Binding, Field, Launch
 from . import elementwise as ew
 from . import ops
 from . import types as ty
@@ -26,40 +27,25 @@ from . import types as ty
 INVALID = 0xFFFFFFFF
 
 
-def _param_bases(first: int, specs_words) -> list[int]:
-    """Even word offsets for consecutive parameter blocks starting at ``first``."""
-    bases = []
-    w = first + first % 2
-    for n in specs_words:
-        bases.append(w)
-        w += n + n % 2
-    return bases
+def _groups(specs) -> tuple:
+    """The bindings of fused inputs in0_, in1_, ... (passed as ``in0``, ``in1``, ...)."""
+    return tuple(ew.input_group(spec, f"in{k}_") for k, spec in enumerate(specs))
 
 
-def _inputs(specs, pbases):
-    """Declarations and functions of fused inputs in0_, in1_, ... bound from binding 0."""
-    decls, fns = [], []
-    binding = 0
-    for k, (spec, pbase) in enumerate(zip(specs, pbases)):
-        d, f = ew.render_input(spec, f"in{k}_", binding, pbase)
-        decls += d
-        fns.append(f)
-        binding += len(spec.bindings)
-    return decls, "".join(fns), binding
+def _fns(specs, pbases) -> str:
+    """The WGSL functions ``inK_at`` of the fused inputs, their parameters at ``pbases``."""
+    return "".join(ew.render_input(spec, f"in{k}_", 0, pbase)[1] for k, (spec, pbase) in enumerate(zip(specs, pbases)))
 
 
-def _out_decl(binding: int, dname: str, native: bool) -> str:
-    st = ty.storage_type(dname, native)
-    elem = f"vec4<{st}>" if ty.is_vec4able(dname) else st
-    return f"@group(0) @binding({binding}) var<storage, read_write> O: array<{elem}>;"
+def _blocks(pbases) -> tuple:
+    return tuple(Field(f"in{k}", "block", base) for k, base in enumerate(pbases))
 
 
-def _params(binding: int, specs) -> tuple[list[str], bool]:
-    f64 = any(s.has_f64_params for s in specs)
-    decls = [f"@group(0) @binding({binding}) var<storage, read> P: array<u32>;"]
-    if f64:
-        decls.append(f"@group(0) @binding({binding + 1}) var<storage, read> PD: array<f64>;")
-    return decls, f64
+_FLAG = Binding("F", "atomic<u32>", write=True)
+
+
+def _f64(specs) -> bool:
+    return any(s.has_f64_params for s in specs)
 
 
 _HEAD = [
@@ -70,23 +56,27 @@ _HEAD = [
 ]
 
 
-def _assemble(decls, fns, main) -> str:
+def _assemble(record: Launch, fns, main) -> str:
+    decls = record.declarations()
     body = "\n".join(main) + "\n"
     return "\n".join(decls) + "\n\n" + ew.library(fns + body) + "\n" + fns + "\n" + body
 
 
-def render_gather(data, index, other, out_dtype: str, native: bool, checked: bool, pbases) -> tuple[str, bool]:
-    """(WGSL, has f64 params) of a gather: ``data``, ``index`` (uint32) and optional
+def gather_record(data, index, other, out_dtype: str, native: bool, checked: bool, pbases) -> Launch:
+    """The gather's bindings: inputs ``in0`` (data), ``in1`` (index), ``in2`` (other,
+    optional), output ``O``, the flag ``F`` where ``checked``; parameters n, the data's
+    size, then each input's block at ``pbases``."""
+    specs = [data, index] + ([other] if other is not None else [])
+    args = _groups(specs) + (ew.output_binding("O", out_dtype, native),) + ((_FLAG,) if checked else ())
+    return Launch("gather", args, (Field("n", "u32", 0), Field("size", "u32", 1)) + _blocks(pbases), _f64(specs))
+
+
+def render_gather(data, index, other, out_dtype: str, native: bool, checked: bool, pbases) -> str:
+    """WGSL of a gather (``gather_record``): ``data``, ``index`` (uint32) and optional
     ``other`` are ElementwiseSpecs of the fused inputs; ``pbases`` their parameter words."""
     specs = [data, index] + ([other] if other is not None else [])
-    decls, fns, b = _inputs(specs, pbases)
-    decls.append(_out_decl(b, out_dtype, native))
-    b += 1
-    if checked:
-        decls.append(f"@group(0) @binding({b}) var<storage, read_write> F: array<atomic<u32>>;")
-        b += 1
-    pdecls, f64 = _params(b, specs)
-    decls += pdecls
+    record = gather_record(data, index, other, out_dtype, native, checked, pbases)
+    fns = _fns(specs, pbases)
     zero = ops.ZERO[ty.tag(out_dtype, native)]
     main = list(_HEAD) + ["    let base = gid * 4u;", "    if (base >= n) { return; }", "    let size = P[1];"]
     if checked:
@@ -107,19 +97,21 @@ def render_gather(data, index, other, out_dtype: str, native: bool, checked: boo
         main.append("    if (bad) { atomicStore(&F[0], 1u); }")
     main += ["    " + s for s in ew.store4("O", out_dtype, vals, native)]
     main.append("}")
-    return _assemble(decls, fns, main), f64
+    return _assemble(record, fns, main)
 
 
-def render_winner(index, checked: bool, pbases) -> tuple[str, bool]:
+def winner_record(index, checked: bool, pbases) -> Launch:
+    """The winner pass's bindings: input ``in0`` (the index), ``W``, the flag ``F`` where
+    ``checked``; parameters n (updates), the target's size, the index's block."""
+    args = _groups([index]) + (Binding("W", "atomic<u32>", write=True),) + ((_FLAG,) if checked else ())
+    return Launch("scatter_winner", args, (Field("n", "u32", 0), Field("size", "u32", 1)) + _blocks(pbases),
+                  _f64([index]))
+
+
+def render_winner(index, checked: bool, pbases) -> str:
     """WGSL of the winner pass: W[idx_at(u)] = max(W, u + 1) for u < n (one per invocation)."""
-    decls, fns, b = _inputs([index], pbases)
-    decls.append(f"@group(0) @binding({b}) var<storage, read_write> W: array<atomic<u32>>;")
-    b += 1
-    if checked:
-        decls.append(f"@group(0) @binding({b}) var<storage, read_write> F: array<atomic<u32>>;")
-        b += 1
-    pdecls, f64 = _params(b, [index])
-    decls += pdecls
+    record = winner_record(index, checked, pbases)
+    fns = _fns([index], pbases)
     main = list(_HEAD) + [
         "    if (gid >= n) { return; }",
         "    let t = in0_at(gid);",
@@ -128,20 +120,29 @@ def render_winner(index, checked: bool, pbases) -> tuple[str, bool]:
     if checked:
         main.append("    else { atomicStore(&F[0], 1u); }")
     main.append("}")
-    return _assemble(decls, fns, main), f64
+    return _assemble(record, fns, main)
 
 
-def render_concat(specs, out_dtype: str, native: bool, pbases) -> tuple[str, bool]:
-    """WGSL of a concatenation of ``len(specs)`` inputs along one axis.
+def concat_record(specs, out_dtype: str, native: bool, pbases) -> Launch:
+    """The concatenation's bindings: inputs ``in0``, ``in1``, ..., output ``O``;
+    parameters n, inner, n_axis, then (start, length) along the axis per input, then
+    the inputs' blocks at ``pbases``."""
+    head = [Field("n", "u32", 0), Field("inner", "u32", 1), Field("nax", "u32", 2)]
+    for i in range(len(specs)):
+        head += [Field(f"start{i}", "u32", 3 + 2 * i), Field(f"len{i}", "u32", 4 + 2 * i)]
+    args = _groups(specs) + (ew.output_binding("O", out_dtype, native),)
+    return Launch("concat", args, tuple(head) + _blocks(pbases), _f64(specs))
+
+
+def render_concat(specs, out_dtype: str, native: bool, pbases) -> str:
+    """WGSL of a concatenation of ``len(specs)`` inputs along one axis (``concat_record``).
 
     The output is seen as (outer, n_axis, inner): P[1] = inner, P[2] = n_axis, and input
     K's slab starts at P[3 + 2K] along the axis with P[4 + 2K] entries.
     """
     k = len(specs)
-    decls, fns, b = _inputs(specs, pbases)
-    decls.append(_out_decl(b, out_dtype, native))
-    pdecls, f64 = _params(b + 1, specs)
-    decls += pdecls
+    record = concat_record(specs, out_dtype, native, pbases)
+    fns = _fns(specs, pbases)
     zero = ops.ZERO[ty.tag(out_dtype, native)]
     main = list(_HEAD) + ["    let base = gid * 4u;", "    if (base >= n) { return; }",
                           "    let inner = P[1];", "    let nax = P[2];"]
@@ -166,4 +167,4 @@ def render_concat(specs, out_dtype: str, native: bool, pbases) -> tuple[str, boo
         vals.append(f"y{j}")
     main += ["    " + s for s in ew.store4("O", out_dtype, vals, native)]
     main.append("}")
-    return _assemble(decls, fns, main), f64
+    return _assemble(record, fns, main)

@@ -3,7 +3,7 @@
 Each kernel copies its (contiguous) input matrix into a device work area and runs the
 factorization there with 64 threads, ``storageBarrier()`` between dependent steps. That
 suits the small and medium matrices these functions usually see in batches; large ones
-run the blocked, matmul-bound drivers of ``wgarray/_linalg_blocked.py`` instead
+run the blocked, matmul-bound drivers of ``wgarray/_kernels/linalg_blocked.py`` instead
 (Cholesky always, LU past order 64, CholeskyQR for tall and large square qr).
 
 Scalar code is written once over ``S`` (the element type: f32, f64, vec2<f32>,
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 
+from .._runtime.launch import Binding, Field, Launch
 from . import elementwise as ew
 
 WG = 64
@@ -92,9 +93,12 @@ def _head(extra: str = "") -> list[str]:
             extra]
 
 
-def _bind(i: int, name: str, elem: str, write: bool) -> str:
-    mode = "read_write" if write else "read"
-    return f"@group(0) @binding({i}) var<storage, {mode}> {name}: array<{elem}>;"
+def record(name: str, bindings, params, workgroup: int = WG) -> Launch:
+    """A factorization kernel's launch record: its storage ``bindings`` as (name, element
+    type, written) triples in binding order (element types S and R as the kernels spell
+    them), then its parameter words, one u32 each, named in order (no f64 parameters)."""
+    return Launch(name, tuple(Binding(n, elem, write) for n, elem, write in bindings),
+                  tuple(Field(p, "u32", i) for i, p in enumerate(params)), False, workgroup)
 
 
 # ------------------------------------------------------------------ LU
@@ -102,7 +106,7 @@ def _bind(i: int, name: str, elem: str, write: bool) -> str:
 # lavapipe ends every loop of an invocation once 65535 loop iterations (all loops
 # together) have run, silently. So every kernel below runs in phases over several
 # dispatches of one pipeline, P holding (phase, a, c): a range of elements, columns or
-# Jacobi rounds per dispatch, chosen on the host (``linalg._chunks``) so that no
+# Jacobi rounds per dispatch, chosen on the host (``_kernels/linalg.py``) so that no
 # invocation iterates more than about 40000 times; the state between dispatches lives
 # in device buffers. On GPUs the split only costs a few dispatches.
 
@@ -114,6 +118,12 @@ def _tree(arr: str, cond: str, body: str) -> str:
     }}"""
 
 
+def lu_record(t: str, mode: str) -> Launch:
+    bindings = [("A", "S", False)] + ([("B", "S", False)] if mode == "solve" else [])
+    bindings += [("W", "S", True), ("X", "S", True), ("FL", "u32", True)]
+    return record(f"linalg_lu_{t}_{mode}", bindings, ("nbatch", "n", "nrhs", "offA", "offB", "phase", "a", "c"))
+
+
 def render_lu(t: str, mode: str) -> str:
     """mode 'solve': bindings A, B, W, X, FL; 'inv': A, W, X, FL; 'det': A, W, D, FL
     (D: sign, log|det|, det per matrix; FL: u32 per matrix, the parity of the row swaps).
@@ -121,13 +131,7 @@ def render_lu(t: str, mode: str) -> str:
     [A | B] into W; 1 eliminates columns a..c-1 (partial pivoting); 2 back-substitutes
     rows n-1-a down to n-c; 3 writes elements a..c-1 of X (det: folds pivots a..c-1
     into D, thread 0, in order)."""
-    decls = [_bind(0, "A", "S", False)]
-    i = 1
-    if mode == "solve":
-        decls.append(_bind(1, "B", "S", False))
-        i = 2
-    decls += [_bind(i, "W", "S", True), _bind(i + 1, "X", "S", True), _bind(i + 2, "FL", "u32", True),
-              _bind(i + 3, "P", "u32", False)]
+    decls = lu_record(t, mode).declarations()
     decls += [f"var<workgroup> pv_v: array<R, {WG}>;", f"var<workgroup> pv_i: array<u32, {WG}>;"]
     body = _head()
     if mode == "solve":
@@ -217,6 +221,11 @@ def render_lu(t: str, mode: str) -> str:
 
 # ------------------------------------------------------------------ QR
 
+def qr_record(t: str) -> Launch:
+    return record(f"linalg_qr_{t}", [("A", "S", False), ("T", "S", True), ("Q", "S", True), ("Rm", "S", True)],
+                  ("nbatch", "m", "n", "kk", "qc", "rr", "offA", "phase", "a", "c", "k", "j0", "j1"))
+
+
 def render_qr(t: str) -> str:
     """Bindings A, T (work: m*n matrix, m*kk reflectors, kk taus as S), Q (m x qc),
     R (rr x n); P: nbatch, m, n, kk, qc, rr, offA, phase, a, c.
@@ -241,8 +250,7 @@ def render_qr(t: str) -> str:
     |v_i| <= 1 and tau = 1 + |x_k| / ||x|| in [1, 2]; ||x|| is computed scaled by
     max |x_i| (no overflow of the squares for entries past 1e19 in f32, no underflow of
     tiny ones)."""
-    decls = [_bind(0, "A", "S", False), _bind(1, "T", "S", True), _bind(2, "Q", "S", True),
-             _bind(3, "Rm", "S", True), _bind(4, "P", "u32", False)]
+    decls = qr_record(t).declarations()
     decls += [f"var<workgroup> g_red: array<R, {WG}>;", f"var<workgroup> g_sred: array<S, {WG}>;"]
     body = _head()
     mx = _tree("g_red", "true", "g_red[lid] = max(g_red[lid], g_red[o]);")
@@ -413,6 +421,17 @@ def render_qr(t: str) -> str:
 
 # ------------------------------------------------------------------ Jacobi SVD / eigh
 
+# the Jacobi kernel's outputs by mode (values, then U, then V)
+_SVD_OUTPUTS = {"svd": ["Sv", "U", "Vo"], "vals": ["Sv"], "eigh": ["Sv", "Vo"], "eigvals": ["Sv"]}
+
+
+def svd_record(t: str, mode: str) -> Launch:
+    names = _SVD_OUTPUTS[mode]
+    bindings = [("A", "S", False), ("G", "R", True), ("V", "R", True), ("O", "u32", True), ("FL", "u32", True)]
+    bindings += [(nm, "R" if nm == "Sv" else "S", True) for nm in names]
+    return record(f"linalg_jacobi_{t}_{mode}", bindings, ("nbatch", "m", "n", "offA", "phase", "a", "c", "p0", "p1"))
+
+
 def render_svd(t: str, mode: str) -> str:
     """mode 'svd' (bindings A, G, V, O, FL, Sv, U, Vo), 'vals' (A, G, V, O, FL, Sv),
     'eigh' (A, G, V, O, FL, Sv, Vo), 'eigvals' (A, G, V, O, FL, Sv). A is batch x m x n
@@ -435,12 +454,8 @@ def render_svd(t: str, mode: str) -> str:
     sums of squares neither overflow (f32 entries past 1e19) nor underflow."""
     cplx = t in ("c64", "c128")
     r = {"c64": "f32", "c128": "f64"}.get(t, t)
-    names = {"svd": ["Sv", "U", "Vo"], "vals": ["Sv"], "eigh": ["Sv", "Vo"], "eigvals": ["Sv"]}[mode]
-    decls = [_bind(0, "A", "S", False), _bind(1, "G", "R", True), _bind(2, "V", "R", True),
-             _bind(3, "O", "u32", True), _bind(4, "FL", "u32", True)]
-    for i, nm in enumerate(names):
-        decls.append(_bind(5 + i, nm, "R" if nm == "Sv" else "S", True))
-    decls.append(_bind(5 + len(names), "P", "u32", False))
+    names = _SVD_OUTPUTS[mode]
+    decls = svd_record(t, mode).declarations()
     decls.append("var<workgroup> g_done: u32;")
     decls.append(f"var<workgroup> g_red: array<R, {WG}>;")
     eps = "R(1.2e-7)" if t in ("f32", "c64") else "R(2.3e-16)"
@@ -603,6 +618,13 @@ def render_svd(t: str, mode: str) -> str:
 
 # ------------------------------------------------------------------ general eigenproblem
 
+def eig_record(t: str, real_in: bool, vectors: bool, max_its: int) -> Launch:
+    bindings = [("A", "R" if real_in else "S", False), ("W", "S", True), ("Lv", "S", True)]
+    bindings += [("E", "S", True)] if vectors else []
+    bindings += [("QS", "u32", True)]
+    return record(f"linalg_eig_{t}_{real_in}_{vectors}_{max_its}", bindings, ("nbatch", "n", "offA", "phase", "a", "c"))
+
+
 def render_eig(t: str, real_in: bool, vectors: bool, max_its: int) -> str:
     """Eigenvalues (and right eigenvectors) of a general square matrix, in complex
     arithmetic (``t`` is the complex tag c64/c128; real input is read as complex).
@@ -634,12 +656,7 @@ def render_eig(t: str, real_in: bool, vectors: bool, max_its: int) -> str:
        Q, normalized to unit 2-norm with the largest component real (as LAPACK's geev).
     """
     f64 = t == "c128"
-    decls = [_bind(0, "A", "R" if real_in else "S", False), _bind(1, "W", "S", True),
-             _bind(2, "Lv", "S", True)]
-    if vectors:
-        decls.append(_bind(3, "E", "S", True))
-    decls.append(_bind(len(decls), "QS", "u32", True))
-    decls.append(_bind(len(decls), "P", "u32", False))
+    decls = eig_record(t, real_in, vectors, max_its).declarations()
     decls += ["var<workgroup> g_hi: u32;", "var<workgroup> g_l: u32;", "var<workgroup> g_c: R;",
               "var<workgroup> g_s: S;", "var<workgroup> g_mu: S;", "var<workgroup> g_beta: R;",
               "var<workgroup> g_sc: R;", f"var<workgroup> g_red: array<R, {WG}>;"]

@@ -1,4 +1,4 @@
-"""WGSL kernels of the blocked factorizations (host side: ``wgarray/_linalg_blocked.py``).
+"""WGSL kernels of the blocked factorizations (host side: ``wgarray/_kernels/linalg_blocked.py``).
 
 The blocked algorithms spend their time in the tiled matmul; these kernels do the
 narrow rest, each over strided blocks of a work matrix so that nothing is copied
@@ -23,10 +23,17 @@ iterations) or planned on the host (panel), under lavapipe's 65535-iteration bou
 """
 from __future__ import annotations
 
-from .linalg import WG, _bind, _finish, _head, _tree
+from .._runtime.launch import Launch
+from .linalg import WG, _finish, _head, _tree, record
 
 LEAF = 64  # the leaf kernels' block size: one thread per column of a block
 PANEL_WG = 256  # the panel kernel's threads: its rank-1 updates span all the panel's rows
+
+
+def store_record(t: str) -> Launch:
+    return record(f"linalg_blk_store_{t}", [("SRC", "S", False), ("DST", "S", True)],
+                  ("total", "rows", "cols", "srcOff", "srcZ", "srcR", "srcC", "dstOff", "dstZ", "dstR", "dstC",
+                   "mode"))
 
 
 def render_store(t: str) -> str:
@@ -34,7 +41,7 @@ def render_store(t: str) -> str:
     dstR, dstC, mode (0 copy, 1 subtract, 2 copy the lower triangle, zero above, 3
     subtract on and below the diagonal only, 4 the strict lower triangle with a unit
     diagonal, zero above (Householder vectors), 5 the upper triangle, zero below)."""
-    decls = [_bind(0, "SRC", "S", False), _bind(1, "DST", "S", True), _bind(2, "P", "u32", False)]
+    decls = store_record(t).declarations()
     body = ["@compute @workgroup_size(64)",
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
             f"""    let e = (wid.x + wid.y * 65535u) * 64u + lid;
@@ -53,13 +60,18 @@ def render_store(t: str) -> str:
     return _finish(decls, t, body)
 
 
+def leaf_record(t: str) -> Launch:
+    return record(f"linalg_blk_leaf_{t}", [("W", "S", True), ("D", "S", True)],
+                  ("nitems", "nblk", "kb", "ntot", "offW", "szW", "sblk", "rs", "cs", "phase", "unit", "offD"))
+
+
 def render_leaf(t: str) -> str:
     """Bindings W (read_write), D. P: nitems, nblk, kb, ntot, offW, szW, sblk, rs, cs,
     phase (0 factor, 1 invert, 2 both), unit, offD. Item b is block b % nblk of matrix b / nblk: its element (i, j)
     is W[offW + (b / nblk) * szW + (b % nblk) * sblk + i * rs + j * cs], of size
     min(kb, ntot - (b % nblk) * kb). Phase 1 writes the inverse to
     D[offD + b * LEAF * LEAF + i * LEAF + j] (zero above the diagonal)."""
-    decls = [_bind(0, "W", "S", True), _bind(1, "D", "S", True), _bind(2, "P", "u32", False)]
+    decls = leaf_record(t).declarations()
     body = _head()
     body += f"""    let blk = b % P[1];
     let m = min(P[2], P[3] - blk * P[2]);
@@ -110,14 +122,18 @@ def render_leaf(t: str) -> str:
     return _finish(decls, t, body)
 
 
+def panel_record(t: str) -> Launch:
+    return record(f"linalg_blk_panel_{t}", [("W", "S", True), ("PIV", "u32", True), ("FL", "u32", True)],
+                  ("nbatch", "n", "ld", "k0", "kend", "a", "c"), PANEL_WG)
+
+
 def render_panel(t: str) -> str:
     """Bindings W (nbatch matrices of n rows by ld columns, contiguous), PIV (u32, n
     per matrix: the row swapped with row k at step k), FL (u32 per matrix: the parity
     of the swaps). P: nbatch, n, ld, k0, kend, a, c. Factors columns a..c-1 of the
     panel k0..kend-1 (rows a..n-1), each pivot's row swap over all ld columns."""
     T = PANEL_WG
-    decls = [_bind(0, "W", "S", True), _bind(1, "PIV", "u32", True), _bind(2, "FL", "u32", True),
-             _bind(3, "P", "u32", False),
+    decls = panel_record(t).declarations() + [
              f"var<workgroup> pv_v: array<R, {T}>;", f"var<workgroup> pv_i: array<u32, {T}>;"]
     tree = _tree("pv_v", "pv_i[o] < n && (pv_i[lid] >= n || pv_v[o] > pv_v[lid] || "
                  "(pv_v[o] == pv_v[lid] && pv_i[o] < pv_i[lid]))",
@@ -176,6 +192,11 @@ def _red256(arr: str, op: str) -> str:
         }}"""
 
 
+def hh_record(t: str) -> Launch:
+    return record(f"linalg_blk_hh_{t}", [("W", "S", True), ("TAU", "S", True)],
+                  ("nbatch", "m", "ld", "kk", "kend", "a", "c"), PANEL_WG)
+
+
 def render_hh(t: str) -> str:
     """Bindings W (nbatch matrices of m rows by ld columns, contiguous), TAU (kk per
     matrix). P: nbatch, m, ld, kk, kend, a, c. Householder QR of columns a..c-1 of the
@@ -185,7 +206,7 @@ def render_hh(t: str) -> str:
     diagonal, v below it, tau in TAU; then H applied to the panel's later columns.
     The norm is scaled by max |x_i| (no overflow or underflow of the squares)."""
     T = PANEL_WG
-    decls = [_bind(0, "W", "S", True), _bind(1, "TAU", "S", True), _bind(2, "P", "u32", False),
+    decls = hh_record(t).declarations() + [
              f"var<workgroup> hr: array<R, {T}>;", f"var<workgroup> hv: array<vec4<R>, {T}>;"]
     body = _head()
     body[0] = f"@compute @workgroup_size({T})"
@@ -245,13 +266,17 @@ def render_hh(t: str) -> str:
     return _finish(decls, t, body)
 
 
+def hh_t_record(t: str) -> Launch:
+    return record(f"linalg_blk_hh_t_{t}", [("G", "S", False), ("TAU", "S", False), ("TM", "S", True)],
+                  ("nbatch", "w", "kk", "k0", "offG", "szG", "rsG", "csG"))
+
+
 def render_hh_t(t: str) -> str:
     """Bindings G (V^T V of each panel, strided), TAU, TM (w x w per matrix,
     contiguous). P: nbatch, w, kk, k0, offG, szG, rsG, csG. The upper-triangular T
     with H_0 ... H_{w-1} = I - V T V^T: T[j, j] = tau_j, T[:j, j] = -tau_j T[:j, :j]
     G[:j, j], a column at a time, a row per thread."""
-    decls = [_bind(0, "G", "S", False), _bind(1, "TAU", "S", False), _bind(2, "TM", "S", True),
-             _bind(3, "P", "u32", False)]
+    decls = hh_t_record(t).declarations()
     body = _head()
     body += f"""    let w = P[1];
     let t0 = b * w * w; let g0 = P[4] + b * P[5];

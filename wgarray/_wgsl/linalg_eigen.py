@@ -1,5 +1,5 @@
 """WGSL kernels of the symmetric/Hermitian eigensolver and the Jacobi SVD
-(host side: ``wgarray/_linalg_eigen.py``).
+(host side: ``wgarray/_kernels/linalg_eigen.py``).
 
   jeig    two-sided Jacobi on a batch of small Hermitian blocks (one workgroup a
           block, round-robin pairs rotated in parallel, the block in workgroup
@@ -24,7 +24,8 @@
 """
 from __future__ import annotations
 
-from .linalg import WG, _bind, _finish
+from .._runtime.launch import Launch
+from .linalg import _finish, record
 
 GATHER_WG = 256
 
@@ -37,6 +38,14 @@ def _eps(r: str) -> tuple[str, str, str]:
     if r == "f64":
         return "R(2.220446049250313e-16)", "R(2.2250738585072014e-308)", "R(1e150)"
     return "R(1.1920929e-07)", "R(1.1754944e-38)", "R(1e18)"
+
+
+def jeig_record(t: str, cap: int = 64, wmem: bool = False, umem: bool = False, wg: int = 256) -> Launch:
+    return record(f"linalg_eigen_jeig_{t}_{cap}",
+                  [("SRC", "S", False), ("W", "S", True), ("U", "S", True), ("FL", "u32", True), ("TH", "R", False),
+                   ("GF", "u32", True)],
+                  ("nblocks", "ns", "off", "nper", "s_mat", "s_blk", "s_row", "s_col", "first", "r0", "r1", "tolmul",
+                   "use_th", "lower", "gf_index", "last"), wg)
 
 
 def render_jeig(t: str, cap: int = 64, wmem: bool = False, umem: bool = False, wg: int = 256) -> str:
@@ -81,9 +90,7 @@ def render_jeig(t: str, cap: int = 64, wmem: bool = False, umem: bool = False, w
     r = {"c64": "f32", "c128": "f64"}.get(t, t)
     eps, tiny, big = _eps(r)
     h2 = cap // 2
-    decls = [_bind(0, "SRC", "S", False), _bind(1, "W", "S", True), _bind(2, "U", "S", True),
-             _bind(3, "FL", "u32", True), _bind(4, "TH", "R", False), _bind(5, "GF", "u32", True),
-             _bind(6, "P", "u32", False)]
+    decls = jeig_record(t, cap, wmem, umem, wg).declarations()
     decls += [f"var<workgroup> g_c: array<R, {h2}>;", f"var<workgroup> g_s: array<R, {h2}>;",
               f"var<workgroup> g_w: array<S, {h2}>;", f"var<workgroup> g_p: array<u32, {h2}>;",
               f"var<workgroup> g_q: array<u32, {h2}>;", f"var<workgroup> g_act: array<u32, {h2}>;",
@@ -290,6 +297,14 @@ def _grid_head(wg: int) -> list[str]:
             f"    let e = (wid.x + wid.y * 65535u) * {wg}u + lid;"]
 
 
+def gather_record(t: str) -> Launch:
+    """The block gather's record: its GATHER_HEAD words; the permutation table follows
+    them, one word per column block (appended by the driver)."""
+    return record(f"linalg_eigen_gather_{t}", [("SRC", "S", False), ("DST", "S", True)],
+                  ("nz", "rows", "cols", "kind", "off", "sz", "sr", "sp", "sh", "bs", "rowperm", "vrows", "vcols"),
+                  GATHER_WG)
+
+
 def render_gather(t: str) -> str:
     """Bindings SRC (read), DST (a new contiguous nz x rows x cols); P: nz, rows, cols,
     kind, src offset, src strides (matrix, row, pair of column blocks, second block of
@@ -304,7 +319,7 @@ def render_gather(t: str) -> str:
     1 mirrors the lower triangle of a contiguous source (Hermitian input; real
     diagonal); 2 writes the identity (the eigenvector accumulator)."""
     h = GATHER_HEAD
-    decls = [_bind(0, "SRC", "S", False), _bind(1, "DST", "S", True), _bind(2, "P", "u32", False)]
+    decls = gather_record(t).declarations()
     body = _grid_head(GATHER_WG)
     body += f"""    let nr = P[1]; let nc = P[2];
     if (e >= P[0] * nr * nc) {{ return; }}
@@ -332,6 +347,13 @@ def render_gather(t: str) -> str:
     return _finish(decls, t, body)
 
 
+def order_record(t: str) -> Launch:
+    return record(f"linalg_eigen_order_{t}",
+                  [("VAL", "R", False), ("VEC", "S", False), ("Sv", "R", True), ("O", "u32", True), ("Vo", "S", True)],
+                  ("nz", "n", "desc", "phase", "rows", "voff", "vz", "vj", "eoff", "ez", "er", "ec", "divide"),
+                  GATHER_WG)
+
+
 def render_order(t: str) -> str:
     """Bindings VAL (R, read), VEC (S, read), Sv (R), O (u32), Vo (S); P: nz, n,
     descending, phase, vector rows, VAL offset, VAL strides (matrix, value), VEC offset,
@@ -342,8 +364,7 @@ def render_order(t: str) -> str:
     O[z, rank] = j. Phase 1 (a thread per element of Vo, nz x rows x n): Vo[z, i, r] =
     VEC[z, i, O[z, r]] (divided by the value where asked; 0 for a zero value)."""
     r = {"c64": "f32", "c128": "f64"}.get(t, t)
-    decls = [_bind(0, "VAL", "R", False), _bind(1, "VEC", "S", False), _bind(2, "Sv", "R", True),
-             _bind(3, "O", "u32", True), _bind(4, "Vo", "S", True), _bind(5, "P", "u32", False)]
+    decls = order_record(t).declarations()
     body = _grid_head(GATHER_WG)
     body += f"""    let n = P[1];
     if (P[3] == 0u) {{
@@ -378,6 +399,12 @@ def render_order(t: str) -> str:
     return _finish(decls, t, body)
 
 
+def ojac_record(t: str, wg: int) -> Launch:
+    return record(f"linalg_eigen_ojac_{t}", [("SRC", "S", False), ("A", "S", True), ("V", "S", True),
+                                               ("FL", "u32", True)],
+                  ("nz", "m", "n", "off", "s_mat", "s_row", "s_col", "first", "r0", "r1", "tolmul", "tpp", "last"), wg)
+
+
 def render_ojac(t: str, wg: int) -> str:
     """Bindings SRC (read), A (the work copy, matrices x n x m: column j of matrix b
     at A[(b n + j) m ..], contiguous), V (matrices x n x n, column j likewise), FL (two
@@ -402,8 +429,7 @@ def render_ojac(t: str, wg: int) -> str:
     r = {"c64": "f32", "c128": "f64"}.get(t, t)
     eps, tiny, big = _eps(r)
     k = 4 if cplx else 3
-    decls = [_bind(0, "SRC", "S", False), _bind(1, "A", "S", True), _bind(2, "V", "S", True),
-             _bind(3, "FL", "u32", True), _bind(4, "P", "u32", False),
+    decls = ojac_record(t, wg).declarations() + [
              f"var<workgroup> g_red: array<R, {wg * k}>;",
              "var<workgroup> g_rot: atomic<u32>;", "var<workgroup> g_done: u32;"]
     if cplx:
@@ -554,6 +580,12 @@ def _rotate_cols(buf: str, base: str, rows: str) -> str:
 REFINE_WG = 512
 
 
+def refine_eigh_record(t: str) -> Launch:
+    return record(f"linalg_eigen_refine_eigh_{t}",
+                  [("SM", "S", False), ("G", "S", False), ("E", "S", True), ("LAM", "R", True)],
+                  ("nz", "n", "tau"), REFINE_WG)
+
+
 def render_refine_eigh(t: str) -> str:
     """Bindings SM, G (read: X^H A X and X^H X, matrices x n x n), E (the correction,
     n x n), LAM (R, n per matrix); P: matrices, n, tau as f32 bits.
@@ -565,8 +597,7 @@ def render_refine_eigh(t: str) -> str:
     e_ij = (s_ij + lam_j r_ij) / (lam_j - lam_i) where both of the pair (i, j), (j, i)
     have a gap past delta and a correction below tau, else r_ij / 2."""
     wg = REFINE_WG
-    decls = [_bind(0, "SM", "S", False), _bind(1, "G", "S", False), _bind(2, "E", "S", True),
-             _bind(3, "LAM", "R", True), _bind(4, "P", "u32", False),
+    decls = refine_eigh_record(t).declarations() + [
              f"var<workgroup> g_r: array<vec3<R>, {wg}>;"]
     body = [f"@compute @workgroup_size({wg})",
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
@@ -616,6 +647,12 @@ def render_refine_eigh(t: str) -> str:
     return _finish(decls, t, body)
 
 
+def refine_svd_record(t: str) -> Launch:
+    return record(f"linalg_eigen_refine_svd_{t}",
+                  [("T", "S", False), ("UU", "S", False), ("VV", "S", False), ("F", "S", True), ("G", "S", True),
+                   ("SIG", "R", True)], ("nz", "n", "tau"), GATHER_WG)
+
+
 def render_refine_svd(t: str) -> str:
     """Bindings T, UU, VV (read: U^H A V, U^H U, V^H V, matrices x n x n), F, G (the
     corrections of U and V), SIG (R, n per matrix); P: matrices, n, tau as f32 bits.
@@ -626,9 +663,7 @@ def render_refine_svd(t: str) -> str:
     f_ij = (a sigma_j + b sigma_i) / (sigma_j^2 - sigma_i^2),
     g_ij = (a sigma_i + b sigma_j) / (sigma_j^2 - sigma_i^2) where those of both
     (i, j) and (j, i) stay below tau times the denominator, else r_ij / 2, q_ij / 2."""
-    decls = [_bind(0, "T", "S", False), _bind(1, "UU", "S", False), _bind(2, "VV", "S", False),
-             _bind(3, "F", "S", True), _bind(4, "G", "S", True), _bind(5, "SIG", "R", True),
-             _bind(6, "P", "u32", False)]
+    decls = refine_svd_record(t).declarations()
     body = _grid_head(GATHER_WG)
     body += """    let n = P[1];
     if (e >= P[0] * n * n) { return; }
@@ -711,6 +746,12 @@ def _post_mm(out: str, a: str, b: str, ta: bool, tb: bool = False) -> str:
     storageBarrier(); workgroupBarrier();"""
 
 
+def post_eigh_record(t: str, it: str) -> Launch:
+    return record(f"linalg_eigen_post_eigh_{it}",
+                  [("A", it, False), ("X", it, False), ("SCR", "R", True), ("WO", it, True), ("VO", it, True)],
+                  ("nz", "n", "offA", "tau", "vectors"), POST_WG)
+
+
 def render_post_eigh(t: str, it: str) -> str:
     """Bindings A (read, the input matrices, their lower triangles Hermitian), X (read,
     the Jacobi eigenvectors), SCR (5 n x n slots of the working precision R per matrix),
@@ -722,8 +763,7 @@ def render_post_eigh(t: str, it: str) -> str:
     values ranked and values and vectors written in order: eigh of a small real
     matrix is then the Jacobi dispatch and this one."""
     wg = POST_WG
-    decls = [_bind(0, "A", it, False), _bind(1, "X", it, False), _bind(2, "SCR", "R", True),
-             _bind(3, "WO", it, True), _bind(4, "VO", it, True), _bind(5, "P", "u32", False)]
+    decls = post_eigh_record(t, it).declarations()
     decls += _post_common(t, it)
     body = _post_head(wg)
     body += f"""    let n = P[1]; let nn = n * n;
@@ -788,6 +828,12 @@ def render_post_eigh(t: str, it: str) -> str:
     return _finish(decls, t, body)
 
 
+def post_svd_record(t: str, it: str) -> Launch:
+    return record(f"linalg_eigen_post_svd_{it}",
+                  [("A", it, False), ("AJ", it, False), ("VJ", it, False), ("SCR", "R", True), ("SO", it, True),
+                   ("UO", it, True), ("VO", it, True)], ("nz", "n", "offA", "tau", "vectors"), POST_WG)
+
+
 def render_post_svd(t: str, it: str) -> str:
     """Bindings A (read, the square input matrices), AJ, VJ (read: ojac's A V and V,
     each column contiguous), SCR (7 n x n slots of the working precision R per
@@ -801,9 +847,7 @@ def render_post_svd(t: str, it: str) -> str:
     vectors written in order: svd of a small real square matrix (the R of a tall one)
     is then the ojac dispatch and this one."""
     wg = POST_WG
-    decls = [_bind(0, "A", it, False), _bind(1, "AJ", it, False), _bind(2, "VJ", it, False),
-             _bind(3, "SCR", "R", True), _bind(4, "SO", it, True), _bind(5, "UO", it, True),
-             _bind(6, "VO", it, True), _bind(7, "P", "u32", False)]
+    decls = post_svd_record(t, it).declarations()
     decls += _post_common(t, it)
     body = _post_head(wg)
     body += f"""    let n = P[1]; let nn = n * n;

@@ -27,6 +27,9 @@ the slabs with a reduction kernel.
 """
 from __future__ import annotations
 
+import functools
+
+from .._runtime.launch import Binding, Field, Launch
 from . import elementwise as ew
 from . import ops
 from . import types as ty
@@ -39,10 +42,22 @@ from . import types as ty
 # a partial slab s of the output buffer (the caller sums the slabs). nsplit = 1 and
 # kchunk >= K is the plain product.
 P_HEAD = 15
+_HEAD_FIELDS = ("M", "N", "K", "nbatch", "offA", "offB", "sAm", "sAk", "sBk", "sBn", "tilesM", "tilesN", "total",
+                "kchunk", "nsplit")
+
+
+@functools.lru_cache(maxsize=None)
+def _fields(rank: int) -> tuple:
+    """The parameter words of either kernel, one u32 each, at words 0, 1, 2, ..."""
+    head = tuple(Field(name, "u32", w) for w, name in enumerate(_HEAD_FIELDS))
+    return head + tuple(Field(f"{part}{d}", "u32", P_HEAD + 3 * d + j)
+                        for d in range(rank) for j, part in enumerate(("size", "sa", "sb")))
 
 
 def param_words(M, N, K, nbatch, offA, offB, sAm, sAk, sBk, sBn, tilesM, tilesN,
                 batch_shape, batch_sa, batch_sb, kchunk=None, nsplit=1) -> list[int]:
+    """The words of the records' fields (``_fields``, consecutive u32 words), in their
+    order, as u32 (negative strides wrap, as the kernels' u32 arithmetic expects)."""
     kchunk = K if kchunk is None else kchunk
     words = [M, N, K, nbatch, offA, offB, sAm, sAk, sBk, sBn, tilesM, tilesN, M * N * nbatch,
              kchunk, nsplit]
@@ -62,18 +77,23 @@ def _batch_offsets(rank: int, z: str) -> list[str]:
     return lines
 
 
-def _decls(a_elem: str, b_elem: str, c_elem: str) -> str:
-    return (f"@group(0) @binding(0) var<storage, read> A: array<{a_elem}>;\n"
-            f"@group(0) @binding(1) var<storage, read> B: array<{b_elem}>;\n"
-            f"@group(0) @binding(2) var<storage, read_write> C: array<{c_elem}>;\n"
-            "@group(0) @binding(3) var<storage, read> P: array<u32>;\n")
+def _record(name: str, a_elem: str, b_elem: str, c_elem: str, rank: int, threads: int) -> Launch:
+    """Both kernels' bindings: A and B read, C written; the parameter words above."""
+    args = (Binding("A", a_elem), Binding("B", b_elem), Binding("C", c_elem, write=True))
+    return Launch(name, args, _fields(rank), False, threads)
+
+
+def _decls(record: Launch) -> str:
+    return "\n".join(record.declarations()) + "\n"
 
 
 # ------------------------------------------------------------------ tiled float32
 
-def tiled_name(key) -> str:
-    _, a_cls, b_cls, c_vec, bm, bn, bk, rm, cn, rank = key
-    return f"matmul_f32_{bm}x{bn}x{bk}_r{rm}x{cn}_{a_cls}_{b_cls}{'_v' if c_vec else ''}_b{rank}"
+def tiled_record(a_cls: str, b_cls: str, c_vec: bool, bm: int, bn: int, bk: int, rm: int, cn: int,
+                 rank: int) -> Launch:
+    name = f"matmul_f32_{bm}x{bn}x{bk}_r{rm}x{cn}_{a_cls}_{b_cls}{'_v' if c_vec else ''}_b{rank}"
+    return _record(name, "vec4<f32>" if a_cls.endswith("v") else "f32", "vec4<f32>" if b_cls.endswith("v") else "f32",
+                   "vec4<f32>" if c_vec else "f32", rank, tiled_threads(bm, bn, rm, cn))
 
 
 def tiled_threads(bm: int, bn: int, rm: int, cn: int) -> int:
@@ -92,9 +112,7 @@ def render_tiled_f32(a_cls: str, b_cls: str, c_vec: bool, bm: int, bn: int, bk: 
     TY, TX = bm // rm, bn // cn
     hm, hn = rm // 4, cn // 4
     L = []
-    L.append(_decls("vec4<f32>" if a_cls.endswith("v") else "f32",
-                    "vec4<f32>" if b_cls.endswith("v") else "f32",
-                    "vec4<f32>" if c_vec else "f32"))
+    L.append(_decls(tiled_record(a_cls, b_cls, c_vec, bm, bn, bk, rm, cn, rank)))
     L.append(f"var<workgroup> As: array<vec4<f32>, {bk * bm // 4}>;  // [k][m]")
     L.append(f"var<workgroup> Bs: array<vec4<f32>, {bk * bn // 4}>;  // [k][n]")
     L.append(f"@compute @workgroup_size({T})")
@@ -247,8 +265,10 @@ def render_tiled_f32(a_cls: str, b_cls: str, c_vec: bool, bm: int, bn: int, bk: 
 
 # ------------------------------------------------------------------ generic
 
-def generic_name(key) -> str:
-    return f"matmul_{key[1]}_b{key[3]}"
+def generic_record(dname: str, native: bool, rank: int) -> Launch:
+    st = ty.storage_type(dname, native)
+    c_elem = f"vec4<{st}>" if ty.is_vec4able(dname) else st
+    return _record(f"matmul_{dname}_b{rank}", st, st, c_elem, rank, 64)
 
 
 def _mul_add(dname: str, native: bool) -> tuple[str, str, str]:
@@ -264,9 +284,7 @@ def _mul_add(dname: str, native: bool) -> tuple[str, str, str]:
 def render_generic(dname: str, native: bool, rank: int) -> str:
     """One invocation: 4 consecutive outputs (flat C order over batch, M, N)."""
     mul, add, zero = _mul_add(dname, native)
-    st = ty.storage_type(dname, native)
-    c_elem = f"vec4<{st}>" if ty.is_vec4able(dname) else st
-    L = [_decls(st, st, c_elem)]
+    L = [_decls(generic_record(dname, native, rank))]
     L.append("@compute @workgroup_size(64)")
     L.append("fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {")
     # gid = split * q + (its group of 4 outputs): split s's partial slab starts at

@@ -22,7 +22,7 @@ holds ``256 / G`` groups of ``G`` lanes; each group reduces one row's chunk
 and the rows are adjacent in memory. With ``quad`` the input is read four consecutive
 elements at a time (one ``vec4`` load per contiguous 32-bit leaf): the bandwidth path
 for a big contiguous reduction. ``NC > 1`` chunks give a partial pass; the driver
-reduces the partials again (``_kernels_reduce``).
+reduces the partials again (``_kernels/reduce.py``).
 
 Arg kinds (argmin/argmax) carry ``(value, index)`` pairs; the index of an element is
 its position ``l`` in its row in the first pass, and is read from a second input
@@ -37,6 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .._ops import REDUCTIONS
+from .._runtime.launch import Binding, Field, Launch
 from . import elementwise as ew
 from . import ops
 from . import types as ty
@@ -158,11 +159,6 @@ class ReduceSpec:
         return ((self.inp is not None and self.inp.has_f64_params) or (self.idx is not None and self.idx.has_f64_params)
                 or (self.post is not None and self.post.has_f64_params))
 
-    @property
-    def writes(self) -> list[bool]:
-        n_in = 3 if self.partials else len(self.inp.bindings)
-        n_in += len(self.idx.bindings) if self.idx is not None else 0
-        return [False] * n_in + [True] * self.n_outputs
 
 
 def render_input_quad(spec: ew.ElementwiseSpec, prefix: str, pbase: int) -> str:
@@ -228,47 +224,56 @@ def input_words(spec: ew.ElementwiseSpec, params: bytes) -> int:
     return n + n % 2
 
 
+def launch_record(spec: ReduceSpec, in_words: int, idx_words: int = 0) -> Launch:
+    """Bindings: the values (``in0``, a fused input; ``PN``/``PM``/``PS``, the partials
+    of a previous moments pass), the indices of a previous arg pass (``ix``), then the
+    outputs: ``O`` (and ``OI`` for arg kinds), or ``ON``/``OM``/``OS`` (moments
+    partials). Parameters: M, L, C, NC, a zero word (the launder key of moments),
+    then the blocks of ``in0`` (``in_words``), ``ix`` (``idx_words``) and ``post``."""
+    t = spec.tag
+    wt = ty.WGSL_TYPE[t]
+    if spec.partials:
+        args = [Binding("PN", "u32"), Binding("PM", wt), Binding("PS", wt)]
+    else:
+        args = [ew.input_group(spec.inp, "in0_")]
+    if spec.idx is not None:
+        args.append(ew.input_group(spec.idx, "ix_"))
+    if spec.is_moments and spec.post is None:
+        args += [Binding("ON", "u32", True), Binding("OM", wt, True), Binding("OS", wt, True)]
+    else:
+        store_t = ty.storage_type(spec.post.outputs[0][1] if spec.post else STORE_DTYPE[t], spec.int64_native)
+        args.append(Binding("O", store_t, True))
+    if spec.is_arg:
+        args.append(Binding("OI", "u32", True))
+    fields = (Field("M", "u32", 0), Field("L", "u32", 1), Field("C", "u32", 2), Field("NC", "u32", 3),
+              Field("zero", "u32", 4), Field("in0", "block", HEADER_WORDS),
+              Field("ix", "block", HEADER_WORDS + in_words), Field("post", "block", HEADER_WORDS + in_words + idx_words))
+    return Launch(spec.name, tuple(args), fields, spec.has_f64_params, WORKGROUP)
+
+
 def render(spec: ReduceSpec, in_words: int, idx_words: int = 0) -> str:
     """The WGSL of one reduction pass. ``in_words``, ``idx_words``: words (even) of the
     value and index inputs' params."""
-    native = spec.int64_native
     t = spec.tag
     wt = ty.WGSL_TYPE[t]
     G = spec.group
     fns = []
+    record = launch_record(spec, in_words, idx_words)
+    decls = record.declarations()
     if spec.partials:
-        decls = [f"@group(0) @binding({i}) var<storage, read> {b}: array<{a}>;"
-                 for i, (b, a) in enumerate((("PN", "u32"), ("PM", wt), ("PS", wt)))]
-        nb = 3
         fns.append("fn in0_at(e: u32) -> Acc { return Acc(PN[e], PM[e], PS[e]); }\n")
-    else:
-        decls = ew.input_decls(spec.inp, "in0_", 0)
-        nb = len(spec.inp.bindings)
-    if spec.partials:
-        pass
     elif spec.quad:
-        fns.append(ew.compute_fn(spec.inp, "in0_") + render_input_quad(spec.inp, "in0_", HEADER_WORDS))
+        fns.append(ew.compute_fn(spec.inp, "in0_") + render_input_quad(spec.inp, "in0_", record.offset("in0")))
     else:
-        _, f = ew.render_input(spec.inp, "in0_", 0, HEADER_WORDS)
+        _, f = ew.render_input(spec.inp, "in0_", 0, record.offset("in0"))
         fns.append(f)
     if spec.idx is not None:
-        d, f = ew.render_input(spec.idx, "ix_", nb, HEADER_WORDS + in_words)
-        decls += d
+        _, f = ew.render_input(spec.idx, "ix_", 0, record.offset("ix"))
         fns.append(f)
-        nb += len(spec.idx.bindings)
-    store_t = ty.storage_type(spec.post.outputs[0][1] if spec.post else STORE_DTYPE[t], native)
-    if spec.is_moments and spec.post is None:
-        decls += [f"@group(0) @binding({nb + i}) var<storage, read_write> {b}: array<{a}>;"
-                  for i, (b, a) in enumerate((("ON", "u32"), ("OM", wt), ("OS", wt)))]
-    else:
-        decls.append(f"@group(0) @binding({nb}) var<storage, read_write> O: array<{store_t}>;")
     if spec.post is not None:
         # moments: the post-map takes the (real) sum of squared deviations
         fns.append(render_post(spec.post, {"c64": "f32", "c128": "f64"}.get(t, wt) if spec.is_moments else wt,
-                               HEADER_WORDS + in_words + idx_words))
-    if spec.is_arg:
-        decls.append(f"@group(0) @binding({nb + 1}) var<storage, read_write> OI: array<u32>;")
-    decls += ew.params_decls(nb + spec.n_outputs, spec.has_f64_params)
+                               record.offset("post")))
 
     if spec.is_moments:
         acc_t = "Acc"
@@ -323,7 +328,7 @@ def render(spec: ReduceSpec, in_words: int, idx_words: int = 0) -> str:
         # zero, so their rounding is small beside the spread (the moments of x and of
         # x - k are the same sums of squared deviations).
         # (laundered: where the input is one broadcast value, x - k0 would fold to 0)
-        body.append("        let kz = P[4];  // 0")
+        body.append(f"        let kz = P[{record.offset('zero')}];  // 0")
         first = "in0_at4(base >> 2u).v0" if spec.quad else "in0_at(base)"
         body.append(f"        let k0 = {ew.launder(first, t, 2)};")
     if spec.quad:

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .._runtime.launch import Binding, Field, Launch
 from . import elementwise as ew
 from . import reduce as rd
 from . import types as ty
@@ -81,9 +82,25 @@ class ScanSpec:
         flags = ("_q" if self.quad else "") + ("_v" if self.vec_out else "") + ("_sg" if self.subgroups else "")
         return f"scan_{self.layout}_{self.kind}_{self.tag}{flags}"
 
-    @property
-    def writes(self) -> list[bool]:
-        return [False] * len(self.inp.bindings) + [True, self.layout == "lookback"]
+
+# The header words every scan kernel reads (see the module doc), then the fused input.
+HEADER = tuple(Field(name, "u32", i) for i, name in enumerate(("M", "L", "NC", "R", "S", "C", "HAS_OFFSETS", "INNER")))
+
+
+def launch_record(spec: ScanSpec) -> Launch:
+    """The fused input ``in0``, the output ``O``, then the offsets ``X`` (or, for the
+    look-back layout, its state words ``ST``)."""
+    store_t = ty.storage_type(rd.STORE_DTYPE[spec.tag], spec.int64_native)
+    if spec.layout == "lookback":
+        state = Binding("ST", "atomic<u32>", write=True)
+    else:
+        state = Binding("X", store_t)
+    out = Binding("O", f"vec4<{store_t}>" if spec.vec_out else store_t, write=True)
+    return Launch(spec.name, (ew.input_group(spec.inp, "in0_"), out, state),
+                  HEADER + (Field("in0", "block", HEADER_WORDS),), spec.inp.has_f64_params, WORKGROUP)
+
+
+FILL_RECORD = Launch("scan_fill", (Binding("ST", "u32", write=True),), (Field("n"),))
 
 
 def _comb_fn(kind: str, t: str) -> str:
@@ -302,8 +319,7 @@ def _lookback_body(spec: ScanSpec, ident: str, initial: str) -> tuple[list[str],
 
 def render_fill() -> str:
     """The look-back state: the ticket counter 0, every tile's words 0xffffffff."""
-    return """@group(0) @binding(0) var<storage, read_write> ST: array<u32>;
-@group(0) @binding(1) var<storage, read> P: array<u32>;
+    return "\n".join(FILL_RECORD.declarations()) + """
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let i = (wid.x + wid.y * 65535u) * 256u + lid;
@@ -339,21 +355,13 @@ def _thread_body(ident: str, initial: str) -> list[str]:
 
 def render(spec: ScanSpec) -> str:
     """The WGSL of pass 3 (and of a whole scan whose rows fit in one chunk)."""
-    native = spec.int64_native
     t = spec.tag
-    store_t = ty.storage_type(rd.STORE_DTYPE[t], native)
-    out_t = f"vec4<{store_t}>" if spec.vec_out else store_t
-    decls = ew.input_decls(spec.inp, "in0_", 0)
+    record = launch_record(spec)
+    decls = record.declarations()
     if spec.quad:
-        fns = ew.compute_fn(spec.inp, "in0_") + rd.render_input_quad(spec.inp, "in0_", HEADER_WORDS)
+        fns = ew.compute_fn(spec.inp, "in0_") + rd.render_input_quad(spec.inp, "in0_", record.offset("in0"))
     else:
-        _, fns = ew.render_input(spec.inp, "in0_", 0, HEADER_WORDS)
-    nb = len(spec.inp.bindings)
-    state = ("read_write> ST: array<atomic<u32>>" if spec.layout == "lookback" else f"read> X: array<{store_t}>")
-    decls += [
-        f"@group(0) @binding({nb}) var<storage, read_write> O: array<{out_t}>;",
-        f"@group(0) @binding({nb + 1}) var<storage, {state};",
-    ] + ew.params_decls(nb + 2, spec.inp.has_f64_params)
+        _, fns = ew.render_input(spec.inp, "in0_", 0, record.offset("in0"))
     ident = rd.identity(spec.kind, t, scan=True)
     initial = rd.identity(spec.kind, t)  # include_initial's slot: +0.0, as NumPy's
     if spec.layout == "tile":
@@ -366,18 +374,21 @@ def render(spec: ScanSpec) -> str:
     return "\n".join(decls) + "\n" + shared + ew.library(code) + "\n" + code
 
 
+def scatter_record(spec: ew.ElementwiseSpec) -> Launch:
+    """The flags ``in0`` (fused), their exclusive scan ``POS``, the indices ``OUT``."""
+    return Launch("compact", (ew.input_group(spec, "in0_"), Binding("POS", "u32"),
+                              Binding("OUT", ty.storage_type("int64", spec.int64_native), write=True)),
+                  (Field("n", "u32", 0), Field("in0", "block", HEADER_WORDS)), spec.has_f64_params, WORKGROUP)
+
+
 def render_scatter(spec: ew.ElementwiseSpec) -> str:
     """Stream compaction: for each flat index ``e`` whose fused flag is nonzero, write
     ``e`` (as int64) at ``OUT[POS[e]]``. ``POS`` is the exclusive scan of the flags."""
     native = spec.int64_native
-    decls, fn = ew.render_input(spec, "in0_", 0, HEADER_WORDS)
-    nb = len(spec.bindings)
-    out_t = ty.storage_type("int64", native)
+    record = scatter_record(spec)
+    _, fn = ew.render_input(spec, "in0_", 0, record.offset("in0"))
     value = "i64(e)" if native else "vec2<u32>(e, 0u)"
-    decls = decls + [
-        f"@group(0) @binding({nb}) var<storage, read> POS: array<u32>;",
-        f"@group(0) @binding({nb + 1}) var<storage, read_write> OUT: array<{out_t}>;",
-    ] + ew.params_decls(nb + 2, spec.has_f64_params)
+    decls = record.declarations()
     body = [
         "@compute @workgroup_size(256)",
         "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",

@@ -22,27 +22,29 @@ payload) by key, then by segment (the payload divided by the segment length).
 """
 from __future__ import annotations
 
+from .._runtime.launch import Binding, Field, Group, Launch
 from . import elementwise as ew
 from . import types as ty
 
 WG = 256
 RADIX_BITS = 8
 RADIX_KPT = 8  # elements per invocation in a radix tile (tile = WG * RADIX_KPT)
-SCAN_PER_THREAD = 4
-SCAN_TILE = WG * SCAN_PER_THREAD
 
 KEY_BITS = {"bool": 1, "int8": 8, "uint8": 8, "int16": 16, "uint16": 16, "int32": 32, "uint32": 32,
             "float32": 32, "int64": 64, "uint64": 64, "float64": 64}
 
-HEADER = "@group(0) @binding({b}) var<storage, {mode}> {name}: array<{elem}>;"
+# The parameter header of a radix pass (upsweep and downsweep).
+RADIX_PARAMS = (Field("n", "u32", 0), Field("seglen", "u32", 1), Field("n_tiles", "u32", 2), Field("shift", "u32", 3),
+                Field("word", "u32", 4))
 
 
-def decl(binding: int, name: str, elem: str = "u32", write: bool = False) -> str:
-    return HEADER.format(b=binding, mode="read_write" if write else "read", name=name, elem=elem)
+def _out(name: str) -> Binding:
+    return Binding(name, "u32", write=True)
 
 
-def params_decl(binding: int) -> str:
-    return f"@group(0) @binding({binding}) var<storage, read> P: array<u32>;"
+def raw_group(prefix: str) -> Group:
+    """The bindings of a key source read as raw float64 words (``{prefix}RAW``)."""
+    return Group(prefix.rstrip("_"), (Binding(prefix + "RAW", "vec2<u32>"),))
 
 
 def linear_id() -> str:
@@ -114,16 +116,13 @@ KEY_LT = "fn key_lt(a: vec2<u32>, b: vec2<u32>) -> bool { return a.y < b.y || (a
 
 # ------------------------------------------------------------------- radix sort
 
-def render_keys(src_decls: list[str], src_fns: str, n_src_bindings: int, kw: int,
-                values: bool = False) -> tuple[str, list[bool]]:
+def render_keys(src: Group, src_fns: str, kw: int, values: bool = False) -> tuple[Launch, str]:
     """KOUT[e * kw + w] = word w of element e's key (``src_key``); with ``values`` also
     VOUT[e] = the bits of the (32-bit) value itself, the payload of a sort that needs no
     gather. P: n, desc, then the key source's words at 2."""
-    b = n_src_bindings
-    decls = list(src_decls) + [decl(b, "KOUT", write=True)]
-    if values:
-        decls.append(decl(b + 1, "VOUT", write=True))
-    decls.append(params_decl(b + 1 + int(values)))
+    record = Launch("sort_keys", (src, _out("KOUT")) + ((_out("VOUT"),) if values else ()),
+                    (Field("n", "u32", 0), Field("desc", "u32", 1), Field("src", "block", 2)))
+    decls = record.declarations()
     store = "KOUT[e * 2u] = k.x; KOUT[e * 2u + 1u] = k.y;" if kw == 2 else "KOUT[e] = k.x;"
     if values:
         store += " VOUT[e] = bitcast<u32>(src_at(e));"
@@ -137,7 +136,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 }}
 """
     code = src_fns + main
-    return "\n".join(decls) + "\n" + ew.library(code) + "\n" + code, [False] * b + [True] * (1 + int(values))
+    return record, "\n".join(decls) + "\n" + ew.library(code) + "\n" + code
 
 
 def workgroup_scan(own: str, sh: str, subgroups: bool) -> str:
@@ -193,23 +192,23 @@ def _radix_load(src: str, kw: int) -> tuple[str, str]:
     return load, digit
 
 
-def _radix_inputs(src: str) -> tuple[list[str], list[bool]]:
-    decls = []
+def _radix_inputs(src: str) -> list[str]:
+    names = []
     if src in ("key0", "key"):
-        decls.append("KIN")
+        names.append("KIN")
     if src in ("key", "seg"):
-        decls.append("VIN")
-    return decls, [False] * len(decls)
+        names.append("VIN")
+    return names
 
 
-def render_upsweep(src: str, kw: int, kpt: int) -> tuple[str, list[bool]]:
+def render_upsweep(src: str, kw: int, kpt: int) -> tuple[Launch, str]:
     """Per-tile histogram of one 8-bit digit: COUNTS[d * n_tiles + tile].
 
     src: 'key' (digit of the key in KIN) or 'seg' (digit of the payload's segment, VIN).
     P: n, seglen, n_tiles, shift, word. Loads are coalesced (element j * WG + lid).
     """
-    names = ["KIN"] if src == "key" else ["VIN"]
-    decls = [decl(0, names[0]), decl(1, "COUNTS", write=True), params_decl(2)]
+    record = Launch("radix_up_" + src, (Binding("KIN" if src == "key" else "VIN"), _out("COUNTS")), RADIX_PARAMS)
+    decls = record.declarations()
     if src == "key":
         load = "let k = vec2<u32>(KIN[e * 2u], KIN[e * 2u + 1u]);" if kw == 2 else "let k = vec2<u32>(KIN[e], 0u);"
         digit = "(select(k.x, k.y, word == 1u) >> shift) & 255u"
@@ -240,7 +239,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     if (blk < n_tiles) {{ COUNTS[lid * n_tiles + blk] = atomicLoad(&hist[lid]); }}
 }}
 """
-    return "\n".join(decls) + "\n" + main, [False, True]
+    return record, "\n".join(decls) + "\n" + main
 
 
 def downsweep_shared_bytes(kpt: int) -> int:
@@ -250,7 +249,7 @@ def downsweep_shared_bytes(kpt: int) -> int:
 
 
 def render_downsweep(src: str, kw: int, write_keys: bool, kpt: int,
-                     subgroups: bool = False) -> tuple[str, list[bool]]:
+                     subgroups: bool = False) -> tuple[Launch, str]:
     """One stable 8-bit radix pass over tiles of WG * kpt elements (every dtype: keys are
     already words).
 
@@ -268,19 +267,10 @@ def render_downsweep(src: str, kw: int, write_keys: bool, kpt: int,
     scan of every tile's digit counts) plus its place in the run. The per-element code
     is unrolled (scalars, not arrays: dynamically indexed arrays spill to local memory).
     """
-    names, writes = _radix_inputs(src)
-    decls = [decl(i, nm) for i, nm in enumerate(names)]
-    b = len(names)
-    decls.append(decl(b, "SCAN"))
-    writes.append(False)
-    b += 1
-    if write_keys:
-        decls.append(decl(b, "KOUT", write=True))
-        writes.append(True)
-        b += 1
-    decls.append(decl(b, "VOUT", write=True))
-    writes.append(True)
-    decls.append(params_decl(b + 1))
+    args = [Binding(nm) for nm in _radix_inputs(src)] + [Binding("SCAN")]
+    args += [_out("KOUT")] * write_keys + [_out("VOUT")]
+    record = Launch(f"radix_down_{src}", tuple(args), RADIX_PARAMS)
+    decls = record.declarations()
     load, digit = _radix_load(src, kw)
     tile = WG * kpt
     groups = WG // 32
@@ -375,96 +365,27 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 {scatter}
 }}
 """
-    return "\n".join(decls) + "\n" + main, writes
-
-
-# ------------------------------------------------------------------- scan
-
-def render_scan_tile(subgroups: bool = False) -> str:
-    """Exclusive scan of u32 X[0:n] in place, tile by tile; tile totals to SUMS."""
-    return f"""{decl(0, "X", write=True)}
-{decl(1, "SUMS", write=True)}
-{params_decl(2)}
-const WG: u32 = {WG}u;
-var<workgroup> sh: array<u32, {WG}>;
-
-@compute @workgroup_size({WG})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32{scan_builtins(subgroups)}) {{
-    let n = P[0];
-    let blk = {linear_id()};
-    let base = blk * {SCAN_TILE}u + lid * {SCAN_PER_THREAD}u;
-    var v: array<u32, {SCAN_PER_THREAD}>;
-    var total = 0u;
-    for (var j = 0u; j < {SCAN_PER_THREAD}u; j++) {{
-        if (base + j < n) {{ v[j] = X[base + j]; }}
-        total += v[j];
-    }}
-{workgroup_scan("total", "sh", subgroups)}
-    var acc = excl;
-    for (var j = 0u; j < {SCAN_PER_THREAD}u; j++) {{
-        if (base + j < n) {{ X[base + j] = acc; }}
-        acc += v[j];
-    }}
-    if (lid == 0u && blk < P[1]) {{ SUMS[blk] = wtot; }}
-}}
-"""
-
-
-def render_scan_add() -> str:
-    return f"""{decl(0, "X", write=True)}
-{decl(1, "SUMS")}
-{params_decl(2)}
-
-@compute @workgroup_size({WG})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{
-    let n = P[0];
-    let blk = {linear_id()};
-    if (blk >= P[1]) {{ return; }}
-    let base = blk * {SCAN_TILE}u + lid * {SCAN_PER_THREAD}u;
-    let add = SUMS[blk];
-    for (var j = 0u; j < {SCAN_PER_THREAD}u; j++) {{
-        if (base + j < n) {{ X[base + j] += add; }}
-    }}
-}}
-"""
-
-
-# ------------------------------------------------------------------- gather
-
-def render_gather(fi_decls: list[str], fi_fns: str, n_fi: int, dname: str, native: bool) -> tuple[str, list[bool]]:
-    """O[i] = in0_at(IDX[i]) for i < n (4 per invocation). P: n, -, then in0's words at 2."""
-    st = ty.storage_type(dname, native)
-    decls = list(fi_decls) + [decl(n_fi, "IDX"), decl(n_fi + 1, "O", st, write=True), params_decl(n_fi + 2)]
-    body = [f"    let y{j} = in0_at(IDX[min(base + {j}u, n - 1u)]);" for j in range(4)]
-    body += ["    " + s for s in ew.store4("O", dname, [f"y{j}" for j in range(4)], native, vec4=False, guard=True)]
-    main = f"""
-@compute @workgroup_size({WG})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{
-    let n = P[0];
-    let gid = {linear_id()} * {WG}u + lid;
-    let base = gid * 4u;
-    if (base >= n) {{ return; }}
-""" + "\n".join(body) + "\n}\n"
-    code = fi_fns + main
-    return "\n".join(decls) + "\n" + ew.library(code) + "\n" + code, [False] * n_fi + [False, True]
+    return record, "\n".join(decls) + "\n" + main
 
 
 # ------------------------------------------------------------------- searching
 
-def render_search(a_decls, a_fns, n_a, s_decls, s_fns, n_s, s_tag, b_decls, b_fns, n_b,
-                  mode: str) -> tuple[str, list[bool]]:
+def render_search(a: Group, a_fns, s: Group | None, s_fns, s_tag, b: Group, b_fns, mode: str,
+                  pbases) -> tuple[Launch, str]:
     """Binary search of each b key among the sorted a keys.
 
     mode 'searchsorted': O[i] = first position whose key is >= (left) or > (right) b's.
     mode 'isin': O[i] = 1 when some a key equals b's key (NaN never), xor invert.
-    The a order is given by the sorter s when n_s (a fused integer input, or the
+    The a order is given by the sorter s when there is one (a fused integer input, or the
     radix permutation bound as a fused u32 input). P: n, m, right/invert, -, then a's,
-    s's, b's words at the bases the caller chose (P[4], P[5], P[6] hold them).
+    s's, b's words at the even bases ``pbases`` the caller chose.
     """
-    decls = list(a_decls) + list(s_decls) + list(b_decls)
-    nb = n_a + n_s + n_b
-    decls += [decl(nb, "O", write=True), params_decl(nb + 1)]
-    if n_s:
+    groups = (a,) + ((s,) if s is not None else ()) + (b,)
+    fields = (Field("n", "u32", 0), Field("m", "u32", 1), Field("flag", "u32", 2))
+    fields += tuple(Field(grp.name, "block", at) for grp, at in zip(groups, pbases))
+    record = Launch(f"sort_{mode}", groups + (_out("O"),), fields)
+    decls = record.declarations()
+    if s is not None:
         to_u32 = {"i32": "u32(s_at(mid))", "u32": "s_at(mid)", "i64": "u32(s_at(mid))", "u64": "u32(s_at(mid))",
                   "ei64": "s_at(mid).x", "eu64": "s_at(mid).x"}[s_tag]
         idx = to_u32
@@ -494,15 +415,16 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 }}
 """
     code = a_fns + s_fns + b_fns + KEY_LT + main
-    return "\n".join(decls) + "\n" + ew.library(code) + "\n" + code, [False] * nb + [True]
+    return record, "\n".join(decls) + "\n" + ew.library(code) + "\n" + code
 
 
 # ------------------------------------------------------------------- sets
 
-def render_unique_flags(k_decls, k_fns, n_k) -> tuple[str, list[bool]]:
+def render_unique_flags(src: Group, k_fns) -> tuple[Launch, str]:
     """F[i] = 1 where sorted element i starts a new value (every NaN does); F[n] = 0.
     Bindings: key source, PERM, F. P: n, then the key source's words at 2."""
-    decls = list(k_decls) + [decl(n_k, "PERM"), decl(n_k + 1, "F", write=True), params_decl(n_k + 2)]
+    record = Launch("unique_flags", (src, Binding("PERM"), _out("F")), (Field("n", "u32", 0), Field("src", "block", 2)))
+    decls = record.declarations()
     main = f"""
 @compute @workgroup_size({WG})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{
@@ -517,19 +439,17 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 }}
 """
     code = k_fns + main
-    return "\n".join(decls) + "\n" + ew.library(code) + "\n" + code, [False] * n_k + [False, True]
+    return record, "\n".join(decls) + "\n" + ew.library(code) + "\n" + code
 
 
-def render_unique_compact(with_inverse: bool) -> str:
+def render_unique_compact(with_inverse: bool) -> tuple[Launch, str]:
     """For each sorted i that starts a value (POS[i+1] != POS[i]): SRC[k] = PERM[i],
     STARTS[k] = i, with STARTS[K] = n; and INV[PERM[i]] = POS[i+1] - 1."""
     inv = "INV[PERM[i]] = POS[i + 1u] - 1u;" if with_inverse else ""
-    inv_decl = decl(4, "INV", write=True) + "\n" if with_inverse else ""
-    return f"""{decl(0, "PERM")}
-{decl(1, "POS")}
-{decl(2, "SRC", write=True)}
-{decl(3, "STARTS", write=True)}
-{inv_decl}{params_decl(5 if with_inverse else 4)}
+    record = Launch("unique_compact", (Binding("PERM"), Binding("POS"), _out("SRC"), _out("STARTS"))
+                    + ((_out("INV"),) if with_inverse else ()), (Field("n"),))
+    decls = "\n".join(record.declarations())
+    return record, f"""{decls}
 
 @compute @workgroup_size({WG})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{

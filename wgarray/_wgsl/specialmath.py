@@ -54,6 +54,7 @@ from string import Template
 import numpy as np
 
 from . import special_coeffs as C
+from .realmath import LIBRARY as REAL
 from .snippets import Snippet
 
 _K = {
@@ -1439,8 +1440,6 @@ def _build(T: str) -> dict[str, str]:
 
 
 def _make_library() -> dict[str, Snippet]:
-    from .realmath import LIBRARY as REAL
-
     lib: dict[str, Snippet] = {}
     for T in ("f32", "f64"):
         full = {f"{T}_{n}": s for n, s in _build(T).items()}

@@ -18,35 +18,52 @@ the index, bound in that order from binding 0; the target follows, then the para
 from __future__ import annotations
 
 from .. import _dtypes as dt
+from .._runtime.launch import Binding, Field, Launch
 from . import elementwise as ew
 from . import types as ty
 
+# Names of the fused inputs, in binding order (those present).
+INPUTS = ("value", "pred", "index")
 
-def render_write(value, pred, index, dname: str, native: bool, ndim: int, pbases) -> tuple[str, bool]:
-    """(WGSL, has f64 params) of an in-place write of dtype ``dname`` over an ``ndim``-D
+
+def launch_record(value, pred, index, dname: str, native: bool, ndim: int, pbases) -> Launch:
+    """The fused inputs present (``value``, ``pred``, ``index``: groups ``in0``, ``in1``,
+    ... in that order), then the target ``O``. Parameters: n, the target's offset,
+    shape and strides, then each input's block at its base."""
+    specs = [(name, s) for name, s in zip(INPUTS, (value, pred, index)) if s is not None]
+    groups = tuple(ew.input_group(s, f"in{k}_", name) for k, (name, s) in enumerate(specs))
+    narrow = dname == "bool" or dname in ty.NARROW
+    target = Binding("O", "atomic<u32>" if narrow else ty.storage_type(dname, native), write=True)
+    fields = (Field("n", "u32", 0), Field("offset", "u32", 1))
+    fields += tuple(Field(f"shape{d}", "u32", 2 + d) for d in range(ndim))
+    fields += tuple(Field(f"stride{d}", "u32", 2 + ndim + d) for d in range(ndim))
+    fields += tuple(Field(name, "block", at) for (name, _), at in zip(specs, pbases))
+    return Launch("write", groups + (target,), fields, any(s.has_f64_params for _, s in specs))
+
+
+# One element set from a scalar: P holds the element index t, then the value's words.
+ELEMENT_RECORD = {narrow: Launch("write_element", (Binding("O", "atomic<u32>" if narrow else "u32", write=True),),
+                                 (Field("t", "u32", 0),), workgroup=1)
+                  for narrow in (False, True)}
+
+
+def render_write(value, pred, index, dname: str, native: bool, ndim: int, pbases) -> tuple[Launch, str]:
+    """(launch record, WGSL) of an in-place write of dtype ``dname`` over an ``ndim``-D
     layout; ``value``/``pred``/``index`` are ElementwiseSpecs (``pred``/``index`` may be
     None) and ``pbases`` the parameter words of those present, in that order."""
     specs = [s for s in (value, pred, index) if s is not None]
-    decls, fns = [], []
-    binding = 0
+    record = launch_record(value, pred, index, dname, native, ndim, pbases)
+    decls = record.declarations()
+    fns = []
     names = []
     for k, (spec, pbase) in enumerate(zip(specs, pbases)):
-        d, f = ew.render_input(spec, f"in{k}_", binding, pbase)
-        decls += d
+        _, f = ew.render_input(spec, f"in{k}_", 0, pbase)
         fns.append(f)
         names.append(f"in{k}_at")
-        binding += len(spec.bindings)
     val_at = names[0]
     pred_at = names[1] if pred is not None else None
     idx_at = names[-1] if index is not None else None
     narrow = dname == "bool" or dname in ty.NARROW
-    if narrow:
-        decls.append(f"@group(0) @binding({binding}) var<storage, read_write> O: array<atomic<u32>>;")
-    else:
-        decls.append(f"@group(0) @binding({binding}) var<storage, read_write> O: "
-                     f"array<{ty.storage_type(dname, native)}>;")
-    f64 = any(s.has_f64_params for s in specs)
-    decls += ew.params_decls(binding + 1, f64)
     main = [
         "@compute @workgroup_size(256)",
         "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
@@ -78,10 +95,10 @@ def render_write(value, pred, index, dname: str, native: bool, ndim: int, pbases
     main.append("}")
     body = "\n".join(main) + "\n"
     code = "".join(fns)
-    return "\n".join(decls) + "\n\n" + ew.library(code + body) + "\n" + code + "\n" + body, f64
+    return record, "\n".join(decls) + "\n\n" + ew.library(code + body) + "\n" + code + "\n" + body
 
 
-def render_write_element(dname: str, native: bool) -> str:
+def render_write_element(dname: str, native: bool) -> tuple[Launch, str]:
     """WGSL storing one scalar parameter into element ``P[0]`` of ``O`` (one invocation):
     the value's bytes follow in ``P[1..]``, as ``types.const_bytes`` packs them."""
     head = ["@compute @workgroup_size(1)", "fn main() {", "    let t = P[0];"]
@@ -89,7 +106,6 @@ def render_write_element(dname: str, native: bool) -> str:
         bits = 8 if dname == "bool" else ty.NARROW[dname][1]
         per = 32 // bits
         mask = (1 << bits) - 1
-        decl = "@group(0) @binding(0) var<storage, read_write> O: array<atomic<u32>>;"
         body = [
             f"    let w = t >> {per.bit_length() - 1}u;",
             f"    let sh = (t & {per - 1}u) * {bits}u;",
@@ -98,7 +114,6 @@ def render_write_element(dname: str, native: bool) -> str:
         ]
     else:
         words = dt.BY_NAME[dname].itemsize // 4
-        decl = "@group(0) @binding(0) var<storage, read_write> O: array<u32>;"
         body = [f"    O[t * {words}u + {w}u] = P[{1 + w}];" for w in range(words)]
-    params = "@group(0) @binding(1) var<storage, read> P: array<u32>;"
-    return "\n".join([decl, params, ""] + head + body + ["}"]) + "\n"
+    record = ELEMENT_RECORD[dname == "bool" or dname in ty.NARROW]
+    return record, "\n".join(record.declarations() + [""] + head + body + ["}"]) + "\n"

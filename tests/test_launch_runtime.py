@@ -1,0 +1,69 @@
+"""The runtime's side of launch records, on the device: a kernel that does not compile
+is a typed internal error keeping its key and WGSL, a dispatch's buffers are checked
+by name, and a cache miss can be logged with its key and WGSL."""
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+
+import wgarray as xp
+from wgarray import debug
+from wgarray._runtime.errors import InternalError, KernelCompileError, LaunchError
+from wgarray._runtime.launch import Binding, Launch
+
+
+def _rt():
+    return xp.__array_namespace_info__().default_device().runtime
+
+
+RECORD = Launch("launch_test_copy", (Binding("I", "u32"), Binding("O", "u32", write=True)))
+WGSL = "\n".join(RECORD.declarations()) + """
+@compute @workgroup_size(1)
+fn main() { O[0] = I[0] + P[0]; }
+"""
+
+
+def test_kernel_that_does_not_compile_is_an_internal_error_with_key_wgsl_and_cause():
+    bad = WGSL.replace("I[0] + P[0]", "I[0] + undefined_name")
+    key = ("launch-test", "bad")
+    with pytest.raises(KernelCompileError) as exc:
+        _rt().compile(key, lambda: (RECORD, bad))
+    err = exc.value
+    assert isinstance(err, InternalError) and err.key == key and err.wgsl == bad
+    assert err.__cause__ is not None and "does not compile" in str(err) and "undefined_name" in str(err)
+    assert key not in _rt().kernels
+
+
+def test_launch_runs_with_buffers_by_name_and_refuses_a_wrong_order():
+    rt = _rt()
+    kernel = rt.compile(("launch-test", "copy"), lambda: (RECORD, WGSL))
+    src = rt.upload(np.array([40, 0, 0, 0], np.uint32))
+    out = rt.alloc(16)
+    rt.launch(kernel, {"I": src, "O": out}, np.array([2, 0], np.uint32).tobytes(), 1)
+    assert int(rt.read(out, 0, 4).view("<u4")[0]) == 42
+    with pytest.raises(LaunchError, match="kernel launch_test_copy: binding 'O' out of order"):
+        rt.launch(kernel, {"O": out, "I": src}, b"\0" * 8, 1)
+    with pytest.raises(LaunchError, match="kernel launch_test_copy: binding 'O' missing"):
+        rt.launch(kernel, {"I": src}, b"\0" * 8, 1)
+
+
+def test_kernel_keys_of_another_shape_are_refused():
+    with pytest.raises(InternalError, match="expected \\(family, spec\\)"):
+        _rt().compile(("launch-test", "copy", 3), lambda: (RECORD, WGSL))
+
+
+def test_cache_miss_logs_key_and_wgsl():
+    log = io.StringIO()
+    debug.log_kernels(log)
+    try:
+        x = xp.asarray(np.arange(10, dtype=np.float32))
+        # an op chain no other test builds: its kernel is new to the cache
+        y = xp.asarray(np.float32(1.0)) + xp.atan2(x, x + 3.25) * 7.0 - x
+        xp.evaluate(y)
+    finally:
+        debug.log_kernels(None)
+    text = log.getvalue()
+    assert "wgarray: compiling kernel ew_" in text and "key=('elementwise', ElementwiseSpec(" in text
+    assert "@group(0) @binding(0)" in text and "fn main(" in text

@@ -1,0 +1,30 @@
+"""The fused elementwise kernel's driver: one dispatch for a plan of the fusion planner
+(``_graph.fusion``), whose spec is the kernel's structure and whose buffers, shape,
+views and scalars are its arguments."""
+from __future__ import annotations
+
+from .._graph import node as g
+from .._runtime.counters import count
+from .._wgsl import elementwise as ew
+
+FAMILY = "elementwise"
+
+
+def run(plan) -> None:
+    """Compute the plan's output nodes into new buffers and make them Data nodes."""
+    rt = plan.device.runtime
+    spec = plan.spec
+    n = g.prod(plan.shape)
+    count("realizations")
+    out_bufs = []
+    for node in plan.nodes:
+        nbytes = -(-max(n, 1) // ew.PER_THREAD) * ew.PER_THREAD * node.dtype.itemsize
+        out_bufs.append(rt.alloc(nbytes))
+    if n > 0:
+        kernel = rt.compile((FAMILY, spec), lambda: (ew.launch_record(spec), ew.render(spec)))
+        params = ew.param_words(spec, n, plan.shape, plan.const_blobs, plan.leaf_views)
+        threads = -(-n // ew.PER_THREAD)
+        rt.launch(kernel, {"inputs": plan.buffers, "outputs": out_bufs}, params, -(-threads // ew.WORKGROUP))
+    for node, buf in zip(plan.nodes, out_bufs):
+        node.realized = g.Data(buf, node.shape, node.dtype, node.device)
+        node.srcs = ()  # the graph below is no longer needed; let its buffers go

@@ -1,0 +1,136 @@
+"""The gather family's host driver: gather, scatter (winner pass + gather) and concat,
+each reading its inputs through fused elementwise producers (WGSL in ``_wgsl/gather.py``).
+
+The one gather of the package: ``gather(data, index, other, flag)`` reads
+``data.flat[index[e]]`` for a uint32 ``index`` node of the output's shape; an index of
+``INVALID`` (or past the data) gives ``other[e]``, or zero, and sets ``flag`` where a
+caller asked for a bounds check. Indexing, take, the manipulation functions, sort and
+unique all read through it.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtypes as dt
+from .._graph import node as g
+from .._graph.fusion import FusedInput
+from .._runtime.launch import param_bases, workgroups
+from .._wgsl import gather as gk
+
+INVALID = gk.INVALID
+
+
+def zeros(shape, dtype, device) -> g.Data:
+    return g.realize(g.Const(False if dtype is dt.bool else 0, dtype, device, shape))
+
+
+def _out_buffer(rt, n: int, dtype):
+    per = 4  # invocations own 4 consecutive outputs
+    return rt.alloc(-(-max(n, 1) // per) * per * dtype.itemsize)
+
+
+def _blocks(inputs) -> dict:
+    """The fused inputs' parameter blocks, by their names in the launch records."""
+    return {f"in{k}": fi.params for k, fi in enumerate(inputs)}
+
+
+def _buffers(inputs) -> dict:
+    """The fused inputs' buffers, by their names in the launch records."""
+    return {f"in{k}": fi.buffers for k, fi in enumerate(inputs)}
+
+
+class Flag:
+    """One u32 word that a kernel sets when it meets an invalid index."""
+
+    def __init__(self, device):
+        self.device = device
+        self.buf = device.runtime.upload(np.zeros(4, np.uint32))
+
+    def raised(self) -> bool:
+        return bool(self.device.runtime.read(self.buf, 0, 4).view(np.uint32)[0])
+
+
+def gather(data: g.Node, index: g.Node, other: g.Node | None = None, flag: Flag | None = None) -> g.Data:
+    """out[e] = data.flat[index[e]] (C order), or ``other[e]`` / zero where the index is
+    ``INVALID`` (or past the data). ``index`` is uint32 and has the output's shape."""
+    device = index.device
+    shape = index.shape
+    n = g.prod(shape)
+    if n == 0:
+        return zeros(shape, data.dtype, device)
+    if data.size == 0 and other is None:  # nothing to read: every index is invalid
+        return zeros(shape, data.dtype, device)
+    rt = device.runtime
+    inputs = [FusedInput(data), FusedInput(index)] + ([FusedInput(other)] if other is not None else [])
+    pbases = param_bases(2, [fi.n_words for fi in inputs])
+    specs = [fi.spec for fi in inputs]
+    spec = (specs[0], specs[1], specs[2] if other is not None else None, data.dtype.name, device.has_int64,
+            flag is not None, tuple(pbases))
+    kernel = rt.compile(("gather", spec), lambda: (gk.gather_record(*spec), gk.render_gather(*spec)))
+    out = _out_buffer(rt, n, data.dtype)
+    buffers = _buffers(inputs)
+    buffers["O"] = out
+    if flag is not None:
+        buffers["F"] = flag.buf
+    rt.launch(kernel, buffers, kernel.record.pack(n=n, size=data.size, **_blocks(inputs)), workgroups(-(-n // 4)))
+    return g.Data(out, shape, data.dtype, device)
+
+
+def scatter(x: g.Node, index: g.Node, value: g.Node, flag: Flag | None = None) -> g.Node:
+    """A copy of ``x`` with x.flat[index[u]] = value[u] for every update u (``index`` and
+    ``value`` share a shape); among updates of one element the last one wins."""
+    device = x.device
+    if index.size == 0 or x.size == 0:
+        return x
+    rt = device.runtime
+    winners = zeros((x.size,), dt.uint32, device)
+    fi = FusedInput(index)
+    spec = (fi.spec, flag is not None, tuple(param_bases(2, [fi.n_words])))
+    kernel = rt.compile(("scatter_winner", spec), lambda: (gk.winner_record(*spec), gk.render_winner(*spec)))
+    buffers = {"in0": fi.buffers, "W": winners.buf}
+    if flag is not None:
+        buffers["F"] = flag.buf
+    rt.launch(kernel, buffers, kernel.record.pack(n=index.size, size=x.size, in0=fi.params), workgroups(index.size))
+    w = g.Data(winners.buf, x.shape, dt.uint32, device)
+    zero = g.Const(0, dt.uint32, device, x.shape)
+    picked = g.make_op("where", [g.make_op("equal", [w, zero], dt.bool), g.Const(INVALID, dt.uint32, device, x.shape),
+                                 g.make_op("subtract", [w, g.Const(1, dt.uint32, device, x.shape)], dt.uint32)],
+                       dt.uint32)
+    return gather(value, picked, x)
+
+
+def concat_nodes(nodes, axis: int, out_shape) -> g.Data:
+    """The nodes (one dtype, equal shapes but along ``axis``) joined along ``axis``."""
+    device = nodes[0].device
+    dtype = nodes[0].dtype
+    n = g.prod(out_shape)
+    nodes = [nd for nd in nodes if nd.size]
+    if n == 0 or not nodes:
+        return zeros(out_shape, dtype, device)
+    group = 6  # inputs per kernel (their bindings add up); more are joined as a tree
+    if len(nodes) > group:
+        parts = []
+        for i in range(0, len(nodes), group):
+            chunk = nodes[i:i + group]
+            shp = list(out_shape)
+            shp[axis] = sum(c.shape[axis] for c in chunk)
+            parts.append(concat_nodes(chunk, axis, tuple(shp)))
+        return concat_nodes(parts, axis, out_shape)
+    if len(nodes) == 1:
+        return g.realize(g.Op("copy", [nodes[0]], dtype))
+    rt = device.runtime
+    inputs = [FusedInput(nd) for nd in nodes]
+    head = {"n": n, "inner": g.prod(out_shape[axis + 1:]), "nax": out_shape[axis]}
+    off = 0
+    for k, nd in enumerate(nodes):
+        head[f"start{k}"] = off
+        head[f"len{k}"] = nd.shape[axis]
+        off += nd.shape[axis]
+    pbases = param_bases(3 + 2 * len(nodes), [fi.n_words for fi in inputs])
+    spec = (tuple(fi.spec for fi in inputs), dtype.name, device.has_int64, tuple(pbases))
+    kernel = rt.compile(("concat", spec), lambda: (gk.concat_record(*spec), gk.render_concat(*spec)))
+    out = _out_buffer(rt, n, dtype)
+    buffers = _buffers(inputs)
+    buffers["O"] = out
+    rt.launch(kernel, buffers, kernel.record.pack(**head, **_blocks(inputs)), workgroups(-(-n // 4)))
+    return g.Data(out, out_shape, dtype, device)

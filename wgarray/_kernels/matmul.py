@@ -1,0 +1,165 @@
+"""The matmul family's host driver: ``matmul_nodes`` runs one kernel
+(``_wgsl/matmul.py``) over strided views of its operands.
+
+A transposed or batch-broadcast operand costs no copy; a pending elementwise operand
+(a cast, ``conj``, ``x * 2``) is realized once first, which is O(n^2) beside the
+O(n^3) product. float32 tiles fit the output's shape (128x128 / 64x64 when wide,
+256x16, 128x32, 16x32, ... when narrow). When the output tiles are too few to fill the
+GPU and K is long (``onehot.T @ X`` in k-means: 16 x 32 outputs, K = 10^6), K is split
+over many workgroups that write partial products, summed by the reduce family's row
+reduction.
+"""
+from __future__ import annotations
+
+from .. import _dtypes as dt
+from .._graph import node as g
+from .._runtime.runtime import pack_params
+from .._wgsl import matmul as km
+from .budget import loop_bound
+from .reduce import reduce_rows
+
+
+def _as_data(node: g.Node) -> g.Data:
+    node = g.realize(node)
+    if node.buf is None:  # a zero-size view
+        node = g.realize(g.Op("copy", [node], node.dtype))
+    return node
+
+
+def _load_class(data: g.Data, rows_stride: int, cols_stride: int, n_rows: int, n_cols: int,
+                batch_strides, kinds: tuple[str, str]) -> str:
+    """How the tiled kernel fetches an operand (see ``_wgsl/matmul.py``): vec4 along the
+    unit-stride dim when every offset is 4-aligned, else scalars along the smaller stride.
+    ``kinds`` names (rows, cols) as the kernel does, e.g. ('M', 'K') for A."""
+    aligned = data.offset % 4 == 0 and all(s % 4 == 0 for s in batch_strides)
+    if cols_stride == 1 and n_cols % 4 == 0 and (rows_stride % 4 == 0 or n_rows == 1) and aligned:
+        return kinds[1] + "v"
+    if rows_stride == 1 and n_rows % 4 == 0 and (cols_stride % 4 == 0 or n_cols == 1) and aligned:
+        return kinds[0] + "v"
+    return "s" + (kinds[1] if abs(cols_stride) <= abs(rows_stride) else kinds[0])
+
+
+# Split-K heuristic. WebGPU does not say how many SMs/CUs a device has; TARGET_THREADS is
+# about one full wave of resident threads on a large GPU (an H200: 132 SMs x 2048). When
+# the output tiles give fewer than half of that and K is long, K is cut into chunks of at
+# least MIN_CHUNK (so each workgroup still streams a useful run of K and the partial
+# slabs stay small beside the operands) until about TARGET_THREADS are busy.
+TARGET_THREADS = 1 << 18
+MIN_CHUNK = 256
+SMEM_FLOATS = 4096  # 16 KiB of workgroup memory (WebGPU's default limit) for As + Bs
+
+
+def _pow2ceil(n: int) -> int:
+    return 1 << max(0, (n - 1).bit_length())
+
+
+def _tile_config(M: int, N: int, nbatch: int) -> tuple[int, int, int, int, int]:
+    """(BM, BN, BK, RM, CN) of the tiled float32 kernel for an M x N output."""
+    bm0 = min(64, max(16, _pow2ceil(M)))
+    bn0 = min(64, max(16, _pow2ceil(N)))
+    if bm0 == 64 and bn0 == 64:
+        if M * N * nbatch >= 128 * 128 * 96:
+            return 128, 128, 16, 8, 8
+        return 64, 64, 16, 4, 4
+    # a narrow output: 4x4 register blocks, the long side grown to 256 threads
+    bm, bn = bm0, bn0
+    if bm == 64:
+        bm = min(4096 // bn, max(64, _pow2ceil(M)))
+    elif bn == 64:
+        bn = min(4096 // bm, max(64, _pow2ceil(N)))
+    bk = next(k for k in (32, 16, 8) if (bm + bn) * k <= SMEM_FLOATS)
+    return bm, bn, bk, 4, 4
+
+
+def _splits(K: int, busy_threads: int, granule: int, max_chunk: int | None = None) -> tuple[int, int]:
+    """(K chunk, number of chunks): 1 chunk unless the output leaves the GPU idle, or
+    unless K exceeds ``max_chunk`` (a device's bound on loop iterations per invocation)."""
+    n = 1
+    if busy_threads * 2 <= TARGET_THREADS and K >= 2 * MIN_CHUNK:
+        n = min(K // MIN_CHUNK, -(-TARGET_THREADS // max(busy_threads, 1)))
+    if max_chunk is not None:
+        n = max(n, -(-K // max_chunk))
+    if n == 1:
+        return K, 1
+    chunk = -(-K // n)
+    chunk = -(-chunk // granule) * granule
+    return chunk, -(-K // chunk)
+
+
+def _max_chunk(device, loops_per_k: int) -> int | None:
+    """The longest K range one invocation may loop over on ``device`` (None: no bound)."""
+    bound = loop_bound(device)
+    return None if bound is None else max(MIN_CHUNK, bound // loops_per_k)
+
+
+def _sum_partials(part, nsplit: int, total: int, stride: int, dtype, device) -> g.Data:
+    """The sum over the ``nsplit`` partial slabs (``stride`` elements apart) of ``part``."""
+    slabs = g.Data(part, (total, nsplit), dtype, device, 0, (1, stride))
+    vals, _ = reduce_rows(slabs, total, nsplit, "sum")
+    if vals.dtype is not dtype:  # 8/16-bit sums come back 32-bit: wrap back
+        vals = g.realize(g.make_op("cast", [vals], dtype))
+    return vals
+
+
+def matmul_nodes(a: g.Node, b: g.Node, batch) -> g.Data:
+    """``a @ b`` for nodes of one dtype, shapes (..., M, K) and (..., K, N) whose batch
+    dims broadcast to ``batch``: a new contiguous (batch..., M, N) Data."""
+    dtype = a.dtype
+    device = a.device
+    M, K = a.shape[-2:]
+    N = b.shape[-1]
+    shape = tuple(batch) + (M, N)
+    nbatch = g.prod(batch)
+    if M * N * nbatch == 0 or K == 0:
+        zero = g.Const(0, dtype, device, shape)
+        return g.realize(g.Op("copy", [zero], dtype))
+    A = _as_data(g.broadcast_view(_as_data(a), tuple(batch) + (M, K)))
+    B = _as_data(g.broadcast_view(_as_data(b), tuple(batch) + (K, N)))
+    # Batch dims of extent 1 say nothing; drop them from the kernel's loop.
+    bdims = [d for d, n in enumerate(batch) if n != 1]
+    bshape = [batch[d] for d in bdims]
+    sa = [A.strides[d] for d in bdims]
+    sb = [B.strides[d] for d in bdims]
+    sAm, sAk = A.strides[-2:]
+    sBk, sBn = B.strides[-2:]
+    rt = device.runtime
+    native = device.has_int64
+    total = M * N * nbatch
+    if dtype is dt.float32 and M > 1 and N > 1:
+        a_cls = _load_class(A, sAm, sAk, M, K, sa, ("M", "K"))
+        b_cls = _load_class(B, sBk, sBn, K, N, sb, ("K", "N"))
+        c_vec = N % 4 == 0
+        bm, bn, bk, rm, cn = _tile_config(M, N, nbatch)
+        spec = (a_cls, b_cls, c_vec, bm, bn, bk, rm, cn, len(bshape))
+        kernel = rt.compile(("matmul_f32", spec), lambda: (km.tiled_record(*spec), km.render_tiled_f32(*spec)))
+        offA, offB = A.offset, B.offset
+        if a_cls.endswith("v"):
+            offA, sAm, sAk, sa = offA // 4, sAm // 4 if a_cls == "Kv" else sAm, sAk // 4 if a_cls == "Mv" else sAk, \
+                [s // 4 for s in sa]
+        if b_cls.endswith("v"):
+            offB, sBk, sBn, sb = offB // 4, sBk // 4 if b_cls == "Nv" else sBk, sBn // 4 if b_cls == "Kv" else sBn, \
+                [s // 4 for s in sb]
+        tiles_m = -(-M // bm)
+        tiles_n = -(-N // bn)
+        tiles = tiles_m * tiles_n * nbatch
+        chunk, nsplit = _splits(K, tiles * km.tiled_threads(bm, bn, rm, cn), bk, _max_chunk(device, 1))
+        words = km.param_words(M, N, K, nbatch, offA, offB, sAm, sAk, sBk, sBn, tiles_m, tiles_n, bshape, sa, sb,
+                               chunk, nsplit)
+        groups = tiles * nsplit
+        stride = total  # partial slabs of C (c_vec: N % 4 == 0, so each slab stays vec4 aligned)
+        out = rt.alloc(-(-total * nsplit // 4) * 4 * 4)
+    else:
+        spec = (dtype.name, native, len(bshape))
+        kernel = rt.compile(("matmul", spec), lambda: (km.generic_record(*spec), km.render_generic(*spec)))
+        q = -(-total // 4)
+        chunk, nsplit = _splits(K, q, 1, _max_chunk(device, 4))
+        words = km.param_words(M, N, K, nbatch, A.offset, B.offset, sAm, sAk, sBk, sBn, 0, 0, bshape, sa, sb,
+                               chunk, nsplit)
+        groups = -(-q * nsplit // 64)
+        stride = q * 4
+        out = rt.alloc(q * 4 * nsplit * dtype.itemsize)
+    # the record's fields are consecutive u32 words (``km._fields``): packed in their order
+    rt.launch(kernel, {"A": A.buf, "B": B.buf, "C": out}, pack_params(words), groups)
+    if nsplit > 1:
+        return g.reshape_view(_sum_partials(out, nsplit, total, stride, dtype, device), shape)
+    return g.Data(out, shape, dtype, device)
