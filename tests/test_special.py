@@ -38,7 +38,7 @@ TOL = {
             "chdtrc": 6, "pdtr": 10, "pdtrc": 4, "gdtr": 48, "gdtrc": 30, "bdtr": 400,
             "bdtrc": 400, "nbdtr": 400, "nbdtrc": 400, "fdtr": 400, "fdtrc": 400, "i1": 8, "i1e": 8,
             "betaln": 40, "beta": 40, "poch": 40, "log_ndtr": 8, "gammaln": 8,
-            "exp1": 8, "expi": 6, "zetac": 12, "j0": 8, "j1": 8, "y0": 16, "y1": 6, "expn": 8,
+            "exp1": 8, "expi": 6, "zetac": 12, "j0": 6, "j1": 3, "y0": 10, "y1": 6, "expn": 8,
             "yn": 6, "multigammaln": 8, "gammaincinv": 600, "gammainccinv": 600, "chdtri": 600,
             "pdtri": 600, "betaincinv": 600, "bdtri": 600, "nbdtri": 600, "fdtri": 600,
             "stdtrit": 600, "binom": 40, "zeta": 40, "polygamma": 1000},
