@@ -52,8 +52,6 @@ FITS["ERFCX_C"] = cheb(lambda u: erfcx(lin(4, 8)(u)))
 FITS["ERFCX_D"] = cheb(lambda u: (lambda t: (8 / mp.sqrt(t)) * erfcx(8 / mp.sqrt(t)) if t else 1 / mp.sqrt(mp.pi))(lin(0, 1)(u)))
 # lgamma(2 + v) / v for v in [-0.5, 0.5]
 FITS["LGAMMA_2"] = cheb(lambda u: (lambda v: mp.loggamma(2 + v) / v if v else 1 - mp.euler)(lin(-0.5, 0.5)(u)))
-# digamma(x) / (x - x0) on [1, 2], x0 its positive root
-FITS["DIGAMMA_1"] = cheb(lambda u: (lambda x: mp.digamma(x) / (x - ROOT) if abs(x - ROOT) > 1e-30 else mp.polygamma(1, ROOT))(lin(1, 2)(u)))
 # i0e(x), i1e(x) / x on [0, 8]; sqrt(x) i0e(x), sqrt(x) i1e(x) as functions of t = 8 / x beyond
 FITS["I0E_A"] = cheb(lambda u: (lambda x: mp.besseli(0, x) * mp.exp(-x))(lin(0, 8)(u)))
 FITS["I1E_A"] = cheb(lambda u: (lambda x: mp.besseli(1, x) * mp.exp(-x) / x if x else mp.mpf(1) / 2)(lin(0, 8)(u)))
@@ -80,24 +78,45 @@ FITS["EI_D"] = cheb(lambda u: (lambda t: (48 / t) * mp.exp(-48 / t) * mp.ei(48 /
 # -Li2(-w) / w on [-0.5, 0.5]: spence(1 + w) = -w R(w)
 FITS["SPENCE_1"] = cheb(lambda u: (lambda w: -mp.polylog(2, -w) / w if w else mp.mpf(1))(lin(-0.5, 0.5)(u)))
 
-# Bessel functions. J0 / ((x - z1)(x - z2)) and J1 / (x (x - z1)(x - z2)) on [0, 8] (z the
-# zeros there: relative accuracy at them); Y0 - (2 / pi) log(x) J0 and
+# Bessel functions. J0 and J1 / x on [0, 8] through _root_fit (their zeros z there:
+# relative accuracy at them); Y0 - (2 / pi) log(x) J0 and
 # (Y1 - (2 / pi)(log(x) J1 - 1 / x)) / x on [0, 8] (entire)
 J0Z = [mp.besseljzero(0, 1), mp.besseljzero(0, 2)]
 J1Z = [mp.besseljzero(1, 1), mp.besseljzero(1, 2)]
 
 
-def _quot(f, zs, x, extra=1):
-    d = extra
-    for z in zs:
-        d *= x - z
-    if abs(d) < mp.mpf("1e-25"):
-        return _quot(f, zs, x + mp.mpf("1e-20"), extra)
-    return f(x) / d
+def _f32(v):
+    return mp.mpf(struct.unpack("f", struct.pack("f", float(v)))[0])
 
 
-FITS["J0_A"] = cheb(lambda u: (lambda x: _quot(lambda t: mp.besselj(0, t), J0Z, x))(lin(0, 8)(u)))
-FITS["J1_A"] = cheb(lambda u: (lambda x: _quot(lambda t: mp.besselj(1, t), J1Z, x, x) if x else mp.mpf(1) / 2 / (J1Z[0] * J1Z[1]))(lin(0, 8)(u)))
+def _root_fit(f, zs, a, b):
+    """Per type (F64, F32): the zeros zs rounded to it (h), f at them (c, tiny), the slope
+    s of the line L through (h, c) (0 for one zero) and the fit of
+    (f - L) / prod(x - h) on [a, b]. f = L + prod(x - h) R keeps relative accuracy at
+    each zero with x - h exact, and no hi + lo pair for a shader compiler to fold."""
+    out = {}
+    for tag, rnd in (("F64", lambda v: mp.mpf(float(v))), ("F32", _f32)):
+        hs = [rnd(z) for z in zs]
+        cs = [f(h) for h in hs]
+        slope = (cs[1] - cs[0]) / (hs[1] - hs[0]) if len(hs) > 1 else mp.mpf(0)
+
+        def g(x, hs=hs, c0=cs[0], slope=slope):
+            d = mp.mpf(1)
+            for h in hs:
+                d *= x - h
+            return (f(x) - c0 - (x - hs[0]) * slope) / d
+        out[tag] = (hs, cs[0], slope, cheb(lambda u, g=g: g(lin(a, b)(u))))
+    return out
+
+
+ROOT_FITS = {
+    "DIGAMMA_R": _root_fit(mp.digamma, [ROOT], 1, 2),
+    "J0_R": _root_fit(lambda t: mp.besselj(0, t), J0Z, 0, 8),
+    "J1_R": _root_fit(lambda t: mp.besselj(1, t) / t, J1Z, 0, 8),
+}
+for _name, _per in ROOT_FITS.items():
+    for _tag, (_hs, _c, _s, _cs) in _per.items():
+        FITS[_name + _tag] = _cs
 FITS["Y0_A"] = cheb(lambda u: (lambda x: mp.bessely(0, x) - 2 / mp.pi * mp.log(x) * mp.besselj(0, x) if x else 2 / mp.pi * (mp.euler - mp.log(2)))(lin(0, 8)(u)))
 FITS["Y1_A"] = cheb(lambda u: (lambda x: (mp.bessely(1, x) - 2 / mp.pi * (mp.log(x) * mp.besselj(1, x) - 1 / x)) / x if x else mp.limit(lambda y: (mp.bessely(1, y) - 2 / mp.pi * (mp.log(y) * mp.besselj(1, y) - 1 / y)) / y, 0))(lin(0, 8)(u)))
 
@@ -130,16 +149,16 @@ def _hilo(v):
 
 
 SCALARS = {
-    "DIGAMMA_ROOT_HI": float(ROOT),
-    "DIGAMMA_ROOT_LO": float(ROOT - mp.mpf(float(ROOT))),
     "EI_ROOT_HI": _hilo(EI_ROOT)[0], "EI_ROOT_LO": _hilo(EI_ROOT)[1],
     "EI_RF64_H": float(EI_RH["F64"]), "EI_RF64_C": float(mp.ei(EI_RH["F64"])),
     "EI_RF32_H": float(EI_RH["F32"]), "EI_RF32_C": float(mp.ei(EI_RH["F32"])),
-    "J0_Z1_HI": _hilo(J0Z[0])[0], "J0_Z1_LO": _hilo(J0Z[0])[1],
-    "J0_Z2_HI": _hilo(J0Z[1])[0], "J0_Z2_LO": _hilo(J0Z[1])[1],
-    "J1_Z1_HI": _hilo(J1Z[0])[0], "J1_Z1_LO": _hilo(J1Z[0])[1],
-    "J1_Z2_HI": _hilo(J1Z[1])[0], "J1_Z2_LO": _hilo(J1Z[1])[1],
 }
+for _name, _per in ROOT_FITS.items():
+    for _tag, (_hs, _c, _s, _cs) in _per.items():
+        for _i, _h in enumerate(_hs):
+            SCALARS[f"{_name}{_tag}_H{_i + 1}"] = float(_h)
+        SCALARS[f"{_name}{_tag}_C"] = float(_c)
+        SCALARS[f"{_name}{_tag}_S"] = float(_s)
 # (2k)! / B_2k, k = 1..12: the Euler-Maclaurin tail of the Hurwitz zeta function
 ZETA_EM = [float(mp.factorial(2 * k) / mp.bernoulli(2 * k)) for k in range(1, 13)]
 

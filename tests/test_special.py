@@ -25,8 +25,8 @@ TOL = {
     "f64": {"erfc": 300, "erfcx": 300, "ndtr": 1000, "log_ndtr": 1000, "gammaln": 200, "gamma": 60,
             "rgamma": 60, "digamma": 6000, "psi": 60, "cosm1": 1500, "gammainc": 320,
             "gammaincc": 500, "betaln": 100, "beta": 100, "betainc": 4000, "betaincc": 4000,
-            "i0": 4, "i1": 4, "stdtr": 4000, "chdtr": 4000, "chdtrc": 4000, "pdtr": 4000,
-            "pdtrc": 4000, "gdtr": 4000, "gdtrc": 4000, "bdtr": 4000, "bdtrc": 4000, "nbdtr": 4000,
+            "i0": 4, "i1": 4, "stdtr": 4000, "chdtr": 1600, "chdtrc": 1100, "pdtr": 400,
+            "pdtrc": 700, "gdtr": 900, "gdtrc": 700, "bdtr": 4000, "bdtrc": 4000, "nbdtr": 4000,
             "nbdtrc": 4000, "fdtr": 4000, "fdtrc": 4000, "poch": 200, "ndtri": 4,
             "tandg": 30, "cotdg": 30, "exp1": 8, "expi": 50, "spence": 10, "zetac": 250,
             "loggamma": 40, "j0": 8, "j1": 8, "y0": 16, "y1": 12, "expn": 8, "yn": 24,
@@ -34,11 +34,11 @@ TOL = {
             "pdtri": 600, "betaincinv": 600, "bdtri": 600, "nbdtri": 600, "fdtri": 600,
             "stdtrit": 600, "binom": 40, "zeta": 40, "polygamma": 100},
     "f32": {"ndtri": 3, "gamma": 10, "rgamma": 10, "digamma": 6000, "psi": 40, "gammainc": 6, "betainc": 1200,
-            "gammaincc": 10, "betaincc": 1200, "stdtr": 400, "chdtr": 400,
-            "chdtrc": 400, "pdtr": 400, "pdtrc": 400, "gdtr": 400, "gdtrc": 400, "bdtr": 400,
+            "gammaincc": 10, "betaincc": 1200, "stdtr": 400, "chdtr": 6,
+            "chdtrc": 6, "pdtr": 10, "pdtrc": 4, "gdtr": 48, "gdtrc": 30, "bdtr": 400,
             "bdtrc": 400, "nbdtr": 400, "nbdtrc": 400, "fdtr": 400, "fdtrc": 400, "i1": 8, "i1e": 8,
             "betaln": 40, "beta": 40, "poch": 40, "log_ndtr": 8, "gammaln": 8,
-            "exp1": 8, "expi": 6, "zetac": 12, "j0": 8, "j1": 8, "y0": 16, "y1": 6, "expn": 8,
+            "exp1": 8, "expi": 6, "zetac": 12, "j0": 6, "j1": 3, "y0": 10, "y1": 6, "expn": 8,
             "yn": 6, "multigammaln": 8, "gammaincinv": 600, "gammainccinv": 600, "chdtri": 600,
             "pdtri": 600, "betaincinv": 600, "bdtri": 600, "nbdtri": 600, "fdtri": 600,
             "stdtrit": 600, "binom": 40, "zeta": 40, "polygamma": 1000},
@@ -169,6 +169,26 @@ def test_expi_near_its_root_against_mpmath(dtype):
     ref = np.array([float(mp.ei(mp.mpf(float(v)))) for v in x])
     err = np.max(np.abs(got - ref) / np.abs(ref)) / np.finfo(dtype).eps
     assert err <= 4, f"expi: {err:.3g} ulp"
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("name", ["digamma", "j0", "j1"])
+def test_relative_accuracy_at_zeros_against_mpmath(name, dtype):
+    # near digamma's positive zero and the first two of j0 and j1, relative accuracy
+    # (the zero rounded to the dtype and its neighbours included); none rests on a hi + lo
+    # constant pair that a shader compiler could fold into one (NVIDIA's did)
+    mp = pytest.importorskip("mpmath")
+    mp.mp.dps = 40
+    f = {"digamma": mp.digamma, "j0": lambda v: mp.besselj(0, v), "j1": lambda v: mp.besselj(1, v)}[name]
+    zeros = {"digamma": [1.4616321449683623], "j0": [2.404825557695773, 5.520078110286311],
+             "j1": [3.8317059702075125, 7.015586669815619]}[name]
+    d = np.logspace(-7, -1, 13)
+    x = np.concatenate([np.add.outer(zeros, np.concatenate([-d, d])).ravel(), zeros]).astype(dtype)
+    x = np.concatenate([x, np.nextafter(x, np.inf), np.nextafter(x, -np.inf)])
+    got = np.asarray(getattr(xp.special, name)(xp.asarray(x)), dtype=np.float64)
+    ref = np.array([float(f(mp.mpf(float(v)))) for v in x])
+    err = np.max(np.abs(got - ref) / np.abs(ref)) / np.finfo(dtype).eps
+    assert err <= 6, f"{name}: {err:.3g} ulp"
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)

@@ -480,14 +480,16 @@ def stdtr(df, t, /) -> Array:
 def pdtr(k, m, /) -> Array:
     k, m = _floats("pdtr", k, m)
     out = gammaincc(ew.floor(k) + 1.0, m)
-    out = where(ew.isinf(k) & (k > 0.0), 1.0, out)
+    # k = inf: 1 for finite m (NaN for m = inf, as gammaincc gives); m = 0: 1 for any
+    # k but a negative one, NaN included (as SciPy)
+    out = where((ew.isinf(k) & (k > 0.0) & ew.isfinite(m)) | (m == 0.0), 1.0, out)
     return where((k < 0.0) | (m < 0.0), math.nan, out)
 
 
 def pdtrc(k, m, /) -> Array:
     k, m = _floats("pdtrc", k, m)
     out = gammainc(ew.floor(k) + 1.0, m)
-    out = where(ew.isinf(k) & (k > 0.0), 0.0, out)
+    out = where((ew.isinf(k) & (k > 0.0) & ew.isfinite(m)) | (m == 0.0), 0.0, out)
     return where((k < 0.0) | (m < 0.0), math.nan, out)
 
 

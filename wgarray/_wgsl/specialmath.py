@@ -34,12 +34,13 @@ Algorithms
   of x that converges; betaln through Stirling differences when an argument is large.
 * i0e / i1e: Chebyshev fits of i0e(x), i1e(x) / x on [0, 8] and of sqrt(x) i_e(x)
   as functions of 8 / x beyond.
-* expi near its root: Ei(h) + (x - h) F(x), h the root rounded to the type, so that
-  no hi + lo pair is left for the compiler to fold.
 * Bessel j0 j1 y0 y1 k0 k1 (and scaled), exponential integrals, spence, zeta, degree
   trigonometry, ellipk, binom: fits from ``codegen/special_fits.py`` and the classical
-  reductions (docs/special.md lists them); hi + lo constants are subtracted through
-  ``{T}_tail``, which the shader compiler cannot fold into one rounded constant.
+  reductions (docs/special.md lists them). Near a zero z (digamma's, Ei's, those of j0
+  and j1 on [0, 8]) the function is f(h) + (x - h) R(x), h the zero rounded to the type
+  (one fit per type): x - h is exact, and no hi + lo pair is left, which NVIDIA's
+  compiler joined into one rounded constant (``{T}_tail`` did not stop it; it remains
+  only where the tail is immaterial).
 * The inverses of the incomplete gamma and beta functions: a guess, then Halley's steps
   inside a bracket (bisection when a step leaves it, a Newton step on the log of the
   function for small targets), on the side whose target is exact.
@@ -80,9 +81,16 @@ def _hilo(T: str, hi: float, lo: float) -> tuple[str, str]:
 
 def _typed_constants(T: str) -> dict[str, str]:
     out = {}
-    for name in ("EI_ROOT", "J0_Z1", "J0_Z2", "J1_Z1", "J1_Z2"):
+    for name in ("EI_ROOT",):
         out[name + "_HI"], out[name + "_LO"] = _hilo(T, getattr(C, name + "_HI"), getattr(C, name + "_LO"))
     tag = T.upper()
+    # zeros rounded to the type, the function there and the slope between two zeros
+    # (codegen/special_fits.py's _root_fit)
+    for name in ("DIGAMMA_R", "J0_R", "J1_R"):
+        for part in ("H1", "H2", "C", "S"):
+            v = getattr(C, f"{name}{tag}_{part}", None)
+            if v is not None:
+                out[f"{name}_{part}"] = (float(np.float32(v)) if T == "f32" else v).hex()
     out["EI_RH"] = getattr(C, f"EI_R{tag}_H").hex()
     out["EI_RC"] = float(np.float32(getattr(C, f"EI_R{tag}_C"))).hex() if T == "f32" else C.EI_RF64_C.hex()
     out["EI_MLOG_ROOT"] = repr(-math.log(C.EI_ROOT_HI + C.EI_ROOT_LO))
@@ -127,9 +135,9 @@ fn f32_mod360(x: f32) -> f32 {
 }""",
 }
 
-_FITS = ("ERF_SMALL", "ERFCX_A", "ERFCX_B", "ERFCX_C", "ERFCX_D", "LGAMMA_2", "DIGAMMA_1",
+_FITS = ("ERF_SMALL", "ERFCX_A", "ERFCX_B", "ERFCX_C", "ERFCX_D", "LGAMMA_2",
          "I0E_A", "I1E_A", "I0E_B", "I1E_B", "E1_0", "EI_H", "EI_A", "EI_B", "EI_C", "EI_D",
-         "SPENCE_1", "J0_A", "J1_A", "Y0_A", "Y1_A", "P0_B", "Q0_B", "P1_B", "Q1_B", "K0_A",
+         "SPENCE_1", "Y0_A", "Y1_A", "P0_B", "Q0_B", "P1_B", "Q1_B", "K0_A",
          "K1_A", "K0E_B", "K1E_B", "K0E_C", "K1E_C")
 
 
@@ -440,8 +448,8 @@ fn ${T}_digamma_pos(x: $T) -> $T {
         z = z + 1.0;
     }
     if (z <= 2.0) {
-        let d = (z - $ROOT_HI) - ${T}_tail($ROOT_LO, z);
-        return acc + d * ${T}_cheb_digamma_1(2.0 * z - 3.0);
+        // psi(h) + (z - h) G(z), h the root rounded to the type: z - h exact
+        return acc + ($DIGAMMA_R_C + (z - $DIGAMMA_R_H1) * ${T}_cheb_digamma_r(2.0 * z - 3.0));
     }
     loop {
         if (z >= 10.0) { break; }
@@ -1082,9 +1090,10 @@ fn ${T}_j0(x: $T) -> $T {
     let a = abs(x);
     if (a < $BESSEL_TINY) { return 1.0 - 0.25 * a * a; }
     if (a <= 8.0) {
-        let d1 = (a - $J0_Z1_HI) - ${T}_tail($J0_Z1_LO, a);
-        let d2 = (a - $J0_Z2_HI) - ${T}_tail($J0_Z2_LO, a);
-        return d1 * d2 * ${T}_cheb_j0_a(0.25 * a - 1.0);
+        // L + (a - h1)(a - h2) R, h the zeros rounded to the type and L the line
+        // through J0 at them (tiny): a - h exact, relative accuracy at the zeros
+        let d1 = a - $J0_R_H1;
+        return $J0_R_C + d1 * ($J0_R_S + (a - $J0_R_H2) * ${T}_cheb_j0_r(0.25 * a - 1.0));
     }
     return ${T}_hankel(a, 0).x;
 }""",
@@ -1094,9 +1103,9 @@ fn ${T}_j1(x: $T) -> $T {
     let a = abs(x);
     if (a < $BESSEL_TINY) { return 0.5 * x; }
     if (a <= 8.0) {
-        let d1 = (a - $J1_Z1_HI) - ${T}_tail($J1_Z1_LO, a);
-        let d2 = (a - $J1_Z2_HI) - ${T}_tail($J1_Z2_LO, a);
-        return x * (d1 * d2) * ${T}_cheb_j1_a(0.25 * a - 1.0);
+        // x (L + (a - h1)(a - h2) R), as j0 for J1 / x
+        let d1 = a - $J1_R_H1;
+        return x * ($J1_R_C + d1 * ($J1_R_S + (a - $J1_R_H2) * ${T}_cheb_j1_r(0.25 * a - 1.0)));
     }
     let v = ${T}_hankel(a, 1).x;
     return select(v, -v, x < 0.0);
@@ -1423,11 +1432,11 @@ TABLE = {name: {"float": "{T}_" + name + "(" + ", ".join("{" + "abc"[i] + "}" fo
 
 def _build(T: str) -> dict[str, str]:
     subs = dict(_K[T], T=T)
-    subs["ROOT_HI"], subs["ROOT_LO"] = _hilo(T, C.DIGAMMA_ROOT_HI, C.DIGAMMA_ROOT_LO)
     subs.update(_typed_constants(T))
     eps = 1e-20 if T == "f64" else 1e-10
     out = {f"cheb_{name.lower()}": _clenshaw(T, name, getattr(C, name), eps) + "\n" for name in _FITS}
-    out["cheb_ei_r"] = _clenshaw(T, "EI_R", getattr(C, "EI_R" + T.upper()), eps) + "\n"
+    for name in ("EI_R", "DIGAMMA_R", "J0_R", "J1_R"):
+        out[f"cheb_{name.lower()}"] = _clenshaw(T, name, getattr(C, name + T.upper()), eps) + "\n"
     for name, text in {**_GENERIC, **_MORE, **_BESSEL, **_INVERSES}.items():
         if name == "zeta_em":
             text = _zeta_em(T)
