@@ -19,6 +19,7 @@ from wgarray import _dtypes as dt
 from wgarray._graph import fusion
 from wgarray._graph import node as g
 from wgarray._kernels import sort as ksort
+from wgarray._runtime.launch import param_bases
 from wgarray._wgsl import elementwise as ew
 from wgarray._wgsl import fft as wf
 from wgarray._wgsl import gather as gk
@@ -196,25 +197,21 @@ def _sort(v):
                 out[f"sort/downsweep_{mode}_{name}_{sg}"] = lambda mode=mode, src=src, sg=sg: ws.render_downsweep(
                     mode, src.kw, mode != "seg", 8, sg)
     out["sort/keys_values"] = lambda: _keys(f32, True)
-    for sg in (False, True):
-        out[f"sort/scan_tile_{sg}"] = lambda sg=sg: ws.render_scan_tile(sg)
-    out["sort/scan_add"] = ws.render_scan_add
 
     def gather():
-        decls, fns = ew.render_input(fi.spec, "in0_", 0, 2)
-        return ws.render_gather(decls, fns, len(fi.buffers), "int8", True)
+        _, fns = ew.render_input(fi.spec, "in0_", 0, 2)
+        return ws.render_gather(ew.input_group(fi.spec, "in0_"), fns, "int8", True)
 
     def search(mode):
-        a_decls, a_fns = f32.render("a_", 0, 4)
-        b_decls, b_fns = f32.render("b_", len(f32.buffers), 4 + f32.n_words)
-        return ws.render_search(a_decls, a_fns, len(f32.buffers), [], "", 0, None, b_decls, b_fns,
-                                len(f32.buffers), mode)
+        pbases = param_bases(4, [len(f32.params) // 4] * 2)
+        a_group, a_fns = f32.render("a_", pbases[0])
+        b_group, b_fns = f32.render("b_", pbases[1])
+        return ws.render_search(a_group, a_fns, None, "", None, b_group, b_fns, mode, pbases)
 
     def unique_flags():
-        decls, fns = i64.render("src_", 0, 2)
-        return ws.render_unique_flags(decls, fns, len(i64.buffers))
+        group, fns = i64.render("src_", 2)
+        return ws.render_unique_flags(group, fns)
 
-    out["sort/gather"] = gather
     out["sort/searchsorted"] = lambda: search("searchsorted")
     out["sort/isin"] = lambda: search("isin")
     out["sort/unique_flags"] = unique_flags
@@ -223,13 +220,13 @@ def _sort(v):
     return out
 
 
-def _keys(src, values: bool) -> str:
-    decls, fns = src.render("src_", 0, 2)
-    return ws.render_keys(decls, fns, len(src.buffers), src.kw, values)
+def _keys(src, values: bool):
+    group, fns = src.render("src_", 2)
+    return ws.render_keys(group, fns, src.kw, values)
 
 
 def _pbases(head_words: int, inputs) -> list[int]:
-    return gk._param_bases(head_words, [fi.n_words for fi in inputs])
+    return param_bases(head_words, [fi.n_words for fi in inputs])
 
 
 def _gather(v):
@@ -343,17 +340,14 @@ def _fft(v):
             "c2r_unpack": wf.TileSpec(cname, 512, load="c2r", store="unpack"),
         }
         for name, spec in tiles.items():
-            out[f"fft/tile_{name}_{cname}"] = lambda spec=spec: wf.render_tile(spec, [], "", ew.library)
+            out[f"fft/tile_{name}_{cname}"] = lambda spec=spec: wf.render_tile(spec, ew.library)
     inputs = {
         "input_plain": (wf.TileSpec("complex64", 4096, src="input", in_spec=cplx.spec), cplx),
         "input_pack_r2c": (wf.TileSpec("complex64", 2048, src="input", in_spec=real.spec, load="pack", store="r2c"),
                            real),
     }
     for name, (spec, fi) in inputs.items():
-        def tile(spec=spec, fi=fi):
-            decls, fns = ew.render_input(spec.in_spec, "in0_", spec.layout(len(fi.buffers))["in"], wf.TILE_PBASE)
-            return wf.render_tile(spec, decls, fns, ew.library)
-        out[f"fft/tile_{name}"] = tile
+        out[f"fft/tile_{name}"] = lambda spec=spec: wf.render_tile(spec, ew.library)
     return out
 
 

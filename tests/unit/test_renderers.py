@@ -92,7 +92,8 @@ def test_digests_agree_across_processes():
     root = TESTS_DIR.parent
     runs = []
     for seed in ("1", "4242"):
-        env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=os.pathsep.join([str(root), str(TESTS_DIR)]))
+        env = dict(os.environ, PYTHONHASHSEED=seed,
+                   PYTHONPATH=os.pathsep.join([str(root), str(TESTS_DIR)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
         runs.append(subprocess.Popen([sys.executable, "-m", "unit.catalogue", "0"], cwd=TESTS_DIR, env=env,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
     for run in runs:

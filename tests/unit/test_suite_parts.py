@@ -56,7 +56,7 @@ def test_importing_the_shared_conftest_opens_no_device():
         "else:",
         "    print('no device asked for')",
     ])
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(TESTS_DIR)]))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(TESTS_DIR)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
     run = subprocess.run([sys.executable, "-c", script], cwd=TESTS_DIR, env=env, capture_output=True, text=True,
                          timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
