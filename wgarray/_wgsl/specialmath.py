@@ -1408,8 +1408,20 @@ fn ${T}_stdtrit(df: $T, p: $T) -> $T {
     // the tail 2 min(p, 1 - p) = I_x(df / 2, 1 / 2), x = df / (df + t^2)
     let lower = p < 0.5;
     let tail = select(2.0 * (1.0 - p), 2.0 * p, lower);
-    let w = ${T}_ibetinv(0.5 * df, 0.5, tail, 1.0 - tail);
-    let t = sqrt(df * w.y) / sqrt(w.x);
+    // x = df / (df + t^2) from I_x(df/2, 1/2) = tail, or (where t^2 < df, roughly: the
+    // normal's tail there) u = 1 - x from I_u(1/2, df/2) = 1 - tail, the tail the exact
+    // complement: u small and accurate for large df, x in the far tails (one call site)
+    let a = 0.5 * df;
+    let us = tail > ${T}_erfc(sqrt(0.5 * df));
+    let w0 = ${T}_ibetinv(select(a, 0.5, us), select(0.5, a, us), select(tail, 1.0 - tail, us), select(1.0 - tail, tail, us));
+    let w = select(w0, w0.yx, us);
+    var t = sqrt(df * w.y) / sqrt(w.x);
+    if (w.x < $TINY) {
+        // x below the type's range (small df, tiny tail; t may still be finite): t from
+        // the lower tail's power law I_x(a, 1/2) ~ x^a / (a B(a, 1/2)) as log x
+        let lx = (${T}_log(tail) + ${T}_log(a) + ${T}_betaln(a, 0.5)) / a;
+        t = ${T}_exp(0.5 * (${T}_log(df) - lx));
+    }
     return select(t, -t, lower);
 }""",
 }
