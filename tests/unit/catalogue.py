@@ -41,7 +41,9 @@ INT_SCALARS = (977, 65537)
 
 
 class StubDevice:
-    """What the planner reads of a device."""
+    """What the planner reads of a device, and nothing that opens one."""
+
+    name = "stand-in"
 
     def __init__(self, has_int64: bool):
         self.has_int64 = has_int64

@@ -18,21 +18,8 @@ from wgarray._wgsl import linalg_blocked as kb
 from wgarray._wgsl import linalg_eigen as ke
 from wgarray._wgsl import matmul as km
 
-
-class _Device:
-    """What the planner reads of a device, and nothing that opens one."""
-
-    name = "stand-in"
-    has_int64 = True
-    has_f64 = True
-
-
-class _Buffer:
-    def __init__(self, uid):
-        self.uid = uid
-
-
-DEV = _Device()
+from .catalogue import NATIVE as DEV
+from .catalogue import StubBuffer as _Buffer
 
 
 def _fused(shape, dtype=dt.float32, offset=0):
