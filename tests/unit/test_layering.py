@@ -120,3 +120,19 @@ def test_the_checker_sees_imports():
     # the rules above are only as good as the parser: it must find known edges
     assert ("wgarray._graph.node", False) in GRAPH["wgarray._graph.fusion"]
     assert any(t == "wgarray._runtime.runtime" for t, _ in GRAPH["wgarray._runtime.device"])
+
+
+def test_package_kernels_launch_through_records():
+    """Inside the package every kernel is compiled from a launch record (``rt.compile``)
+    and dispatched by name (``rt.launch``); the list-based ``rt.kernel`` / ``rt.dispatch``
+    are for hand-written WGSL outside it (benchmarks)."""
+    bad = []
+    for name, path in MODULES.items():
+        if name.startswith("wgarray._runtime"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ("kernel", "dispatch")
+                    and isinstance(node.func.value, (ast.Name, ast.Attribute))):
+                bad.append(f"{name}:{node.lineno} .{node.func.attr}(...)")
+    assert not bad, bad

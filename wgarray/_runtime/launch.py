@@ -48,7 +48,9 @@ returns ``(name, wgsl, writes, f64_params)`` and ``rt.dispatch`` takes a list:
    ``param_bases`` and ``pack_words`` (head words, then blocks at even words: what
    ``_indexing._pack`` and ``_wgsl.gather._param_bases`` do) from here, and count
    workgroups with ``workgroups``; no family keeps a padding helper of its own.
-The old path keeps working until every family is converted.
+Every kernel family of the package is converted (``tests/unit/test_layering.py`` keeps it
+so); ``rt.kernel`` / ``rt.dispatch`` stay for hand-written WGSL outside the package, such
+as the benchmarks' roofline kernels.
 """
 from __future__ import annotations
 
