@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from wgarray._wgsl import complexmath, intmath, ops, realmath, snippets, template
+from wgarray._wgsl import complexmath, intmath, ops, realmath, snippets, specialmath, template
 
 
 def test_placeholders_are_upper_case_words():
@@ -34,8 +34,8 @@ def test_dependencies_are_the_called_functions_in_first_call_order():
         template.library(texts, external={"ext_x"}, stated={"f_c": ("f_a",)})
 
 
-@pytest.mark.parametrize("lib", [intmath.LIBRARY, realmath.LIBRARY, complexmath.LIBRARY],
-                         ids=["intmath", "realmath", "complexmath"])
+@pytest.mark.parametrize("lib", [intmath.LIBRARY, realmath.LIBRARY, complexmath.LIBRARY, specialmath.LIBRARY],
+                         ids=["intmath", "realmath", "complexmath", "specialmath"])
 def test_no_placeholder_survives_and_every_call_resolves(lib):
     merged = ops.LIBRARY
     for key, snip in lib.items():

@@ -49,14 +49,13 @@ Loops are bounded (``$MAXIT`` terms), so an invocation never runs long on any de
 from __future__ import annotations
 
 import math
-import re
-from string import Template
 
 import numpy as np
 
 from . import special_coeffs as C
 from .realmath import LIBRARY as REAL
 from .snippets import Snippet
+from .template import library, substitute
 
 _K = {
     "f64": dict(EPS="1.1102230246251565e-16", TINY="1e-300", SPLIT="4096.0", ERFC_BIG="26.641747557046327",
@@ -193,105 +192,105 @@ def _zeta_em(T: str) -> str:
 _GENERIC = {
     # exp(-x^2) for x >= 0 without the rounding of x^2
     "expmx2": """
-fn ${T}_expmx2(x: $T) -> $T {
+fn $T_expmx2(x: $T) -> $T {
     let h = floor(x * $SPLIT) / $SPLIT;
     let l = x - h;
-    return ${T}_exp(-h * h) * ${T}_exp(-l * (x + h));
+    return $T_exp(-h * h) * $T_exp(-l * (x + h));
 }""",
     # exp(-x^2 / 2), the same way (ndtr's tail from x itself, not from the rounded x / sqrt 2)
     "expmhx2": """
-fn ${T}_expmhx2(x: $T) -> $T {
+fn $T_expmhx2(x: $T) -> $T {
     let h = floor(x * $SPLIT) / $SPLIT;
     let l = x - h;
-    return ${T}_exp(-0.5 * h * h) * ${T}_exp(-0.5 * l * (x + h));
+    return $T_exp(-0.5 * h * h) * $T_exp(-0.5 * l * (x + h));
 }""",
     # erfcx for x >= 0.5 (inf included)
     "erfcx_pos": """
-fn ${T}_erfcx_pos(x: $T) -> $T {
-    if (x < 2.0) { return ${T}_cheb_erfcx_a((x - 1.25) / 0.75); }
-    if (x < 4.0) { return ${T}_cheb_erfcx_b(x - 3.0); }
-    if (x < 8.0) { return ${T}_cheb_erfcx_c((x - 6.0) * 0.5); }
+fn $T_erfcx_pos(x: $T) -> $T {
+    if (x < 2.0) { return $T_cheb_erfcx_a((x - 1.25) / 0.75); }
+    if (x < 4.0) { return $T_cheb_erfcx_b(x - 3.0); }
+    if (x < 8.0) { return $T_cheb_erfcx_c((x - 6.0) * 0.5); }
     var t: $T = 0.0;
     if (x < $HUGE) { t = 64.0 / (x * x); }
-    return ${T}_cheb_erfcx_d(2.0 * t - 1.0) / x;
+    return $T_cheb_erfcx_d(2.0 * t - 1.0) / x;
 }""",
     "erf": """
-fn ${T}_erf(x: $T) -> $T {
-    if (${T}_isnan(x)) { return x; }
+fn $T_erf(x: $T) -> $T {
+    if ($T_isnan(x)) { return x; }
     let a = abs(x);
-    if (a < 0.5) { return x * ${T}_cheb_erf_small(8.0 * x * x - 1.0); }
-    if (a > $ERF_ONE) { return ${T}_copysign(1.0, x); }
-    let r = 1.0 - ${T}_expmx2(a) * ${T}_erfcx_pos(a);
+    if (a < 0.5) { return x * $T_cheb_erf_small(8.0 * x * x - 1.0); }
+    if (a > $ERF_ONE) { return $T_copysign(1.0, x); }
+    let r = 1.0 - $T_expmx2(a) * $T_erfcx_pos(a);
     return select(r, -r, x < 0.0);
 }""",
     "erfc": """
-fn ${T}_erfc(x: $T) -> $T {
-    if (${T}_isnan(x)) { return x; }
+fn $T_erfc(x: $T) -> $T {
+    if ($T_isnan(x)) { return x; }
     let a = abs(x);
-    if (a < 0.5) { return 1.0 - x * ${T}_cheb_erf_small(8.0 * x * x - 1.0); }
+    if (a < 0.5) { return 1.0 - x * $T_cheb_erf_small(8.0 * x * x - 1.0); }
     var r: $T = 0.0;
-    if (a < $ERFC_BIG) { r = ${T}_expmx2(a) * ${T}_erfcx_pos(a); }
+    if (a < $ERFC_BIG) { r = $T_expmx2(a) * $T_erfcx_pos(a); }
     return select(r, 2.0 - r, x < 0.0);
 }""",
     "erfcx": """
-fn ${T}_erfcx(x: $T) -> $T {
-    if (${T}_isnan(x)) { return x; }
-    if (x >= 0.5) { return ${T}_erfcx_pos(x); }
-    if (x < $ERFCX_NEG) { return ${T}_inf(); }
-    if (x > -0.5) { return ${T}_exp(x * x) * (1.0 - x * ${T}_cheb_erf_small(8.0 * x * x - 1.0)); }
+fn $T_erfcx(x: $T) -> $T {
+    if ($T_isnan(x)) { return x; }
+    if (x >= 0.5) { return $T_erfcx_pos(x); }
+    if (x < $ERFCX_NEG) { return $T_inf(); }
+    if (x > -0.5) { return $T_exp(x * x) * (1.0 - x * $T_cheb_erf_small(8.0 * x * x - 1.0)); }
     // erfcx(x) = 2 exp(x^2) - erfcx(-x)
-    return 2.0 / ${T}_expmx2(-x) - ${T}_erfcx_pos(-x);
+    return 2.0 / $T_expmx2(-x) - $T_erfcx_pos(-x);
 }""",
     "ndtr": """
-fn ${T}_ndtr(x: $T) -> $T {
-    if (${T}_isnan(x)) { return x; }
+fn $T_ndtr(x: $T) -> $T {
+    if ($T_isnan(x)) { return x; }
     let t = x * 0.7071067811865476;
-    if (abs(t) < 0.5) { return 0.5 + 0.5 * ${T}_erf(t); }
+    if (abs(t) < 0.5) { return 0.5 + 0.5 * $T_erf(t); }
     var y: $T = 0.0;
-    if (abs(t) < $ERFC_BIG) { y = 0.5 * ${T}_expmhx2(abs(x)) * ${T}_erfcx_pos(abs(t)); }
+    if (abs(t) < $ERFC_BIG) { y = 0.5 * $T_expmhx2(abs(x)) * $T_erfcx_pos(abs(t)); }
     return select(y, 1.0 - y, t > 0.0);
 }""",
     "log_ndtr": """
-fn ${T}_log_ndtr(x: $T) -> $T {
-    if (${T}_isnan(x)) { return x; }
-    if (x > 0.0) { return ${T}_log1p(-${T}_ndtr(-x)); }
-    if (x > -5.0) { return ${T}_log(${T}_ndtr(x)); }
+fn $T_log_ndtr(x: $T) -> $T {
+    if ($T_isnan(x)) { return x; }
+    if (x > 0.0) { return $T_log1p(-$T_ndtr(-x)); }
+    if (x > -5.0) { return $T_log($T_ndtr(x)); }
     // log(erfc(t) / 2) = log(erfcx(t) / 2) - t^2: no underflow in the far tail
     let t = -x * 0.7071067811865476;
-    return ${T}_log(0.5 * ${T}_erfcx_pos(t)) - 0.5 * x * x;
+    return $T_log(0.5 * $T_erfcx_pos(t)) - 0.5 * x * x;
 }""",
     # z with ndtr(z) = p, given q = p - 1/2 and the tail pt = min(p, 1 - p) > 0, both
     # exact: Wichura's AS 241 (PPND16), relative accuracy everywhere (z = q R(q^2) near
     # the centre, a rational function of sqrt(-log pt) in the tails: no erfc residual,
     # so nothing subnormal where the result is normal)
     "ndtri_core": """
-fn ${T}_ndtri_core(q: $T, pt: $T) -> $T {
+fn $T_ndtri_core(q: $T, pt: $T) -> $T {
     if (abs(q) <= 0.425) {
         let r = 0.180625 - q * q;
-        return q * ${T}_as241_a(r) / ${T}_as241_b(r);
+        return q * $T_as241_a(r) / $T_as241_b(r);
     }
-    let r = sqrt(-${T}_log(pt));
+    let r = sqrt(-$T_log(pt));
     var z: $T;
-    if (r <= 5.0) { z = ${T}_as241_c(r - 1.6) / ${T}_as241_d(r - 1.6); }
-    else { z = ${T}_as241_e(r - 5.0) / ${T}_as241_f(r - 5.0); }
+    if (r <= 5.0) { z = $T_as241_c(r - 1.6) / $T_as241_d(r - 1.6); }
+    else { z = $T_as241_e(r - 5.0) / $T_as241_f(r - 5.0); }
     return select(z, -z, q < 0.0);
 }""",
     # |z| where ndtr(-|z|) = p, 0 < p <= 0.5
     "ndtri_lower": """
-fn ${T}_ndtri_lower(p: $T) -> $T { return -${T}_ndtri_core(p - 0.5, p); }""",
+fn $T_ndtri_lower(p: $T) -> $T { return -$T_ndtri_core(p - 0.5, p); }""",
     "ndtri": """
-fn ${T}_ndtri(p: $T) -> $T {
-    if (${T}_isnan(p) || p < 0.0 || p > 1.0) { return ${T}_nan(); }
-    if (p == 0.0) { return -${T}_inf(); }
-    if (p == 1.0) { return ${T}_inf(); }
+fn $T_ndtri(p: $T) -> $T {
+    if ($T_isnan(p) || p < 0.0 || p > 1.0) { return $T_nan(); }
+    if (p == 0.0) { return -$T_inf(); }
+    if (p == 1.0) { return $T_inf(); }
     // 1 - p is exact past 1/2
-    return ${T}_ndtri_core(p - 0.5, select(p, 1.0 - p, p > 0.5));
+    return $T_ndtri_core(p - 0.5, select(p, 1.0 - p, p > 0.5));
 }""",
     "erfinv": """
-fn ${T}_erfinv(y: $T) -> $T {
-    if (${T}_isnan(y) || y < -1.0 || y > 1.0) { return ${T}_nan(); }
-    if (y == 1.0) { return ${T}_inf(); }
-    if (y == -1.0) { return -${T}_inf(); }
+fn $T_erfinv(y: $T) -> $T {
+    if ($T_isnan(y) || y < -1.0 || y > 1.0) { return $T_nan(); }
+    if (y == 1.0) { return $T_inf(); }
+    if (y == -1.0) { return -$T_inf(); }
     if (y == 0.0) { return y; }
     let a = abs(y);
     var x: $T;
@@ -300,32 +299,32 @@ fn ${T}_erfinv(y: $T) -> $T {
         let s = a * a;
         x = 0.886226925452758 * a * (1.0 + s * (0.2617993877991494 + s * 0.14393173084921979));
         for (var i = 0; i < 3; i = i + 1) {
-            let r = (${T}_erf(x) - a) / (1.1283791670955126 * ${T}_expmx2(x));
+            let r = ($T_erf(x) - a) / (1.1283791670955126 * $T_expmx2(x));
             x = x - r / (1.0 + x * r);
         }
     } else {
         // erfc(x) = q = 1 - a (exact), residual on erfc
         let q = 1.0 - a;
-        x = ${T}_ndtri_lower(0.5 * q) * 0.7071067811865476;
+        x = $T_ndtri_lower(0.5 * q) * 0.7071067811865476;
         for (var i = 0; i < 2; i = i + 1) {
-            let r = (q - ${T}_erfc(x)) / (1.1283791670955126 * ${T}_expmx2(x));
+            let r = (q - $T_erfc(x)) / (1.1283791670955126 * $T_expmx2(x));
             x = x - r / (1.0 + x * r);
         }
     }
-    return ${T}_copysign(x, y);
+    return $T_copysign(x, y);
 }""",
     # |sin(pi x)| and sin(pi x) for finite x, reduced exactly
     "sinpi": """
-fn ${T}_sinpi(x: $T) -> $T {
+fn $T_sinpi(x: $T) -> $T {
     let k = round(x);
     let r = x - k;
-    let s = ${T}_sin(3.141592653589793 * r);
+    let s = $T_sin(3.141592653589793 * r);
     let odd = (k - 2.0 * floor(0.5 * k)) != 0.0;
     return select(s, -s, odd);
 }""",
     # Stirling's correction lgamma(x) - ((x - 0.5) log x - x + log(2 pi) / 2), x >= 8
     "stirling_s": """
-fn ${T}_stirling_s(x: $T) -> $T {
+fn $T_stirling_s(x: $T) -> $T {
     let w = 1.0 / x;
     let z = w * w;
     return w * (0.08333333333333333 + z * (-0.002777777777777778 + z * (0.0007936507936507937
@@ -334,17 +333,17 @@ fn ${T}_stirling_s(x: $T) -> $T {
 }""",
     # lgamma(x) for x > 0 finite
     "lgamma_pos": """
-fn ${T}_lgamma_pos(x: $T) -> $T {
+fn $T_lgamma_pos(x: $T) -> $T {
     if (x >= 8.0) {
-        return (x - 0.5) * (${T}_log(x) - 1.0) + 0.4189385332046727 + ${T}_stirling_s(x);
+        return (x - 0.5) * ($T_log(x) - 1.0) + 0.4189385332046727 + $T_stirling_s(x);
     }
     var v: $T;
     var acc: $T = 0.0;
     if (x < 0.5) {
-        acc = -${T}_log(x) - ${T}_log1p(x);
+        acc = -$T_log(x) - $T_log1p(x);
         v = x;
     } else if (x < 1.5) {
-        acc = -${T}_log1p(x - 1.0);
+        acc = -$T_log1p(x - 1.0);
         v = x - 1.0;
     } else if (x <= 2.5) {
         v = x - 2.0;
@@ -356,26 +355,26 @@ fn ${T}_lgamma_pos(x: $T) -> $T {
             z = z - 1.0;
             p = p * z;
         }
-        acc = ${T}_log(p);
+        acc = $T_log(p);
         v = z - 2.0;
     }
-    return v * ${T}_cheb_lgamma_2(2.0 * v) + acc;
+    return v * $T_cheb_lgamma_2(2.0 * v) + acc;
 }""",
     "gammaln": """
-fn ${T}_gammaln(x: $T) -> $T {
-    if (${T}_isnan(x)) { return x; }
-    if (${T}_isinf(x)) { return x; }
-    if (x > 0.0) { return ${T}_lgamma_pos(x); }
-    if (x == floor(x)) { return ${T}_inf(); }
+fn $T_gammaln(x: $T) -> $T {
+    if ($T_isnan(x)) { return x; }
+    if ($T_isinf(x)) { return x; }
+    if (x > 0.0) { return $T_lgamma_pos(x); }
+    if (x == floor(x)) { return $T_inf(); }
     // log|Gamma(x)| = log(pi / |sin(pi x)|) - lgamma(1 - x)
-    return ${T}_log(3.141592653589793 / abs(${T}_sinpi(x))) - ${T}_lgamma_pos(1.0 - x);
+    return $T_log(3.141592653589793 / abs($T_sinpi(x))) - $T_lgamma_pos(1.0 - x);
 }""",
     # Gamma(x) for 0 < x <= GAMMA_MAX
     "gamma_pos": """
-fn ${T}_gamma_pos(x: $T) -> $T {
+fn $T_gamma_pos(x: $T) -> $T {
     if (x >= 8.0) {
-        let v = ${T}_pow(x, (x - 0.5) * 0.5);
-        return 2.5066282746310002 * v * (v * ${T}_exp(-x)) * ${T}_exp(${T}_stirling_s(x));
+        let v = $T_pow(x, (x - 0.5) * 0.5);
+        return 2.5066282746310002 * v * (v * $T_exp(-x)) * $T_exp($T_stirling_s(x));
     }
     var v: $T;
     var f: $T = 1.0;
@@ -396,51 +395,51 @@ fn ${T}_gamma_pos(x: $T) -> $T {
         }
         v = z - 2.0;
     }
-    return f * ${T}_exp(v * ${T}_cheb_lgamma_2(2.0 * v));
+    return f * $T_exp(v * $T_cheb_lgamma_2(2.0 * v));
 }""",
     "gamma": """
-fn ${T}_gamma(x: $T) -> $T {
-    if (${T}_isnan(x)) { return x; }
-    if (${T}_isinf(x)) { return select(${T}_nan(), x, x > 0.0); }
-    if (x == 0.0) { return select(${T}_inf(), -${T}_inf(), ${T}_signbit(x)); }
+fn $T_gamma(x: $T) -> $T {
+    if ($T_isnan(x)) { return x; }
+    if ($T_isinf(x)) { return select($T_nan(), x, x > 0.0); }
+    if (x == 0.0) { return select($T_inf(), -$T_inf(), $T_signbit(x)); }
     if (x > 0.0) {
-        if (x > $GAMMA_MAX) { return ${T}_inf(); }
-        return ${T}_gamma_pos(x);
+        if (x > $GAMMA_MAX) { return $T_inf(); }
+        return $T_gamma_pos(x);
     }
-    if (x == floor(x)) { return ${T}_nan(); }
-    if (-x > $GAMMA_MAX) { return 0.0 * ${T}_sinpi(x); }
+    if (x == floor(x)) { return $T_nan(); }
+    if (-x > $GAMMA_MAX) { return 0.0 * $T_sinpi(x); }
     if (1.0 - x > $GAMMA_MAX) {
         // Gamma(1 - x) = -x Gamma(-x) would overflow; the quotient may not
-        return 3.141592653589793 / ((${T}_sinpi(x) * -x) * ${T}_gamma_pos(-x));
+        return 3.141592653589793 / (($T_sinpi(x) * -x) * $T_gamma_pos(-x));
     }
-    return 3.141592653589793 / (${T}_sinpi(x) * ${T}_gamma_pos(1.0 - x));
+    return 3.141592653589793 / ($T_sinpi(x) * $T_gamma_pos(1.0 - x));
 }""",
     "rgamma": """
-fn ${T}_rgamma(x: $T) -> $T {
-    if (${T}_isnan(x)) { return x; }
-    if (${T}_isinf(x)) { return 0.0; }
+fn $T_rgamma(x: $T) -> $T {
+    if ($T_isnan(x)) { return x; }
+    if ($T_isinf(x)) { return 0.0; }
     if (x == 0.0) { return x; }
     if (x > 0.0) {
         if (x > $GAMMA_MAX) { return 0.0; }
-        return 1.0 / ${T}_gamma_pos(x);
+        return 1.0 / $T_gamma_pos(x);
     }
     if (x == floor(x)) { return 0.0; }
-    if (-x > $GAMMA_MAX) { return ${T}_sinpi(x) * ${T}_inf(); }
-    if (1.0 - x > $GAMMA_MAX) { return (${T}_sinpi(x) * -x) * ${T}_gamma_pos(-x) * 0.3183098861837907; }
-    return ${T}_sinpi(x) * ${T}_gamma_pos(1.0 - x) * 0.3183098861837907;
+    if (-x > $GAMMA_MAX) { return $T_sinpi(x) * $T_inf(); }
+    if (1.0 - x > $GAMMA_MAX) { return ($T_sinpi(x) * -x) * $T_gamma_pos(-x) * 0.3183098861837907; }
+    return $T_sinpi(x) * $T_gamma_pos(1.0 - x) * 0.3183098861837907;
 }""",
     "gammasgn": """
-fn ${T}_gammasgn(x: $T) -> $T {
-    if (${T}_isnan(x)) { return x; }
+fn $T_gammasgn(x: $T) -> $T {
+    if ($T_isnan(x)) { return x; }
     if (x > 0.0) { return 1.0; }
-    if (x == 0.0) { return select($T(1.0), $T(-1.0), ${T}_signbit(x)); }
-    if (${T}_isinf(x) || x == floor(x)) { return ${T}_nan(); }
+    if (x == 0.0) { return select($T(1.0), $T(-1.0), $T_signbit(x)); }
+    if ($T_isinf(x) || x == floor(x)) { return $T_nan(); }
     let k = floor(x);
     return select($T(1.0), $T(-1.0), (k - 2.0 * floor(0.5 * k)) != 0.0);
 }""",
     # digamma for x > 0 finite
     "digamma_pos": """
-fn ${T}_digamma_pos(x: $T) -> $T {
+fn $T_digamma_pos(x: $T) -> $T {
     var z = x;
     var acc: $T = 0.0;
     if (z < 1.0) {
@@ -449,7 +448,7 @@ fn ${T}_digamma_pos(x: $T) -> $T {
     }
     if (z <= 2.0) {
         // psi(h) + (z - h) G(z), h the root rounded to the type: z - h exact
-        return acc + ($DIGAMMA_R_C + (z - $DIGAMMA_R_H1) * ${T}_cheb_digamma_r(2.0 * z - 3.0));
+        return acc + ($DIGAMMA_R_C + (z - $DIGAMMA_R_H1) * $T_cheb_digamma_r(2.0 * z - 3.0));
     }
     loop {
         if (z >= 10.0) { break; }
@@ -460,23 +459,23 @@ fn ${T}_digamma_pos(x: $T) -> $T {
     let s = w * (0.08333333333333333 + w * (-0.008333333333333333 + w * (0.003968253968253968
         + w * (-0.004166666666666667 + w * (0.007575757575757576 + w * (-0.021092796092796094
         + w * 0.08333333333333333))))));
-    return acc + ${T}_log(z) - 0.5 / z - s;
+    return acc + $T_log(z) - 0.5 / z - s;
 }""",
     "digamma": """
-fn ${T}_digamma(x: $T) -> $T {
-    if (${T}_isnan(x)) { return x; }
-    if (${T}_isinf(x)) { return select(${T}_nan(), x, x > 0.0); }
-    if (x == 0.0) { return select(-${T}_inf(), ${T}_inf(), ${T}_signbit(x)); }
-    if (x > 0.0) { return ${T}_digamma_pos(x); }
-    if (x == floor(x)) { return ${T}_nan(); }
+fn $T_digamma(x: $T) -> $T {
+    if ($T_isnan(x)) { return x; }
+    if ($T_isinf(x)) { return select($T_nan(), x, x > 0.0); }
+    if (x == 0.0) { return select(-$T_inf(), $T_inf(), $T_signbit(x)); }
+    if (x > 0.0) { return $T_digamma_pos(x); }
+    if (x == floor(x)) { return $T_nan(); }
     // psi(x) = psi(1 - x) - pi / tan(pi x)
     let r = x - round(x);
-    return ${T}_digamma_pos(1.0 - x) - 3.141592653589793 / ${T}_tan(3.141592653589793 * r);
+    return $T_digamma_pos(1.0 - x) - 3.141592653589793 / $T_tan(3.141592653589793 * r);
 }""",
     # log(1 + d) - d for d > -1
     "log1pmx": """
-fn ${T}_log1pmx(d: $T) -> $T {
-    if (abs(d) > 0.5) { return ${T}_log1p(d) - d; }
+fn $T_log1pmx(d: $T) -> $T {
+    if (abs(d) > 0.5) { return $T_log1p(d) - d; }
     var p = d;
     var s: $T = 0.0;
     for (var k = 2; k < 80; k = k + 1) {
@@ -490,9 +489,9 @@ fn ${T}_log1pmx(d: $T) -> $T {
     # e^(h + l) for a double-length exponent (|l| <= ulp(h)), as c e^(h + l) with c > 0:
     # log c folded into the exponent where e^h alone would be subnormal and c e^h not
     "exp_dd": """
-fn ${T}_exp_dd(h: $T, l: $T, c: $T) -> $T {
-    if (h < $EXP_SUB) { return ${T}_exp(h + ${T}_log(c)) * (1.0 + l); }
-    return c * ${T}_exp(h) * (1.0 + l);
+fn $T_exp_dd(h: $T, l: $T, c: $T) -> $T {
+    if (h < $EXP_SUB) { return $T_exp(h + $T_log(c)) * (1.0 + l); }
+    return c * $T_exp(h) * (1.0 + l);
 }""",
     # x^a e^-x / Gamma(a) for a > 0, x > 0 finite. The exponent's absolute error is the
     # result's relative error, and the exponent reaches ~700: it is summed in double
@@ -500,47 +499,47 @@ fn ${T}_exp_dd(h: $T, l: $T, c: $T) -> $T {
     # (~a log(a) 2^-61), not of the exponent's size times eps (gammainc(1000, 239.5):
     # 1 ulp, was 3600)
     "igam_fac": """
-fn ${T}_igam_fac(a: $T, x: $T) -> $T {
+fn $T_igam_fac(a: $T, x: $T) -> $T {
     if (a < 8.0) {
         // e^(a log x - x) / Gamma(a): Gamma(a) directly (relative accuracy; its log
         // would add an absolute error of its size)
-        let lx = ${T}_log_dd(x);
-        let p = ${T}_two_prod(a, lx.x);
-        let s = ${T}_two_sum(p.x, -x);
-        return ${T}_exp_dd(s.x, s.y + (p.y + a * lx.y), 1.0 / ${T}_gamma_pos(a));
+        let lx = $T_log_dd(x);
+        let p = $T_two_prod(a, lx.x);
+        let s = $T_two_sum(p.x, -x);
+        return $T_exp_dd(s.x, s.y + (p.y + a * lx.y), 1.0 / $T_gamma_pos(a));
     }
     // sqrt(a / 2 pi) e^(a log(x / a) + a - x - S(a)), S the Stirling correction
     let c = sqrt(a * 0.15915494309189535);
-    let sa = ${T}_stirling_s(a);
+    let sa = $T_stirling_s(a);
     let xa = x - a;
     let d = xa / a;
     if (abs(d) < 0.1) {
         // near the peak: a log1pmx(d), small; d's rounding (x - a is exact here) put
         // back to first order, d log1pmx / dd = -d / (1 + d)
-        let pd = ${T}_two_prod(d, a);
+        let pd = $T_two_prod(d, a);
         let dl = ((xa - pd.x) - pd.y) / a;
-        let e = a * ${T}_log1pmx(d) - a * dl * d / (1.0 + d) - sa;
-        return c * ${T}_exp(e);
+        let e = a * $T_log1pmx(d) - a * dl * d / (1.0 + d) - sa;
+        return c * $T_exp(e);
     }
-    let lx = ${T}_log_dd(x);
-    let la = ${T}_log_dd(a);
-    let lh = ${T}_two_sum(lx.x, -la.x);
+    let lx = $T_log_dd(x);
+    let la = $T_log_dd(a);
+    let lh = $T_two_sum(lx.x, -la.x);
     let ll = lh.y + (lx.y - la.y);
-    let p = ${T}_two_prod(a, lh.x);
-    let m = ${T}_two_sum(a, -x);
-    let s = ${T}_two_sum(p.x, m.x);
-    let t = ${T}_two_sum(s.x, -sa);
-    return ${T}_exp_dd(t.x, t.y + (s.y + ((p.y + a * ll) + m.y)), c);
+    let p = $T_two_prod(a, lh.x);
+    let m = $T_two_sum(a, -x);
+    let s = $T_two_sum(p.x, m.x);
+    let t = $T_two_sum(s.x, -sa);
+    return $T_exp_dd(t.x, t.y + (s.y + ((p.y + a * ll) + m.y)), c);
 }""",
     # lgamma(1 + a) for |a| <= 0.5, exact for small a
     "lgamma1p": """
-fn ${T}_lgamma1p(a: $T) -> $T {
-    if (abs(a) > 0.5) { return ${T}_lgamma_pos(1.0 + a); }
-    return a * ${T}_cheb_lgamma_2(2.0 * a) - ${T}_log1p(a);
+fn $T_lgamma1p(a: $T) -> $T {
+    if (abs(a) > 0.5) { return $T_lgamma_pos(1.0 + a); }
+    return a * $T_cheb_lgamma_2(2.0 * a) - $T_log1p(a);
 }""",
     # Q(a, x) for a < 1, x < 1.5 by its own series (1 - P would cancel)
     "igamc_series": """
-fn ${T}_igamc_series(a: $T, x: $T) -> $T {
+fn $T_igamc_series(a: $T, x: $T) -> $T {
     var fac: $T = 1.0;
     var s: $T = 0.0;
     for (var n = 1; n < 60; n = n + 1) {
@@ -549,13 +548,13 @@ fn ${T}_igamc_series(a: $T, x: $T) -> $T {
         s = s + t;
         if (abs(t) <= $EPS * abs(s)) { break; }
     }
-    let lx = ${T}_log(x);
-    return -${T}_expm1(a * lx - ${T}_lgamma1p(a)) - ${T}_exp(a * lx - ${T}_lgamma_pos(a)) * s;
+    let lx = $T_log(x);
+    return -$T_expm1(a * lx - $T_lgamma1p(a)) - $T_exp(a * lx - $T_lgamma_pos(a)) * s;
 }""",
     # (P, Q) of the regularized incomplete gamma function, a > 0, x > 0 finite
     "igam_pq": """
-fn ${T}_igam_pq(a: $T, x: $T) -> vec2<$T> {
-    let fac = ${T}_igam_fac(a, x);
+fn $T_igam_pq(a: $T, x: $T) -> vec2<$T> {
+    let fac = $T_igam_fac(a, x);
     if (x < a + 1.0) {
         var term: $T = 1.0;
         var s: $T = 1.0;
@@ -567,7 +566,7 @@ fn ${T}_igam_pq(a: $T, x: $T) -> vec2<$T> {
             if (term <= $EPS * s) { break; }
         }
         let p = min(fac / a * s, 1.0);
-        if (a < 1.0 && x < 1.5) { return vec2<$T>(p, ${T}_igamc_series(a, x)); }
+        if (a < 1.0 && x < 1.5) { return vec2<$T>(p, $T_igamc_series(a, x)); }
         return vec2<$T>(p, 1.0 - p);
     }
     var b = x + 1.0 - a;
@@ -592,63 +591,63 @@ fn ${T}_igam_pq(a: $T, x: $T) -> vec2<$T> {
 }""",
     # the special values of gammainc (which = 0) and gammaincc (which = 1)
     "igam": """
-fn ${T}_igam(a: $T, x: $T, which: i32) -> $T {
-    if (${T}_isnan(a) || ${T}_isnan(x) || a < 0.0 || x < 0.0) { return ${T}_nan(); }
+fn $T_igam(a: $T, x: $T, which: i32) -> $T {
+    if ($T_isnan(a) || $T_isnan(x) || a < 0.0 || x < 0.0) { return $T_nan(); }
     var p: $T;
     if (a == 0.0) {
-        if (x == 0.0) { return ${T}_nan(); }
+        if (x == 0.0) { return $T_nan(); }
         p = 1.0;
     } else if (x == 0.0) {
         p = 0.0;
-    } else if (${T}_isinf(a)) {
-        if (${T}_isinf(x)) { return ${T}_nan(); }
+    } else if ($T_isinf(a)) {
+        if ($T_isinf(x)) { return $T_nan(); }
         p = 0.0;
-    } else if (${T}_isinf(x)) {
+    } else if ($T_isinf(x)) {
         p = 1.0;
     } else {
-        let pq = ${T}_igam_pq(a, x);
+        let pq = $T_igam_pq(a, x);
         return select(pq.x, pq.y, which == 1);
     }
     return select(p, 1.0 - p, which == 1);
 }""",
     "gammainc": """
-fn ${T}_gammainc(a: $T, x: $T) -> $T { return ${T}_igam(a, x, 0); }""",
+fn $T_gammainc(a: $T, x: $T) -> $T { return $T_igam(a, x, 0); }""",
     "gammaincc": """
-fn ${T}_gammaincc(a: $T, x: $T) -> $T { return ${T}_igam(a, x, 1); }""",
+fn $T_gammaincc(a: $T, x: $T) -> $T { return $T_igam(a, x, 1); }""",
     # log|B(a, b)|
     "betaln": """
-fn ${T}_betaln(a0: $T, b0: $T) -> $T {
-    if (${T}_isnan(a0) || ${T}_isnan(b0)) { return ${T}_nan(); }
+fn $T_betaln(a0: $T, b0: $T) -> $T {
+    if ($T_isnan(a0) || $T_isnan(b0)) { return $T_nan(); }
     let a = min(a0, b0);
     let b = max(a0, b0);
     if (a > 0.0 && b >= 8.0) {
-        if (${T}_isinf(b)) { return -${T}_inf(); }
+        if ($T_isinf(b)) { return -$T_inf(); }
         // lgamma(b) - lgamma(a + b) by Stirling: no cancellation of two large values
-        let lb = (b - 0.5) * (-${T}_log1p(a / b)) - a * ${T}_log(a + b) + a
-                 + ${T}_stirling_s(b) - ${T}_stirling_s(a + b);
+        let lb = (b - 0.5) * (-$T_log1p(a / b)) - a * $T_log(a + b) + a
+                 + $T_stirling_s(b) - $T_stirling_s(a + b);
         if (a >= 8.0) {
-            return (a - 0.5) * ${T}_log(a) - a + 0.9189385332046728 + ${T}_stirling_s(a) + lb;
+            return (a - 0.5) * $T_log(a) - a + 0.9189385332046728 + $T_stirling_s(a) + lb;
         }
-        return ${T}_lgamma_pos(a) + lb;
+        return $T_lgamma_pos(a) + lb;
     }
-    return ${T}_gammaln(a) + ${T}_gammaln(b) - ${T}_gammaln(a + b);
+    return $T_gammaln(a) + $T_gammaln(b) - $T_gammaln(a + b);
 }""",
     "beta": """
-fn ${T}_beta(a: $T, b: $T) -> $T {
-    if (${T}_isnan(a) || ${T}_isnan(b)) { return ${T}_nan(); }
+fn $T_beta(a: $T, b: $T) -> $T {
+    if ($T_isnan(a) || $T_isnan(b)) { return $T_nan(); }
     if (a > 0.0 && b > 0.0) {
         if (a + b < 20.0 && min(a, b) > 1e-15) {
-            return ${T}_gamma_pos(a) * ${T}_gamma_pos(b) / ${T}_gamma_pos(a + b);
+            return $T_gamma_pos(a) * $T_gamma_pos(b) / $T_gamma_pos(a + b);
         }
-        return ${T}_exp(${T}_betaln(a, b));
+        return $T_exp($T_betaln(a, b));
     }
-    if ((a <= 0.0 && a == floor(a)) || (b <= 0.0 && b == floor(b))) { return ${T}_inf(); }
-    let s = ${T}_gammasgn(a) * ${T}_gammasgn(b) * ${T}_gammasgn(a + b);
-    return s * ${T}_exp(${T}_betaln(a, b));
+    if ((a <= 0.0 && a == floor(a)) || (b <= 0.0 && b == floor(b))) { return $T_inf(); }
+    let s = $T_gammasgn(a) * $T_gammasgn(b) * $T_gammasgn(a + b);
+    return s * $T_exp($T_betaln(a, b));
 }""",
     # the continued fraction of I_x(a, b) / front, Lentz
     "betacf": """
-fn ${T}_betacf(a: $T, b: $T, x: $T) -> $T {
+fn $T_betacf(a: $T, b: $T, x: $T) -> $T {
     let qab = a + b;
     let qap = a + 1.0;
     let qam = a - 1.0;
@@ -680,49 +679,49 @@ fn ${T}_betacf(a: $T, b: $T, x: $T) -> $T {
     return h;
 }""",
     "betainc": """
-fn ${T}_betainc(a: $T, b: $T, x: $T) -> $T {
-    if (${T}_isnan(a) || ${T}_isnan(b) || ${T}_isnan(x)) { return ${T}_nan(); }
-    if (a < 0.0 || b < 0.0 || x < 0.0 || x > 1.0 || (a == 0.0 && b == 0.0)) { return ${T}_nan(); }
-    if (${T}_isinf(a) && ${T}_isinf(b)) { return ${T}_nan(); }
-    if (a == 0.0 || ${T}_isinf(b)) { return select($T(1.0), $T(0.0), x == 0.0); }
-    if (b == 0.0 || ${T}_isinf(a)) { return select($T(0.0), $T(1.0), x == 1.0); }
+fn $T_betainc(a: $T, b: $T, x: $T) -> $T {
+    if ($T_isnan(a) || $T_isnan(b) || $T_isnan(x)) { return $T_nan(); }
+    if (a < 0.0 || b < 0.0 || x < 0.0 || x > 1.0 || (a == 0.0 && b == 0.0)) { return $T_nan(); }
+    if ($T_isinf(a) && $T_isinf(b)) { return $T_nan(); }
+    if (a == 0.0 || $T_isinf(b)) { return select($T(1.0), $T(0.0), x == 0.0); }
+    if (b == 0.0 || $T_isinf(a)) { return select($T(0.0), $T(1.0), x == 1.0); }
     if (x == 0.0) { return 0.0; }
     if (x == 1.0) { return 1.0; }
-    let lx = ${T}_log(x);
-    let l1x = ${T}_log1p(-x);
-    let lbeta = ${T}_betaln(a, b);
+    let lx = $T_log(x);
+    let l1x = $T_log1p(-x);
+    let lbeta = $T_betaln(a, b);
     if (x < (a + 1.0) / (a + b + 2.0)) {
-        return ${T}_exp(a * lx + b * l1x - lbeta) * ${T}_betacf(a, b, x) / a;
+        return $T_exp(a * lx + b * l1x - lbeta) * $T_betacf(a, b, x) / a;
     }
-    return 1.0 - ${T}_exp(a * lx + b * l1x - lbeta) * ${T}_betacf(b, a, 1.0 - x) / b;
+    return 1.0 - $T_exp(a * lx + b * l1x - lbeta) * $T_betacf(b, a, 1.0 - x) / b;
 }""",
     "i0e": """
-fn ${T}_i0e(x: $T) -> $T {
-    if (${T}_isnan(x)) { return x; }
+fn $T_i0e(x: $T) -> $T {
+    if ($T_isnan(x)) { return x; }
     let a = abs(x);
-    if (a <= 8.0) { return ${T}_cheb_i0e_a(a * 0.25 - 1.0); }
-    return ${T}_cheb_i0e_b(16.0 / a - 1.0) / sqrt(a);
+    if (a <= 8.0) { return $T_cheb_i0e_a(a * 0.25 - 1.0); }
+    return $T_cheb_i0e_b(16.0 / a - 1.0) / sqrt(a);
 }""",
     "i1e": """
-fn ${T}_i1e(x: $T) -> $T {
-    if (${T}_isnan(x)) { return x; }
+fn $T_i1e(x: $T) -> $T {
+    if ($T_isnan(x)) { return x; }
     let a = abs(x);
-    if (a <= 8.0) { return x * ${T}_cheb_i1e_a(a * 0.25 - 1.0); }
-    return ${T}_copysign(${T}_cheb_i1e_b(16.0 / a - 1.0) / sqrt(a), x);
+    if (a <= 8.0) { return x * $T_cheb_i1e_a(a * 0.25 - 1.0); }
+    return $T_copysign($T_cheb_i1e_b(16.0 / a - 1.0) / sqrt(a), x);
 }""",
     "i0": """
-fn ${T}_i0(x: $T) -> $T {
-    if (${T}_isinf(x)) { return ${T}_nan(); }
+fn $T_i0(x: $T) -> $T {
+    if ($T_isinf(x)) { return $T_nan(); }
     let a = abs(x);
-    let e = ${T}_exp(0.5 * a);
-    return ${T}_i0e(x) * e * e;
+    let e = $T_exp(0.5 * a);
+    return $T_i0e(x) * e * e;
 }""",
     "i1": """
-fn ${T}_i1(x: $T) -> $T {
-    if (${T}_isinf(x)) { return ${T}_nan(); }
+fn $T_i1(x: $T) -> $T {
+    if ($T_isinf(x)) { return $T_nan(); }
     let a = abs(x);
-    let e = ${T}_exp(0.5 * a);
-    return ${T}_i1e(x) * e * e;
+    let e = $T_exp(0.5 * a);
+    return $T_i1e(x) * e * e;
 }""",
 }
 
@@ -732,24 +731,24 @@ fn ${T}_i1(x: $T) -> $T {
 _MORE = {
     # sin(x) and cos(x) for finite x from one reduction
     "sincos": """
-fn ${T}_sincos(x: $T) -> vec2<$T> {
-    let rq = ${T}_rem_pio2(x);
+fn $T_sincos(x: $T) -> vec2<$T> {
+    let rq = $T_rem_pio2(x);
     let q = i32(rq.y);
-    var s = ${T}_sin_kernel(rq.x);
-    var c = ${T}_cos_kernel(rq.x);
+    var s = $T_sin_kernel(rq.x);
+    var c = $T_cos_kernel(rq.x);
     if ((q & 1) == 1) { let t = s; s = c; c = -t; }
     if (q >= 2) { s = -s; c = -c; }
     return vec2<$T>(s, c);
 }""",
     "degtrig": """
-fn ${T}_degtrig(x: $T, which: i32) -> $T {
+fn $T_degtrig(x: $T, which: i32) -> $T {
     // which: 0 sin, 1 cos, 2 tan, 3 cot; the angle reduced exactly in degrees
-    if (${T}_isnan(x)) { return x; }
+    if ($T_isnan(x)) { return x; }
     var s: $T = 1.0;
     if (x < 0.0 && which != 1) { s = -1.0; }
     let a = abs(x);
     if (a > 1e14) { return 0.0; }
-    var r = ${T}_mod360(a);
+    var r = $T_mod360(a);
     if (which <= 1) {
         if (which == 0 && r >= 180.0) { r = r - 180.0; s = -s; }
         if (which == 1 && r > 180.0) { r = 360.0 - r; }
@@ -757,7 +756,7 @@ fn ${T}_degtrig(x: $T, which: i32) -> $T {
         // r in [0, 90]: the function or its cofunction of at most 45 degrees
         let near = (which == 0) == (r <= 45.0);
         let t = select(90.0 - r, r, r <= 45.0) * 0.017453292519943295;
-        return s * select(${T}_cos(t), ${T}_sin(t), near);
+        return s * select($T_cos(t), $T_sin(t), near);
     }
     if (r >= 180.0) { r = r - 180.0; }
     if (which == 3) {
@@ -765,20 +764,20 @@ fn ${T}_degtrig(x: $T, which: i32) -> $T {
     } else if (r > 90.0) { r = 180.0 - r; s = -s; }
     if (r == 0.0) { return 0.0; }
     if (r == 45.0) { return s; }
-    if (r == 90.0) { return ${T}_inf(); }
+    if (r == 90.0) { return $T_inf(); }
     // past 45 degrees as 1 / tan of the exact complement: no loss near the pole
-    if (r > 45.0) { return s / ${T}_tan((90.0 - r) * 0.017453292519943295); }
-    return s * ${T}_tan(r * 0.017453292519943295);
+    if (r > 45.0) { return s / $T_tan((90.0 - r) * 0.017453292519943295); }
+    return s * $T_tan(r * 0.017453292519943295);
 }""",
-    "sindg": "fn ${T}_sindg(x: $T) -> $T { return ${T}_degtrig(x, 0); }",
-    "cosdg": "fn ${T}_cosdg(x: $T) -> $T { return ${T}_degtrig(x, 1); }",
-    "tandg": "fn ${T}_tandg(x: $T) -> $T { return ${T}_degtrig(x, 2); }",
-    "cotdg": "fn ${T}_cotdg(x: $T) -> $T { return ${T}_degtrig(x, 3); }",
+    "sindg": "fn $T_sindg(x: $T) -> $T { return $T_degtrig(x, 0); }",
+    "cosdg": "fn $T_cosdg(x: $T) -> $T { return $T_degtrig(x, 1); }",
+    "tandg": "fn $T_tandg(x: $T) -> $T { return $T_degtrig(x, 2); }",
+    "cotdg": "fn $T_cotdg(x: $T) -> $T { return $T_degtrig(x, 3); }",
     # K(1 - p) = pi / (2 AGM(1, sqrt p)), p >= 0
     "ellk_p": """
-fn ${T}_ellk_p(p: $T) -> $T {
-    if (p == 0.0) { return ${T}_inf(); }
-    if (${T}_isinf(p)) { return 0.0; }
+fn $T_ellk_p(p: $T) -> $T {
+    if (p == 0.0) { return $T_inf(); }
+    if ($T_isinf(p)) { return 0.0; }
     var a: $T = 1.0;
     var b = sqrt(p);
     for (var i = 0; i < 40; i = i + 1) {
@@ -790,25 +789,25 @@ fn ${T}_ellk_p(p: $T) -> $T {
     return 3.141592653589793 / (a + b);
 }""",
     "ellipk": """
-fn ${T}_ellipk(m: $T) -> $T {
-    if (${T}_isnan(m) || m > 1.0) { return ${T}_nan(); }
-    return ${T}_ellk_p(1.0 - m);
+fn $T_ellipk(m: $T) -> $T {
+    if ($T_isnan(m) || m > 1.0) { return $T_nan(); }
+    return $T_ellk_p(1.0 - m);
 }""",
     "ellipkm1": """
-fn ${T}_ellipkm1(p: $T) -> $T {
-    if (${T}_isnan(p) || p < 0.0) { return ${T}_nan(); }
-    return ${T}_ellk_p(p);
+fn $T_ellipkm1(p: $T) -> $T {
+    if ($T_isnan(p) || p < 0.0) { return $T_nan(); }
+    return $T_ellk_p(p);
 }""",
     # e^-x h without underflowing before the product does
     "expmx_mul": """
-fn ${T}_expmx_mul(x: $T, h: $T) -> $T {
-    if (x < $EXP_HALF) { return ${T}_exp(-x) * h; }
-    let e = ${T}_exp(-0.5 * x);
+fn $T_expmx_mul(x: $T, h: $T) -> $T {
+    if (x < $EXP_HALF) { return $T_exp(-x) * h; }
+    let e = $T_exp(-0.5 * x);
     return e * (e * h);
 }""",
     # E_n(x) by its continued fraction (modified Lentz), x > 0, n >= 0 integer
     "expn_cf": """
-fn ${T}_expn_cf(n: $T, x: $T) -> $T {
+fn $T_expn_cf(n: $T, x: $T) -> $T {
     var b = x + n;
     var c: $T = 1.0 / $TINY;
     var d = 1.0 / b;
@@ -826,33 +825,33 @@ fn ${T}_expn_cf(n: $T, x: $T) -> $T {
         h = h * del;
         if (abs(del - 1.0) <= $EPS) { break; }
     }
-    return ${T}_expmx_mul(x, h);
+    return $T_expmx_mul(x, h);
 }""",
     "exp1": """
-fn ${T}_exp1(x: $T) -> $T {
-    if (${T}_isnan(x)) { return x; }
-    if (x < 0.0) { return ${T}_nan(); }
-    if (x == 0.0) { return ${T}_inf(); }
-    if (${T}_isinf(x)) { return 0.0; }
-    if (x <= 1.0) { return ${T}_cheb_e1_0(2.0 * x - 1.0) - ${T}_log(x); }
-    return ${T}_expn_cf(1.0, x);
+fn $T_exp1(x: $T) -> $T {
+    if ($T_isnan(x)) { return x; }
+    if (x < 0.0) { return $T_nan(); }
+    if (x == 0.0) { return $T_inf(); }
+    if ($T_isinf(x)) { return 0.0; }
+    if (x <= 1.0) { return $T_cheb_e1_0(2.0 * x - 1.0) - $T_log(x); }
+    return $T_expn_cf(1.0, x);
 }""",
     "expn": """
-fn ${T}_expn(n0: $T, x: $T) -> $T {
-    if (${T}_isnan(n0) || ${T}_isnan(x) || ${T}_isinf(n0)) { return ${T}_nan(); }
+fn $T_expn(n0: $T, x: $T) -> $T {
+    if ($T_isnan(n0) || $T_isnan(x) || $T_isinf(n0)) { return $T_nan(); }
     let n = trunc(n0);
-    if (n < 0.0 || x < 0.0) { return ${T}_nan(); }
-    if (${T}_isinf(x)) { return 0.0; }
+    if (n < 0.0 || x < 0.0) { return $T_nan(); }
+    if ($T_isinf(x)) { return 0.0; }
     if (x == 0.0) {
-        if (n <= 1.0) { return ${T}_inf(); }
+        if (n <= 1.0) { return $T_inf(); }
         return 1.0 / (n - 1.0);
     }
-    if (n == 0.0) { return ${T}_expmx_mul(x, 1.0 / x); }
-    if (n == 1.0) { return ${T}_exp1(x); }
-    if (x > 1.0 || n > 20.0) { return ${T}_expn_cf(n, x); }
+    if (n == 0.0) { return $T_expmx_mul(x, 1.0 / x); }
+    if (n == 1.0) { return $T_exp1(x); }
+    if (x > 1.0 || n > 20.0) { return $T_expn_cf(n, x); }
     // the power series, with the digamma term at k = n - 1
     let nm1 = n - 1.0;
-    let lx = ${T}_log(x);
+    let lx = $T_log(x);
     var s = 1.0 / nm1;
     var fact: $T = 1.0;
     for (var i = 1; i < $MAXIT; i = i + 1) {
@@ -872,37 +871,37 @@ fn ${T}_expn(n0: $T, x: $T) -> $T {
     return s;
 }""",
     "expi": """
-fn ${T}_expi(x: $T) -> $T {
-    if (${T}_isnan(x)) { return x; }
-    if (x == 0.0) { return -${T}_inf(); }
-    if (${T}_isinf(x)) { return select(-0.0, x, x > 0.0); }
-    if (x < 0.0) { return -${T}_exp1(-x); }
+fn $T_expi(x: $T) -> $T {
+    if ($T_isnan(x)) { return x; }
+    if (x == 0.0) { return -$T_inf(); }
+    if ($T_isinf(x)) { return select(-0.0, x, x > 0.0); }
+    if (x < 0.0) { return -$T_exp1(-x); }
     if (x >= 0.2 && x <= 0.6) {
         // Ei(h) + (x - h) F(x), h the root rounded to the type: x - h is exact and Ei(h)
         // one constant, so the relative accuracy at the root does not rest on a hi + lo
         // pair that the shader compiler may fold (NVIDIA's did)
-        return $EI_RC + (x - $EI_RH) * ${T}_cheb_ei_r(5.0 * x - 2.0);
+        return $EI_RC + (x - $EI_RH) * $T_cheb_ei_r(5.0 * x - 2.0);
     }
     if (x <= 6.0) {
         // Ei = log(x / x0) + (x - x0) H(x), x0 its root
-        let d = (x - $EI_ROOT_HI) - ${T}_tail($EI_ROOT_LO, x);
+        let d = (x - $EI_ROOT_HI) - $T_tail($EI_ROOT_LO, x);
         var l: $T;
-        if (abs(d) < 0.2) { l = ${T}_log1p(d / $EI_ROOT_HI); } else { l = ${T}_log(x) + $EI_MLOG_ROOT; }
-        return l + d * ${T}_cheb_ei_h(x / 3.0 - 1.0);
+        if (abs(d) < 0.2) { l = $T_log1p(d / $EI_ROOT_HI); } else { l = $T_log(x) + $EI_MLOG_ROOT; }
+        return l + d * $T_cheb_ei_h(x / 3.0 - 1.0);
     }
     var f: $T;
-    if (x <= 12.0) { f = ${T}_cheb_ei_a(x / 3.0 - 3.0); }
-    else if (x <= 24.0) { f = ${T}_cheb_ei_b(x / 6.0 - 3.0); }
-    else if (x <= 48.0) { f = ${T}_cheb_ei_c(x / 12.0 - 3.0); }
-    else { f = ${T}_cheb_ei_d(96.0 / x - 1.0); }
+    if (x <= 12.0) { f = $T_cheb_ei_a(x / 3.0 - 3.0); }
+    else if (x <= 24.0) { f = $T_cheb_ei_b(x / 6.0 - 3.0); }
+    else if (x <= 48.0) { f = $T_cheb_ei_c(x / 12.0 - 3.0); }
+    else { f = $T_cheb_ei_d(96.0 / x - 1.0); }
     // e^x f / x, halved so that e^x may overflow where the result does not
-    let e = ${T}_exp(0.5 * x);
+    let e = $T_exp(0.5 * x);
     return (e * f / x) * e;
 }""",
     "spence": """
-fn ${T}_spence(x: $T) -> $T {
-    if (${T}_isnan(x)) { return x; }
-    if (x < 0.0 || ${T}_isinf(x)) { return ${T}_nan(); }
+fn $T_spence(x: $T) -> $T {
+    if ($T_isnan(x)) { return x; }
+    if (x < 0.0 || $T_isinf(x)) { return $T_nan(); }
     if (x == 1.0) { return 0.0; }
     if (x == 0.0) { return 1.6449340668482264; }
     var z = x;
@@ -914,19 +913,19 @@ fn ${T}_spence(x: $T) -> $T {
     else if (z < 0.5) { w = -z; refl = true; }
     else { w = z - 1.0; }
     // spence(1 + w) = -w R(w) on |w| <= 1/2; reflection and inversion outside
-    var y = -w * ${T}_cheb_spence_1(2.0 * w);
-    if (refl) { y = 1.6449340668482264 - ${T}_log(z) * ${T}_log1p(-z) - y; }
+    var y = -w * $T_cheb_spence_1(2.0 * w);
+    if (refl) { y = 1.6449340668482264 - $T_log(z) * $T_log1p(-z) - y; }
     if (inv) {
-        let l = ${T}_log(z);
+        let l = $T_log(z);
         y = -0.5 * l * l - y;
     }
     return y;
 }""",
     # Hurwitz zeta for x > 1 (or x < 1 with q = 1 through the same Euler-Maclaurin sum)
     "hurwitz": """
-fn ${T}_hurwitz(x: $T, q: $T) -> $T {
-    if (q > 1e8) { return (1.0 / (x - 1.0) + 0.5 / q) * ${T}_pow(q, 1.0 - x); }
-    var s = ${T}_pow(q, -x);
+fn $T_hurwitz(x: $T, q: $T) -> $T {
+    if (q > 1e8) { return (1.0 / (x - 1.0) + 0.5 / q) * $T_pow(q, 1.0 - x); }
+    var s = $T_pow(q, -x);
     // q > 1 and x so large that q^-x underflows: so does the sum
     if (s == 0.0) { return 0.0; }
     var a = q;
@@ -936,7 +935,7 @@ fn ${T}_hurwitz(x: $T, q: $T) -> $T {
         if (!(i < 9 || a <= 9.0) || i >= $MAXIT) { break; }
         i = i + 1;
         a = a + 1.0;
-        b = ${T}_pow(a, -x);
+        b = $T_pow(a, -x);
         s = s + b;
         if (abs(b / s) < $EPS) { return s; }
     }
@@ -947,7 +946,7 @@ fn ${T}_hurwitz(x: $T, q: $T) -> $T {
     for (var j = 0; j < 12; j = j + 1) {
         f = f * (x + k);
         b = b / w;
-        let t = f * b / ${T}_zeta_em(j);
+        let t = f * b / $T_zeta_em(j);
         s = s + t;
         if (abs(t / s) < $EPS) { break; }
         k = k + 1.0;
@@ -959,69 +958,69 @@ fn ${T}_hurwitz(x: $T, q: $T) -> $T {
 }""",
     "zeta_em": "ZETA_EM",
     "zeta": """
-fn ${T}_zeta(x: $T, q: $T) -> $T {
+fn $T_zeta(x: $T, q: $T) -> $T {
     // SciPy's order: the pole at x = 1 and those at q = 0, -1, ... come first
-    if (x == 1.0) { return ${T}_inf(); }
-    if (x < 1.0) { return ${T}_nan(); }
-    if (q <= 0.0 && q == floor(q)) { return ${T}_inf(); }
-    if (${T}_isnan(x) || ${T}_isnan(q)) { return ${T}_nan(); }
+    if (x == 1.0) { return $T_inf(); }
+    if (x < 1.0) { return $T_nan(); }
+    if (q <= 0.0 && q == floor(q)) { return $T_inf(); }
+    if ($T_isnan(x) || $T_isnan(q)) { return $T_nan(); }
     // q^-x is not real for q < 0 and x not an integer
-    if (q <= 0.0 && x != floor(x)) { return ${T}_nan(); }
-    if (${T}_isinf(x)) {
+    if (q <= 0.0 && x != floor(x)) { return $T_nan(); }
+    if ($T_isinf(x)) {
         if (q == 1.0) { return 1.0; }
-        if (${T}_isinf(q)) { return 0.0; }
-        return select(${T}_nan(), ${T}_inf(), q < 1.0);
+        if ($T_isinf(q)) { return 0.0; }
+        return select($T_nan(), $T_inf(), q < 1.0);
     }
-    if (${T}_isinf(q)) { return 0.0; }
-    return ${T}_hurwitz(x, q);
+    if ($T_isinf(q)) { return 0.0; }
+    return $T_hurwitz(x, q);
 }""",
     # (2 pi)^x Gamma(1 - x) / pi for x < 0 (the reflection of zeta), overflow as late as possible
     "zeta_refl": """
-fn ${T}_zeta_refl(x: $T) -> $T {
+fn $T_zeta_refl(x: $T) -> $T {
     let y = 1.0 - x;
     // (2 pi)^x from the head of 2 pi (pow is accurate) and the first order of its tail
     if (y <= $GAMMA_MAX) {
-        let p = ${T}_pow(6.283185307179586, x) * (1.0 + x * $TWOPI_TAIL);
-        return p * ${T}_gamma_pos(y) * 0.3183098861837907;
+        let p = $T_pow(6.283185307179586, x) * (1.0 + x * $TWOPI_TAIL);
+        return p * $T_gamma_pos(y) * 0.3183098861837907;
     }
     // past the largest value (its log, roughly): inf, before the factors below overflow
-    if ((y - 0.5) * ${T}_log(y) - y + x * 1.8378770664093453 > $LOG_MAX) { return ${T}_inf(); }
+    if ((y - 0.5) * $T_log(y) - y + x * 1.8378770664093453 > $LOG_MAX) { return $T_inf(); }
     // Stirling: sqrt(2 pi) [y^((y - 1/2) / 4) (2 pi)^(x / 4) e^(-y / 4)]^4 e^S(y)
-    let g = ${T}_pow(y, (y - 0.5) * 0.25) * ${T}_pow(6.283185307179586, 0.25 * x) * ${T}_exp(-0.25 * y);
-    let c = 2.5066282746310002 * 0.3183098861837907 * ${T}_exp(${T}_stirling_s(y)) * (1.0 + x * $TWOPI_TAIL);
+    let g = $T_pow(y, (y - 0.5) * 0.25) * $T_pow(6.283185307179586, 0.25 * x) * $T_exp(-0.25 * y);
+    let c = 2.5066282746310002 * 0.3183098861837907 * $T_exp($T_stirling_s(y)) * (1.0 + x * $TWOPI_TAIL);
     return ((c * g) * g) * g * g;
 }""",
     # Riemann zeta minus one (zetac) and itself (which = 1)
     "riemann": """
-fn ${T}_riemann(x: $T, which: i32) -> $T {
-    if (${T}_isnan(x)) { return x; }
+fn $T_riemann(x: $T, which: i32) -> $T {
+    if ($T_isnan(x)) { return x; }
     let one = select($T(0.0), $T(1.0), which == 1);
-    if (x == 1.0) { return ${T}_inf(); }
-    if (${T}_isinf(x)) { return select(${T}_nan(), one, x > 0.0); }
+    if (x == 1.0) { return $T_inf(); }
+    if ($T_isinf(x)) { return select($T_nan(), one, x > 0.0); }
     if (x > 1.0) {
-        if (which == 1) { return ${T}_hurwitz(x, 1.0); }
-        return ${T}_hurwitz(x, 2.0);
+        if (which == 1) { return $T_hurwitz(x, 1.0); }
+        return $T_hurwitz(x, 2.0);
     }
-    if (x >= 0.0) { return ${T}_hurwitz(x, 1.0) - (1.0 - one); }
-    let s = ${T}_sinpi(0.5 * x);
+    if (x >= 0.0) { return $T_hurwitz(x, 1.0) - (1.0 - one); }
+    let s = $T_sinpi(0.5 * x);
     if (s == 0.0) { return one - 1.0; }
-    let z = s * ${T}_zeta_refl(x) * ${T}_hurwitz(1.0 - x, 1.0);
+    let z = s * $T_zeta_refl(x) * $T_hurwitz(1.0 - x, 1.0);
     return z - (1.0 - one);
 }""",
-    "zetac": "fn ${T}_zetac(x: $T) -> $T { return ${T}_riemann(x, 0); }",
-    "riemann_zeta": "fn ${T}_riemann_zeta(x: $T) -> $T { return ${T}_riemann(x, 1); }",
+    "zetac": "fn $T_zetac(x: $T) -> $T { return $T_riemann(x, 0); }",
+    "riemann_zeta": "fn $T_riemann_zeta(x: $T) -> $T { return $T_riemann(x, 1); }",
     # log of the multivariate gamma function, d terms
     "multigammaln": """
-fn ${T}_multigammaln(a: $T, d: $T) -> $T {
-    if (${T}_isnan(a) || a <= 0.5 * (d - 1.0)) { return ${T}_nan(); }
+fn $T_multigammaln(a: $T, d: $T) -> $T {
+    if ($T_isnan(a) || a <= 0.5 * (d - 1.0)) { return $T_nan(); }
     var s = d * (d - 1.0) * 0.25 * 1.1447298858494002;
-    for (var j: $T = 0.0; j < d && j < $MAXIT; j = j + 1.0) { s = s + ${T}_gammaln(a - 0.5 * j); }
+    for (var j: $T = 0.0; j < d && j < $MAXIT; j = j + 1.0) { s = s + $T_gammaln(a - 0.5 * j); }
     return s;
 }""",
     "binom": """
-fn ${T}_binom(n: $T, k: $T) -> $T {
-    if (${T}_isnan(n) || ${T}_isnan(k)) { return ${T}_nan(); }
-    if (n < 0.0 && n == floor(n)) { return ${T}_nan(); }
+fn $T_binom(n: $T, k: $T) -> $T {
+    if ($T_isnan(n) || $T_isnan(k)) { return $T_nan(); }
+    if (n < 0.0 && n == floor(n)) { return $T_nan(); }
     var kx = floor(k);
     if (k == kx && (abs(n) > 1e-8 || n == 0.0)) {
         // integer k: the product formula, exact where the result is an integer
@@ -1039,13 +1038,13 @@ fn ${T}_binom(n: $T, k: $T) -> $T {
         }
     }
     if (n >= 1e10 * k && k > 0.0) {
-        return ${T}_exp(-${T}_betaln(1.0 + n - k, 1.0 + k) - ${T}_log(n + 1.0));
+        return $T_exp(-$T_betaln(1.0 + n - k, 1.0 + k) - $T_log(n + 1.0));
     }
     if (k > 1e8 * abs(n)) {
         // Gamma(1 + n) sin(pi (k - n)) / (pi k^(n + 1)), to first order in n / k
-        let g = ${T}_gamma(1.0 + n);
+        let g = $T_gamma(1.0 + n);
         var num = g / abs(k) + g * n / (2.0 * k * k);
-        num = num / (3.141592653589793 * ${T}_pow(abs(k), n));
+        num = num / (3.141592653589793 * $T_pow(abs(k), n));
         if (k > 0.0) {
             var dk = k;
             var sg: $T = 1.0;
@@ -1053,12 +1052,12 @@ fn ${T}_binom(n: $T, k: $T) -> $T {
                 dk = k - kx;
                 sg = select($T(1.0), $T(-1.0), (kx - 2.0 * floor(0.5 * kx)) != 0.0);
             }
-            return num * ${T}_sin((dk - n) * 3.141592653589793) * sg;
+            return num * $T_sin((dk - n) * 3.141592653589793) * sg;
         }
         if (kx == k) { return 0.0; }
-        return num * ${T}_sin(k * 3.141592653589793);
+        return num * $T_sin(k * 3.141592653589793);
     }
-    return 1.0 / (n + 1.0) / ${T}_beta(1.0 + n - k, 1.0 + k);
+    return 1.0 / (n + 1.0) / $T_beta(1.0 + n - k, 1.0 + k);
 }""",
 }
 
@@ -1066,15 +1065,15 @@ _BESSEL = {
     # J_n and Y_n (n = 0, 1) for x >= 8: sqrt(2 / (pi x)) (P cos chi - Q sin chi) and
     # (P sin chi + Q cos chi), chi = x - (2n + 1) pi / 4, with P and x Q fits in 64 / x^2
     "hankel": """
-fn ${T}_hankel(x: $T, n: i32) -> vec2<$T> {
+fn $T_hankel(x: $T, n: i32) -> vec2<$T> {
     var t: $T = 0.0;
     if (x < $HUGE) { t = 64.0 / (x * x); }
     let u = 2.0 * t - 1.0;
     var p: $T;
     var q: $T;
-    if (n == 0) { p = ${T}_cheb_p0_b(u); q = ${T}_cheb_q0_b(u) / x; }
-    else { p = ${T}_cheb_p1_b(u); q = ${T}_cheb_q1_b(u) / x; }
-    let sc = ${T}_sincos(x);
+    if (n == 0) { p = $T_cheb_p0_b(u); q = $T_cheb_q0_b(u) / x; }
+    else { p = $T_cheb_p1_b(u); q = $T_cheb_q1_b(u) / x; }
+    let sc = $T_sincos(x);
     // cos chi and sin chi from sin x and cos x: chi = x - pi/4 (n = 0), x - 3 pi/4 (n = 1)
     var cc = sc.y + sc.x;
     var ss = sc.x - sc.y;
@@ -1085,113 +1084,113 @@ fn ${T}_hankel(x: $T, n: i32) -> vec2<$T> {
     return vec2<$T>(amp * (p * cc - q * ss), amp * (p * ss + q * cc));
 }""",
     "j0": """
-fn ${T}_j0(x: $T) -> $T {
-    if (${T}_isnan(x) || ${T}_isinf(x)) { return ${T}_nan(); }
+fn $T_j0(x: $T) -> $T {
+    if ($T_isnan(x) || $T_isinf(x)) { return $T_nan(); }
     let a = abs(x);
     if (a < $BESSEL_TINY) { return 1.0 - 0.25 * a * a; }
     if (a <= 8.0) {
         // L + (a - h1)(a - h2) R, h the zeros rounded to the type and L the line
         // through J0 at them (tiny): a - h exact, relative accuracy at the zeros
         let d1 = a - $J0_R_H1;
-        return $J0_R_C + d1 * ($J0_R_S + (a - $J0_R_H2) * ${T}_cheb_j0_r(0.25 * a - 1.0));
+        return $J0_R_C + d1 * ($J0_R_S + (a - $J0_R_H2) * $T_cheb_j0_r(0.25 * a - 1.0));
     }
-    return ${T}_hankel(a, 0).x;
+    return $T_hankel(a, 0).x;
 }""",
     "j1": """
-fn ${T}_j1(x: $T) -> $T {
-    if (${T}_isnan(x) || ${T}_isinf(x)) { return ${T}_nan(); }
+fn $T_j1(x: $T) -> $T {
+    if ($T_isnan(x) || $T_isinf(x)) { return $T_nan(); }
     let a = abs(x);
     if (a < $BESSEL_TINY) { return 0.5 * x; }
     if (a <= 8.0) {
         // x (L + (a - h1)(a - h2) R), as j0 for J1 / x
         let d1 = a - $J1_R_H1;
-        return x * ($J1_R_C + d1 * ($J1_R_S + (a - $J1_R_H2) * ${T}_cheb_j1_r(0.25 * a - 1.0)));
+        return x * ($J1_R_C + d1 * ($J1_R_S + (a - $J1_R_H2) * $T_cheb_j1_r(0.25 * a - 1.0)));
     }
-    let v = ${T}_hankel(a, 1).x;
+    let v = $T_hankel(a, 1).x;
     return select(v, -v, x < 0.0);
 }""",
     "y0": """
-fn ${T}_y0(x: $T) -> $T {
-    if (${T}_isnan(x) || x < 0.0 || ${T}_isinf(x)) { return ${T}_nan(); }
-    if (x == 0.0) { return -${T}_inf(); }
-    if (x <= 8.0) { return 0.6366197723675814 * ${T}_log(x) * ${T}_j0(x) + ${T}_cheb_y0_a(0.25 * x - 1.0); }
-    return ${T}_hankel(x, 0).y;
+fn $T_y0(x: $T) -> $T {
+    if ($T_isnan(x) || x < 0.0 || $T_isinf(x)) { return $T_nan(); }
+    if (x == 0.0) { return -$T_inf(); }
+    if (x <= 8.0) { return 0.6366197723675814 * $T_log(x) * $T_j0(x) + $T_cheb_y0_a(0.25 * x - 1.0); }
+    return $T_hankel(x, 0).y;
 }""",
     "y1": """
-fn ${T}_y1(x: $T) -> $T {
-    if (${T}_isnan(x) || x < 0.0 || ${T}_isinf(x)) { return ${T}_nan(); }
-    if (x == 0.0) { return -${T}_inf(); }
+fn $T_y1(x: $T) -> $T {
+    if ($T_isnan(x) || x < 0.0 || $T_isinf(x)) { return $T_nan(); }
+    if (x == 0.0) { return -$T_inf(); }
     if (x <= 8.0) {
         if (x < $Y1_TINY) { return -0.6366197723675814 / x; }
-        return 0.6366197723675814 * (${T}_log(x) * ${T}_j1(x) - 1.0 / x) + x * ${T}_cheb_y1_a(0.25 * x - 1.0);
+        return 0.6366197723675814 * ($T_log(x) * $T_j1(x) - 1.0 / x) + x * $T_cheb_y1_a(0.25 * x - 1.0);
     }
-    return ${T}_hankel(x, 1).y;
+    return $T_hankel(x, 1).y;
 }""",
     "yn": """
-fn ${T}_yn(n0: $T, x: $T) -> $T {
-    if (${T}_isnan(n0) || ${T}_isnan(x) || x < 0.0 || ${T}_isinf(x)) { return ${T}_nan(); }
+fn $T_yn(n0: $T, x: $T) -> $T {
+    if ($T_isnan(n0) || $T_isnan(x) || x < 0.0 || $T_isinf(x)) { return $T_nan(); }
     var n = abs(trunc(n0));
     var s: $T = 1.0;
     // Y_{-n} = (-1)^n Y_n
-    if (n0 < 0.0 && !${T}_isinf(n) && (n - 2.0 * floor(0.5 * n)) != 0.0) { s = -1.0; }
-    if (x == 0.0) { return -s * ${T}_inf(); }
-    if (n == 0.0) { return s * ${T}_y0(x); }
-    var ym = ${T}_y0(x);
-    var y = ${T}_y1(x);
+    if (n0 < 0.0 && !$T_isinf(n) && (n - 2.0 * floor(0.5 * n)) != 0.0) { s = -1.0; }
+    if (x == 0.0) { return -s * $T_inf(); }
+    if (n == 0.0) { return s * $T_y0(x); }
+    var ym = $T_y0(x);
+    var y = $T_y1(x);
     // forward recurrence: stable for Y; stop once it has overflowed
     var k: $T = 1.0;
     loop {
-        if (k >= n || ${T}_isinf(y) || k >= $YN_MAX) { break; }
+        if (k >= n || $T_isinf(y) || k >= $YN_MAX) { break; }
         let yp = 2.0 * k / x * y - ym;
         ym = y;
         y = yp;
         k = k + 1.0;
     }
-    if (k < n && !${T}_isinf(y)) { return ${T}_nan(); }
+    if (k < n && !$T_isinf(y)) { return $T_nan(); }
     return s * y;
 }""",
     # K0 and K1 and their scaled forms (which: 0 K, 1 e^x K)
     "kbessel": """
-fn ${T}_kbessel(x: $T, n: i32, scaled: bool) -> $T {
-    if (${T}_isnan(x) || x < 0.0) { return ${T}_nan(); }
-    if (x == 0.0) { return ${T}_inf(); }
-    if (${T}_isinf(x)) { return 0.0; }
+fn $T_kbessel(x: $T, n: i32, scaled: bool) -> $T {
+    if ($T_isnan(x) || x < 0.0) { return $T_nan(); }
+    if (x == 0.0) { return $T_inf(); }
+    if ($T_isinf(x)) { return 0.0; }
     if (x <= 1.0) {
         var k: $T;
-        if (n == 0) { k = ${T}_cheb_k0_a(2.0 * x - 1.0) - ${T}_log(x) * ${T}_i0(x); }
-        else { k = ${T}_log(x) * ${T}_i1(x) + 1.0 / x + x * ${T}_cheb_k1_a(2.0 * x - 1.0); }
-        return select(k, k * ${T}_exp(x), scaled);
+        if (n == 0) { k = $T_cheb_k0_a(2.0 * x - 1.0) - $T_log(x) * $T_i0(x); }
+        else { k = $T_log(x) * $T_i1(x) + 1.0 / x + x * $T_cheb_k1_a(2.0 * x - 1.0); }
+        return select(k, k * $T_exp(x), scaled);
     }
     var f: $T;
     if (x <= 4.0) {
         let u = (2.0 * x - 5.0) / 3.0;
-        f = select(${T}_cheb_k1e_b(u), ${T}_cheb_k0e_b(u), n == 0);
+        f = select($T_cheb_k1e_b(u), $T_cheb_k0e_b(u), n == 0);
     } else {
         let u = 8.0 / x - 1.0;
-        f = select(${T}_cheb_k1e_c(u), ${T}_cheb_k0e_c(u), n == 0);
+        f = select($T_cheb_k1e_c(u), $T_cheb_k0e_c(u), n == 0);
     }
     let ke = f / sqrt(x);
-    return select(${T}_expmx_mul(x, ke), ke, scaled);
+    return select($T_expmx_mul(x, ke), ke, scaled);
 }""",
-    "k0": "fn ${T}_k0(x: $T) -> $T { return ${T}_kbessel(x, 0, false); }",
-    "k1": "fn ${T}_k1(x: $T) -> $T { return ${T}_kbessel(x, 1, false); }",
-    "k0e": "fn ${T}_k0e(x: $T) -> $T { return ${T}_kbessel(x, 0, true); }",
-    "k1e": "fn ${T}_k1e(x: $T) -> $T { return ${T}_kbessel(x, 1, true); }",
+    "k0": "fn $T_k0(x: $T) -> $T { return $T_kbessel(x, 0, false); }",
+    "k1": "fn $T_k1(x: $T) -> $T { return $T_kbessel(x, 1, false); }",
+    "k0e": "fn $T_k0e(x: $T) -> $T { return $T_kbessel(x, 0, true); }",
+    "k1e": "fn $T_k1e(x: $T) -> $T { return $T_kbessel(x, 1, true); }",
 }
 
 _INVERSES = {
     # x with P(a, x) = y (upper = false) or Q(a, x) = y (upper = true); a > 0 finite, 0 < y < 1
     "igaminv_core": """
-fn ${T}_igaminv_core(a: $T, y0: $T, upper0: bool) -> $T {
+fn $T_igaminv_core(a: $T, y0: $T, upper0: bool) -> $T {
     // past 1/2 the other side's target 1 - y is exact and its function accurate
     let upper = upper0 != (y0 > 0.5);
     let y = select(y0, 1.0 - y0, y0 > 0.5);
-    if (a == 1.0) { return select(-${T}_log1p(-y), -${T}_log(y), upper); }
+    if (a == 1.0) { return select(-$T_log1p(-y), -$T_log(y), upper); }
     // log P and log Q of the target, each accurate on its own side
-    let lp = select(${T}_log(y), ${T}_log1p(-y), upper);
-    let lq = select(${T}_log1p(-y), ${T}_log(y), upper);
+    let lp = select($T_log(y), $T_log1p(-y), upper);
+    let lq = select($T_log1p(-y), $T_log(y), upper);
     // Wilson-Hilferty from the normal quantile of the target
-    var z = ${T}_ndtri(y);
+    var z = $T_ndtri(y);
     if (upper) { z = -z; }
     let s = 1.0 / (9.0 * a);
     let c = 1.0 - s + z * sqrt(s);
@@ -1200,30 +1199,30 @@ fn ${T}_igaminv_core(a: $T, y0: $T, upper0: bool) -> $T {
     if (lp < -0.7) {
         // below the median: x^a / Gamma(a + 1) = P is a lower bound of the root, and
         // the root itself to relative order x where that is tiny
-        let xs = ${T}_exp((lp + ${T}_lgamma_pos(a + 1.0)) / a);
+        let xs = $T_exp((lp + $T_lgamma_pos(a + 1.0)) / a);
         if (xs < $TINY) { return xs; }
         x = max(x, xs);
     } else if (lq < -0.7 && (a < 1.0 || -lq > 4.0 * a)) {
         // the far tail, where Q ~ x^(a-1) e^-x / Gamma(a) (Wilson-Hilferty overshoots)
-        let g = ${T}_lgamma_pos(a);
+        let g = $T_lgamma_pos(a);
         var xt = max(-lq - g, 1.0);
-        for (var i = 0; i < 3; i = i + 1) { xt = max(-lq - g + (a - 1.0) * ${T}_log(xt), 1e-3); }
+        for (var i = 0; i < 3; i = i + 1) { xt = max(-lq - g + (a - 1.0) * $T_log(xt), 1e-3); }
         x = xt;
     }
-    if (!(x > 0.0) || ${T}_isinf(x)) { x = a; }
+    if (!(x > 0.0) || $T_isinf(x)) { x = a; }
     var lo: $T = 0.0;
-    var hi = ${T}_inf();
+    var hi = $T_inf();
     for (var it = 0; it < 60; it = it + 1) {
-        let pq = ${T}_igam_pq(a, x);
+        let pq = $T_igam_pq(a, x);
         let ival = select(pq.x, pq.y, upper);
         let f = ival - y;
         if (f == 0.0) { break; }
         // P increases with x, Q decreases
         if ((f > 0.0) != upper) { hi = x; } else { lo = x; }
-        var d = ${T}_igam_fac(a, x) / x;
+        var d = $T_igam_fac(a, x) / x;
         if (upper) { d = -d; }
         var xn: $T = -1.0;
-        if (d != 0.0 && !${T}_isinf(d)) {
+        if (d != 0.0 && !$T_isinf(d)) {
             let r = f / d;
             let den = 1.0 - 0.5 * r * ((a - 1.0) / x - 1.0);
             xn = select(x - r, x - r / den, den > 0.25);
@@ -1231,14 +1230,14 @@ fn ${T}_igaminv_core(a: $T, y0: $T, upper0: bool) -> $T {
             if (y < 0.1 && iv > 0.0) {
                 // Newton on the log of the residual's function: P ~ x^a on log x,
                 // Q ~ x^(a-1) e^-x on x; both nearly exact in their tails
-                let g = (${T}_log(iv) - ${T}_log(y)) * iv / d;
-                xn = select(x * ${T}_exp(-g / x), x - g, upper);
+                let g = ($T_log(iv) - $T_log(y)) * iv / d;
+                xn = select(x * $T_exp(-g / x), x - g, upper);
             }
             // a step below the resolution of x: converged (it may touch the bracket's end)
             if (abs(xn - x) <= 2.0 * $EPS * x) { x = xn; break; }
         }
         if (!(xn > lo && xn < hi)) {
-            if (${T}_isinf(hi)) { xn = 4.0 * x; }
+            if ($T_isinf(hi)) { xn = 4.0 * x; }
             else if (lo > 0.0) { xn = sqrt(lo) * sqrt(hi); }
             else { xn = 0.0625 * hi; }
         }
@@ -1248,40 +1247,40 @@ fn ${T}_igaminv_core(a: $T, y0: $T, upper0: bool) -> $T {
     return x;
 }""",
     "igaminv": """
-fn ${T}_igaminv(a: $T, y: $T, upper: bool) -> $T {
-    if (${T}_isnan(a) || ${T}_isnan(y) || a < 0.0 || y < 0.0 || y > 1.0) { return ${T}_nan(); }
+fn $T_igaminv(a: $T, y: $T, upper: bool) -> $T {
+    if ($T_isnan(a) || $T_isnan(y) || a < 0.0 || y < 0.0 || y > 1.0) { return $T_nan(); }
     let lo_end = select(y == 0.0, y == 1.0, upper);
     let hi_end = select(y == 1.0, y == 0.0, upper);
     if (lo_end) { return 0.0; }
-    if (hi_end) { return ${T}_inf(); }
-    if (a == 0.0 || ${T}_isinf(a)) { return ${T}_nan(); }
-    return ${T}_igaminv_core(a, y, upper);
+    if (hi_end) { return $T_inf(); }
+    if (a == 0.0 || $T_isinf(a)) { return $T_nan(); }
+    return $T_igaminv_core(a, y, upper);
 }""",
-    "gammaincinv": "fn ${T}_gammaincinv(a: $T, p: $T) -> $T { return ${T}_igaminv(a, p, false); }",
-    "gammainccinv": "fn ${T}_gammainccinv(a: $T, q: $T) -> $T { return ${T}_igaminv(a, q, true); }",
+    "gammaincinv": "fn $T_gammaincinv(a: $T, p: $T) -> $T { return $T_igaminv(a, p, false); }",
+    "gammainccinv": "fn $T_gammainccinv(a: $T, q: $T) -> $T { return $T_igaminv(a, q, true); }",
     "chdtri": """
-fn ${T}_chdtri(v: $T, q: $T) -> $T {
-    if (${T}_isnan(v) || ${T}_isnan(q) || v < 0.0 || q < 0.0 || q > 1.0) { return ${T}_nan(); }
-    if (q == 0.0) { return ${T}_inf(); }
+fn $T_chdtri(v: $T, q: $T) -> $T {
+    if ($T_isnan(v) || $T_isnan(q) || v < 0.0 || q < 0.0 || q > 1.0) { return $T_nan(); }
+    if (q == 0.0) { return $T_inf(); }
     if (q == 1.0) { return 0.0; }
-    if (v == 0.0 || ${T}_isinf(v)) { return ${T}_nan(); }
-    return 2.0 * ${T}_igaminv_core(0.5 * v, q, true);
+    if (v == 0.0 || $T_isinf(v)) { return $T_nan(); }
+    return 2.0 * $T_igaminv_core(0.5 * v, q, true);
 }""",
     "pdtri": """
-fn ${T}_pdtri(k: $T, y: $T) -> $T {
+fn $T_pdtri(k: $T, y: $T) -> $T {
     // k as SciPy casts it: truncated
-    if (${T}_isnan(k) || ${T}_isnan(y) || trunc(k) < 0.0 || ${T}_isinf(k) || y < 0.0 || y >= 1.0) { return ${T}_nan(); }
-    if (y == 0.0) { return ${T}_inf(); }
-    return ${T}_igaminv_core(trunc(k) + 1.0, y, true);
+    if ($T_isnan(k) || $T_isnan(y) || trunc(k) < 0.0 || $T_isinf(k) || y < 0.0 || y >= 1.0) { return $T_nan(); }
+    if (y == 0.0) { return $T_inf(); }
+    return $T_igaminv_core(trunc(k) + 1.0, y, true);
 }""",
     # (x, 1 - x) with I_x(a, b) = y, 1 - y = yc (both given: each exact on its side);
     # a, b > 0 finite, 0 < y < 1
     "ibetinv": """
-fn ${T}_ibetinv(a0: $T, b0: $T, y0: $T, yc0: $T) -> vec2<$T> {
+fn $T_ibetinv(a0: $T, b0: $T, y0: $T, yc0: $T) -> vec2<$T> {
     // solve on the side of the smaller target: I_w(b, a) = 1 - y for w = 1 - x past 1/2,
     // unless the lower tail's power law puts x below 1/2 (small a: x tiny even there,
     // and 1 - w would lose it)
-    let xp0 = ${T}_exp((${T}_log(y0) + ${T}_log(a0) + ${T}_betaln(a0, b0)) / a0);
+    let xp0 = $T_exp(($T_log(y0) + $T_log(a0) + $T_betaln(a0, b0)) / a0);
     let flip = y0 > 0.5 && !(xp0 < 0.5);
     let a = select(a0, b0, flip);
     let b = select(b0, a0, flip);
@@ -1292,25 +1291,25 @@ fn ${T}_ibetinv(a0: $T, b0: $T, y0: $T, yc0: $T) -> vec2<$T> {
     var x: $T;
     if (a >= 1.0 && b >= 1.0) {
         // Abramowitz & Stegun 26.5.22 from the normal quantile
-        let t = sqrt(-2.0 * ${T}_log(y));
+        let t = sqrt(-2.0 * $T_log(y));
         let z = t - (2.30753 + t * 0.27061) / (1.0 + t * (0.99229 + t * 0.04481));
         let al = (z * z - 3.0) / 6.0;
         let h = 2.0 / (1.0 / (2.0 * a - 1.0) + 1.0 / (2.0 * b - 1.0));
         let w = z * sqrt(al + h) / h - (1.0 / (2.0 * b - 1.0) - 1.0 / (2.0 * a - 1.0)) * (al + 0.8333333333333334 - 2.0 / (3.0 * h));
-        x = a / (a + b * ${T}_exp(2.0 * w));
+        x = a / (a + b * $T_exp(2.0 * w));
     } else {
         // the two power laws at the ends
-        let la = ${T}_log(a / (a + b));
-        let lb = ${T}_log(b / (a + b));
-        let ta = ${T}_exp(a * la) / a;
-        let tb = ${T}_exp(b * lb) / b;
+        let la = $T_log(a / (a + b));
+        let lb = $T_log(b / (a + b));
+        let ta = $T_exp(a * la) / a;
+        let tb = $T_exp(b * lb) / b;
         let wsum = ta + tb;
-        if (y < ta / wsum) { x = ${T}_exp(${T}_log(a * wsum * y) / a); }
-        else { x = 1.0 - ${T}_exp(${T}_log(b * wsum * yc) / b); }
+        if (y < ta / wsum) { x = $T_exp($T_log(a * wsum * y) / a); }
+        else { x = 1.0 - $T_exp($T_log(b * wsum * yc) / b); }
     }
-    let lbeta = ${T}_betaln(a, b);
+    let lbeta = $T_betaln(a, b);
     // deep in the lower tail I ~ x^a / (a B(a, b)): the root to relative order x
-    let xp = ${T}_exp((${T}_log(y) + ${T}_log(a) + lbeta) / a);
+    let xp = $T_exp(($T_log(y) + $T_log(a) + lbeta) / a);
     if (xp < $TINY) { return select(vec2<$T>(xp, 1.0 - xp), vec2<$T>(1.0 - xp, xp), flip); }
     if (xp < 1e-3) { x = xp; }
     var lo: $T = 0.0;
@@ -1319,9 +1318,9 @@ fn ${T}_ibetinv(a0: $T, b0: $T, y0: $T, yc0: $T) -> vec2<$T> {
     for (var it = 0; it < 80; it = it + 1) {
         // I_x and its derivative share x^a (1 - x)^b / B; one continued fraction call
         // (lavapipe inlines every call site of its loop: compile time)
-        let pre = ${T}_exp(a * ${T}_log(x) + b * ${T}_log1p(-x) - lbeta);
+        let pre = $T_exp(a * $T_log(x) + b * $T_log1p(-x) - lbeta);
         let sw = x >= (a + 1.0) / (a + b + 2.0);
-        let cf = ${T}_betacf(select(a, b, sw), select(b, a, sw), select(x, 1.0 - x, sw));
+        let cf = $T_betacf(select(a, b, sw), select(b, a, sw), select(x, 1.0 - x, sw));
         let iv0 = pre * cf / select(a, b, sw);
         let ival = select(iv0, 1.0 - iv0, sw);
         var f = ival - y;
@@ -1330,14 +1329,14 @@ fn ${T}_ibetinv(a0: $T, b0: $T, y0: $T, yc0: $T) -> vec2<$T> {
         if (f > 0.0) { hi = x; } else { lo = x; }
         let d = pre / (x * (1.0 - x));
         var xn: $T = -1.0;
-        if (d > 0.0 && !${T}_isinf(d)) {
+        if (d > 0.0 && !$T_isinf(d)) {
             let r = f / d;
             let den = 1.0 - 0.5 * r * ((a - 1.0) / x - (b - 1.0) / (1.0 - x));
             xn = select(x - r, x - r / den, den > 0.25);
             let iv = ival;
             if (y < 0.1 && iv > 0.0) {
                 // Newton on log I against log x: exact for a power law, so fast far out
-                xn = x * ${T}_exp(-(${T}_log(iv) - ${T}_log(y)) * iv / (x * d));
+                xn = x * $T_exp(-($T_log(iv) - $T_log(y)) * iv / (x * d));
             }
             if (abs(xn - x) <= 2.0 * $EPS * x) { x = xn; break; }
         }
@@ -1353,58 +1352,58 @@ fn ${T}_ibetinv(a0: $T, b0: $T, y0: $T, yc0: $T) -> vec2<$T> {
     return vec2<$T>(x, 1.0 - x);
 }""",
     "betaincinv": """
-fn ${T}_betaincinv(a: $T, b: $T, y: $T) -> $T {
-    if (${T}_isnan(a) || ${T}_isnan(b) || ${T}_isnan(y) || a <= 0.0 || b <= 0.0 || y < 0.0 || y > 1.0) { return ${T}_nan(); }
+fn $T_betaincinv(a: $T, b: $T, y: $T) -> $T {
+    if ($T_isnan(a) || $T_isnan(b) || $T_isnan(y) || a <= 0.0 || b <= 0.0 || y < 0.0 || y > 1.0) { return $T_nan(); }
     if (y == 0.0) { return 0.0; }
     if (y == 1.0) { return 1.0; }
     // an infinite parameter: SciPy gives the end only when the other one is 1
-    if (${T}_isinf(a) || ${T}_isinf(b)) {
-        if (${T}_isinf(a) && b == 1.0) { return 1.0; }
-        if (${T}_isinf(b) && a == 1.0) { return 0.0; }
-        return ${T}_nan();
+    if ($T_isinf(a) || $T_isinf(b)) {
+        if ($T_isinf(a) && b == 1.0) { return 1.0; }
+        if ($T_isinf(b) && a == 1.0) { return 0.0; }
+        return $T_nan();
     }
-    return ${T}_ibetinv(a, b, y, 1.0 - y).x;
+    return $T_ibetinv(a, b, y, 1.0 - y).x;
 }""",
     "bdtri": """
-fn ${T}_bdtri(k0: $T, n0: $T, y: $T) -> $T {
-    if (${T}_isnan(k0) || ${T}_isnan(n0) || ${T}_isnan(y) || y < 0.0 || y > 1.0) { return ${T}_nan(); }
+fn $T_bdtri(k0: $T, n0: $T, y: $T) -> $T {
+    if ($T_isnan(k0) || $T_isnan(n0) || $T_isnan(y) || y < 0.0 || y > 1.0) { return $T_nan(); }
     let k = floor(k0);
     let n = trunc(n0);
-    if (k < 0.0 || n <= k || ${T}_isinf(n0)) { return ${T}_nan(); }
+    if (k < 0.0 || n <= k || $T_isinf(n0)) { return $T_nan(); }
     if (y == 0.0) { return 1.0; }
     if (y == 1.0) { return 0.0; }
     // bdtr(k, n, p) = I_{1-p}(n - k, k + 1)
-    return ${T}_ibetinv(n - k, k + 1.0, y, 1.0 - y).y;
+    return $T_ibetinv(n - k, k + 1.0, y, 1.0 - y).y;
 }""",
     "nbdtri": """
-fn ${T}_nbdtri(k0: $T, n0: $T, y: $T) -> $T {
+fn $T_nbdtri(k0: $T, n0: $T, y: $T) -> $T {
     // k and n as SciPy casts them (truncated); the ends of y before n is checked
-    if (${T}_isnan(k0) || ${T}_isnan(n0) || ${T}_isnan(y) || y < 0.0 || y > 1.0) { return ${T}_nan(); }
+    if ($T_isnan(k0) || $T_isnan(n0) || $T_isnan(y) || y < 0.0 || y > 1.0) { return $T_nan(); }
     let k = trunc(k0);
-    if (k < 0.0 || ${T}_isinf(k)) { return ${T}_nan(); }
+    if (k < 0.0 || $T_isinf(k)) { return $T_nan(); }
     if (y == 0.0) { return 0.0; }
     if (y == 1.0) { return 1.0; }
     let n = trunc(n0);
-    if (n <= 0.0 || ${T}_isinf(n)) { return ${T}_nan(); }
+    if (n <= 0.0 || $T_isinf(n)) { return $T_nan(); }
     // nbdtr(k, n, p) = I_p(n, k + 1)
-    return ${T}_ibetinv(n, k + 1.0, y, 1.0 - y).x;
+    return $T_ibetinv(n, k + 1.0, y, 1.0 - y).x;
 }""",
     "fdtri": """
-fn ${T}_fdtri(dfn: $T, dfd: $T, y: $T) -> $T {
-    if (${T}_isnan(dfn) || ${T}_isnan(dfd) || ${T}_isnan(y) || dfn <= 0.0 || dfd <= 0.0 || y < 0.0 || y > 1.0) { return ${T}_nan(); }
-    if (${T}_isinf(dfn) || ${T}_isinf(dfd)) { return ${T}_nan(); }
+fn $T_fdtri(dfn: $T, dfd: $T, y: $T) -> $T {
+    if ($T_isnan(dfn) || $T_isnan(dfd) || $T_isnan(y) || dfn <= 0.0 || dfd <= 0.0 || y < 0.0 || y > 1.0) { return $T_nan(); }
+    if ($T_isinf(dfn) || $T_isinf(dfd)) { return $T_nan(); }
     if (y == 0.0) { return 0.0; }
-    if (y == 1.0) { return ${T}_inf(); }
+    if (y == 1.0) { return $T_inf(); }
     // fdtr = I_w(dfn / 2, dfd / 2), w = dfn x / (dfd + dfn x)
-    let w = ${T}_ibetinv(0.5 * dfn, 0.5 * dfd, y, 1.0 - y);
+    let w = $T_ibetinv(0.5 * dfn, 0.5 * dfd, y, 1.0 - y);
     return dfd * w.x / (dfn * w.y);
 }""",
     "stdtrit": """
-fn ${T}_stdtrit(df: $T, p: $T) -> $T {
-    if (${T}_isnan(df) || ${T}_isnan(p) || df <= 0.0 || p < 0.0 || p > 1.0) { return ${T}_nan(); }
-    if (p == 0.0 || p == 1.0) { return ${T}_inf(); }
+fn $T_stdtrit(df: $T, p: $T) -> $T {
+    if ($T_isnan(df) || $T_isnan(p) || df <= 0.0 || p < 0.0 || p > 1.0) { return $T_nan(); }
+    if (p == 0.0 || p == 1.0) { return $T_inf(); }
     if (p == 0.5) { return 0.0; }
-    if (${T}_isinf(df)) { return ${T}_ndtri(p); }
+    if ($T_isinf(df)) { return $T_ndtri(p); }
     // the tail 2 min(p, 1 - p) = I_x(df / 2, 1 / 2), x = df / (df + t^2)
     let lower = p < 0.5;
     let tail = select(2.0 * (1.0 - p), 2.0 * p, lower);
@@ -1412,15 +1411,15 @@ fn ${T}_stdtrit(df: $T, p: $T) -> $T {
     // normal's tail there) u = 1 - x from I_u(1/2, df/2) = 1 - tail, the tail the exact
     // complement: u small and accurate for large df, x in the far tails (one call site)
     let a = 0.5 * df;
-    let us = tail > ${T}_erfc(sqrt(0.5 * df));
-    let w0 = ${T}_ibetinv(select(a, 0.5, us), select(0.5, a, us), select(tail, 1.0 - tail, us), select(1.0 - tail, tail, us));
+    let us = tail > $T_erfc(sqrt(0.5 * df));
+    let w0 = $T_ibetinv(select(a, 0.5, us), select(0.5, a, us), select(tail, 1.0 - tail, us), select(1.0 - tail, tail, us));
     let w = select(w0, w0.yx, us);
     var t = sqrt(df * w.y) / sqrt(w.x);
     if (w.x < $TINY) {
         // x below the type's range (small df, tiny tail; t may still be finite): t from
         // the lower tail's power law I_x(a, 1/2) ~ x^a / (a B(a, 1/2)) as log x
-        let lx = (${T}_log(tail) + ${T}_log(a) + ${T}_betaln(a, 0.5)) / a;
-        t = ${T}_exp(0.5 * (${T}_log(df) - lx));
+        let lx = ($T_log(tail) + $T_log(a) + $T_betaln(a, 0.5)) / a;
+        t = $T_exp(0.5 * ($T_log(df) - lx));
     }
     return select(t, -t, lower);
 }""",
@@ -1452,7 +1451,7 @@ def _build(T: str) -> dict[str, str]:
     for name, text in {**_GENERIC, **_MORE, **_BESSEL, **_INVERSES}.items():
         if name == "zeta_em":
             text = _zeta_em(T)
-        out[name] = Template(text).substitute(subs).strip() + "\n"
+        out[name] = substitute(text, subs).strip() + "\n"
     for key, cs in _AS241.items():
         out[f"as241_{key.lower()}"] = _horner(T, f"as241_{key.lower()}", cs) + "\n"
     out["mod360"] = _MOD360[T].strip() + "\n"
@@ -1463,11 +1462,7 @@ def _build(T: str) -> dict[str, str]:
 def _make_library() -> dict[str, Snippet]:
     lib: dict[str, Snippet] = {}
     for T in ("f32", "f64"):
-        full = {f"{T}_{n}": s for n, s in _build(T).items()}
-        for fname, src in full.items():
-            called = re.findall(r"\b(f32_\w+|f64_\w+)\s*\(", src)
-            deps = tuple(dict.fromkeys(c for c in called if c != fname and (c in full or c in REAL)))
-            lib[fname] = Snippet(src, deps)
+        lib.update(library({f"{T}_{n}": s for n, s in _build(T).items()}, external=REAL))
     return lib
 
 

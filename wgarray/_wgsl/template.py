@@ -1,4 +1,4 @@
-"""The one templating style of the WGSL math libraries (intmath, realmath, complexmath).
+"""The one templating style of the WGSL math libraries (intmath, realmath, complexmath, specialmath).
 
 A function is written once as WGSL text with ``$NAME`` placeholders: upper-case words
 joined by ``_`` (``$T``, ``$PI2_HI``), so ``$C_exp`` reads as ``$C`` followed by
