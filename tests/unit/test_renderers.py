@@ -13,6 +13,8 @@ import sys
 
 import pytest
 
+from wgarray._wgsl import fft as wf
+
 from . import catalogue
 from .wgsl_check import assert_wgsl, called_functions, defined_functions, problems
 
@@ -135,3 +137,10 @@ def test_check_passes_a_sound_kernel():
 ])
 def test_check_finds_what_is_wrong(broken, says):
     assert any(says in p for p in problems(broken)), problems(broken)
+
+
+def test_fft_tile_spec_refuses_unknown_load_and_store():
+    with pytest.raises(ValueError, match="TileSpec: expected load"):
+        wf.TileSpec("complex64", 512, load="hermitian")
+    with pytest.raises(ValueError, match="TileSpec: expected load"):
+        wf.TileSpec("complex64", 512, store="imag")

@@ -195,6 +195,11 @@ class TileSpec:
     schirp: bool = False
     twiddle: bool = False
 
+    def __post_init__(self):
+        if self.load not in LOADS or self.store not in STORES:
+            raise ValueError(f"TileSpec: expected load in {LOADS} and store in {STORES}, "
+                             f"got {self.load!r}, {self.store!r}")
+
     @property
     def name(self) -> str:
         parts = ["fft_tile", self.cname, str(self.capacity), self.src, self.load]
