@@ -188,7 +188,6 @@ def _scan(v):
 def _sort(v):
     f32 = ksort.KeySource(float_chain(v, NATIVE)[0])
     i64 = ksort.KeySource(int64_mixed(v, EMULATED)[0])
-    fi = fused(strided_where(v, NATIVE)[0])
     out = {}
     for name, src in (("f32", f32), ("ei64", i64)):
         out[f"sort/keys_{name}"] = lambda src=src: _keys(src, False)
@@ -199,10 +198,6 @@ def _sort(v):
                 out[f"sort/downsweep_{mode}_{name}_{sg}"] = lambda mode=mode, src=src, sg=sg: ws.render_downsweep(
                     mode, src.kw, mode != "seg", 8, sg)
     out["sort/keys_values"] = lambda: _keys(f32, True)
-
-    def gather():
-        _, fns = ew.render_input(fi.spec, "in0_", 0, 2)
-        return ws.render_gather(ew.input_group(fi.spec, "in0_"), fns, "int8", True)
 
     def search(mode):
         pbases = param_bases(4, [len(f32.params) // 4] * 2)
@@ -315,7 +310,7 @@ def _linalg_eigen(v):
     for t in LINALG_TAGS:
         out[f"linalg_eigen/jeig_{t}"] = lambda t=t: ke.render_jeig(t)
         out[f"linalg_eigen/jeig_{t}_mem"] = lambda t=t: ke.render_jeig(t, 32, True, True, 128)
-        out[f"linalg_eigen/gather_{t}"] = lambda t=t: ke.render_gather(t)
+        out[f"linalg_eigen/permute_{t}"] = lambda t=t: ke.render_permute(t)
         out[f"linalg_eigen/order_{t}"] = lambda t=t: ke.render_order(t)
         out[f"linalg_eigen/ojac_{t}"] = lambda t=t: ke.render_ojac(t, 256)
         out[f"linalg_eigen/refine_eigh_{t}"] = lambda t=t: ke.render_refine_eigh(t)

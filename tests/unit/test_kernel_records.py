@@ -123,7 +123,7 @@ def _opens_aliased(record, text: str) -> bool:
     (kb.hh_record, kb.render_hh, ("f32",)),
     (kb.hh_t_record, kb.render_hh_t, ("f32",)),
     (ke.jeig_record, ke.render_jeig, ("f32", 64, True, False, 256)),
-    (ke.gather_record, ke.render_gather, ("c64",)),
+    (ke.permute_record, ke.render_permute, ("c64",)),
     (ke.order_record, ke.render_order, ("f32",)),
     (ke.ojac_record, ke.render_ojac, ("f32", 256)),
     (ke.refine_eigh_record, ke.render_refine_eigh, ("f64",)),
@@ -144,5 +144,5 @@ def test_linalg_records_name_what_the_drivers_pass():
     assert kl.svd_record("f32", "svd").arg_names[-3:] == ("Sv", "U", "Vo")
     assert kl.svd_record("f32", "eigh").arg_names[-2:] == ("Sv", "Vo")
     assert kl.qr_record("f32").offset("j1") == 12
-    # the block gather's permutation table follows its GATHER_HEAD fields
-    assert len(ke.gather_record("f32").params) == ke.GATHER_HEAD
+    # the block permutation's table follows its PERMUTE_HEAD fields
+    assert len(ke.permute_record("f32").params) == ke.PERMUTE_HEAD

@@ -23,7 +23,7 @@ rotations are applied as batched products:
 
 The pairs of a round sit next to each other (block positions 2k, 2k+1), so the pair
 rows / columns are strided views and every product is one batched matmul; between
-rounds one gather moves the blocks into the next round's order (a permutation of the
+rounds one permute kernel moves the blocks into the next round's order (a permutation of the
 block columns, and rows for eigh). Sizes that are not a multiple of 2 BS are padded
 with zero rows/columns: those stay exactly decoupled (no rotation touches a zero
 off-diagonal entry), and are dropped at the end.
@@ -332,7 +332,7 @@ def _hermitian(A: g.Data) -> g.Data:
     t = _tag(A.dtype, device)
     n = A.shape[-1]
     nz = g.prod(A.shape[:-2])
-    out = _gather(device, t, A.dtype, A.buf, nz, n, n, 1, A.offset, n * n, n, 2 * BS, BS, False, n, n,
+    out = _permute(device, t, A.dtype, A.buf, nz, n, n, 1, A.offset, n * n, n, 2 * BS, BS, False, n, n,
                   range(-(-n // BS)))
     return g.Data(out, A.shape, A.dtype, device)
 
@@ -455,10 +455,10 @@ def _tournament(nblk: int, r: int) -> list[int]:
     return out
 
 
-def _gather(device, t, dtype, src_buf, nz, rows, cols, kind, off, sz, sr, sp, sh, rowperm, vrows, vcols, perm):
+def _permute(device, t, dtype, src_buf, nz, rows, cols, kind, off, sz, sr, sp, sh, rowperm, vrows, vcols, perm):
     rt = device.runtime
     dst = rt.alloc(nz * rows * cols * dtype.itemsize)
-    launch(device, "linalg_eigen_gather", (t,), ke.gather_record, ke.render_gather, {"SRC": src_buf, "DST": dst},
+    launch(device, "linalg_eigen_permute", (t,), ke.permute_record, ke.render_permute, {"SRC": src_buf, "DST": dst},
            _grid(nz * rows * cols), table=perm, nz=nz, rows=rows, cols=cols, kind=kind, off=off, sz=sz, sr=sr, sp=sp,
            sh=sh, bs=BS, rowperm=int(rowperm), vrows=vrows, vcols=vcols)
     return dst
@@ -490,9 +490,9 @@ def _blocked(node: g.Node, mode: str):
 
     order = _tournament(nblk, 0)
     # A in position order, zero padded (eigh: Hermitian from the lower triangle)
-    A = _gather(device, t, dtype, A0.buf, nz, rows, npad, 1 if eig else 0, A0.offset, m * n, n, 2 * BS, BS,
+    A = _permute(device, t, dtype, A0.buf, nz, rows, npad, 1 if eig else 0, A0.offset, m * n, n, 2 * BS, BS,
                 eig, m, n, order)
-    V = _gather(device, t, dtype, A0.buf, nz, n, npad, 2, 0, 0, 0, 0, 0, False, n, n, order) if vectors else None
+    V = _permute(device, t, dtype, A0.buf, nz, n, npad, 2, 0, 0, 0, 0, 0, False, n, n, order) if vectors else None
     th = None
     if eig:
         # 4 eps ||A||_F per matrix: the outer convergence floor
@@ -542,10 +542,10 @@ def _blocked(node: g.Node, mode: str):
         nxt = list(range(nblk)) if finished else _tournament(nblk, r + 1)
         pos = {blk: i for i, blk in enumerate(order)}
         perm = [pos[blk] for blk in nxt]
-        A = _gather(device, t, dtype, Z.buf, nz, rows, npad, 0, Z.offset, P * rows * NS, NS, rows * NS, BS,
+        A = _permute(device, t, dtype, Z.buf, nz, rows, npad, 0, Z.offset, P * rows * NS, NS, rows * NS, BS,
                     eig, rows, npad, perm)
         if vectors:
-            V = _gather(device, t, dtype, VZ.buf, nz, n, npad, 0, VZ.offset, P * n * NS, NS, n * NS, BS,
+            V = _permute(device, t, dtype, VZ.buf, nz, n, npad, 0, VZ.offset, P * n * NS, NS, n * NS, BS,
                         False, n, npad, perm)
         order = nxt
         r += 1

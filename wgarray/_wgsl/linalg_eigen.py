@@ -8,7 +8,7 @@
           whole matrix (eigh, n <= 256) or, in the blocked solver, each 2b x 2b
           pair subproblem of a round (a diagonal block pair of A for eigh; the Gram
           matrix of a pair of column blocks for the one-sided SVD).
-  gather  a strided copy with a block permutation of the columns (and rows): the
+  permute a strided copy with a block permutation of the columns (and rows): the
           blocked solver's loads (zero padding, the lower triangle mirrored, the
           identity) and its move of the blocks into the next round's pair order.
   order   eigen/singular values sorted (ranks: NaN last ascending, first descending),
@@ -29,8 +29,8 @@ from .linalg import _finish, record
 
 GATHER_WG = 256
 
-# P words of the gather kernel before the block permutation table
-GATHER_HEAD = 13
+# P words of the permute kernel before the block permutation table
+PERMUTE_HEAD = 13
 
 
 def _eps(r: str) -> tuple[str, str, str]:
@@ -297,15 +297,15 @@ def _grid_head(wg: int) -> list[str]:
             f"    let e = (wid.x + wid.y * 65535u) * {wg}u + lid;"]
 
 
-def gather_record(t: str) -> Launch:
-    """The block gather's record: its GATHER_HEAD words; the permutation table follows
+def permute_record(t: str) -> Launch:
+    """The block permutation's record: its PERMUTE_HEAD words; the permutation table follows
     them, one word per column block (appended by the driver)."""
-    return record(f"linalg_eigen_gather_{t}", [("SRC", "S", False), ("DST", "S", True)],
+    return record(f"linalg_eigen_permute_{t}", [("SRC", "S", False), ("DST", "S", True)],
                   ("nz", "rows", "cols", "kind", "off", "sz", "sr", "sp", "sh", "bs", "rowperm", "vrows", "vcols"),
                   GATHER_WG)
 
 
-def render_gather(t: str) -> str:
+def render_permute(t: str) -> str:
     """Bindings SRC (read), DST (a new contiguous nz x rows x cols); P: nz, rows, cols,
     kind, src offset, src strides (matrix, row, pair of column blocks, second block of
     a pair), block size bs, permute rows too, valid source rows, valid source cols,
@@ -318,8 +318,8 @@ def render_gather(t: str) -> str:
     (s_pair = rows * 2 bs). kind 0 copies (zero past the valid rows/cols: padding);
     1 mirrors the lower triangle of a contiguous source (Hermitian input; real
     diagonal); 2 writes the identity (the eigenvector accumulator)."""
-    h = GATHER_HEAD
-    decls = gather_record(t).declarations()
+    h = PERMUTE_HEAD
+    decls = permute_record(t).declarations()
     body = _grid_head(GATHER_WG)
     body += f"""    let nr = P[1]; let nc = P[2];
     if (e >= P[0] * nr * nc) {{ return; }}
