@@ -20,8 +20,6 @@ ALLOWED = {
     "wgarray._graph": BASE | {"wgarray._runtime", "wgarray._wgsl", "wgarray._kernels.elementwise"},
     "wgarray._kernels": BASE | {"wgarray._runtime", "wgarray._wgsl", "wgarray._graph"},
 }
-# modules whose function-level imports and upward imports are still to be lifted
-PENDING: set[str] = set()
 
 
 def _modules():
@@ -70,7 +68,7 @@ def test_stages_import_one_way():
     bad = []
     for name, imports in GRAPH.items():
         stage = _stage(name)
-        if stage is None or name in PENDING:
+        if stage is None:
             continue  # the namespace layer may import any stage
         for target, _ in imports:
             if _stage(target) == stage or any(target == a or target.startswith(a + ".") for a in ALLOWED[stage]):
@@ -80,8 +78,7 @@ def test_stages_import_one_way():
 
 
 def test_no_function_level_imports():
-    bad = sorted({f"{name} -> {t}" for name, imports in GRAPH.items() for t, nested in imports
-                  if nested and name not in PENDING})
+    bad = sorted({f"{name} -> {t}" for name, imports in GRAPH.items() for t, nested in imports if nested})
     assert not bad, "imports inside functions (lift them, or fix the layering that needs them):\n" + "\n".join(bad)
 
 

@@ -77,7 +77,7 @@ class KeySource:
             group, fns = ws.raw_group(prefix), ""
         else:
             group = ew.input_group(self.spec, prefix)
-            _, fns = ew.render_input(self.spec, prefix, 0, pbase)
+            fns = ew.render_input(self.spec, prefix, pbase)
         return group, fns + ws.key_fn(prefix, self.dtype.name, self.native, self.raw, pbase)
 
 
@@ -194,7 +194,7 @@ def search(a: KeySource, m: int, sorter: FusedInput | None, b: KeySource, n: int
     def build():
         a_group, a_fns = a.render("a_", pa)
         if sorter is not None:
-            s_group, (_, s_fns) = ew.input_group(sorter.spec, "s_"), ew.render_input(sorter.spec, "s_", 0, ps)
+            s_group, s_fns = ew.input_group(sorter.spec, "s_"), ew.render_input(sorter.spec, "s_", ps)
         else:
             s_group, s_fns = None, ""
         b_group, b_fns = b.render("b_", pb)

@@ -200,16 +200,6 @@ def input_group(spec: ElementwiseSpec, prefix: str, name: str | None = None) -> 
     return Group(name or prefix.rstrip("_"), tuple(bindings))
 
 
-def input_decls(spec: ElementwiseSpec, prefix: str, binding_base: int) -> list[str]:
-    return [b.declaration(binding_base + i) for i, b in enumerate(input_group(spec, prefix).bindings)]
-
-
-def params_decls(binding: int, f64: bool) -> list[str]:
-    """``P`` (and ``PD``) at ``binding``: for renderers not yet on a launch record
-    (``Launch.params_declarations`` writes the same lines)."""
-    return Launch("params", tuple(Binding(f"_{i}") for i in range(binding)), (), f64).params_declarations()
-
-
 def output_binding(name: str, dname: str, native: bool, vec4: bool = True) -> Binding:
     """A written binding of ``dname`` values (``array<vec4<T>>`` for 32-bit values
     where ``vec4``; 8/16-bit and bool values as their u32 words)."""
@@ -291,20 +281,21 @@ class LeafReader:
         return lines, args
 
 
-def render_input(spec: ElementwiseSpec, prefix: str, binding_base: int, pbase: int) -> tuple[list[str], str]:
-    """A fused input for another kernel: (binding declarations, WGSL functions).
+def render_input(spec: ElementwiseSpec, prefix: str, pbase: int) -> str:
+    """A fused input for another kernel: its WGSL functions.
 
     Defines ``fn {prefix}at(e: u32) -> T``, the value of the spec's single output at flat
-    (C-order) index ``e`` of its shape. Its buffers are bound from ``binding_base`` on and
-    its parameters (``param_words``) sit at word ``pbase`` (even) of the kernel's ``P``.
-    The kernel must include ``library(...)`` of all its code once.
+    (C-order) index ``e`` of its shape. Its buffers are the bindings of
+    ``input_group(spec, prefix)`` in the kernel's launch record, and its parameters
+    (``param_words``) sit at word ``pbase`` (even) of the kernel's ``P``. The kernel must
+    include ``library(...)`` of all its code once.
     """
     reader = LeafReader(spec, prefix, pbase)
     lines, args = reader.element("e", "0", {})
     out_t = ty.wgsl_type(spec.outputs[0][1], spec.int64_native)
     body = reader.const_lets() + lines + [f"return {prefix}compute({', '.join(args)});"]
     fn = f"fn {prefix}at(e: u32) -> {out_t} {{\n" + "".join(f"    {x}\n" for x in body) + "}\n"
-    return input_decls(spec, prefix, binding_base), compute_fn(spec, prefix) + fn
+    return compute_fn(spec, prefix) + fn
 
 
 def library(code: str) -> str:

@@ -344,7 +344,7 @@ fn fft_r2c(a: {C}, b: {C}, m: u32, nh: u32) -> {C} {{
 def render_tile(spec: TileSpec, library) -> str:
     T = real_tag(spec.cname)
     C = f"vec2<{T}>"
-    in_fns = ew.render_input(spec.in_spec, "in0_", 0, TILE_PBASE)[1] if spec.src == "input" else ""
+    in_fns = ew.render_input(spec.in_spec, "in0_", TILE_PBASE) if spec.src == "input" else ""
     decls = tile_record(spec).declarations()
     decls.append(f"var<workgroup> S: array<{C}, {spec.capacity}>;")
 

@@ -34,7 +34,7 @@ def _groups(specs) -> tuple:
 
 def _fns(specs, pbases) -> str:
     """The WGSL functions ``inK_at`` of the fused inputs, their parameters at ``pbases``."""
-    return "".join(ew.render_input(spec, f"in{k}_", 0, pbase)[1] for k, (spec, pbase) in enumerate(zip(specs, pbases)))
+    return "".join(ew.render_input(spec, f"in{k}_", pbase) for k, (spec, pbase) in enumerate(zip(specs, pbases)))
 
 
 def _blocks(pbases) -> tuple:

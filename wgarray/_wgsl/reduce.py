@@ -265,10 +265,10 @@ def render(spec: ReduceSpec, in_words: int, idx_words: int = 0) -> str:
     elif spec.quad:
         fns.append(ew.compute_fn(spec.inp, "in0_") + render_input_quad(spec.inp, "in0_", record.offset("in0")))
     else:
-        _, f = ew.render_input(spec.inp, "in0_", 0, record.offset("in0"))
+        f = ew.render_input(spec.inp, "in0_", record.offset("in0"))
         fns.append(f)
     if spec.idx is not None:
-        _, f = ew.render_input(spec.idx, "ix_", 0, record.offset("ix"))
+        f = ew.render_input(spec.idx, "ix_", record.offset("ix"))
         fns.append(f)
     if spec.post is not None:
         # moments: the post-map takes the (real) sum of squared deviations

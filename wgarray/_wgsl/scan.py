@@ -361,7 +361,7 @@ def render(spec: ScanSpec) -> str:
     if spec.quad:
         fns = ew.compute_fn(spec.inp, "in0_") + rd.render_input_quad(spec.inp, "in0_", record.offset("in0"))
     else:
-        _, fns = ew.render_input(spec.inp, "in0_", 0, record.offset("in0"))
+        fns = ew.render_input(spec.inp, "in0_", record.offset("in0"))
     ident = rd.identity(spec.kind, t, scan=True)
     initial = rd.identity(spec.kind, t)  # include_initial's slot: +0.0, as NumPy's
     if spec.layout == "tile":
@@ -386,7 +386,7 @@ def render_scatter(spec: ew.ElementwiseSpec) -> str:
     ``e`` (as int64) at ``OUT[POS[e]]``. ``POS`` is the exclusive scan of the flags."""
     native = spec.int64_native
     record = scatter_record(spec)
-    _, fn = ew.render_input(spec, "in0_", 0, record.offset("in0"))
+    fn = ew.render_input(spec, "in0_", record.offset("in0"))
     value = "i64(e)" if native else "vec2<u32>(e, 0u)"
     decls = record.declarations()
     body = [

@@ -57,7 +57,7 @@ def render_write(value, pred, index, dname: str, native: bool, ndim: int, pbases
     fns = []
     names = []
     for k, (spec, pbase) in enumerate(zip(specs, pbases)):
-        _, f = ew.render_input(spec, f"in{k}_", 0, pbase)
+        f = ew.render_input(spec, f"in{k}_", pbase)
         fns.append(f)
         names.append(f"in{k}_at")
     val_at = names[0]
