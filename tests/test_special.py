@@ -104,6 +104,19 @@ def test_special_values_match_scipy(name, dtype):
     assert err <= TOL["f64" if dtype is np.float64 else "f32"].get(name, DEFAULT_TOL)
 
 
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_yn_pole_at_zero(dtype):
+    # the pole's sign for every order at x = +-0 (NVIDIA's compiler once returned garbage here
+    # in float64), with the order's special values beside it
+    n = np.array([0, -0.0, 1, -1, 2, -2, 3, -3, 0.5, -0.5, 7, np.inf, -np.inf, np.nan], dtype=dtype)
+    for zero in (0.0, -0.0):
+        x = np.full_like(n, zero)
+        with np.errstate(all="ignore"):
+            want = scipy_special.yn(n.astype(np.float64), x.astype(np.float64)).astype(dtype)
+        got = np.asarray(xp.special.yn(xp.asarray(n), xp.asarray(x)))
+        np.testing.assert_array_equal(got, want)
+
+
 @pytest.mark.skipif(not HAS_F64, reason="float64 reference values")
 def test_betaln_far_apart_against_mpmath():
     mp = pytest.importorskip("mpmath")

@@ -1129,11 +1129,13 @@ fn $T_y1(x: $T) -> $T {
     "yn": """
 fn $T_yn(n0: $T, x: $T) -> $T {
     if ($T_isnan(n0) || $T_isnan(x) || x < 0.0 || $T_isinf(x)) { return $T_nan(); }
-    var n = abs(trunc(n0));
-    var s: $T = 1.0;
+    let n = abs(trunc(n0));
     // Y_{-n} = (-1)^n Y_n
-    if (n0 < 0.0 && !$T_isinf(n) && (n - 2.0 * floor(0.5 * n)) != 0.0) { s = -1.0; }
-    if (x == 0.0) { return -s * $T_inf(); }
+    let odd = n0 < 0.0 && !$T_isinf(n) && (n - 2.0 * floor(0.5 * n)) != 0.0;
+    // the pole's sign by select, not `-s * inf`: NVIDIA's Vulkan compiler returned garbage
+    // (0, n, tiny values) for that product in float64 at x = +-0
+    if (x == 0.0) { return select(-$T_inf(), $T_inf(), odd); }
+    let s = select($T(1.0), $T(-1.0), odd);
     if (n == 0.0) { return s * $T_y0(x); }
     var ym = $T_y0(x);
     var y = $T_y1(x);
