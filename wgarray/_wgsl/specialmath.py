@@ -61,11 +61,13 @@ _K = {
     "f64": dict(EPS="1.1102230246251565e-16", TINY="1e-300", SPLIT="4096.0", ERFC_BIG="26.641747557046327",
                 ERF_ONE="6.0", GAMMA_MAX="171.62437695630272", ERFCX_NEG="-26.7", MAXIT="2000",
                 HUGE="1e300", EXP_HALF="700.0", EXP_SUB="-700.0", BINOM_BIG="1e50", BESSEL_TINY="1e-9", Y1_TINY="1e-300",
-                YN_MAX="20000.0", LOG_MAX="710.5"),
+                YN_MAX="20000.0", LOG_MAX="710.5",
+                YN_DD_XLO="1e-24", YN_DD_XHI="1e30", YN_SCALE="0x1p64", YN_ISCALE="0x1p-64", YN_EMAX="17"),
     "f32": dict(EPS="5.960464477539063e-08", TINY="1e-30", SPLIT="64.0", ERFC_BIG="10.1",
                 ERF_ONE="4.0", GAMMA_MAX="35.04", ERFCX_NEG="-9.4", MAXIT="500", HUGE="1e30",
                 EXP_HALF="85.0", EXP_SUB="-85.0", BINOM_BIG="1e20", BESSEL_TINY="1e-4", Y1_TINY="1e-36", YN_MAX="20000.0",
-                LOG_MAX="89.5"),
+                LOG_MAX="89.5", YN_DD_XLO="1e-18", YN_DD_XHI="1e30", YN_SCALE="0x1p32", YN_ISCALE="0x1p-32",
+                YN_EMAX="4"),
 }
 
 
@@ -1137,9 +1139,52 @@ fn $T_yn(n0: $T, x: $T) -> $T {
     if (x == 0.0) { return select(-$T_inf(), $T_inf(), odd); }
     let s = select($T(1.0), $T(-1.0), odd);
     if (n == 0.0) { return s * $T_y0(x); }
-    var ym = $T_y0(x);
-    var y = $T_y1(x);
-    // forward recurrence: stable for Y; stop once it has overflowed
+    let y1 = $T_y1(x);
+    if (n == 1.0 || $T_isinf(y1)) { return s * y1; }
+    if (x < $YN_DD_XLO || x > $YN_DD_XHI) { return s * $T_yn_plain(n, x, $T_y0(x), y1); }
+    // forward recurrence y_{k+1} = (2k / x) y_k - y_{k-1} (stable for Y) in double length:
+    // y_k as hi + lo, 2k / x as hi + lo, the product c_hi y_hi exact (two_prod), so no
+    // step adds a rounding of its own (a rounding per step reached 20 ulp at n = 60 in
+    // float32). y_k is rescaled by 2^-S past 2^S (exact), which keeps every product
+    // within range; e counts the scalings.
+    var mh = $T_y0(x);
+    var ml: $T = 0.0;
+    var yh = y1;
+    var yl: $T = 0.0;
+    var e: i32 = 0;
+    var k: $T = 1.0;
+    loop {
+        if (k >= n || e > $YN_EMAX || k >= $YN_MAX) { break; }
+        if (abs(yh) > $YN_SCALE) {
+            yh = yh * $YN_ISCALE; yl = yl * $YN_ISCALE; mh = mh * $YN_ISCALE; ml = ml * $YN_ISCALE;
+            e = e + 1;
+        }
+        let ch = $T_launder(2.0 * k / x);
+        // the quotient's remainder 2k - ch x, exact (ch is within a few ulp of 2k / x)
+        let q = $T_two_prod(ch, x);
+        let cl = $T_launder($T_launder(2.0 * k - q.x) - q.y) / x;
+        let p = $T_two_prod(ch, yh);
+        let t = $T_two_sum(p.x, -mh);
+        let lo = $T_launder($T_launder(t.y + $T_launder(p.y - ml)) + $T_launder(ch * yl + cl * yh));
+        let r = $T_two_sum(t.x, lo);
+        mh = yh; ml = yl;
+        yh = r.x; yl = r.y;
+        k = k + 1.0;
+    }
+    if (k < n && e <= $YN_EMAX) { return $T_nan(); }
+    // past 2^(S YN_EMAX) the result overflows: |Y_k| grows with k once k > x
+    var out = yh + yl;
+    if (e > $YN_EMAX) { out = out * $T_inf(); }
+    for (var i = 0; i < e; i = i + 1) { out = out * $YN_SCALE; }
+    return s * out;
+}""",
+    # the same recurrence in working precision, for x outside the double-length path's
+    # range (there the result overflows within a few steps, or x > 2^100 and the
+    # coefficients are tiny): stop once it has overflowed
+    "yn_plain": """
+fn $T_yn_plain(n: $T, x: $T, y0: $T, y1: $T) -> $T {
+    var ym = y0;
+    var y = y1;
     var k: $T = 1.0;
     loop {
         if (k >= n || $T_isinf(y) || k >= $YN_MAX) { break; }
@@ -1149,7 +1194,7 @@ fn $T_yn(n0: $T, x: $T) -> $T {
         k = k + 1.0;
     }
     if (k < n && !$T_isinf(y)) { return $T_nan(); }
-    return s * y;
+    return y;
 }""",
     # K0 and K1 and their scaled forms (which: 0 K, 1 e^x K)
     "kbessel": """
