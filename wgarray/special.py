@@ -26,8 +26,8 @@ __all__ = [
     "cotdg", "digamma", "ellipk", "ellipkm1", "entr", "erf", "erfc", "erfcx", "erfinv",
     "exp1", "exp10", "exp2", "expi", "expit", "expn", "exprel", "fdtr", "fdtrc", "fdtri",
     "gamma", "gammainc", "gammaincc", "gammainccinv", "gammaincinv", "gammaln", "gammasgn",
-    "gdtr", "gdtrc", "huber", "i0", "i0e", "i1", "i1e", "inv_boxcox", "inv_boxcox1p", "j0",
-    "j1", "k0", "k0e", "k1", "k1e", "kl_div", "log_expit", "log_ndtr", "loggamma", "logit",
+    "gdtr", "gdtrc", "huber", "hyp1f1", "i0", "i0e", "i1", "i1e", "inv_boxcox", "inv_boxcox1p", "j0",
+    "j1", "k0", "k0e", "k1", "k1e", "kl_div", "log_expit", "log_ndtr", "loggamma", "logit", "lpmv",
     "multigammaln", "nbdtr", "nbdtrc", "nbdtri", "ndtr", "ndtri", "pdtr", "pdtrc", "pdtri",
     "poch", "polygamma", "pseudo_huber", "psi", "radian", "rel_entr", "rgamma", "sinc",
     "sindg", "spence", "stdtr", "stdtrit", "tandg", "xlog1py", "xlogy", "y0", "y1", "yn",
@@ -254,6 +254,17 @@ def k1(x, /) -> Array:
 
 def k1e(x, /) -> Array:
     return _op("k1e", x)
+
+
+def lpmv(m, v, x, /) -> Array:
+    """Associated Legendre function P_v^m(x) of integer order ``m`` (NaN otherwise) and
+    real degree ``v``, with the Condon-Shortley phase, as SciPy defines it."""
+    return _op("lpmv", m, v, x)
+
+
+def hyp1f1(a, b, x, /) -> Array:
+    """Confluent hypergeometric function 1F1(a; b; x) (Kummer's M)."""
+    return _op("hyp1f1", a, b, x)
 
 
 # inverses: a guess, then Halley's iteration inside a bracket, all in the kernel

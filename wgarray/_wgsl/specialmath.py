@@ -62,12 +62,16 @@ _K = {
                 ERF_ONE="6.0", GAMMA_MAX="171.62437695630272", ERFCX_NEG="-26.7", MAXIT="2000",
                 HUGE="1e300", EXP_HALF="700.0", EXP_SUB="-700.0", BINOM_BIG="1e50", BESSEL_TINY="1e-9", Y1_TINY="1e-300",
                 YN_MAX="20000.0", LOG_MAX="710.5",
-                YN_DD_XLO="1e-24", YN_DD_XHI="1e30", YN_SCALE="0x1p64", YN_ISCALE="0x1p-64", YN_EMAX="17"),
+                YN_DD_XLO="1e-24", YN_DD_XHI="1e30", YN_SCALE="0x1p64", YN_ISCALE="0x1p-64", YN_EMAX="17",
+                LPMV_STEPS="20000.0", LPMV_XSW="-0.35", HYP_SERIES_MAX="700.0",
+                HYP_LN2_HI="0.6931471803691238", HYP_LN2_LO="1.9082149292705877e-10"),
     "f32": dict(EPS="5.960464477539063e-08", TINY="1e-30", SPLIT="64.0", ERFC_BIG="10.1",
                 ERF_ONE="4.0", GAMMA_MAX="35.04", ERFCX_NEG="-9.4", MAXIT="500", HUGE="1e30",
                 EXP_HALF="85.0", EXP_SUB="-85.0", BINOM_BIG="1e20", BESSEL_TINY="1e-4", Y1_TINY="1e-36", YN_MAX="20000.0",
                 LOG_MAX="89.5", YN_DD_XLO="1e-18", YN_DD_XHI="1e30", YN_SCALE="0x1p32", YN_ISCALE="0x1p-32",
-                YN_EMAX="4"),
+                YN_EMAX="4", LPMV_STEPS="20000.0",
+                LPMV_XSW="-0.7", HYP_SERIES_MAX="85.0", HYP_LN2_HI="0.693145751953125",
+                HYP_LN2_LO="1.4286068203094173e-06"),
 }
 
 
@@ -1472,6 +1476,243 @@ fn $T_stdtrit(df: $T, p: $T) -> $T {
 }""",
 }
 
+
+# Associated Legendre functions of integer order and real degree, and the confluent
+# hypergeometric function 1F1.
+_LEGENDRE = {
+    # P_v^m(x), v > -1 not an integer (the caller reflects), m >= 0: the hypergeometric
+    # series in (1 - x) / 2 (DLMF 14.3.1) for x >= $LPMV_XSW, the logarithmic one in
+    # t = (1 + x) / 2 (DLMF 14.3.5, 15.8.10) below. The switch is at -0.35 in f64 (term
+    # ratios at most 0.675 and 0.325) and at -0.7 in f32, whose logarithmic series
+    # cancels by ~2^11 near -0.35 (m = 3, v = 4.94: 2000 ulp); $MAXIT terms bound both.
+    # ``pre`` is (sqrt(1 - x^2) / 2)^m / m!, ``rat`` prod_{j=1..m} (v + j)(v - j + 1)
+    "lpmv_base": """
+fn $T_lpmv_base(m: $T, v: $T, x: $T) -> $T {
+    var pre: $T = 1.0;
+    var rat: $T = 1.0;
+    let xq = sqrt((1.0 - x) * (1.0 + x));
+    for (var j: $T = 1.0; j <= m; j = j + 1.0) {
+        pre = pre * (0.5 * xq / j);
+        rat = rat * ((v + j) * (v - j + 1.0));
+    }
+    let vint = v == floor(v);
+    // an integer degree below the order: P_v^m = 0 (rat holds the factor v - v)
+    if (vint && v < m) { return 0.0; }
+    if (x >= $LPMV_XSW || vint) {
+        let z = 0.5 * (1.0 - x);
+        var term: $T = 1.0;
+        var sum: $T = 1.0;
+        for (var k: $T = 1.0; k <= $MAXIT; k = k + 1.0) {
+            term = term * ((k - 1.0 + m - v) * (v + m + k) / (k * (k + m)) * z);
+            sum = sum + term;
+            if (abs(term) <= $EPS * abs(sum)) { break; }
+        }
+        let s = select($T(1.0), $T(-1.0), (m - 2.0 * floor(0.5 * m)) != 0.0);
+        return s * rat * pre * sum;
+    }
+    let t = 0.5 * (1.0 + x);
+    // sin(pi r), cos(pi r) for |r| <= 1/2 from the kernels at pi r / 2 (|.| <= pi / 4):
+    // no general argument reduction compiled in
+    let r = v - round(v);
+    let hs = $T_sin_kernel(1.5707963267948966 * r);
+    let hc = $T_cos_kernel(1.5707963267948966 * r);
+    let sp = 2.0 * hs * hc;
+    let cp = 1.0 - 2.0 * hs * hs;
+    // sin(pi v) / pi (v - r is an integer: its parity sets the sign)
+    let par = round(v) - 2.0 * floor(0.5 * round(v));
+    let vs = select(sp, -sp, par != 0.0) / 3.141592653589793;
+    // the finite part: -vs ((1 - x) / (1 + x))^(m/2) (m - 1)! sum_{k < m} r1_k
+    var head: $T = 0.0;
+    if (m > 0.0) {
+        let qr = sqrt((1.0 - x) / (1.0 + x));
+        var amp: $T = 1.0;
+        for (var j: $T = 1.0; j <= m; j = j + 1.0) { amp = amp * (qr * select(j, 1.0, j == m)); }
+        var r1: $T = 1.0;
+        var s0: $T = 1.0;
+        for (var k: $T = 1.0; k < m; k = k + 1.0) {
+            r1 = r1 * ((k - 1.0 - v) * (v + k) / (k * (k - m)) * t);
+            s0 = s0 + r1;
+        }
+        head = -vs * amp * s0;
+    }
+    // the logarithmic series: pa = 2 (psi(v) + gamma) + pi / tan(pi v) + 1 / v
+    // psi(v) for v > -1 (not an integer): psi(v + 1) - 1 / v below 0
+    let psi = select($T_digamma_pos(v), $T_digamma_pos(v + 1.0) - 1.0 / v, v < 0.0);
+    let pa = 2.0 * (psi + 0.5772156649015329) + 3.141592653589793 * cp / sp + 1.0 / v;
+    let lt = $T_log(t);
+    var f_m: $T = 0.0;   // sum_{j=1..m} f(k + j), f(i) = (i^2 + v^2) / (i (i^2 - v^2))
+    for (var j: $T = 1.0; j <= m; j = j + 1.0) { f_m = f_m + (j * j + v * v) / (j * (j * j - v * v)); }
+    var sum = pa + f_m - 1.0 / (m - v) + lt;
+    var term: $T = 1.0;
+    var s2: $T = 0.0;
+    let v2 = v * v;
+    for (var k: $T = 1.0; k <= $MAXIT; k = k + 1.0) {
+        term = term * ((k - 1.0 + m - v) * (v + m + k) / (k * (k + m)) * t);
+        let kk = k + m;
+        f_m = f_m - (k * k + v2) / (k * (k * k - v2)) + (kk * kk + v2) / (kk * (kk * kk - v2));
+        s2 = s2 + 1.0 / (k * (k * k - v2));
+        let d = term * (pa + f_m + 2.0 * v2 * s2 - 1.0 / (kk - v) + lt);
+        sum = sum + d;
+        if (abs(d) <= $EPS * abs(sum)) { break; }
+    }
+    return head + sum * vs * rat * pre;
+}""",
+    "lpmv": """
+fn $T_lpmv(m0: $T, v0: $T, x: $T) -> $T {
+    if ($T_isnan(m0) || $T_isinf(m0) || m0 != floor(m0)) { return $T_nan(); }
+    // x = -1 with a degree that is not an integer (NaN and inf included): SciPy's pole
+    if (x == -1.0 && !(v0 == floor(v0) && !$T_isinf(v0))) { return select($T_inf(), -$T_inf(), m0 == 0.0); }
+    // SciPy's series in 1 + x at the edges: P_0 = 1 for any x, NaN included; inf - inf
+    // for an integer degree >= 2 at infinite x; a divergent sum for an infinite degree
+    if (m0 == 0.0 && (v0 == 0.0 || v0 == -1.0)) { return 1.0; }
+    if (m0 == 0.0 && $T_isinf(v0) && x > 1.0) { return $T_inf(); }
+    if ($T_isnan(v0) || $T_isnan(x) || $T_isinf(v0)) { return $T_nan(); }
+    // P_v = P_{-v-1} (DLMF 14.9.5)
+    let v = select(v0, -v0 - 1.0, v0 < 0.0);
+    if ($T_isinf(x) && v >= 2.0 && v == floor(v)) { return $T_nan(); }
+    let m = abs(m0);
+    if (m > $LPMV_STEPS) { return $T_nan(); }
+    let vint = v == floor(v);
+    // P_v^{-m} = (-1)^m Gamma(v - m + 1) / Gamma(v + m + 1) P_v^m (DLMF 14.9.3), unless
+    // v - m + 1 is an integer <= 0 (SciPy: NaN)
+    if (m0 < 0.0 && vint && v + m0 + 1.0 <= 0.0) { return $T_nan(); }
+    if (abs(x) > 1.0 && (m != 0.0 || (!vint && (x < -1.0 || x >= 3.0)))) { return $T_nan(); }
+    let nv = floor(v);
+    let fr = v - nv;
+    // upward recurrence in the degree from fr + m and fr + m + 1 (DLMF 14.10.3); one call
+    // site of the base function (a loop of one or two trips), so that it is compiled once
+    // near x = -1 the recurrence amplifies the starts' error (x = -0.999, v = 60.25: by
+    // 1e5, SciPy's too); the logarithmic series at v itself cancels only by about
+    // I0(2 v sqrt(t)) there (t = (1 + x) / 2), small where v^2 t <= 4
+    let near = x < $LPMV_XSW && v * v * (0.5 * (1.0 + x)) <= 4.0;
+    let up = vint || (nv > 2.0 && nv > m && !near);
+    if (up && nv - m > $LPMV_STEPS) { return $T_nan(); }
+    if (vint && v < m) { return 0.0; }
+    var p0: $T = 0.0;
+    var p1: $T = 0.0;
+    if (vint) {
+        // integer degree: from P_m^m = (-1)^m (2m - 1)!! (1 - x^2)^(m/2) and
+        // P_{m+1}^m = (2m + 1) x P_m^m, exact starts (a series in (1 - x) / 2 would
+        // cancel near x = 0: P_1(1e-8) lost 8 digits)
+        let xq = sqrt((1.0 - x) * (1.0 + x));
+        p1 = 1.0;
+        for (var j: $T = 1.0; j <= m; j = j + 1.0) { p1 = p1 * (-(2.0 * j - 1.0) * xq); }
+        if (v > m) { p0 = p1; p1 = (2.0 * m + 1.0) * x * p0; }
+    } else {
+        let trips = select(1, 2, up);
+        for (var i = 0; i < trips; i = i + 1) {
+            let d = select(v, fr + m + $T(i), up);
+            p0 = p1;
+            p1 = $T_lpmv_base(m, d, x);
+        }
+    }
+    var p = p1;
+    if (up) {
+        for (var j = m + 2.0; j <= nv; j = j + 1.0) {
+            let d = fr + j;
+            let p2 = ((2.0 * d - 1.0) * x * p1 - (d - 1.0 + m) * p0) / (d - m);
+            p0 = p1;
+            p1 = p2;
+        }
+        p = p1;
+    }
+    if (m0 < 0.0 && !$T_isinf(p)) {
+        var rat: $T = 1.0;
+        for (var j: $T = 1.0; j <= m; j = j + 1.0) { rat = rat * ((v + j) * (v - j + 1.0)); }
+        let s = select($T(1.0), $T(-1.0), (m - 2.0 * floor(0.5 * m)) != 0.0);
+        p = s * p / rat;
+    }
+    return p;
+}""",
+
+    # t0 sum_k (a)_k / (b)_k x^k / k! for x >= 0 (or a polynomial), until the terms are
+    # below eps of the sum and shrinking; at most $MAXIT terms (x <= $HYP_SERIES_MAX
+    # needs about x + 6 sqrt(x) of them)
+    "hyp1f1_series": """
+fn $T_hyp1f1_series(a: $T, b: $T, x: $T, t0: $T) -> $T {
+    // t0 times the sum (Kummer's e^x as the first term: no overflow of the terms where
+    // the product is finite)
+    var term = t0;
+    var sum = t0;
+    for (var k: $T = 0.0; k < $MAXIT; k = k + 1.0) {
+        if (a + k == 0.0) { break; }   // a polynomial ends (before a pole b <= a)
+        let ratio = (a + k) / (b + k) * x / (k + 1.0);
+        term = term * ratio;
+        sum = sum + term;
+        if (abs(term) <= $EPS * abs(sum) && abs(ratio) < 1.0) { break; }
+        if ($T_isinf(sum)) { break; }
+    }
+    return sum;
+}""",
+    # Gamma(b) / Gamma(a) e^x x^(a - b) sum_k (b - a)_k (1 - a)_k / k! x^-k (DLMF 13.7.2),
+    # x past the series' range (the other term is e^-x x^(b - 2a) smaller); e^x from x
+    # itself (exact) as e^(x/2) e^(x/2), the rest of the exponent beside it
+    "hyp1f1_asym": """
+fn $T_hyp1f1_asym(a: $T, b: $T, x: $T) -> $T {
+    // the terms may grow for k below |a| + |b|; past that, stop at the smallest
+    let kmin = abs(a) + abs(b) + 2.0;
+    var term: $T = 1.0;
+    var sum: $T = 1.0;
+    for (var k: $T = 0.0; k < 100.0; k = k + 1.0) {
+        let next = term * ((b - a + k) * (1.0 - a + k) / ((k + 1.0) * x));
+        if (abs(next) >= abs(term) && k > kmin) { break; }
+        term = next;
+        sum = sum + term;
+        if (abs(term) <= $EPS * abs(sum)) { break; }
+    }
+    let sg = $T_gammasgn(b) * $T_gammasgn(a);
+    let rest = $T_gammaln(b) - $T_gammaln(a) + (a - b) * $T_log(x);
+    // e^(x + rest) as 2^n e^r, r = (x - n ln2_hi) - n ln2_lo + rest: x keeps its digits
+    // and no factor overflows before the result does
+    let n = round((x + rest) * 1.4426950408889634);
+    let ni = i32(clamp(n, -2000.0, 2000.0));
+    let r = $T_launder(x - n * $HYP_LN2_HI) - n * $HYP_LN2_LO + rest;
+    return sg * sum * $T_scalbn($T_exp(r), ni);
+}""",
+    # Gamma(b) / Gamma(b - a) y^-a sum_k (a)_k (a - b + 1)_k / k! (-y)^-k (DLMF 13.7.2 after
+    # Kummer's transformation) for x = -y far below 0, where e^x M(b - a, b, y) is 0 * inf
+    "hyp1f1_asym_neg": """
+fn $T_hyp1f1_asym_neg(a: $T, b: $T, y: $T) -> $T {
+    let kmin = abs(a) + abs(b) + 2.0;
+    var term: $T = 1.0;
+    var sum: $T = 1.0;
+    for (var k: $T = 0.0; k < 100.0; k = k + 1.0) {
+        let next = -term * ((a + k) * (a - b + 1.0 + k) / ((k + 1.0) * y));
+        if (abs(next) >= abs(term) && k > kmin) { break; }
+        term = next;
+        sum = sum + term;
+        if (abs(term) <= $EPS * abs(sum)) { break; }
+    }
+    let sg = $T_gammasgn(b) * $T_gammasgn(b - a);
+    return sg * sum * $T_exp($T_gammaln(b) - $T_gammaln(b - a) - a * $T_log(y));
+}""",
+    "hyp1f1": """
+fn $T_hyp1f1(a: $T, b: $T, x: $T) -> $T {
+    if ($T_isnan(a) || $T_isnan(b) || $T_isnan(x)) { return $T_nan(); }
+    let a_poly = a <= 0.0 && a == floor(a);
+    // b a pole (0, -1, ...): finite only where the series ends first (b <= a < 0)
+    if (b <= 0.0 && b == floor(b)) {
+        if (a_poly && a < 0.0 && b <= a && !$T_isinf(x)) { return $T_hyp1f1_series(a, b, x, 1.0); }
+        return $T_inf();
+    }
+    if (a == 0.0 || x == 0.0) { return 1.0; }
+    if ($T_isinf(b)) { return 1.0; }
+    if ($T_isinf(a)) { return $T_nan(); }
+    if (a == b) { return $T_exp(x); }
+    if (x > 0.0 || a_poly) {
+        if (abs(x) <= $HYP_SERIES_MAX || a_poly) { return $T_hyp1f1_series(a, b, x, 1.0); }
+        return $T_hyp1f1_asym(a, b, x);
+    }
+    let y = -x;
+    let c = b - a;
+    // Kummer: M(a, b, x) = e^x M(b - a, b, -x), whose terms do not alternate (b > a)
+    if (y <= $HYP_SERIES_MAX) { return $T_hyp1f1_series(c, b, y, $T_exp(x)); }
+    // b - a = 0, -1, ...: 1 / Gamma(b - a) = 0, e^x times a polynomial, below the range
+    if (c <= 0.0 && c == floor(c)) { return 0.0; }
+    return $T_hyp1f1_asym_neg(a, b, y);
+}""",
+}
+
 # op name -> arity; every one lowers to {T}_{name}(...) for real floating types
 OPS = {"erf": 1, "erfc": 1, "erfcx": 1, "ndtr": 1, "log_ndtr": 1, "ndtri": 1, "erfinv": 1,
        "gammaln": 1, "gamma": 1, "rgamma": 1, "gammasgn": 1, "digamma": 1,
@@ -1482,7 +1723,7 @@ OPS = {"erf": 1, "erfc": 1, "erfcx": 1, "ndtr": 1, "log_ndtr": 1, "ndtri": 1, "e
        "multigammaln": 2, "binom": 2,
        "j0": 1, "j1": 1, "y0": 1, "y1": 1, "yn": 2, "k0": 1, "k1": 1, "k0e": 1, "k1e": 1,
        "gammaincinv": 2, "gammainccinv": 2, "chdtri": 2, "pdtri": 2, "betaincinv": 3,
-       "bdtri": 3, "nbdtri": 3, "fdtri": 3, "stdtrit": 2}
+       "bdtri": 3, "nbdtri": 3, "fdtri": 3, "stdtrit": 2, "lpmv": 3, "hyp1f1": 3}
 
 TABLE = {name: {"float": "{T}_" + name + "(" + ", ".join("{" + "abc"[i] + "}" for i in range(n)) + ")"}
          for name, n in OPS.items()}
@@ -1495,7 +1736,7 @@ def _build(T: str) -> dict[str, str]:
     out = {f"cheb_{name.lower()}": _clenshaw(T, name, getattr(C, name), eps) + "\n" for name in _FITS}
     for name in ("EI_R", "DIGAMMA_R", "J0_R", "J1_R"):
         out[f"cheb_{name.lower()}"] = _clenshaw(T, name, getattr(C, name + T.upper()), eps) + "\n"
-    for name, text in {**_GENERIC, **_MORE, **_BESSEL, **_INVERSES}.items():
+    for name, text in {**_GENERIC, **_MORE, **_BESSEL, **_INVERSES, **_LEGENDRE}.items():
         if name == "zeta_em":
             text = _zeta_em(T)
         out[name] = substitute(text, subs).strip() + "\n"
