@@ -32,7 +32,7 @@ TOL = {
             "loggamma": 40, "j0": 8, "j1": 8, "y0": 16, "y1": 12, "expn": 8, "yn": 24,
             "multigammaln": 40, "gammaincinv": 600, "gammainccinv": 600, "chdtri": 600,
             "pdtri": 600, "betaincinv": 600, "bdtri": 600, "nbdtri": 600, "fdtri": 600,
-            "stdtrit": 200, "binom": 40, "zeta": 40, "polygamma": 100},
+            "stdtrit": 200, "binom": 40, "zeta": 40, "polygamma": 100, "lpmv": 25000, "hyp1f1": 64},
     "f32": {"ndtri": 3, "gamma": 10, "rgamma": 10, "digamma": 6000, "psi": 40, "gammainc": 6, "betainc": 1200,
             "gammaincc": 10, "betaincc": 1200, "stdtr": 400, "chdtr": 6,
             "chdtrc": 6, "pdtr": 10, "pdtrc": 4, "gdtr": 48, "gdtrc": 30, "bdtr": 400,
@@ -41,9 +41,12 @@ TOL = {
             "exp1": 8, "expi": 6, "zetac": 12, "j0": 6, "j1": 3, "y0": 10, "y1": 6, "expn": 8,
             "yn": 5, "multigammaln": 8, "gammaincinv": 600, "gammainccinv": 600, "chdtri": 600,
             "pdtri": 600, "betaincinv": 600, "bdtri": 600, "nbdtri": 600, "fdtri": 600,
-            "stdtrit": 150, "binom": 40, "zeta": 40, "polygamma": 1000},
+            "stdtrit": 150, "binom": 40, "zeta": 40, "polygamma": 1000, "lpmv": 2200, "hyp1f1": 64},
 }
 DEFAULT_TOL = 4  # ulp
+# lpmv: near the zeros of P_v^m reached by the degree recurrence (lpmv(1, 12.3, 0.7) =
+# -1.6e-3: SciPy 6e-12 off by mpmath, wgarray 6e-13, i.e. 2600 ulp of the small value);
+# float32 2108 (lpmv(5, 30.5, -0.95)): the recurrence and the series in float32
 # yn (f32): the recurrence runs in double length, so its steps add ~2^-40 relative each
 # whether or not the device fuses c y_k - y_{k-1} (two_prod's split products are exact
 # either way); what is left is y0's and y1's error carried along (at most their sum, in
@@ -121,6 +124,20 @@ def test_yn_pole_at_zero(dtype):
             want = scipy_special.yn(n.astype(np.float64), x.astype(np.float64)).astype(dtype)
         got = np.asarray(xp.special.yn(xp.asarray(n), xp.asarray(x)))
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_lpmv_small_grid_matches_scipy(dtype):
+    # the default run's share of lpmv: both series (x on either side of the switch), the
+    # degree recurrence, negative orders and degrees, m > v, |x| = 1, and m = 0 past 1
+    m, v, x = D._grid(np.array([0, 1, 3, -2.0]), np.array([0.0, 2, 4.5, -3.7, 9.25, 1.5]),
+                      np.array([-1.0, -0.9, -0.5, 0.0, 0.3, 0.95, 1.0]))
+    m, v, x = [np.concatenate([q, r]) for q, r in zip((m, v, x), ([0.0, 0, 2], [2.5, 3.0, 1.0], [1.5, -3.0, 2.0]))]
+    err, mism = _measure("lpmv", [m, v, x], dtype)
+    assert mism == 0
+    assert err <= TOL["f64" if dtype is np.float64 else "f32"]["lpmv"], f"lpmv: {err:.3g} ulp"
+    with pytest.raises(TypeError, match="lpmv: expected real floating-point input"):
+        xp.special.lpmv(xp.asarray([1 + 0j]), 1.0, 0.5)
 
 
 @pytest.mark.skipif(not HAS_F64, reason="float64 reference values")
@@ -209,6 +226,41 @@ def test_relative_accuracy_at_zeros_against_mpmath(name, dtype):
     ref = np.array([float(f(mp.mpf(float(v)))) for v in x])
     err = np.max(np.abs(got - ref) / np.abs(ref)) / np.finfo(dtype).eps
     assert err <= 6, f"{name}: {err:.3g} ulp"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAS_F64, reason="float64 reference values")
+def test_lpmv_where_scipy_loses_digits_against_mpmath():
+    # integer degrees near x = 0 (SciPy's polynomial in 1 + x cancels: P_1(1e-8) 6e-17
+    # off) and large degrees near x = -1 (SciPy's degree recurrence amplifies its start's
+    # error: lpmv(5, 60.25, -0.999) 3e8 ulp off)
+    mp = pytest.importorskip("mpmath")
+    mp.mp.dps = 40
+    m = np.array([0, 1, 2, -1, 0, 5, 5, 3, 0])
+    v = np.array([1, 2, 3, 2, 7, 60.25, 30.5, 45.5, 60.25])
+    x = np.array([1e-8, 1e-8, -1e-8, 1e-8, 1e-9, -0.999, -0.999, -0.9995, -0.999])
+    got = np.asarray(xp.special.lpmv(xp.asarray(m.astype(np.float64)), xp.asarray(v), xp.asarray(x)))
+    ref = np.array([float(mp.legenp(mp.mpf(b), int(a), mp.mpf(c), type=2)) for a, b, c in zip(m, v, x)])
+    err = np.max(np.abs(got - ref) / np.abs(ref)) / np.finfo(np.float64).eps
+    assert err <= 16, f"lpmv: {err:.3g} ulp"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAS_F64, reason="float64 reference values")
+def test_hyp1f1_where_scipy_is_off_against_mpmath():
+    # SciPy: hyp1f1(30, 0.2, -0.0567) = -1.36 (mpmath -2.760) and +inf for
+    # hyp1f1(-5.5, -2.3, 1000) = -6.7e426
+    mp = pytest.importorskip("mpmath")
+    mp.mp.dps = 40
+    a = np.array([30.0, 30.0, 12.3, 30.0])
+    b = np.array([0.2, 1.5, 0.5, -7.5])
+    x = np.array([-0.056734359182256, -0.5, -0.3, -1000.0])
+    got = np.asarray(xp.special.hyp1f1(xp.asarray(a), xp.asarray(b), xp.asarray(x)))
+    ref = np.array([float(mp.hyp1f1(mp.mpf(u), mp.mpf(w), mp.mpf(z))) for u, w, z in zip(a, b, x)])
+    err = np.max(np.abs(got - ref) / np.abs(ref)) / np.finfo(np.float64).eps
+    assert err <= TOL["f64"]["hyp1f1"], f"hyp1f1: {err:.3g} ulp"
+    big = np.asarray(xp.special.hyp1f1(xp.asarray([-5.5, -0.3]), xp.asarray([-2.3, 0.2]), xp.asarray([1000.0, 1000.0])))
+    assert np.all(np.isneginf(big))
 
 
 @pytest.mark.slow
@@ -308,6 +360,7 @@ calls = {
     "polygamma": lambda: sp.polygamma(2, a), "multigammaln": lambda: sp.multigammaln(a + 2.0, 3),
     "loggamma": lambda: sp.loggamma(a), "binom": lambda: sp.binom(a, x), "cosdg": lambda: sp.cosdg(y),
     "sindg": lambda: sp.sindg(y), "tandg": lambda: sp.tandg(y), "cotdg": lambda: sp.cotdg(y),
+    "lpmv": lambda: sp.lpmv(2, a, x), "hyp1f1": lambda: sp.hyp1f1(x, a, y),
 }
 only = set(json.loads(sys.argv[1]))
 moved = {}
@@ -332,7 +385,7 @@ print(json.dumps(moved))
 _LATER = ["bdtri", "chdtri", "fdtri", "gammaincinv", "gammainccinv", "nbdtri", "pdtri",
           "betaincinv", "stdtrit", "j0", "j1", "y0", "y1", "yn", "k0", "k0e", "k1", "k1e", "ellipk",
           "ellipkm1", "expn", "exp1", "expi", "spence", "zeta", "zeta_q", "zetac", "polygamma",
-          "multigammaln", "loggamma", "binom", "cosdg", "sindg", "tandg", "cotdg"]
+          "multigammaln", "loggamma", "binom", "cosdg", "sindg", "tandg", "cotdg", "lpmv", "hyp1f1"]
 
 
 @pytest.mark.parametrize("group", ["first", pytest.param("later", marks=pytest.mark.slow)])
