@@ -1562,14 +1562,18 @@ fn $T_lpmv(m0: $T, v0: $T, x: $T) -> $T {
     if ($T_isnan(m0) || $T_isinf(m0) || m0 != floor(m0)) { return $T_nan(); }
     // x = -1 with a degree that is not an integer (NaN and inf included): SciPy's pole
     if (x == -1.0 && !(v0 == floor(v0) && !$T_isinf(v0))) { return select($T_inf(), -$T_inf(), m0 == 0.0); }
-    // SciPy's series in 1 + x at the edges: P_0 = 1 for any x, NaN included; inf - inf
-    // for an integer degree >= 2 at infinite x; a divergent sum for an infinite degree
+    // SciPy's series in 1 + x at the edges: P_0 = 1 for any x, NaN included; a divergent
+    // sum for an infinite degree
     if (m0 == 0.0 && (v0 == 0.0 || v0 == -1.0)) { return 1.0; }
     if (m0 == 0.0 && $T_isinf(v0) && x > 1.0) { return $T_inf(); }
     if ($T_isnan(v0) || $T_isnan(x) || $T_isinf(v0)) { return $T_nan(); }
     // P_v = P_{-v-1} (DLMF 14.9.5)
     let v = select(v0, -v0 - 1.0, v0 < 0.0);
-    if ($T_isinf(x) && v >= 2.0 && v == floor(v)) { return $T_nan(); }
+    if ($T_isinf(x) && v >= 2.0 && v == floor(v) && m0 == 0.0) {
+        // the terms of SciPy's sum all have the sign (-1)^v at -inf and alternate at +inf
+        let odd = (v - 2.0 * floor(0.5 * v)) != 0.0;
+        return select(select($T_inf(), -$T_inf(), odd), $T_nan(), x > 0.0);
+    }
     let m = abs(m0);
     if (m > $LPMV_STEPS) { return $T_nan(); }
     let vint = v == floor(v);
@@ -1669,7 +1673,7 @@ fn $T_hyp1f1_asym(a: $T, b: $T, x: $T) -> $T {
     let r = $T_launder(x - n * $HYP_LN2_HI) - n * $HYP_LN2_LO + rest;
     return sg * sum * $T_scalbn($T_exp(r), ni);
 }""",
-    # Gamma(b) / Gamma(b - a) y^-a sum_k (a)_k (a - b + 1)_k / k! (-y)^-k (DLMF 13.7.2 after
+    # Gamma(b) / Gamma(b - a) y^-a sum_k (a)_k (a - b + 1)_k / k! y^-k (DLMF 13.7.2 after
     # Kummer's transformation) for x = -y far below 0, where e^x M(b - a, b, y) is 0 * inf
     "hyp1f1_asym_neg": """
 fn $T_hyp1f1_asym_neg(a: $T, b: $T, y: $T) -> $T {
@@ -1677,7 +1681,7 @@ fn $T_hyp1f1_asym_neg(a: $T, b: $T, y: $T) -> $T {
     var term: $T = 1.0;
     var sum: $T = 1.0;
     for (var k: $T = 0.0; k < 100.0; k = k + 1.0) {
-        let next = -term * ((a + k) * (a - b + 1.0 + k) / ((k + 1.0) * y));
+        let next = term * ((a + k) * (a - b + 1.0 + k) / ((k + 1.0) * y));
         if (abs(next) >= abs(term) && k > kmin) { break; }
         term = next;
         sum = sum + term;
