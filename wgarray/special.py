@@ -359,10 +359,13 @@ def kl_div(x, y, /) -> Array:
 def sinc(x, /) -> Array:
     (x,) = _floats("sinc", x)
     y = math.pi * x
-    # sin(pi x) from x reduced exactly by 2 (pi x rounded would not vanish at integers);
-    # the series near 0, where sin(y) / y would lose subnormal y
-    r = x - 2.0 * ew.round(0.5 * x)
-    return where(ew.abs(y) < 1.0e-4, 1.0 - y * y / 6.0, ew.sin(math.pi * r) / y)
+    # sin(pi x) from x - k, k the nearest integer (exact, in [-1/2, 1/2]: pi x rounded
+    # would not vanish at integers, and a remainder near +-1 would not either), its sign
+    # flipped for odd k; the series near 0, where sin(y) / y would lose subnormal y
+    k = ew.round(x)
+    s = ew.sin(math.pi * (x - k))
+    s = where(k - 2.0 * ew.floor(0.5 * k) != 0.0, -s, s)
+    return where(ew.abs(y) < 1.0e-4, 1.0 - y * y / 6.0, s / y)
 
 
 def huber(delta, r, /) -> Array:
