@@ -134,6 +134,18 @@ def test_betaln_over_its_whole_grid_against_mpmath(dtype):
     assert err <= (12 if dtype is np.float64 else 10), f"betaln: {err:.3g} ulp"
 
 
+@pytest.mark.skipif(not HAS_F64, reason="float64's overflow edge")
+def test_rgamma_overflow_edge_against_mpmath():
+    mp = pytest.importorskip("mpmath")
+    mp.mp.dps = 40
+    x = -(np.repeat(np.arange(170.0, 181.0), 5) + np.tile([0.013, 0.25, 0.5, 0.77, 0.987], 11))
+    got = np.asarray(xp.special.rgamma(xp.asarray(x)))
+    ref = np.array([float(1 / mp.gamma(mp.mpf(v))) if abs(1 / mp.gamma(mp.mpf(v))) < np.finfo(np.float64).max
+                    else float(mp.sign(1 / mp.gamma(mp.mpf(v)))) * np.inf for v in x])
+    err, mism = D.max_rel_error(got, ref, np.float64)
+    assert mism == 0 and err / np.finfo(np.float64).eps <= 4, (err / np.finfo(np.float64).eps, mism)
+
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 def test_sinc_against_mpmath(dtype):
     # exact zeros at the integers (sinc(-1) was 3.9e-17), half-integers, tiny and huge
