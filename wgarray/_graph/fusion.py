@@ -137,30 +137,38 @@ def _derive(out_shape, leaves, slots, n_buffers, vec4, native, fma_fused, instrs
     return spec, shape, leaf_strides
 
 
-def _plan(outputs, vec4: bool = True) -> _Plan:
+def signature(outputs, vec4: bool = True):
+    """One walk of the pending graph of ``outputs``: ``(key, leaves, consts, buffers,
+    slots)``. ``key`` is the graph's structure and layout (ops, dtypes, the sharing of
+    nodes, each leaf's binding, dtype, strides and vec4 alignment, the shape), never
+    buffers, offsets or scalar values: two graphs of one key plan to one spec, and the
+    planners that memoize by it (``_PLANS``, the reduction driver's) read only
+    ``leaves`` (offsets), ``consts`` (values) and ``buffers`` per call."""
     device = outputs[0].device
-    native = device.has_int64
     order: list = []  # ops in post order
     seen: dict[int, tuple] = {}
-    leaves: list[g.Data] = []
+    leaves: list = []
     leaf_index: dict = {}
-    consts: list[g.Const] = []
+    consts: list = []
     op_srcs: dict[int, tuple] = {}
-
-    def visit(root):
-        stack = [(root, False)]
+    Op, Data, Const = g.Op, g.Data, g.Const
+    for out in outputs:
+        stack = [(out, False)]
         while stack:
             node, expanded = stack.pop()
-            node = g.settle(node)
+            if type(node) is Op and node.realized is not None:  # settle
+                node = node.realized
             if id(node) in seen:
                 continue
-            if isinstance(node, (g.Data, g.Iota)):
-                key = (node.buf.uid if isinstance(node, g.Data) else None, node.offset, node.strides)
-                if key not in leaf_index:
-                    leaf_index[key] = len(leaves)
+            t = type(node)
+            if t is Data or t is g.Iota:
+                key = (node.buf.uid if t is Data else None, node.offset, node.strides)
+                i = leaf_index.get(key)
+                if i is None:
+                    i = leaf_index[key] = len(leaves)
                     leaves.append(node)
-                seen[id(node)] = ("L", leaf_index[key])
-            elif isinstance(node, g.Const):
+                seen[id(node)] = ("L", i)
+            elif t is Const:
                 seen[id(node)] = ("K", len(consts))
                 consts.append(node)
             elif expanded:
@@ -173,9 +181,6 @@ def _plan(outputs, vec4: bool = True) -> _Plan:
                 op_srcs[id(node)] = srcs
                 stack.append((node, True))
                 stack.extend((s, False) for s in reversed(srcs))
-
-    for out in outputs:
-        visit(out)
 
     instrs = tuple((op.op, op.dtype.name, op.arg, tuple(seen[id(s)] for s in op_srcs[id(op)])) for op in order)
     buffers: list = []
@@ -195,14 +200,20 @@ def _plan(outputs, vec4: bool = True) -> _Plan:
         leaf_keys.append((b, leaf.dtype.name, leaf.offset % 4 == 0, leaf.strides))
     out_refs = tuple((seen[id(o)], o.dtype.name) for o in outputs)
     const_dtypes = tuple(c.dtype.name for c in consts)
+    fma_fused = FMA_DIVISION and float32_behaviour(device).fma_fused
+    key = (outputs[0].shape, device.has_int64, fma_fused, vec4, instrs, tuple(leaf_keys), const_dtypes, out_refs)
+    return key, leaves, consts, buffers, slots
+
+
+def _plan(outputs, vec4: bool = True) -> _Plan:
+    key, leaves, consts, buffers, slots = signature(outputs, vec4)
     # A graph planned before (same ops, dtypes, leaf layouts and shape; buffers and
     # scalar values may differ) takes its spec from here instead of being classified
     # again: the step of a loop plans once.
-    fma_fused = FMA_DIVISION and float32_behaviour(device).fma_fused
-    key = (outputs[0].shape, native, fma_fused, vec4, instrs, tuple(leaf_keys), const_dtypes, out_refs)
     found = _PLANS.get(key)
     if found is None:
-        found = _derive(outputs[0].shape, leaves, slots, len(buffers), vec4, native, fma_fused, instrs,
+        shape, native, fma_fused, vec4, instrs, _, const_dtypes, out_refs = key
+        found = _derive(shape, leaves, slots, len(buffers), vec4, native, fma_fused, instrs,
                         const_dtypes, out_refs)
         if len(_PLANS) >= PLAN_CACHE_ENTRIES:
             _PLANS.clear()
@@ -215,7 +226,7 @@ def _plan(outputs, vec4: bool = True) -> _Plan:
     plan.buffers = buffers
     plan.leaf_views = [(leaf.offset, st) for leaf, st in zip(leaves, leaf_strides)]
     plan.const_blobs = [ty.const_bytes(c.dtype, c.value) for c in consts]
-    plan.device = device
+    plan.device = outputs[0].device
     return plan
 
 

@@ -37,6 +37,7 @@ SMALL_READ = 64 << 10  # reads up to this size take the single-copy path
 
 PARAM_WINDOW = 4096  # bytes of parameters one kernel may read
 PARAM_RING = 1 << 20  # bytes of parameters one batch may hold before it is flushed
+PARAMS_REMEMBERED = 16 << 10  # a batch's parameters up to this size are compared with the last upload
 MAX_BATCH_DISPATCHES = 512
 BATCH_FLUSH_BYTES = 256 << 20  # buffer bytes a batch may hold before it is submitted
 POOL_CACHE_BYTES = int(os.environ.get("WGARRAY_POOL_CACHE_MB", 4096)) << 20
@@ -196,6 +197,8 @@ class Runtime:
         self._timing = None  # the _Stamps of a running gpu_timer / gpu_profile
         self._upload_next = 0
         self._read_mode = "READ_NOSYNC"  # wgpu-py's read map without its extra submit
+        self._params_uploaded = None  # the bytes at the start of params_buffer, when short
+        self._offsets_c = _NATIVE.ffi.new("uint32_t[2]") if _NATIVE is not None else None
         self._reset_batch()
 
     # ------------------------------------------------------------------ subgroups
@@ -402,6 +405,16 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         """``dispatch`` with the buffers by name, checked against the kernel's record."""
         self.dispatch(kernel, kernel.record.buffers(buffers), params, groups, held)
 
+    def launch_ordered(self, kernel: Kernel, buffers: list, params: bytes, groups: int) -> None:
+        """``launch`` with the buffers already in the record's binding order, for a
+        driver that checked them by name once (``launch`` on the first call) and
+        replays the same binding pattern: the name check stays off the hot path, the
+        count is still checked."""
+        if len(buffers) != kernel.record.n_bindings:
+            raise _launch.LaunchError(f"kernel {kernel.name}: expected {kernel.record.n_bindings} buffers, "
+                                      f"got {len(buffers)}")
+        self.dispatch(kernel, buffers, params, groups)
+
     def kernel(self, key, build):
         """The cached Kernel for ``key``; ``build()`` returns (name, wgsl, writes, f64_params).
         The older path: new kernels use ``compile`` with a launch record."""
@@ -531,6 +544,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         self._pass_pipeline = None
         self.params = bytearray()
         self.keep: list = []  # DeviceBuffers referenced by recorded commands
+        self._pass_bind_groups: list = []  # bind groups set by native calls in this batch
         self.keep_bytes = 0
         self.keep_counts: dict[int, int] = {}  # uid -> references to it in keep
         self.n_dispatches = 0
@@ -578,8 +592,13 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
             if self._pass_pipeline is not kernel.pipeline:  # a pass keeps its pipeline set
                 cpass.set_pipeline(kernel.pipeline)
                 self._pass_pipeline = kernel.pipeline
-            cpass.set_bind_group(0, bg, [offset] * kernel.n_params_bindings)
-            cpass.dispatch_workgroups(min(groups, 65535), -(-groups // 65535))
+            if _NATIVE is not None:
+                self._pass_bind_groups.append(bg)  # alive while the pass refers to it
+                _NATIVE.set_bind_group_and_dispatch(cpass, bg, self._offsets_c, offset, kernel.n_params_bindings,
+                                                    min(groups, 65535), -(-groups // 65535))
+            else:
+                cpass.set_bind_group(0, bg, [offset] * kernel.n_params_bindings)
+                cpass.dispatch_workgroups(min(groups, 65535), -(-groups // 65535))
             if stamps is not None and stamps.per_dispatch:
                 self._end_pass()
             self.keep.extend(buffers)
@@ -598,8 +617,12 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         """Submit everything recorded so far."""
         with self.lock:
             self._end_pass()
-            if self.params:
-                self.wgpu.queue.write_buffer(self.params_buffer, 0, self.params)
+            params = self.params
+            if params and params != self._params_uploaded:
+                self.wgpu.queue.write_buffer(self.params_buffer, 0, params)
+                # a loop step's batch usually repeats the last one's parameters (the
+                # same sizes and scalars): then the buffer already holds them (~10 us)
+                self._params_uploaded = bytes(params) if len(params) <= PARAMS_REMEMBERED else None
             self.wgpu.queue.submit([self.encoder.finish()])
             count("submits")
             self._reset_batch()
@@ -645,6 +668,22 @@ class _NativeBindGroups:
         self.api = _api
         self.ffi = _api.ffi
         self.create = _api.libf.wgpuDeviceCreateBindGroup
+        self.lib = _api.lib  # the C functions themselves, without wgpu-py's error capture
+        self.lib.wgpuComputePassEncoderSetBindGroup  # noqa: B018 - present, or the public path
+        self.lib.wgpuComputePassEncoderDispatchWorkgroups  # noqa: B018
+
+    def set_bind_group_and_dispatch(self, cpass, bg, offsets, offset: int, n_offsets: int, x: int, y: int) -> None:
+        """``cpass.set_bind_group(0, bg, [offset] * n_offsets)`` then
+        ``cpass.dispatch_workgroups(x, y)``, as two direct C calls. wgpu-py's own methods
+        wrap each in its error capture and build the offsets array anew (~6 us of a
+        dispatch's ~10 on lavapipe's host); a pass reports its errors when it ends and
+        the encoder finishes, which still go through wgpu-py. ``offsets``: the runtime's
+        own ``uint32_t[2]`` (the call copies it)."""
+        offsets[0] = offset
+        offsets[1] = offset
+        internal = cpass._internal
+        self.lib.wgpuComputePassEncoderSetBindGroup(internal, 0, bg._internal, n_offsets, offsets)
+        self.lib.wgpuComputePassEncoderDispatchWorkgroups(internal, x, y, 1)
 
     def bind_group(self, device, layout, bindings):
         ffi = self.ffi
