@@ -29,7 +29,7 @@ import struct
 
 from .. import _dtypes as dt
 from .._graph import node as g
-from .._graph.fusion import FusedInput, signature
+from .._graph.fusion import FusedInput, const_blob, signature
 from .._runtime.launch import pad_even
 from .._wgsl import elementwise as ew
 from .._wgsl import reduce as rd
@@ -426,7 +426,7 @@ class _Program:
                 for at, leaf in zip(self.leaf_at, leaves):
                     params[at:at + 4] = (leaf.offset & 0xFFFFFFFF).to_bytes(4, "little")
                 for at, c in zip(self.const_at, consts):
-                    blob = ty.const_bytes(c.dtype, c.value)
+                    blob = const_blob(c)
                     params[at:at + len(blob)] = blob
                 bufs = list(buffers)
             else:
