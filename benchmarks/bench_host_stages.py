@@ -3,7 +3,11 @@ on 1000 float32 split into its stages, beside the same round trip written direct
 against wgpu-py, and the host time of a lazy op and of reductions with a fused
 prologue. A plain script (medians over interleaved rounds, in microseconds):
 
-    python benchmarks/bench_host_stages.py [--rounds 2000]
+    python benchmarks/bench_host_stages.py [--rounds 2000] [--cpu]
+
+With ``--cpu`` every figure is the calling thread's CPU time (``time.thread_time``)
+instead of wall time: on a machine shared with other work, host costs compare fairly
+(the ``wait`` stage then shows only the CPU the wait itself burns).
 
 Stages of wgarray's round trip (each as the runtime runs it, called here one by one):
 
@@ -48,38 +52,40 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 """
 
+_clock = time.perf_counter
+
 STAGES = ("build", "plan", "encode", "copy", "submit", "map", "wait", "read", "unmap")
 RAW = ("encode", "copy", "submit", "map", "wait", "read", "unmap")
 
 
 def _wgarray_stages(rt, y, out):
-    t = [time.perf_counter()]
+    t = [_clock()]
     a = (y * 2.0)[0]
-    t.append(time.perf_counter())
+    t.append(_clock())
     node = a._node
     plan = fusion._plan([node])
-    t.append(time.perf_counter())
+    t.append(_clock())
     with rt.lock:
         run_elementwise(plan)
-        t.append(time.perf_counter())
+        t.append(_clock())
         data = node.realized
         bucket = rt._staging[16]
         staging = bucket.pop() if bucket else rt.wgpu.create_buffer(
             size=16, usage=wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST)
         rt._end_pass()
         rt.encoder.copy_buffer_to_buffer(data.buf.buffer, data.offset * 4, staging, 0, 4)
-        t.append(time.perf_counter())
+        t.append(_clock())
         rt.flush()
-        t.append(time.perf_counter())
+        t.append(_clock())
         promise = staging.map_async(rt._read_mode, 0, 4)
-        t.append(time.perf_counter())
+        t.append(_clock())
         rt.wgpu._poll_wait()
         promise.sync_wait()
-        t.append(time.perf_counter())
+        t.append(_clock())
         value = np.frombuffer(staging.read_mapped(0, 4, copy=False), np.uint8).copy()
-        t.append(time.perf_counter())
+        t.append(_clock())
         staging.unmap()
-        t.append(time.perf_counter())
+        t.append(_clock())
         bucket.append(staging)
     for name, t0, t1 in zip(STAGES, t, t[1:]):
         out[name].append(t1 - t0)
@@ -98,27 +104,27 @@ def _raw_setup(dev):
 
 def _raw_stages(dev, setup, out):
     buf, staging, pipeline, bind = setup
-    t = [time.perf_counter()]
+    t = [_clock()]
     enc = dev.create_command_encoder()
     cp = enc.begin_compute_pass()
     cp.set_pipeline(pipeline)
     cp.set_bind_group(0, bind)
     cp.dispatch_workgroups(4)
     cp.end()
-    t.append(time.perf_counter())
+    t.append(_clock())
     enc.copy_buffer_to_buffer(buf, 0, staging, 0, 16)
-    t.append(time.perf_counter())
+    t.append(_clock())
     dev.queue.submit([enc.finish()])
-    t.append(time.perf_counter())
+    t.append(_clock())
     promise = staging.map_async("READ_NOSYNC", 0, 16)
-    t.append(time.perf_counter())
+    t.append(_clock())
     dev._poll_wait()
     promise.sync_wait()
-    t.append(time.perf_counter())
+    t.append(_clock())
     v = np.frombuffer(staging.read_mapped(0, 16), np.float32)[0]
-    t.append(time.perf_counter())
+    t.append(_clock())
     staging.unmap()
-    t.append(time.perf_counter())
+    t.append(_clock())
     for name, t0, t1 in zip(RAW, t, t[1:]):
         out[name].append(t1 - t0)
     return v
@@ -130,7 +136,7 @@ def _median_us(values) -> float:
 
 def _host_times(rt, rounds):
     """Host time (no waiting) of a lazy op and of reductions, each round from a
-    synchronized device, as a loop step is."""
+    synchronized device (untimed), as one step of a loop is."""
     x = wx.asarray(np.random.default_rng(0).random((1000, 64), dtype=np.float32))
     wx.evaluate(x)
     y = (x - 1.5) ** 2
@@ -144,17 +150,16 @@ def _host_times(rt, rounds):
         "sum(y, axis=1), y pending": lambda: wx.sum(y, axis=1),
         "mean(y, axis=1), y pending": lambda: wx.mean(y, axis=1),
     }
-    times = {name: [] for name in cases}
-    for fn in cases.values():
+    times = {}
+    for name, fn in cases.items():
         for _ in range(50):
             fn()
-    for i in range(rounds):
-        for name, fn in cases.items():
-            if i % 10 == 0:
-                rt.sync()
-            t0 = time.perf_counter()
+        values = times[name] = []
+        for _ in range(rounds):
+            rt.sync()
+            t0 = _clock()
             fn()
-            times[name].append(time.perf_counter() - t0)
+            values.append(_clock() - t0)
     rt.sync()
     return times
 
@@ -162,11 +167,15 @@ def _host_times(rt, rounds):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=2000)
+    parser.add_argument("--cpu", action="store_true", help="the calling thread's CPU time, not wall time")
     args = parser.parse_args()
+    global _clock
+    if args.cpu:
+        _clock = time.thread_time
     device = default_device()
     rt = device.runtime
     dev = device.wgpu_device
-    print(f"device: {device.name}")
+    print(f"device: {device.name}; clock: {'thread CPU time' if args.cpu else 'wall time'}")
 
     y = wx.asarray(np.arange(1000, dtype=np.float32))
     wx.evaluate(y)
@@ -181,12 +190,12 @@ def main():
     for _ in range(args.rounds):
         _wgarray_stages(rt, y, ours)
         _raw_stages(dev, setup, raw)
-        t0 = time.perf_counter()
+        t0 = _clock()
         value = float((y * 2.0)[0])
-        total_ours.append(time.perf_counter() - t0)
-        t0 = time.perf_counter()
+        total_ours.append(_clock() - t0)
+        t0 = _clock()
         _raw_stages(dev, setup, {name: [] for name in RAW})
-        total_raw.append(time.perf_counter() - t0)
+        total_raw.append(_clock() - t0)
     assert value == 0.0
 
     print(f"\nround trip, median us over {args.rounds} rounds")

@@ -521,6 +521,8 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
     def _begin_pass(self, label: str | None = None):
         stamps = self._timing
         if stamps is None:
+            if _NATIVE is not None:
+                return _NATIVE.begin_pass(self.encoder)
             return self.encoder.begin_compute_pass()
         if not stamps.sets or stamps.sets[-1][1] == stamps.chunk:
             stamps.sets.append([self.wgpu.create_query_set(type=wgpu.QueryType.timestamp,
@@ -661,7 +663,7 @@ def _create_bind_group(device, layout, bindings):
     return device.create_bind_group(layout=layout, entries=entries)
 
 
-class _NativeBindGroups:
+class _NativeCalls:
     def __init__(self):
         from wgpu.backends.wgpu_native import _api
 
@@ -669,8 +671,20 @@ class _NativeBindGroups:
         self.ffi = _api.ffi
         self.create = _api.libf.wgpuDeviceCreateBindGroup
         self.lib = _api.lib  # the C functions themselves, without wgpu-py's error capture
+        self.end_pass = _api.libf.wgpuComputePassEncoderEnd  # with it: a pass reports its errors here
+        self.pass_descriptor = self.ffi.new("WGPUComputePassDescriptor *")  # zeroed: no label, no timestamps
         self.lib.wgpuComputePassEncoderSetBindGroup  # noqa: B018 - present, or the public path
         self.lib.wgpuComputePassEncoderDispatchWorkgroups  # noqa: B018
+        self.lib.wgpuCommandEncoderBeginComputePass  # noqa: B018
+        self.lib.wgpuComputePassEncoderSetPipeline  # noqa: B018
+        self.lib.wgpuComputePassEncoderRelease  # noqa: B018
+
+    def begin_pass(self, encoder):
+        """A compute pass without a label or timestamps, begun by a direct C call, as a
+        ``_Pass`` (set_pipeline, end): wgpu-py's ``begin_compute_pass`` builds its
+        descriptor and a tracked Python object per pass, the first cost of every
+        dispatch after a synchronization."""
+        return _Pass(self, self.lib.wgpuCommandEncoderBeginComputePass(encoder._internal, self.pass_descriptor))
 
     def set_bind_group_and_dispatch(self, cpass, bg, offsets, offset: int, n_offsets: int, x: int, y: int) -> None:
         """``cpass.set_bind_group(0, bg, [offset] * n_offsets)`` then
@@ -700,8 +714,34 @@ class _NativeBindGroups:
         return self.api.GPUBindGroup("", self.create(device._internal, desc), device)
 
 
+class _Pass:
+    """A compute pass begun by ``_NativeCalls.begin_pass``: what the runtime calls
+    on a pass (``set_pipeline``, ``end``; ``_internal`` for the direct calls), released
+    when it ends."""
+
+    __slots__ = ("native", "_internal")
+
+    def __init__(self, native, internal):
+        self.native = native
+        self._internal = internal
+
+    def set_pipeline(self, pipeline) -> None:
+        self.native.lib.wgpuComputePassEncoderSetPipeline(self._internal, pipeline._internal)
+
+    def end(self) -> None:
+        internal, self._internal = self._internal, None
+        try:
+            self.native.end_pass(internal)
+        finally:
+            self.native.lib.wgpuComputePassEncoderRelease(internal)
+
+    def __del__(self):
+        if self._internal is not None:  # never ended (an error on the way): still released
+            self.native.lib.wgpuComputePassEncoderRelease(self._internal)
+
+
 try:
-    _NATIVE = _NativeBindGroups()
+    _NATIVE = _NativeCalls()
 except Exception:  # noqa: BLE001 - not the wgpu_native backend
     _NATIVE = None
 
