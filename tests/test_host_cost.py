@@ -367,6 +367,7 @@ def test_lazy_op_fast_path_builds_without_the_general_operand_checks(monkeypatch
     1.0 - x
     x + x
     x < 3
+    x ** 2
     assert general.n == 0
 
 
@@ -383,6 +384,7 @@ def test_lazy_op_fast_path_matches_numpy_and_the_general_path():
             (xi + 5, i + np.int32(5)), (xi * xi, i * i), (3 - xi, np.int32(3) - i), (xi > 0, i > 0),
             (xu + 200, u + np.uint8(200)), (xu - xu, u - u), (xi / 2, (i / 2).astype(real)),
             (xf * 1, f * np.float32(1)), (xf - True, f - np.float32(1)),
+            (xf ** 2, f * f), (xf ** 1, f), (xi ** 2, i * i), (xf ** 2.0, f * f),
         ]
     for got, want in checks:
         assert got.dtype == xp.asarray(want).dtype

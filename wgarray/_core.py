@@ -193,6 +193,10 @@ def broadcast_nodes(nodes, func: str):
 _SHORTCUTS = shortcuts()
 
 
+# The ops whose only shortcut is by a scalar right operand (pow: x ** 2 -> square),
+# which the fast path takes too: {name: {scalar: cheaper op}}.
+_RHS_ONLY = {name: op.scalar_rhs for name, op in _SHORTCUTS.items()
+             if op.scalar_rhs and not (op.passthrough or op.zeros_on or op.truth)}
 # The category tuples as sets, for the fast path's membership test.
 _CATEGORY_SETS = {name: frozenset(dtypes) for name, dtypes in dt.CATEGORIES.items()}
 _FAST_RULES = ("same", "bool", "float")
@@ -235,6 +239,11 @@ def _fast_binary(name: str, x: Array, other, x_first: builtins.bool, category: s
         out = dtype
     else:
         return None
+    rhs = _RHS_ONLY.get(name)
+    if rhs is not None and x_first and type(other) is g.Const:  # x ** 2 is x * x, as on the general path
+        cheaper = rhs.get(other.value)
+        if cheaper is not None:
+            return Array._new(g.make_op(cheaper, [node], out))
     srcs = [node, other] if x_first else [other, node]
     return Array._new(g.make_op(name, srcs, out))
 
@@ -242,7 +251,7 @@ def _fast_binary(name: str, x: Array, other, x_first: builtins.bool, category: s
 def elementwise_function(name: str, args, category: str, rule: str):
     """What every generated elementwise wrapper calls (the op's declaration is in
     wgarray/_ops.py)."""
-    if len(args) == 2 and rule in _FAST_RULES and name not in _SHORTCUTS:
+    if len(args) == 2 and rule in _FAST_RULES and (name not in _SHORTCUTS or name in _RHS_ONLY):
         a, b = args
         if type(a) is Array:
             out = _fast_binary(name, a, b, True, category, rule)
