@@ -737,7 +737,10 @@ class _Pass:
 
     def __del__(self):
         if self._internal is not None:  # never ended (an error on the way): still released
-            self.native.lib.wgpuComputePassEncoderRelease(self._internal)
+            try:
+                self.native.lib.wgpuComputePassEncoderRelease(self._internal)
+            except Exception:  # noqa: BLE001 - at interpreter exit the library may be gone
+                pass
 
 
 try:
