@@ -141,17 +141,17 @@ class Array:
             return self._host
 
     def __array__(self, dtype=None, copy=None):
-        """The values as a NumPy array. Without ``copy=True`` this is a read-only view
-        of the host mirror (as JAX does), so ``numpy.asarray(x)`` costs one readback
-        and no host copy; ask for ``copy=True`` (or ``numpy.array(x)``) to write to it."""
+        """The values as a new, writable NumPy array that the caller owns, as NumPy's
+        and PyTorch's CPU arrays give: SciPy's and scikit-learn's compiled code writes
+        into ``numpy.asarray(x)`` (or asks for a writable buffer). The host mirror itself
+        stays private and read-only, so a write there can never disagree with the
+        device; the copy is a host memcpy, after at most one readback."""
         if copy is False:
             raise ValueError("Array.__array__: data lives on a GPU device; a host array is always a copy")
         host = self._numpy()
         if dtype is not None and np.dtype(dtype) != host.dtype:
             return host.astype(dtype)
-        if copy:
-            return host.copy()
-        return host
+        return host.copy()
 
     def to_device(self, device, /, *, stream=None) -> Array:
         if stream is not None:
