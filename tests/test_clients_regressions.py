@@ -79,3 +79,33 @@ def test_qr_tall_path_keeps_a_non_negative_diagonal():
         assert np.all(np.diagonal(r) >= 0)
         np.testing.assert_allclose(q @ r, m, rtol=0, atol=1e-4)
         np.testing.assert_allclose(q.T @ q, np.eye(8), rtol=0, atol=1e-5)
+
+
+def test_permuted_views_write_through_as_numpy():
+    # scipy.signal.oaconvolve adds into a swapped-axes slice of a swapped-axes result
+    n = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)
+    x = xp.asarray(n)
+    want = n.copy()
+    v = xp.permute_dims(xp.permute_dims(x, (2, 1, 0))[1:3], (2, 1, 0))
+    v += 100
+    np.swapaxes(np.swapaxes(want, 2, 0)[1:3], 2, 0)[...] += 100
+    np.testing.assert_array_equal(np.asarray(x), want)
+    m = xp.moveaxis(x, 0, -1)  # a write to the view, then one to the base
+    m[1, 2, 0] = -np.inf
+    np.moveaxis(want, 0, -1)[1, 2, 0] = -np.inf
+    np.testing.assert_array_equal(np.asarray(x), want)
+    x[1, 0, 3] = np.nan
+    want[1, 0, 3] = np.nan
+    np.testing.assert_array_equal(np.asarray(m), np.moveaxis(want, 0, -1))
+    t = x[0].T  # .T of a view
+    t[:, 1] = -0.0
+    want[0].T[:, 1] = -0.0
+    np.testing.assert_array_equal(np.asarray(x), want)
+    assert np.array_equal(np.signbit(np.asarray(x)), np.signbit(want))
+    y = xp.permute_dims(x, (0, 1, 2))  # the identity permutation is a view too
+    y[0, 0, 0] = 5
+    want[0, 0, 0] = 5
+    np.testing.assert_array_equal(np.asarray(x), want)
+    c = xp.asarray(xp.permute_dims(x, (1, 0, 2)), copy=True)  # a copy is not
+    c[...] = 0
+    np.testing.assert_array_equal(np.asarray(x), want)
