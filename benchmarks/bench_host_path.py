@@ -13,7 +13,9 @@ Groups (``case``):
   polled on the calling thread, as wgarray does) beside wgarray's ``float(y * 2)[0]``;
 - ``host_lazy_op`` / ``host_reduction``: host time only (no sync) of building a lazy
   elementwise op, and of a reduction call with a fused prologue (axis sets (0,), (1,),
-  None), on a realized 1000 x 64 float32;
+  None), on a realized 1000 x 64 float32 (the prologue ``(x - 1.5) ** 2`` built in the
+  step: two lazy ops and the reduction); ``host_reduction_call``: the reduction call
+  alone, of the prologue built once before (pending, never realized);
 - ``fill_diagonal``: 3000 x 3000 float32, 300 element writes ``X[i, i] = 0`` then one read;
 - ``euclidean_distances`` (20k x 64), ``standard_scaler_fit`` (2M x 64),
   ``gaussian_nb_fit`` (1M x 32, 5 classes): scikit-learn with array_api_dispatch;
@@ -185,7 +187,7 @@ def test_roundtrip(benchmark, case, lib):
 
 # ------------------------------------------------------------ host time only
 
-@pytest.mark.parametrize("case", ["host_lazy_op", "host_reduction"])
+@pytest.mark.parametrize("case", ["host_lazy_op", "host_reduction", "host_reduction_call"])
 @pytest.mark.parametrize("axis", [None, (0,), (1,)], ids=["all", "axis0", "axis1"])
 def test_host_time(benchmark, case, axis):
     """Python cost on the calling thread of one call (building the op, or planning and
@@ -196,6 +198,11 @@ def test_host_time(benchmark, case, axis):
     if case == "host_lazy_op":
         def step():
             return x * 2.0
+    elif case == "host_reduction_call":
+        pending = (x - 1.5) ** 2
+
+        def step():
+            return wx.sum(pending, axis=axis)
     else:
         def step():
             return wx.sum((x - 1.5) ** 2, axis=axis)

@@ -2,6 +2,7 @@
 named workloads, with the wall time of a normal (unprofiled) run beside it.
 
     python benchmarks/diag_profile.py eigh:64 eigh:256 svd:256 pca ridge lda sort cumsum
+    python benchmarks/diag_profile.py kmeans scaler gnb   # the main job, StandardScaler, GaussianNB
     python benchmarks/diag_profile.py --host ridge lda     # and where the host time goes (cProfile)
     WARM=0 python benchmarks/diag_profile.py sort          # no warm-up beyond two runs
 
@@ -81,6 +82,24 @@ def workload(spec):
         X = xp.asarray(means[yh] + RNG.standard_normal((100_000, d)).astype(np.float32))
         y = xp.asarray(yh.astype(np.int64))
         return spec, lambda: LinearDiscriminantAnalysis().fit(X, y).coef_[0, 0]
+    if name == "kmeans":
+        from wgarray._kmeans import kmeans, kmeans_pp, synthetic
+        Xh = synthetic(n or 1_000_000, 32, 16)
+        X, C0 = xp.asarray(Xh), xp.asarray(kmeans_pp(Xh, 16))
+        return spec, lambda: kmeans(xp, X, C0, 10)[2]
+    if name in ("scaler", "gnb"):
+        import sklearn
+        from sklearn.naive_bayes import GaussianNB
+        from sklearn.preprocessing import StandardScaler
+        sklearn.set_config(array_api_dispatch=True)
+        if name == "scaler":
+            X = xp.asarray(RNG.standard_normal((n or 2_000_000, 64)).astype(np.float32))
+            return spec, lambda: StandardScaler().fit(X).scale_[0]
+        rows = n or 1_000_000
+        yh = RNG.integers(0, 5, rows)
+        X = xp.asarray((RNG.standard_normal((rows, 32)) + yh[:, None]).astype(np.float32))
+        y = xp.asarray(yh.astype(np.int64))
+        return spec, lambda: GaussianNB().fit(X, y).var_[0, 0]
     if name == "sort":
         x = xp.asarray(RNG.standard_normal(n or 1 << 24).astype(np.float32))
         return spec, lambda: xp.sort(x)[0]

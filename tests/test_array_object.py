@@ -96,11 +96,16 @@ def test_numpy_asarray_and_array_protocol(d):
     assert got.dtype == h.dtype and got.shape == h.shape
     np.testing.assert_array_equal(got, h)
     assert np.array(x, dtype=np.complex128).dtype == np.complex128
-    with pytest.raises(ValueError):  # numpy.asarray gives a read-only view of the host mirror
-        got[...] = 0
-    own = np.array(x)  # numpy.array copies: the caller owns it
+    # numpy.asarray and numpy.array give writable copies that the caller owns: writing
+    # to them changes neither the array nor what later reads of it see
+    assert got.flags.writeable
+    got[...] = 0
+    assert_exact(x, h)
+    np.testing.assert_array_equal(np.asarray(x), h)
+    own = np.array(x)
     own[...] = 0
     assert_exact(x, h)
+    np.testing.assert_array_equal(np.asarray(x), h)
 
 
 def test_array_protocol_copy_false_raises():
@@ -267,17 +272,20 @@ def test_unary_operators(d):
 def test_inplace_rebinds_basic_index_views_follow_other_results_keep_values():
     h = np.arange(6, dtype=np.float32).reshape(2, 3)
     x = xp.asarray(h)
-    row = x[0]     # basic indexing: shares x's elements, as in NumPy
-    t = x.T        # any other function's result is a new array
+    row = x[0]     # basic indexing and permuted axes share x's elements, as in NumPy
+    t = x.T
+    r = xp.reshape(x, (3, 2))  # any other function's result is a new array
     alias = x
     x += 10
     assert alias is x  # the same handle, rebound
     assert_exact(x, h + 10)
     assert_exact(row, h[0] + 10)
-    assert_exact(t, h.T)
+    assert_exact(t, h.T + 10)
+    assert_exact(r, h.reshape(3, 2))
     x *= 2
     assert_exact(x, (h + 10) * 2)
     assert_exact(row, (h[0] + 10) * 2)
+    assert_exact(t, (h.T + 10) * 2)
 
 
 def test_inplace_keeps_dtype_and_shape():

@@ -179,7 +179,7 @@ class NumpyLib:
     def dtype_scalar(self, v):
         return self.dtype.type(v)
 
-    unspecified = False  # elements whose result depends on a NaN's sign (copysign)
+    unspecified = np.False_  # elements whose result depends on a NaN's sign (copysign)
 
     def op(self, name, *args):
         if name == "copysign":
@@ -216,7 +216,7 @@ def check_expressions(dtype: str, n_exprs: int, seed: int) -> None:
         one_by_one = np.asarray(e.run(dev, dlib, step=xp.evaluate))
         assert same_bits(got, one_by_one), f"{dtype} fused != op by op: {e.text()}"
         if e.numpy_comparable and (dtype != "float32" or KEEPS_SUBNORMALS):
-            nlib.unspecified = False
+            nlib.unspecified = np.False_  # a NumPy bool, so that ~ negates it
             want = e.run(hosts, nlib)
             bad = ~nlib.unspecified & ~((got == want) | (np.isnan(got) & np.isnan(want)) if got.dtype.kind == "b" else
                     ((got.view(f"u{got.dtype.itemsize}") == want.view(f"u{got.dtype.itemsize}"))

@@ -172,3 +172,226 @@ def test_reduction_of_a_long_chain_matches_numpy_and_realizes_it_once():
     xp.evaluate(got)
     assert debug.counters()["realizations"] == 1  # the chain, once; the reduction reads it
     np.testing.assert_array_equal(np.asarray(got), ref.sum(axis=1))
+
+
+# ------------------------------------------------------------ the host path
+#
+# Host time is checked by counting Python-level work (planner walks, plans derived,
+# views built, names checked), which a loaded CI machine cannot make flaky; the values
+# are compared with NumPy (exactly: small integers) and with the unmemoized path (bits).
+
+from wgarray import _core  # noqa: E402
+from wgarray._array import Array  # noqa: E402
+from wgarray._graph import node as gnode  # noqa: E402
+from wgarray._runtime.device import default_device  # noqa: E402
+
+
+class _Calls:
+    """Counts the calls of ``module.name`` (wrapped in place by monkeypatch)."""
+
+    def __init__(self, monkeypatch, module, name):
+        self.n = 0
+        inner = getattr(module, name)
+
+        def counted(*args, **kwargs):
+            self.n += 1
+            return inner(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, counted)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, (0, 1)], ids=str)
+def test_repeated_reduction_walks_its_graph_once_and_plans_nothing(axis, monkeypatch):
+    h1, h2 = _ints((300, 70), 20), _ints((300, 70), 21)
+    a1, a2 = _realized(h1), _realized(h2)
+    np.testing.assert_array_equal(np.asarray(xp.sum((a1 - 1.5) ** 2, axis=axis)),
+                                  ((h1 - np.float32(1.5)) ** 2).sum(axis=axis))
+    walks = _Calls(monkeypatch, kr, "signature")
+    plans = _Calls(monkeypatch, fusion, "_plan")
+    views = _Calls(monkeypatch, gnode, "view")
+    names = _Calls(monkeypatch, default_device().runtime, "launch")
+    got = xp.sum((a2 - 2.5) ** 2, axis=axis)  # another buffer and scalar, the same structure
+    assert (walks.n, plans.n, views.n, names.n) == (1, 0, 0, 0)
+    np.testing.assert_array_equal(np.asarray(got), ((h2 - np.float32(2.5)) ** 2).sum(axis=axis))
+
+
+def test_replayed_reduction_gives_the_bits_of_a_planned_one():
+    host = np.random.default_rng(22).standard_normal((257, 300)).astype(np.float32)
+    x = _realized(host)
+    for axis in (None, 0, 1):
+        for c in (0.25, -3.0):
+            kr._CALLS.clear()
+            planned = np.asarray(xp.sum(x * c - 1.0, axis=axis))
+            replayed = np.asarray(xp.sum(x * c - 1.0, axis=axis))
+            assert planned.tobytes() == replayed.tobytes()
+            np.testing.assert_allclose(replayed, (host * np.float32(c) - np.float32(1.0)).sum(axis=axis),
+                                       rtol=1e-4, atol=1e-3)
+
+
+# Inputs that differ from a plain contiguous (64, 48) float32 array in one structural
+# trait, each made on the device as user code would: the memo must give each its own
+# program (a plan for one must never serve another), and each must match NumPy exactly.
+def _plain(h):
+    return _realized(h), h
+
+
+def _other_dtype(h):
+    return _realized(h.astype(np.int32)), h.astype(np.int32)
+
+
+def _other_rank(h):
+    return _realized(h.reshape(8, 8, 48)), h.reshape(8, 8, 48)
+
+
+def _broadcast_row(h):
+    return xp.broadcast_to(_realized(h[:1].copy()), h.shape), np.broadcast_to(h[:1], h.shape)
+
+
+def _strided(h):
+    wide = np.repeat(h, 2, axis=1)
+    wide[:, 1::2] = 99
+    return _realized(wide)[:, ::2], h
+
+
+def _transposed(h):
+    return xp.permute_dims(_realized(np.ascontiguousarray(h.T)), (1, 0)), h
+
+
+TRAITS = [_other_dtype, _other_rank, _broadcast_row, _strided, _transposed]
+
+
+@pytest.mark.parametrize("other", TRAITS, ids=[t.__name__.strip("_") for t in TRAITS])
+def test_reduction_memo_keeps_structures_apart(other):
+    base = _ints((64, 48), 30)
+    for make in (_plain, other, _plain, other):
+        arr, host = make(base)
+        for axis in (None, 0, -1):
+            got = np.asarray(xp.sum(arr * 2 - 1, axis=axis))
+            want = (host * 2 - 1).sum(axis=axis)
+            assert got.shape == want.shape
+            np.testing.assert_array_equal(got, want.astype(got.dtype))
+
+
+def test_reduction_memo_tells_scalar_from_array_operand_and_sharing():
+    h, k = _ints((40, 30), 32), _ints((40, 30), 33)
+    x, y = _realized(h), _realized(k)
+    cases = [
+        (lambda a, b: xp.sum(a - 3.0, axis=0), lambda a, b: (a - np.float32(3.0)).sum(axis=0)),
+        (lambda a, b: xp.sum(a - b, axis=0), lambda a, b: (a - b).sum(axis=0)),
+        (lambda a, b: xp.sum(a - a, axis=0), lambda a, b: (a - a).sum(axis=0)),
+        (lambda a, b: xp.sum(a * b - b, axis=0), lambda a, b: (a * b - b).sum(axis=0)),
+        (lambda a, b: xp.sum(a * b - a, axis=0), lambda a, b: (a * b - a).sum(axis=0)),
+        # b * a - a is a * b - b with the buffers swapped: one structure, one program
+        (lambda a, b: xp.sum(b * a - a, axis=0), lambda a, b: (b * a - a).sum(axis=0)),
+    ]
+    before = len(kr._CALLS)
+    for _ in range(2):
+        for ours, ref in cases:
+            np.testing.assert_array_equal(np.asarray(ours(x, y)), ref(h, k))
+    assert len(kr._CALLS) == before + len(cases) - 1  # a program per structure, reused the second time
+
+
+def test_reduction_memo_writes_in_each_calls_offsets():
+    host = _ints((4000,), 34)
+    x = _realized(host)
+    # same length and offset class (mod 4), other offsets: one program, new offsets
+    for start in (3, 7, 11, 4, 8):
+        np.testing.assert_array_equal(np.asarray(xp.sum(x[start:start + 3000] * 2.0)),
+                                      (host[start:start + 3000] * 2).sum())
+        np.testing.assert_array_equal(np.asarray(xp.sum(x[start:start + 3000])), host[start:start + 3000].sum())
+
+
+def test_reduction_memo_sees_writes_to_its_input():
+    host = _ints((50, 60), 35)
+    x = _realized(host)
+    for i in range(4):
+        np.testing.assert_array_equal(np.asarray(xp.sum(x + 1.0, axis=1)), (host + 1).sum(axis=1))
+        x[i, 2 * i] = 100.0
+        host[i, 2 * i] = 100.0
+
+
+def test_reduction_with_a_shared_scalar_node_under_a_permutation_is_right():
+    # one Const object read by two ops: a permuting view splits it in two, so the
+    # recorded passes do not replay onto this graph's scalars and it is planned anew
+    h = _ints((30, 20), 36)
+    x = _realized(h)
+    dev = x.device
+    for v in (1.5, 2.5, 1.5):
+        c = gnode.Const(v, xp.float32, dev)
+        n = gnode.make_op("multiply", [gnode.make_op("subtract", [x._node, c], xp.float32), c], xp.float32)
+        got = Array._new(kr.reduce_axes(n, (0,), "sum")[0])
+        np.testing.assert_array_equal(np.asarray(got), ((h - np.float32(v)) * np.float32(v)).sum(axis=0))
+
+
+def test_replayed_reductions_with_post_maps_and_arg_kinds_match_numpy():
+    for rows, cols in ((3, 40_000), (200, 30)):
+        for seed in (37, 38):
+            host = np.random.default_rng(seed).standard_normal((rows, cols)).astype(np.float32)
+            host[0, 5] = np.nan if seed == 38 else host[0, 5]
+            x = _realized(host)
+            np.testing.assert_array_equal(np.asarray(xp.argmax(x, axis=1)), host.argmax(axis=1))
+            np.testing.assert_array_equal(np.asarray(xp.argmin(x * -1.0, axis=0)), (host * -1).argmin(axis=0))
+            ints = _ints((rows, cols), seed)
+            xi = _realized(ints)
+            np.testing.assert_array_equal(np.asarray(xp.mean(xi * 2.0, axis=1)),
+                                          (ints * 2).astype(np.float64).mean(axis=1).astype(np.float32))
+    # two post-maps of one structure of input: each its own result
+    h = _ints((20, 8), 39)
+    x = _realized(h)
+    halves = kr.reduce_axes(x._node, (1,), "sum", post=lambda t: gnode.make_op("multiply", [t, gnode.Const(
+        0.5, xp.float32, x.device)], xp.float32))[0]
+    roots = kr.reduce_axes(x._node, (1,), "sum", post=lambda t: gnode.make_op("abs", [t], xp.float32))[0]
+    np.testing.assert_array_equal(np.asarray(Array._new(halves)), h.sum(axis=1) * np.float32(0.5))
+    np.testing.assert_array_equal(np.asarray(Array._new(roots)), np.abs(h.sum(axis=1)))
+
+
+def test_repeated_loop_step_derives_no_plan(monkeypatch):
+    y = _realized(np.arange(1000, dtype=np.float32))
+    y = y * 0.5 + 1.0
+    float(y[3])
+    derived = _Calls(monkeypatch, fusion, "_derive")
+    compiled = debug.counters().get("pipelines_compiled", 0)
+    ref = np.arange(1000, dtype=np.float32) * np.float32(0.5) + np.float32(1.0)
+    for _ in range(5):
+        y = y * 0.5 + 1.0
+        ref = ref * np.float32(0.5) + np.float32(1.0)
+        assert float(y[3]) == float(ref[3])
+    assert derived.n == 0
+    assert debug.counters().get("pipelines_compiled", 0) == compiled
+
+
+def test_lazy_op_fast_path_builds_without_the_general_operand_checks(monkeypatch):
+    x = _realized(np.arange(12, dtype=np.float32).reshape(3, 4))
+    general = _Calls(monkeypatch, _core, "operands")
+    x * 2.0
+    1.0 - x
+    x + x
+    x < 3
+    x ** 2
+    assert general.n == 0
+
+
+def test_lazy_op_fast_path_matches_numpy_and_the_general_path():
+    f = np.array([[1.5, -0.0, np.nan], [np.inf, -np.inf, 0.0]], np.float32)
+    i = np.array([[1, -7, 3], [0, 2**31 - 1, -(2**31)]], np.int32)
+    u = np.array([[1, 7, 3], [0, 255, 128]], np.uint8)
+    xf, xi, xu = _realized(f), _realized(i), _realized(u)
+    real = np.dtype(str(xp.__array_namespace_info__().default_dtypes(device=xf.device)["real floating"]))
+    with np.errstate(all="ignore"):
+        checks = [
+            (xf * 2.0, f * np.float32(2.0)), (1.0 - xf, np.float32(1.0) - f), (xf / 3, f / np.float32(3)),
+            (xf + xf, f + f), (xf < 1.5, f < np.float32(1.5)), (2 ** 0.5 * xf, np.float32(2 ** 0.5) * f),
+            (xi + 5, i + np.int32(5)), (xi * xi, i * i), (3 - xi, np.int32(3) - i), (xi > 0, i > 0),
+            (xu + 200, u + np.uint8(200)), (xu - xu, u - u), (xi / 2, (i / 2).astype(real)),
+            (xf * 1, f * np.float32(1)), (xf - True, f - np.float32(1)),
+            (xf ** 2, f * f), (xf ** 1, f), (xi ** 2, i * i), (xf ** 2.0, f * f),
+        ]
+    for got, want in checks:
+        assert got.dtype == xp.asarray(want).dtype
+        np.testing.assert_array_equal(np.asarray(got), want)
+    with pytest.raises(OverflowError, match="add"):
+        xu + 300
+    with pytest.raises(TypeError, match="subtract"):
+        xp.asarray(np.array([True])) - True  # bool has no subtraction: the general path says so
+    zeros = xp.zeros((2, 3)) * 2.0  # a lazy Const array: still an op with an array source
+    np.testing.assert_array_equal(np.asarray(zeros), np.zeros((2, 3), np.float32))

@@ -331,7 +331,8 @@ def test_qr_blocked_householder_within_10x_of_lapack(d, m, n, kind, mode):
     qn, rn = np.linalg.qr(a, mode=mode)
     assert q.shape == qn.shape and r.shape == rn.shape
     assert np.all(np.tril(r, -1) == 0)
-    assert np.all(np.diagonal(r) >= 0)
+    if kind != "rankdef":  # LAPACK's signs (a rank-deficient R's trailing ones are rounding)
+        assert np.array_equal(np.sign(np.diagonal(r)), np.sign(np.diagonal(rn)))
     eye = np.eye(q.shape[1])
     assert bound(rel(q @ r, a), rel(qn @ rn, a), d)
     assert bound(float(np.abs(ct(q) @ q - eye).max()), float(np.abs(ct(qn) @ qn - eye).max()), d)
@@ -353,7 +354,9 @@ def test_qr_square_takes_blocked_householder_batched_complete(d):
     for k in range(2):
         qn, rn = np.linalg.qr(a[k])
         assert bound(rel(q[k] @ r[k], a[k]), rel(qn @ rn, a[k]), d)
-        sg = np.sign(np.diagonal(rn))
+        # LAPACK's, signs included, except rows whose R_kk is rounding (high condition)
+        noise = np.abs(np.diagonal(rn)) <= 1000 * eps(d) * np.abs(rn).max()
+        sg = np.where(noise, np.sign(np.diagonal(r[k])) * np.sign(np.diagonal(rn)), 1)
         assert np.allclose(r[k], sg[:, None] * rn, atol=100 * eps(d) * np.abs(rn).max())
     b = with_cond(300, 200, d, 10.0, seed=3)
     q, r = (to_np(z) for z in la.qr(xp.asarray(b), mode="complete"))
@@ -378,5 +381,4 @@ def test_qr_blocked_householder_panel_split_over_dispatches(monkeypatch):
     qn, rn = np.linalg.qr(a)
     assert bound(rel(q @ r, a), rel(qn @ rn, a), xp.float32)
     assert bound(float(np.abs(q.T @ q - np.eye(n)).max()), float(np.abs(qn.T @ qn - np.eye(n)).max()), xp.float32)
-    sg = np.sign(np.diagonal(rn))
-    assert np.allclose(r, sg[:, None] * rn, atol=1e-4 * np.abs(rn).max())
+    assert np.allclose(r, rn, atol=1e-4 * np.abs(rn).max())  # LAPACK's, signs included

@@ -143,15 +143,50 @@ def test_lpmv_small_grid_matches_scipy(dtype):
         xp.special.lpmv(xp.asarray([1 + 0j]), 1.0, 0.5)
 
 
-@pytest.mark.skipif(not HAS_F64, reason="float64 reference values")
-def test_betaln_far_apart_against_mpmath():
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_betaln_over_its_whole_grid_against_mpmath(dtype):
+    # SciPy loses digits once one argument is ~10 times the other (136 ulp at a ratio of
+    # 100, 7800 at 5000, 1e8 past 1e6, by mpmath), so the whole grid, ratios up to 1e9, is
+    # checked against mpmath; errors in units of max(|log B|, 1): near log B = 0 the value
+    # is a difference of terms of size ~1 (worst measured: float64 11.7, float32 9.1)
     mp = pytest.importorskip("mpmath")
-    mp.mp.dps = 60
-    a = np.array([0.14873521072935117, 1e-3, 2.5, 1e6])
-    b = np.array([1e6, 1e5, 3e8, 1e-2])
-    got = np.asarray(xp.special.betaln(xp.asarray(a), xp.asarray(b)))
-    ref = np.array([float(mp.log(mp.beta(mp.mpf(u), mp.mpf(v)))) for u, v in zip(a, b)])
-    np.testing.assert_allclose(got, ref, rtol=20 * np.finfo(np.float64).eps)
+    mp.mp.dps = 40
+    a, b = (v.astype(dtype) for v in D._grid(D._pos(-3, 6, 30), D._pos(-3, 6, 30)))
+    a = np.concatenate([a, np.array([0.14873521072935117, 1e-3, 2.5, 1e6], dtype=dtype)])
+    b = np.concatenate([b, np.array([1e6, 1e5, 3e8, 1e-2], dtype=dtype)])
+    got = np.asarray(xp.special.betaln(xp.asarray(a), xp.asarray(b))).astype(np.float64)
+    ref = np.array([float(mp.log(mp.beta(mp.mpf(float(u)), mp.mpf(float(v))))) for u, v in zip(a, b)])
+    err = np.max(np.abs(got - ref) / np.maximum(np.abs(ref), 1.0)) / np.finfo(dtype).eps
+    assert err <= (12 if dtype is np.float64 else 10), f"betaln: {err:.3g} ulp"
+
+
+@pytest.mark.skipif(not HAS_F64, reason="float64's overflow edge")
+def test_rgamma_overflow_edge_against_mpmath():
+    mp = pytest.importorskip("mpmath")
+    mp.mp.dps = 40
+    x = -(np.repeat(np.arange(170.0, 181.0), 5) + np.tile([0.013, 0.25, 0.5, 0.77, 0.987], 11))
+    got = np.asarray(xp.special.rgamma(xp.asarray(x)))
+    ref = np.array([float(1 / mp.gamma(mp.mpf(v))) if abs(1 / mp.gamma(mp.mpf(v))) < np.finfo(np.float64).max
+                    else float(mp.sign(1 / mp.gamma(mp.mpf(v)))) * np.inf for v in x])
+    err, mism = D.max_rel_error(got, ref, np.float64)
+    assert mism == 0 and err / np.finfo(np.float64).eps <= 4, (err / np.finfo(np.float64).eps, mism)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_sinc_against_mpmath(dtype):
+    # exact zeros at the integers (sinc(-1) was 3.9e-17), half-integers, tiny and huge
+    # arguments; worst measured: float64 1.57 ulp, float32 1.32
+    mp = pytest.importorskip("mpmath")
+    mp.mp.dps = 50
+    big = [3e38] if dtype is np.float32 else [1e300, 1.5e308]
+    x = np.concatenate([np.linspace(-50, 50, 403), D._sym(-300 if dtype is np.float64 else -37, 2, 60),
+                        np.arange(-20, 21), np.arange(-20, 21) + 0.5, [1e10 + 0.5, 12345.25, 3e7 + 0.125, 1e15],
+                        big]).astype(dtype)
+    got = np.asarray(xp.special.sinc(xp.asarray(x))).astype(np.float64)
+    ref = np.array([1.0 if v == 0 else float(mp.sinpi(mp.mpf(float(v))) / (mp.pi * mp.mpf(float(v)))) for v in x])
+    assert np.all((got == 0) == (ref == 0)), x[(got == 0) != (ref == 0)]
+    err, mism = D.max_rel_error(got, ref, dtype)
+    assert mism == 0 and err / np.finfo(dtype).eps <= 2, f"sinc: {err / np.finfo(dtype).eps:.3g} ulp"
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)

@@ -51,7 +51,7 @@ from . import _array, _elementwise_functions, _indexing
 # what Array's methods call (see wgarray._array.ns)
 _array.ns.__dict__.update(
     namespace=_sys.modules[__name__], elementwise=_elementwise_functions, asarray=asarray, matmul=matmul,
-    matrix_transpose=matrix_transpose, getitem=_indexing.getitem, setitem=_indexing.setitem,
+    matrix_transpose=matrix_transpose, permute_dims=permute_dims, getitem=_indexing.getitem, setitem=_indexing.setitem,
     setitem_inplace=_indexing.setitem_inplace, compose_view_key=_indexing.compose_view_key)
 
 __all__ = (

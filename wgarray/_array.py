@@ -58,7 +58,7 @@ class Array:
             base, key, seen = view
             now = base._sync()
             if now != seen:
-                _NODE.__set__(self, ns.getitem(base, key)._node)
+                _NODE.__set__(self, key.derive(base) if type(key) is Permuted else ns.getitem(base, key)._node)
                 self._host = None
                 self._version += 1
                 self._view = (base, key, now)
@@ -76,7 +76,10 @@ class Array:
             self._version += 1
             if view is not None:
                 base, key, _ = view
-                base[key] = self
+                if type(key) is Permuted:
+                    base[...] = Array._new(g.permute_view(node, key.inverse))
+                else:
+                    base[key] = self
                 self._view = (base, key, base._version)
 
     # ----------------------------------------------------------- attributes
@@ -104,7 +107,7 @@ class Array:
     def T(self) -> Array:
         if self.ndim != 2:
             raise ValueError(f"Array.T: expected a 2-D array, got {self.ndim}-D; use matrix_transpose or permute_dims")
-        return Array._new(g.permute_view(self._node, (1, 0)))
+        return ns.permute_dims(self, (1, 0))
 
     @property
     def mT(self) -> Array:
@@ -141,17 +144,17 @@ class Array:
             return self._host
 
     def __array__(self, dtype=None, copy=None):
-        """The values as a NumPy array. Without ``copy=True`` this is a read-only view
-        of the host mirror (as JAX does), so ``numpy.asarray(x)`` costs one readback
-        and no host copy; ask for ``copy=True`` (or ``numpy.array(x)``) to write to it."""
+        """The values as a new, writable NumPy array that the caller owns, as NumPy's
+        and PyTorch's CPU arrays give: SciPy's and scikit-learn's compiled code writes
+        into ``numpy.asarray(x)`` (or asks for a writable buffer). The host mirror itself
+        stays private and read-only, so a write there can never disagree with the
+        device; the copy is a host memcpy, after at most one readback."""
         if copy is False:
             raise ValueError("Array.__array__: data lives on a GPU device; a host array is always a copy")
         host = self._numpy()
         if dtype is not None and np.dtype(dtype) != host.dtype:
             return host.astype(dtype)
-        if copy:
-            return host.copy()
-        return host
+        return host.copy()
 
     def to_device(self, device, /, *, stream=None) -> Array:
         if stream is not None:
@@ -266,20 +269,12 @@ class Array:
             base = self
             if self._view is not None:  # a view of a view follows the root, with one key
                 root, outer, seen = self._view  # just synced: seen is the root's version
-                composed = ns.compose_view_key(root.shape, outer, self.shape, key)
+                composed = None if type(outer) is Permuted else ns.compose_view_key(root.shape, outer, self.shape, key)
                 if composed is None:
                     seen = self._version
                 else:
                     base, key = root, composed
-            out._view = (base, key, seen)
-            out.__class__ = _View
-            views = base._views
-            if views is None:
-                base._views = [weakref.ref(out)]
-            else:
-                if len(views) >= 8 and not len(views) & (len(views) - 1):  # amortized pruning
-                    views[:] = [r for r in views if r() is not None]
-                views.append(weakref.ref(out))
+            make_view(out, base, key, seen)
         return out
 
     def __setitem__(self, key, value) -> None:
@@ -406,6 +401,38 @@ def _is_view_index(key, ndim: int) -> bool:
     if ndim == 0 and all(ints):
         return False
     return all(i or k is None or k is Ellipsis or isinstance(k, slice) for i, k in zip(ints, items))
+
+
+class Permuted:
+    """The key of a view made by permuting axes (permute_dims, moveaxis, ``.T``): as in
+    NumPy, writing to it writes to its base (SciPy's oaconvolve adds into a swapped-axes
+    slice of its result)."""
+
+    __slots__ = ("axes", "inverse")
+
+    def __init__(self, axes):
+        self.axes = tuple(axes)
+        inverse = [0] * len(self.axes)
+        for i, a in enumerate(self.axes):
+            inverse[a] = i
+        self.inverse = tuple(inverse)
+
+    def derive(self, base: Array) -> g.Node:
+        return g.permute_view(base._node, self.axes)
+
+
+def make_view(out: Array, base: Array, key, seen: int) -> None:
+    """Make ``out`` a view of ``base`` by ``key`` (a basic index, or Permuted), as of
+    ``base``'s version ``seen``."""
+    out._view = (base, key, seen)
+    out.__class__ = _View
+    views = base._views
+    if views is None:
+        base._views = [weakref.ref(out)]
+    else:
+        if len(views) >= 8 and not len(views) & (len(views) - 1):  # amortized pruning
+            views[:] = [r for r in views if r() is not None]
+        views.append(weakref.ref(out))
 
 
 _NODE = Array._node  # the slots' descriptors

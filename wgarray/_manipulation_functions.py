@@ -20,7 +20,7 @@ from ._kernels import gather as kg
 from ._kernels import sort as ks
 from ._kernels.reduce import reduce_rows
 from ._kernels.scan import scan_rows
-from ._array import Array
+from ._array import Array, Permuted, make_view
 from ._validation import as_int, check_ndim, normalize_axes, normalize_axis
 
 __all__ = [
@@ -113,7 +113,15 @@ def permute_dims(x: Array, /, axes) -> Array:
     if len(axes) != x.ndim:
         raise ValueError(f"permute_dims: expected {x.ndim} axes for an array of shape {x.shape}, got {tuple(axes)}")
     perm = normalize_axes(axes, x.ndim, "permute_dims", "axes")
-    return Array._new(g.permute_view(x._node, perm))
+    return _permuted(x, perm)
+
+
+def _permuted(x: Array, perm) -> Array:
+    """x with its axes in the order ``perm``: a view that writes through to x, as NumPy's."""
+    seen = x._sync()  # before the node: a write in between makes the view re-derive
+    out = Array._new(g.permute_view(x._node, perm))
+    make_view(out, x, Permuted(perm), seen)
+    return out
 
 
 def moveaxis(x: Array, source, destination, /) -> Array:
@@ -125,7 +133,7 @@ def moveaxis(x: Array, source, destination, /) -> Array:
     order = [d for d in range(x.ndim) if d not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
-    return Array._new(g.permute_view(x._node, order))
+    return _permuted(x, order)
 
 
 def squeeze(x: Array, /, axis) -> Array:

@@ -31,8 +31,8 @@ __all__ = ["argmax", "argmin", "count_nonzero", "cumulative_prod", "cumulative_s
 
 def _result_shape(shape, axes, keepdims: builtins.bool) -> tuple[int, ...]:
     if keepdims:
-        return tuple(1 if d in axes else n for d, n in enumerate(shape))
-    return tuple(n for d, n in enumerate(shape) if d not in axes)
+        return tuple([1 if d in axes else n for d, n in enumerate(shape)])
+    return tuple([n for d, n in enumerate(shape) if d not in axes])
 
 
 def _sum_dtype(x_dtype: dt.DType, dtype, device, func: str) -> dt.DType:
@@ -62,7 +62,7 @@ def _reduce_node(node: g.Node, axes, kind: str, keepdims: builtins.bool, func: s
     the elementwise map ``post`` (a function of a node) of the result computed by the
     reduction's last pass."""
     shape = _result_shape(node.shape, axes, keepdims)
-    length = g.prod(node.shape[d] for d in axes)
+    length = g.prod([node.shape[d] for d in axes])
     if not axes or length == 0:
         if not axes:
             out = g.reshape_view(node, shape)

@@ -78,8 +78,10 @@ def check_ndim(x, func: str, at_least: int = 1, name: str = "x") -> None:
 
 
 def _out_of_bounds(axis: int, ndim: int, func: str, name: str) -> AxisError:
-    where = "" if name == "axis" else f" in {name}"
-    return AxisError(f"{func}: axis {axis}{where} is out of bounds for array of dimension {ndim}", axis, ndim)
+    # NumPy's wording, which callers match ("axis 10 is out of bounds for array"), then
+    # which argument held it
+    where = "" if name == "axis" else f" (in {name})"
+    return AxisError(f"{func}: axis {axis} is out of bounds for array of dimension {ndim}{where}", axis, ndim)
 
 
 def normalize_axis(axis, ndim: int, func: str, name: str = "axis") -> int:

@@ -330,8 +330,18 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
         if res is not None:
             return QRResult(Array._new(res[0]), Array._new(res[1]))
         if m > n:
-            return _qr_tsqr(x)
+            return _positive_diagonal(_qr_tsqr(x))
     return _qr_householder(x, mode)
+
+
+def _positive_diagonal(res: QRResult) -> QRResult:
+    """The tall path's convention, which CholeskyQR gives by construction: R's diagonal
+    non-negative (TSQR's Householder leaves have LAPACK's signs, real ones any sign)."""
+    q, r = res
+    if q.dtype.kind == "c":  # the complex Householder kernel's diagonal is non-negative
+        return res
+    s = 1 - 2 * dtf.astype(diagonal(r) < 0, r.dtype)  # +-1, and 1 where R_kk is 0
+    return QRResult(q * mf.expand_dims(s, axis=-2), r * mf.expand_dims(s, axis=-1))
 
 
 def _qr_tsqr(x: Array) -> QRResult:

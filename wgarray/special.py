@@ -370,10 +370,13 @@ def kl_div(x, y, /) -> Array:
 def sinc(x, /) -> Array:
     (x,) = _floats("sinc", x)
     y = math.pi * x
-    # sin(pi x) from x reduced exactly by 2 (pi x rounded would not vanish at integers);
-    # the series near 0, where sin(y) / y would lose subnormal y
-    r = x - 2.0 * ew.round(0.5 * x)
-    return where(ew.abs(y) < 1.0e-4, 1.0 - y * y / 6.0, ew.sin(math.pi * r) / y)
+    # sin(pi x) from x - k, k the nearest integer (exact, in [-1/2, 1/2]: pi x rounded
+    # would not vanish at integers, and a remainder near +-1 would not either), its sign
+    # flipped for odd k; the series near 0, where sin(y) / y would lose subnormal y
+    k = ew.round(x)
+    s = ew.sin(math.pi * (x - k))
+    s = where(k - 2.0 * ew.floor(0.5 * k) != 0.0, -s, s)
+    return where(ew.abs(y) < 1.0e-4, 1.0 - y * y / 6.0, s / y)
 
 
 def huber(delta, r, /) -> Array:
@@ -446,8 +449,10 @@ def cosm1(x, /) -> Array:
 def exprel(x, /) -> Array:
     (x,) = _floats("exprel", x)
     small = ew.abs(x) < 1.0e-8
-    # exp(x - log x) where expm1(x) = exp(x) to the last bit but might overflow first
-    big = where(x > 50.0, ew.exp(x - ew.log(x)), ew.expm1(x) / x)
+    # where expm1(x) = exp(x) to the last bit: e^(x/2) (e^(x/2) / x), which stays finite
+    # past exp's overflow (x - log x rounded would cost |x| eps: 250 ulp at 693)
+    h = ew.exp(0.5 * x)
+    big = where(x > 50.0, h * (h / x), ew.expm1(x) / x)
     return where(small, 1.0 + 0.5 * x, where(ew.isinf(x) & (x > 0.0), math.inf, big))
 
 

@@ -121,8 +121,12 @@ class Op(Node):
         self.shape = shape
         self.device = srcs[0].device
         self.realized: Data | None = None
-        self.n_nodes = 1 + sum(s.n_nodes for s in srcs)
-        self.n_leaves = sum(s.n_leaves for s in srcs)
+        n_nodes, n_leaves = 1, 0
+        for s in srcs:  # a loop, not two sum()s over generators: every lazy op pays this
+            n_nodes += s.n_nodes
+            n_leaves += s.n_leaves
+        self.n_nodes = n_nodes
+        self.n_leaves = n_leaves
 
     def __repr__(self):
         return f"Op({self.op}, {self.dtype}, {self.shape})"
@@ -137,8 +141,18 @@ def settle(node: Node) -> Node:
 
 def make_op(op: str, srcs, dtype, arg=None) -> Node:
     """An Op over ``srcs`` (all of one shape), realizing sources that make it too big."""
-    srcs = [settle(s) for s in srcs]
-    shape = next((s.shape for s in srcs if not isinstance(s, Const)), srcs[0].shape)
+    srcs = [s.realized if type(s) is Op and s.realized is not None else s for s in srcs]  # settle
+    shape = None
+    n_nodes, n_leaves = 1, 0
+    for s in srcs:
+        n_nodes += s.n_nodes
+        n_leaves += s.n_leaves
+        if shape is None and not isinstance(s, Const):
+            shape = s.shape
+    if shape is None:
+        shape = srcs[0].shape
+    if n_nodes <= MAX_FUSED_NODES and n_leaves <= MAX_FUSED_LEAVES:
+        return Op(op, srcs, dtype, arg, shape)
     while 1 + sum(s.n_nodes for s in srcs) > MAX_FUSED_NODES or sum(s.n_leaves for s in srcs) > MAX_FUSED_LEAVES:
         i = max(range(len(srcs)), key=lambda k: (isinstance(srcs[k], Op), srcs[k].n_nodes))
         if not isinstance(srcs[i], Op):

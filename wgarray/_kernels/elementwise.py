@@ -21,10 +21,14 @@ def run(plan) -> None:
         nbytes = -(-max(n, 1) // ew.PER_THREAD) * ew.PER_THREAD * node.dtype.itemsize
         out_bufs.append(rt.alloc(nbytes))
     if n > 0:
-        kernel = rt.compile((FAMILY, spec), lambda: (ew.launch_record(spec), ew.render(spec)))
-        params = ew.param_words(spec, n, plan.shape, plan.const_blobs, plan.leaf_views)
+        # the plan cache keeps each runtime's kernel beside the spec (no hash of the spec
+        # per call); the buffers are in the record's order by construction (the spec's
+        # bindings, then its outputs), so only their count is checked
+        kernel = plan.kernels.get(rt)
+        if kernel is None:
+            kernel = plan.kernels[rt] = rt.compile((FAMILY, spec), lambda: (ew.launch_record(spec), ew.render(spec)))
         threads = -(-n // ew.PER_THREAD)
-        rt.launch(kernel, {"inputs": plan.buffers, "outputs": out_bufs}, params, -(-threads // ew.WORKGROUP))
+        rt.launch_ordered(kernel, plan.buffers + out_bufs, plan.params, -(-threads // ew.WORKGROUP))
     for node, buf in zip(plan.nodes, out_bufs):
         node.realized = g.Data(buf, node.shape, node.dtype, node.device)
         node.srcs = ()  # the graph below is no longer needed; let its buffers go

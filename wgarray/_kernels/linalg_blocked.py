@@ -368,7 +368,7 @@ def qr_householder(node: g.Node, mode: str):
     diagonal, the reflectors below), T comes from G = V^T V, and the trailing columns
     get A2 -= V (T^T (V^T A2)), three matmuls; Q is I with the block reflectors
     applied last to first, Q2 -= V (T (V^T Q2)). mode 'reduced' or 'complete', as qr.
-    Returns (Q, R) Data; R's diagonal is non-negative."""
+    Returns (Q, R) Data, with LAPACK's signs (dgeqrf's reflectors, see kb.render_hh)."""
     device = node.device
     dtype = node.dtype
     rt = device.runtime

@@ -29,8 +29,9 @@ import struct
 
 from .. import _dtypes as dt
 from .._graph import node as g
-from .._graph.fusion import FusedInput
+from .._graph.fusion import FusedInput, const_blob, signature
 from .._runtime.launch import pad_even
+from .._wgsl import elementwise as ew
 from .._wgsl import reduce as rd
 from .._wgsl import types as ty
 
@@ -123,15 +124,16 @@ def _reduce_kernel(rt, kind, tag, G, quad, inp, idx, native, post=None, scan=Fal
 REALIZE_PRODUCER_NODES = 16
 
 
-def reduce_rows(node: g.Node, rows: int, length: int, kind: str, _idx: g.Node | None = None, post=None):
+def reduce_rows(node: g.Node, rows: int, length: int, kind: str, _idx: g.Node | None = None, post=None,
+                _rec=None):
     node = g.settle(node)
     if type(node) is g.Op and node.n_nodes > REALIZE_PRODUCER_NODES:
         node = g.realize(node)
     G, C = _choose(rows, length, _inner_strided(node))
     last = length <= C
-    vals, ids, NC = reduce_pass(node, rows, length, kind, G, C, _idx, post if last else None)
+    vals, ids, NC = reduce_pass(node, rows, length, kind, G, C, _idx, post if last else None, _rec=_rec)
     if not last:
-        return reduce_rows(vals, rows, NC, kind, ids, post)
+        return reduce_rows(vals, rows, NC, kind, ids, post, _rec)
     return vals, ids
 
 
@@ -167,7 +169,7 @@ _HEAD = struct.Struct(f"<4I{4 * (rd.HEADER_WORDS - 4)}x")
 
 
 def reduce_pass(node: g.Node, rows: int, length: int, kind: str, G: int, C: int, _idx: g.Node | None = None,
-                 post=None, scan=False):
+                 post=None, scan=False, _rec=None):
     """One pass: ``G`` lanes per row reduce chunks of ``C`` elements. Returns the
     partials (and, for arg kinds, their positions), ``(rows * NC,)``, and ``NC``.
     ``post`` (a function of a node; only where ``NC == 1``) maps the results before
@@ -187,6 +189,7 @@ def reduce_pass(node: g.Node, rows: int, length: int, kind: str, G: int, C: int,
     quad = quad and inp.has_vec4
     idx = FusedInput(_idx) if _idx is not None else None
     n_out = rows * NC
+    store = out_dtype
     if post is not None:
         assert NC == 1 and not is_arg
         out = rt.alloc(max(n_out, 1) * out_dtype.itemsize)
@@ -211,6 +214,8 @@ def reduce_pass(node: g.Node, rows: int, length: int, kind: str, G: int, C: int,
         rt.launch(kernel, bufs, params, groups)
     vals = g.Data(out, (n_out,), out_dtype, device)
     ids = g.Data(out_idx, (n_out,), dt.uint32, device) if is_arg else None
+    if _rec is not None:
+        _rec.append((kernel, bufs, params, groups, rows, inp.spec, store, out_dtype, post))
     return vals, ids, NC
 
 
@@ -301,15 +306,141 @@ def _columns_sum(node: g.Node, post=None):
 
 def reduce_axes(node: g.Node, axes, kind: str, post=None):
     axes = tuple(sorted(axes))
-    if (kind == "sum" and axes == (0,) and node.ndim == 2 and 1 < node.shape[1] < THREAD_ROWS_MIN
-            and node.size >= COLUMNS_MIN_ELEMENTS):
+    node = g.settle(node)
+    columns = (kind == "sum" and axes == (0,) and node.ndim == 2 and 1 < node.shape[1] < THREAD_ROWS_MIN
+               and node.size >= COLUMNS_MIN_ELEMENTS)
+    memo = not columns and (type(node) is g.Data or (type(node) is g.Op and node.n_nodes <= REALIZE_PRODUCER_NODES))
+    if memo:
+        sig = signature([node])
+        key = (node.device.runtime, kind, axes, post is None, sig[0])
+        program = _CALLS.get(key)
+        if program is not None:
+            done = program.run(node, sig, post)
+            if done is not None:
+                return done
+    if columns:
         total = _columns_sum(node, post)
         if total is not None:
             return total, None
     keep = tuple(d for d in range(node.ndim) if d not in axes)
     rows = g.prod(node.shape[d] for d in keep)
     length = g.prod(node.shape[d] for d in axes)
-    vals, ids = reduce_rows(g.permute_view(node, keep + axes), rows, length, kind, post=post)
+    rec = [] if memo else None
+    vals, ids = reduce_rows(g.permute_view(node, keep + axes), rows, length, kind, post=post, _rec=rec)
     shape = tuple(node.shape[d] for d in keep)
+    if memo:
+        if len(_CALLS) >= 4096:
+            _CALLS.clear()
+        _CALLS[key] = _Program.of(rec, sig, shape, ids is not None)
     vals = g.reshape_view(vals, shape)
     return vals, (g.reshape_view(ids, shape) if ids is not None else None)
+
+
+# ------------------------------------------------------- repeated reductions
+#
+# A reduction whose input graph has the structure and layout of one seen before (the
+# fusion planner's ``signature``: ops, dtypes, node sharing, leaf strides and vec4
+# alignment, shape) runs the passes recorded then: their kernels, workgroup counts,
+# output sizes and parameter blocks, with only the first block's leaf offsets and
+# scalar values written in from the new graph. No view is built, no graph re-planned
+# and no kernel looked up; the buffers were checked against each kernel's launch record
+# when the passes were recorded. A loop step `sum((x - c) ** 2, axis=1)` costs the
+# graph walk and one dispatch per pass.
+
+_CALLS: dict = {}
+
+
+class _Program:
+    """The passes of one reduction, replayed for another graph of the same signature."""
+
+    __slots__ = ("steps", "shape", "arg", "leaf_at", "const_at", "post_spec", "dtype")
+
+    @classmethod
+    def of(cls, passes, sig, shape, arg):
+        """The program of ``passes`` (as recorded for the graph of ``sig``), or None where
+        they do not follow the one pattern it replays: every pass launched, the first
+        reads exactly the graph's buffers, leaves and scalars (a view that split a
+        shared scalar in two would not), each later one the outputs of the one before."""
+        _, leaves, consts, buffers, _ = sig
+        if not passes or any(p[4] <= 0 for p in passes):  # a pass of no rows launched nothing
+            return None
+        kernel, bufs, params, groups, rows, spec, store, out_dtype, post = passes[0]
+        if ([b.uid for b in bufs["in0"]] != [b.uid for b in buffers] or len(spec.leaves) != len(leaves)
+                or len(spec.consts) != len(consts) or "ix" in bufs):
+            return None
+        base = 4 * rd.HEADER_WORDS
+        leaf_at = [base + 4 * w for w in ew.leaf_layout(spec)]
+        const_at = [base + 4 * w for w in ew.const_layout(spec)[0]]
+        # the recorded block must hold this graph's own offsets and scalars where they
+        # are written in later: a check that the layout read here is the one packed
+        for at, leaf in zip(leaf_at, leaves):
+            if params[at:at + 4] != (leaf.offset & 0xFFFFFFFF).to_bytes(4, "little"):
+                return None
+        for at, c in zip(const_at, consts):
+            blob = ty.const_bytes(c.dtype, c.value)
+            if params[at:at + len(blob)] != blob:
+                return None
+        steps = []
+        prev = None
+        for kernel, bufs, params, groups, rows, spec, store, out_dtype, post in passes:
+            if prev is not None and (bufs["in0"] != [prev["O"]] or ("ix" in bufs) != arg
+                                     or (arg and bufs["ix"] != [prev["OI"]])):
+                return None
+            # names checked once, here: the replay passes buffers in the record's order
+            if tuple(bufs) != kernel.record.arg_names:
+                return None
+            post_words = len(pad_even(post.params)) if post is not None else 0
+            steps.append((kernel, bufs["O"].size, bufs["OI"].size if arg else 0, groups, params, post_words))
+            prev = bufs
+        program = cls()
+        program.steps = steps
+        program.shape = shape
+        program.arg = arg
+        program.leaf_at = leaf_at
+        program.const_at = const_at
+        last = passes[-1]
+        program.post_spec = (last[8].spec, last[4], last[6]) if last[8] is not None else None  # spec, rows, store
+        program.dtype = last[7]
+        return program
+
+    def run(self, node, sig, post):
+        """The reduction of ``node`` (whose ``signature`` is ``sig``), or None where its
+        post-map plans to another structure than the recorded one."""
+        _, leaves, consts, buffers, _ = sig
+        device = node.device
+        rt = device.runtime
+        steps = self.steps
+        last_out = planned = None
+        if self.post_spec is not None:
+            spec, rows, store = self.post_spec
+            last_out = rt.alloc(steps[-1][1])
+            planned = _Post(post, last_out, rows, store, device)
+            if planned.spec != spec:
+                return None
+        arg = self.arg
+        n = len(steps)
+        prev_out = prev_idx = None
+        for i, (kernel, out_bytes, idx_bytes, groups, params, post_words) in enumerate(steps):
+            if i == 0:
+                params = bytearray(params)
+                for at, leaf in zip(self.leaf_at, leaves):
+                    params[at:at + 4] = (leaf.offset & 0xFFFFFFFF).to_bytes(4, "little")
+                for at, c in zip(self.const_at, consts):
+                    blob = const_blob(c)
+                    params[at:at + len(blob)] = blob
+                bufs = list(buffers)
+            else:
+                bufs = [prev_out, prev_idx] if arg else [prev_out]
+            if i == n - 1 and planned is not None:
+                params = params[:len(params) - post_words] + pad_even(planned.params)
+                out = last_out
+            else:
+                out = rt.alloc(out_bytes)
+            bufs.append(out)
+            if arg:
+                prev_idx = rt.alloc(idx_bytes)
+                bufs.append(prev_idx)
+            rt.launch_ordered(kernel, bufs, bytes(params), groups)
+            prev_out = out
+        vals = g.Data(prev_out, self.shape, planned.dtype if planned is not None else self.dtype, device)
+        return vals, (g.Data(prev_idx, self.shape, dt.uint32, device) if arg else None)

@@ -37,6 +37,7 @@ SMALL_READ = 64 << 10  # reads up to this size take the single-copy path
 
 PARAM_WINDOW = 4096  # bytes of parameters one kernel may read
 PARAM_RING = 1 << 20  # bytes of parameters one batch may hold before it is flushed
+PARAMS_REMEMBERED = 16 << 10  # a batch's parameters up to this size are compared with the last upload
 MAX_BATCH_DISPATCHES = 512
 BATCH_FLUSH_BYTES = 256 << 20  # buffer bytes a batch may hold before it is submitted
 POOL_CACHE_BYTES = int(os.environ.get("WGARRAY_POOL_CACHE_MB", 4096)) << 20
@@ -196,6 +197,8 @@ class Runtime:
         self._timing = None  # the _Stamps of a running gpu_timer / gpu_profile
         self._upload_next = 0
         self._read_mode = "READ_NOSYNC"  # wgpu-py's read map without its extra submit
+        self._params_uploaded = None  # the bytes at the start of params_buffer, when short
+        self._offsets_c = _NATIVE.ffi.new("uint32_t[2]") if _NATIVE is not None else None
         self._reset_batch()
 
     # ------------------------------------------------------------------ subgroups
@@ -402,6 +405,16 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         """``dispatch`` with the buffers by name, checked against the kernel's record."""
         self.dispatch(kernel, kernel.record.buffers(buffers), params, groups, held)
 
+    def launch_ordered(self, kernel: Kernel, buffers: list, params: bytes, groups: int) -> None:
+        """``launch`` with the buffers already in the record's binding order, for a
+        driver that checked them by name once (``launch`` on the first call) and
+        replays the same binding pattern: the name check stays off the hot path, the
+        count is still checked."""
+        if len(buffers) != kernel.record.n_bindings:
+            raise _launch.LaunchError(f"kernel {kernel.name}: expected {kernel.record.n_bindings} buffers, "
+                                      f"got {len(buffers)}")
+        self.dispatch(kernel, buffers, params, groups)
+
     def kernel(self, key, build):
         """The cached Kernel for ``key``; ``build()`` returns (name, wgsl, writes, f64_params).
         The older path: new kernels use ``compile`` with a launch record."""
@@ -508,6 +521,8 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
     def _begin_pass(self, label: str | None = None):
         stamps = self._timing
         if stamps is None:
+            if _NATIVE is not None:
+                return _NATIVE.begin_pass(self.encoder)
             return self.encoder.begin_compute_pass()
         if not stamps.sets or stamps.sets[-1][1] == stamps.chunk:
             stamps.sets.append([self.wgpu.create_query_set(type=wgpu.QueryType.timestamp,
@@ -531,6 +546,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         self._pass_pipeline = None
         self.params = bytearray()
         self.keep: list = []  # DeviceBuffers referenced by recorded commands
+        self._pass_bind_groups: list = []  # bind groups set by native calls in this batch
         self.keep_bytes = 0
         self.keep_counts: dict[int, int] = {}  # uid -> references to it in keep
         self.n_dispatches = 0
@@ -578,8 +594,13 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
             if self._pass_pipeline is not kernel.pipeline:  # a pass keeps its pipeline set
                 cpass.set_pipeline(kernel.pipeline)
                 self._pass_pipeline = kernel.pipeline
-            cpass.set_bind_group(0, bg, [offset] * kernel.n_params_bindings)
-            cpass.dispatch_workgroups(min(groups, 65535), -(-groups // 65535))
+            if _NATIVE is not None:
+                self._pass_bind_groups.append(bg)  # alive while the pass refers to it
+                _NATIVE.set_bind_group_and_dispatch(cpass, bg, self._offsets_c, offset, kernel.n_params_bindings,
+                                                    min(groups, 65535), -(-groups // 65535))
+            else:
+                cpass.set_bind_group(0, bg, [offset] * kernel.n_params_bindings)
+                cpass.dispatch_workgroups(min(groups, 65535), -(-groups // 65535))
             if stamps is not None and stamps.per_dispatch:
                 self._end_pass()
             self.keep.extend(buffers)
@@ -598,8 +619,12 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         """Submit everything recorded so far."""
         with self.lock:
             self._end_pass()
-            if self.params:
-                self.wgpu.queue.write_buffer(self.params_buffer, 0, self.params)
+            params = self.params
+            if params and params != self._params_uploaded:
+                self.wgpu.queue.write_buffer(self.params_buffer, 0, params)
+                # a loop step's batch usually repeats the last one's parameters (the
+                # same sizes and scalars): then the buffer already holds them (~10 us)
+                self._params_uploaded = bytes(params) if len(params) <= PARAMS_REMEMBERED else None
             self.wgpu.queue.submit([self.encoder.finish()])
             count("submits")
             self._reset_batch()
@@ -638,13 +663,41 @@ def _create_bind_group(device, layout, bindings):
     return device.create_bind_group(layout=layout, entries=entries)
 
 
-class _NativeBindGroups:
+class _NativeCalls:
     def __init__(self):
         from wgpu.backends.wgpu_native import _api
 
         self.api = _api
         self.ffi = _api.ffi
         self.create = _api.libf.wgpuDeviceCreateBindGroup
+        self.lib = _api.lib  # the C functions themselves, without wgpu-py's error capture
+        self.end_pass = _api.libf.wgpuComputePassEncoderEnd  # with it: a pass reports its errors here
+        self.pass_descriptor = self.ffi.new("WGPUComputePassDescriptor *")  # zeroed: no label, no timestamps
+        self.lib.wgpuComputePassEncoderSetBindGroup  # noqa: B018 - present, or the public path
+        self.lib.wgpuComputePassEncoderDispatchWorkgroups  # noqa: B018
+        self.lib.wgpuCommandEncoderBeginComputePass  # noqa: B018
+        self.lib.wgpuComputePassEncoderSetPipeline  # noqa: B018
+        self.lib.wgpuComputePassEncoderRelease  # noqa: B018
+
+    def begin_pass(self, encoder):
+        """A compute pass without a label or timestamps, begun by a direct C call, as a
+        ``_Pass`` (set_pipeline, end): wgpu-py's ``begin_compute_pass`` builds its
+        descriptor and a tracked Python object per pass, the first cost of every
+        dispatch after a synchronization."""
+        return _Pass(self, self.lib.wgpuCommandEncoderBeginComputePass(encoder._internal, self.pass_descriptor))
+
+    def set_bind_group_and_dispatch(self, cpass, bg, offsets, offset: int, n_offsets: int, x: int, y: int) -> None:
+        """``cpass.set_bind_group(0, bg, [offset] * n_offsets)`` then
+        ``cpass.dispatch_workgroups(x, y)``, as two direct C calls. wgpu-py's own methods
+        wrap each in its error capture and build the offsets array anew (~6 us of a
+        dispatch's ~10 on lavapipe's host); a pass reports its errors when it ends and
+        the encoder finishes, which still go through wgpu-py. ``offsets``: the runtime's
+        own ``uint32_t[2]`` (the call copies it)."""
+        offsets[0] = offset
+        offsets[1] = offset
+        internal = cpass._internal
+        self.lib.wgpuComputePassEncoderSetBindGroup(internal, 0, bg._internal, n_offsets, offsets)
+        self.lib.wgpuComputePassEncoderDispatchWorkgroups(internal, x, y, 1)
 
     def bind_group(self, device, layout, bindings):
         ffi = self.ffi
@@ -661,8 +714,37 @@ class _NativeBindGroups:
         return self.api.GPUBindGroup("", self.create(device._internal, desc), device)
 
 
+class _Pass:
+    """A compute pass begun by ``_NativeCalls.begin_pass``: what the runtime calls
+    on a pass (``set_pipeline``, ``end``; ``_internal`` for the direct calls), released
+    when it ends."""
+
+    __slots__ = ("native", "_internal")
+
+    def __init__(self, native, internal):
+        self.native = native
+        self._internal = internal
+
+    def set_pipeline(self, pipeline) -> None:
+        self.native.lib.wgpuComputePassEncoderSetPipeline(self._internal, pipeline._internal)
+
+    def end(self) -> None:
+        internal, self._internal = self._internal, None
+        try:
+            self.native.end_pass(internal)
+        finally:
+            self.native.lib.wgpuComputePassEncoderRelease(internal)
+
+    def __del__(self):
+        if self._internal is not None:  # never ended (an error on the way): still released
+            try:
+                self.native.lib.wgpuComputePassEncoderRelease(self._internal)
+            except Exception:  # noqa: BLE001 - at interpreter exit the library may be gone
+                pass
+
+
 try:
-    _NATIVE = _NativeBindGroups()
+    _NATIVE = _NativeCalls()
 except Exception:  # noqa: BLE001 - not the wgpu_native backend
     _NATIVE = None
 

@@ -12,8 +12,8 @@ vec2<f64>) and ``R`` (its real type) through the ``s_*`` helpers of ``prelude``.
 Kernels:
   lu      Gaussian elimination with partial pivoting on [A | B]: solve (B given),
           inv (B = I), det/slogdet (sign and log|det| per matrix)
-  qr      Householder QR; R's diagonal made real and non-negative (so Q is unique);
-          row-blocked phases for tall matrices
+  qr      Householder QR; real: LAPACK's signs (dgeqrf's Q and R), complex: R's
+          diagonal made real and non-negative; row-blocked phases for tall matrices
   svd     one-sided (Hestenes) Jacobi, round-robin column pairs in parallel; complex
           input runs as the real 2m x 2n embedding [[X, -Y], [Y, X]] whose singular
           values come in equal pairs; 'eigh' shifts a Hermitian A by ||A||_F so that
@@ -232,7 +232,8 @@ def render_qr(t: str) -> str:
 
     Phases: 0 copies elements a..c-1 of A into T; 1 Householder reflectors of columns
     a..c-1; 2 sets elements a..c-1 of Q to the identity; 3 applies reflectors kk-1-a
-    down to kk-c to Q; 4 writes elements a..c-1 of [Q phase-fixed | R].
+    down to kk-c to Q; 4 writes elements a..c-1 of [Q | R] (complex: phase-fixed, see
+    diag_phase).
 
     Phases 1 and 3 loop over all rows below the diagonal in one invocation (a thread per
     column); for tall matrices, where that passes the loop budget, the host runs instead
@@ -253,6 +254,16 @@ def render_qr(t: str) -> str:
     decls = qr_record(t).declarations()
     decls += [f"var<workgroup> g_red: array<R, {WG}>;", f"var<workgroup> g_sred: array<S, {WG}>;"]
     body = _head()
+    # diag_phase(R_kk): the unit that phase 4 takes out of R's row k and puts into Q's
+    # column k. Real: none, so Q and R are dgeqrf's (NumPy's, SciPy's, CuPy's), signs
+    # included. Complex: R_kk's phase, a real non-negative diagonal (the reflectors here
+    # have real tau, zgeqrf's complex ones, so its signs are not reproducible this way).
+    if t in ("c64", "c128"):
+        body = ["fn s_is_real(a: S) -> bool { return a.y == R(0); }",
+                "fn diag_phase(a: S) -> S { return s_phase(a); }"] + body
+    else:
+        body = ["fn s_is_real(a: S) -> bool { return true; }",
+                "fn diag_phase(a: S) -> S { return S(1); }"] + body
     mx = _tree("g_red", "true", "g_red[lid] = max(g_red[lid], g_red[o]);")
     ssm = _tree("g_sred", "true", "g_sred[lid] = g_sred[lid] + g_sred[o];")
     sm = _tree("g_red", "true", "g_red[lid] = g_red[lid] + g_red[o];")
@@ -267,16 +278,14 @@ def render_qr(t: str) -> str:
     for (var e = pa + lid; e < min(pc, m * n); e += {WG}u) {{ T[t0 + e] = A[P[6] + b * m * n + e]; }}
     }} else if (phase == 1u) {{
     for (var k = pa; k < min(pc, kk); k++) {{
-        var amax = R(0);
-        for (var i = k + lid; i < m; i += {WG}u) {{
-            let x = T[t0 + i * n + k];
-            amax = max(amax, s_abs(x));
-        }}
-        g_red[lid] = amax;
+        var bmax = R(0);
+        for (var i = k + 1u + lid; i < m; i += {WG}u) {{ bmax = max(bmax, s_abs(T[t0 + i * n + k])); }}
+        g_red[lid] = bmax;
         workgroupBarrier();
 {mx}
-        amax = g_red[0];
+        bmax = g_red[0];
         workgroupBarrier();
+        let amax = max(bmax, s_abs(T[t0 + k * n + k]));
         var ss = R(0);
         for (var i = k + lid; i < m; i += {WG}u) {{
             if (amax > R(0)) {{ ss += s_abs2(T[t0 + i * n + k] / amax); }}
@@ -289,7 +298,9 @@ def render_qr(t: str) -> str:
         let x0 = T[t0 + k * n + k];
         let ax0 = s_abs(x0);
         let vk = s_scale(s_phase(x0), ax0 + nrm);
-        let refl = nrm > R(0);
+        // as LAPACK's zlarfg: no reflection (tau = 0, R's entry x_k) where x_k is real
+        // and nothing lies below it
+        let refl = nrm > R(0) && (bmax > R(0) || !s_is_real(x0));
         for (var i = lid; i < m; i += {WG}u) {{
             var v = s_real(select(R(0), R(1), i == k && refl));
             if (i > k && refl) {{ v = s_div(T[t0 + i * n + k], vk); }}
@@ -328,14 +339,19 @@ def render_qr(t: str) -> str:
         storageBarrier();
     }}
     }} else if (phase == 5u) {{
-    var amax = R(0);
-    for (var i = ra + lid; i < rc; i += {WG}u) {{ amax = max(amax, s_abs(T[t0 + i * n + ck])); }}
-    g_red[lid] = amax;
+    var bmax = R(0);  // over the rows below the diagonal; row k's |x_k| joins on the host thread
+    for (var i = max(ra, ck + 1u) + lid; i < rc; i += {WG}u) {{ bmax = max(bmax, s_abs(T[t0 + i * n + ck])); }}
+    g_red[lid] = bmax;
     workgroupBarrier();
 {mx}
     if (lid == 0u) {{
-        if (first) {{ T[x0s] = s_real(g_red[0]); T[x0s + 2u] = T[t0 + ck * n + ck]; }}
-        else {{ T[x0s] = s_real(max(s_re(T[x0s]), g_red[0])); }}
+        // slot 0: max |x_i| over the column, slot 3: max below the diagonal
+        if (first) {{
+            let x0 = T[t0 + ck * n + ck];
+            T[x0s] = s_real(max(g_red[0], s_abs(x0))); T[x0s + 2u] = x0; T[x0s + 3u] = s_real(g_red[0]);
+        }} else {{
+            T[x0s] = s_real(max(s_re(T[x0s]), g_red[0])); T[x0s + 3u] = s_real(max(s_re(T[x0s + 3u]), g_red[0]));
+        }}
     }}
     }} else if (phase == 6u) {{
     let amax = s_re(T[x0s]);
@@ -352,7 +368,7 @@ def render_qr(t: str) -> str:
     let x0 = T[x0s + 2u];
     let ax0 = s_abs(x0);
     let vk = s_scale(s_phase(x0), ax0 + nrm);
-    let refl = nrm > R(0);
+    let refl = nrm > R(0) && (s_re(T[x0s + 3u]) > R(0) || !s_is_real(x0));  // as phase 1
     for (var i = ra + lid; i < rc; i += {WG}u) {{
         var v = s_real(select(R(0), R(1), i == ck && refl));
         if (i > ck && refl) {{ v = s_div(T[t0 + i * n + ck], vk); }}
@@ -405,12 +421,12 @@ def render_qr(t: str) -> str:
     for (var e = pa + lid; e < min(pc, m * qc + rr * n); e += {WG}u) {{
         if (e < m * qc) {{
             let j = e % qc;
-            if (j < kk) {{ Q[q0 + e] = s_mul(Q[q0 + e], s_phase(T[t0 + j * n + j])); }}
+            if (j < kk) {{ Q[q0 + e] = s_mul(Q[q0 + e], diag_phase(T[t0 + j * n + j])); }}
         }} else {{
             let f = e - m * qc;
             let i = f / n; let j = f % n;
             var v = s_real(R(0));
-            if (i < kk && j >= i) {{ v = s_mul(s_conj(s_phase(T[t0 + i * n + i])), T[t0 + i * n + j]); }}
+            if (i < kk && j >= i) {{ v = s_mul(s_conj(diag_phase(T[t0 + i * n + i])), T[t0 + i * n + j]); }}
             Rm[r0 + f] = v;
         }}
     }}

@@ -201,9 +201,10 @@ def render_hh(t: str) -> str:
     """Bindings W (nbatch matrices of m rows by ld columns, contiguous), TAU (kk per
     matrix). P: nbatch, m, ld, kk, kend, a, c. Householder QR of columns a..c-1 of the
     panel ending at column kend (rows from the diagonal down): per column the
-    reflector H = I - tau v v^T with v_j = 1 and a non-negative diagonal entry beta
-    (LAPACK's dlarfgp form: alpha - beta computed without cancellation), beta on the
-    diagonal, v below it, tau in TAU; then H applied to the panel's later columns.
+    reflector H = I - tau v v^T with v_j = 1 and the diagonal entry beta = -sign(alpha)
+    ||x|| (LAPACK's dlarfg form, so Q and R are dgeqrf's, signs included; no reflection,
+    tau = 0, where nothing lies below alpha), beta on the diagonal, v below it, tau in
+    TAU; then H applied to the panel's later columns.
     The norm is scaled by max |x_i| (no overflow or underflow of the squares)."""
     T = PANEL_WG
     decls = hh_record(t).declarations() + [
@@ -227,11 +228,12 @@ def render_hh(t: str) -> str:
         ss = workgroupUniformLoad(&hr[0]);
         workgroupBarrier();
         let al = W[w0 + j * ld + j] * sc;
-        let be = r_sqrt(al * al + ss);
-        // alpha - beta: direct where alpha <= 0, else -|x_rest|^2 / (alpha + beta)
-        let dd = select(al - be, -ss / (al + be), al > R(0));
+        let nr = r_sqrt(al * al + ss);
+        // beta of the opposite sign to alpha: alpha - beta = alpha + sign(alpha) ||x||
+        // never cancels
+        var be = select(nr, -nr, al >= R(0));
         var tau = R(0); var inv = R(0);
-        if (dd != R(0)) {{ tau = -dd / be; inv = R(1) / (dd * mx); }}
+        if (ss == R(0)) {{ be = al; }} else {{ let dd = al - be; tau = -dd / be; inv = R(1) / (dd * mx); }}
         workgroupBarrier();
         if (lid == 0u) {{ W[w0 + j * ld + j] = be * mx; TAU[b * P[3] + j] = tau; }}
         for (var i = j + 1u + lid; i < m; i += {T}u) {{ W[w0 + i * ld + j] = W[w0 + i * ld + j] * inv; }}

@@ -623,11 +623,34 @@ fn $T_gammaincc(a: $T, x: $T) -> $T { return $T_igam(a, x, 1); }""",
     # log|B(a, b)|
     "betaln": """
 fn $T_betaln(a0: $T, b0: $T) -> $T {
+    // SciPy's order (Cephes lbeta): a non-positive integer argument decides first, even
+    // beside a NaN; B(n, o) there is finite only for an integer o > 0 with 1 - n - o > 0,
+    // where |B(n, o)| = B(1 - n - o, o); elsewhere it is a pole. Outside int's range an
+    // argument counts as no integer (Cephes converts to int), so that is a pole too.
+    let a_pole = a0 <= 0.0 && a0 == floor(a0);
+    if (a_pole || (b0 <= 0.0 && b0 == floor(b0))) {
+        let n = select(b0, a0, a_pole);
+        let o = select(a0, b0, a_pole);
+        if (n < -2147483647.0 || !(o > 0.0 && o == floor(o) && o < 2147483647.0) || 1.0 - n - o <= 0.0) {
+            return $T_inf();
+        }
+        let m = 1.0 - n - o;
+        return $T_betaln_pos(min(m, o), max(m, o));
+    }
     if ($T_isnan(a0) || $T_isnan(b0)) { return $T_nan(); }
     let a = min(a0, b0);
     let b = max(a0, b0);
+    if ($T_isinf(b)) {
+        // lgamma(a) - a log(b): -inf for a > 0, +inf for a < 0, and inf - inf for a = inf
+        if ($T_isinf(a)) { return $T_nan(); }
+        return select(-$T_inf(), $T_inf(), a < 0.0);
+    }
+    return $T_betaln_pos(a, b);
+}""",
+    # log|B(a, b)| for finite a <= b, neither a non-positive integer
+    "betaln_pos": """
+fn $T_betaln_pos(a: $T, b: $T) -> $T {
     if (a > 0.0 && b >= 8.0) {
-        if ($T_isinf(b)) { return -$T_inf(); }
         // lgamma(b) - lgamma(a + b) by Stirling: no cancellation of two large values
         let lb = (b - 0.5) * (-$T_log1p(a / b)) - a * $T_log(a + b) + a
                  + $T_stirling_s(b) - $T_stirling_s(a + b);

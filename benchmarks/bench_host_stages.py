@@ -1,0 +1,216 @@
+"""Where the host time of a synchronizing step goes: the round trip ``float((y * 2.0)[0])``
+on 1000 float32 split into its stages, beside the same round trip written directly
+against wgpu-py, and the host time of a lazy op and of reductions with a fused
+prologue. A plain script (medians over interleaved rounds, in microseconds):
+
+    python benchmarks/bench_host_stages.py [--rounds 2000] [--cpu]
+
+With ``--cpu`` every figure is the calling thread's CPU time (``time.thread_time``)
+instead of wall time: on a machine shared with other work, host costs compare fairly
+(the ``wait`` stage then shows only the CPU the wait itself burns).
+
+Stages of wgarray's round trip (each as the runtime runs it, called here one by one):
+
+- ``build``: the lazy op and the index (``(y * 2.0)[0]``), nothing planned;
+- ``plan``: the fusion planner (``fusion._plan``: graph walk, plan cache);
+- ``encode``: the kernel's dispatch recorded into the batch (output buffer, kernel
+  lookup, parameters, bind group, pass commands);
+- ``copy``: the copy of the result into a pooled staging buffer;
+- ``submit``: parameters uploaded (skipped when equal to the last), encoder finished,
+  submitted, the next batch's encoder made and freed buffers recycled;
+- ``map``: the map request (wgpu-py's ``map_async``);
+- ``wait``: polling the device until the work and the map are done (the driver's floor);
+- ``read``: the mapped bytes copied into a new host array;
+- ``unmap``.
+
+The raw wgpu-py round trip (``raw``) records one dispatch of a fixed pipeline and bind
+group and the same copy, then submit, map, wait, read and unmap: what is left above it
+in wgarray's total is wgarray's own host work.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import numpy as np  # noqa: E402
+import wgpu  # noqa: E402
+
+import wgarray as wx  # noqa: E402
+from wgarray._graph import fusion  # noqa: E402
+from wgarray._kernels.elementwise import run as run_elementwise  # noqa: E402
+from wgarray._runtime.device import default_device  # noqa: E402
+
+_TINY = """
+@group(0) @binding(0) var<storage, read_write> A: array<f32>;
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x < 1000u) { A[gid.x] = A[gid.x] * 0.5 + 1.0; }
+}
+"""
+
+_clock = time.perf_counter
+
+STAGES = ("build", "plan", "encode", "copy", "submit", "map", "wait", "read", "unmap")
+RAW = ("encode", "copy", "submit", "map", "wait", "read", "unmap")
+
+
+def _wgarray_stages(rt, y, out):
+    t = [_clock()]
+    a = (y * 2.0)[0]
+    t.append(_clock())
+    node = a._node
+    plan = fusion._plan([node])
+    t.append(_clock())
+    with rt.lock:
+        run_elementwise(plan)
+        t.append(_clock())
+        data = node.realized
+        bucket = rt._staging[16]
+        staging = bucket.pop() if bucket else rt.wgpu.create_buffer(
+            size=16, usage=wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST)
+        rt._end_pass()
+        rt.encoder.copy_buffer_to_buffer(data.buf.buffer, data.offset * 4, staging, 0, 4)
+        t.append(_clock())
+        rt.flush()
+        t.append(_clock())
+        promise = staging.map_async(rt._read_mode, 0, 4)
+        t.append(_clock())
+        rt.wgpu._poll_wait()
+        promise.sync_wait()
+        t.append(_clock())
+        value = np.frombuffer(staging.read_mapped(0, 4, copy=False), np.uint8).copy()
+        t.append(_clock())
+        staging.unmap()
+        t.append(_clock())
+        bucket.append(staging)
+    for name, t0, t1 in zip(STAGES, t, t[1:]):
+        out[name].append(t1 - t0)
+    return value
+
+
+def _raw_setup(dev):
+    buf = dev.create_buffer(size=4096, usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC)
+    staging = dev.create_buffer(size=4096, usage=wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST)
+    module = dev.create_shader_module(code=_TINY)
+    pipeline = dev.create_compute_pipeline(layout="auto", compute={"module": module, "entry_point": "main"})
+    bind = dev.create_bind_group(layout=pipeline.get_bind_group_layout(0),
+                                 entries=[{"binding": 0, "resource": {"buffer": buf, "offset": 0, "size": 4096}}])
+    return buf, staging, pipeline, bind
+
+
+def _raw_stages(dev, setup, out):
+    buf, staging, pipeline, bind = setup
+    t = [_clock()]
+    enc = dev.create_command_encoder()
+    cp = enc.begin_compute_pass()
+    cp.set_pipeline(pipeline)
+    cp.set_bind_group(0, bind)
+    cp.dispatch_workgroups(4)
+    cp.end()
+    t.append(_clock())
+    enc.copy_buffer_to_buffer(buf, 0, staging, 0, 16)
+    t.append(_clock())
+    dev.queue.submit([enc.finish()])
+    t.append(_clock())
+    promise = staging.map_async("READ_NOSYNC", 0, 16)
+    t.append(_clock())
+    dev._poll_wait()
+    promise.sync_wait()
+    t.append(_clock())
+    v = np.frombuffer(staging.read_mapped(0, 16), np.float32)[0]
+    t.append(_clock())
+    staging.unmap()
+    t.append(_clock())
+    for name, t0, t1 in zip(RAW, t, t[1:]):
+        out[name].append(t1 - t0)
+    return v
+
+
+def _median_us(values) -> float:
+    return float(np.median(values)) * 1e6
+
+
+def _host_times(rt, rounds):
+    """Host time (no waiting) of a lazy op and of reductions, each round from a
+    synchronized device (untimed), as one step of a loop is."""
+    x = wx.asarray(np.random.default_rng(0).random((1000, 64), dtype=np.float32))
+    wx.evaluate(x)
+    y = (x - 1.5) ** 2
+    cases = {
+        "lazy op x * 2.0": lambda: x * 2.0,
+        "sum((x - 1.5) ** 2) all axes": lambda: wx.sum((x - 1.5) ** 2),
+        "sum((x - 1.5) ** 2, axis=0)": lambda: wx.sum((x - 1.5) ** 2, axis=0),
+        "sum((x - 1.5) ** 2, axis=1)": lambda: wx.sum((x - 1.5) ** 2, axis=1),
+        "sum(y) all axes, y pending": lambda: wx.sum(y),
+        "sum(y, axis=0), y pending": lambda: wx.sum(y, axis=0),
+        "sum(y, axis=1), y pending": lambda: wx.sum(y, axis=1),
+        "mean(y, axis=1), y pending": lambda: wx.mean(y, axis=1),
+    }
+    times = {}
+    for name, fn in cases.items():
+        for _ in range(50):
+            fn()
+        values = times[name] = []
+        for _ in range(rounds):
+            rt.sync()
+            t0 = _clock()
+            fn()
+            values.append(_clock() - t0)
+    rt.sync()
+    return times
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=2000)
+    parser.add_argument("--cpu", action="store_true", help="the calling thread's CPU time, not wall time")
+    args = parser.parse_args()
+    global _clock
+    if args.cpu:
+        _clock = time.thread_time
+    device = default_device()
+    rt = device.runtime
+    dev = device.wgpu_device
+    print(f"device: {device.name}; clock: {'thread CPU time' if args.cpu else 'wall time'}")
+
+    y = wx.asarray(np.arange(1000, dtype=np.float32))
+    wx.evaluate(y)
+    setup = _raw_setup(dev)
+    ours = {name: [] for name in STAGES}
+    raw = {name: [] for name in RAW}
+    total_ours, total_raw = [], []
+    for _ in range(50):
+        _wgarray_stages(rt, y, {name: [] for name in STAGES})
+        _raw_stages(dev, setup, {name: [] for name in RAW})
+        float((y * 2.0)[0])
+    for _ in range(args.rounds):
+        _wgarray_stages(rt, y, ours)
+        _raw_stages(dev, setup, raw)
+        t0 = _clock()
+        value = float((y * 2.0)[0])
+        total_ours.append(_clock() - t0)
+        t0 = _clock()
+        _raw_stages(dev, setup, {name: [] for name in RAW})
+        total_raw.append(_clock() - t0)
+    assert value == 0.0
+
+    print(f"\nround trip, median us over {args.rounds} rounds")
+    print(f"{'stage':10s} {'wgarray':>9s} {'raw wgpu':>9s}")
+    for name in STAGES:
+        r = f"{_median_us(raw[name]):9.1f}" if name in raw else f"{'':9s}"
+        print(f"{name:10s} {_median_us(ours[name]):9.1f} {r}")
+    print(f"{'sum':10s} {sum(_median_us(ours[n]) for n in STAGES):9.1f} {sum(_median_us(raw[n]) for n in RAW):9.1f}")
+    print(f"{'measured':10s} {_median_us(total_ours):9.1f} {_median_us(total_raw):9.1f}"
+          "   (float((y * 2.0)[0]) end to end; the raw round trip)")
+
+    print(f"\nhost time of one call, no waiting, median us over {args.rounds} rounds")
+    for name, values in _host_times(rt, args.rounds).items():
+        print(f"{name:34s} {_median_us(values):8.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,111 @@
+"""What scikit-learn's and SciPy's own array-API suites asked of wgarray (docs/clients.md),
+each against NumPy: the conventions and interop their code relies on."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import wgarray as xp
+from wgarray import linalg as la
+from conftest import REAL_FLOAT, ids, npdt, to_np
+
+
+def test_numpy_asarray_is_writable_and_owned():
+    # scikit-learn's chi2_kernel hands numpy.asarray(x) to Cython that wants a writable
+    # buffer ("buffer source array is read-only" before)
+    h = np.array([[1.0, -0.0, np.inf], [np.nan, 2.5, -3.0]], np.float32)
+    x = xp.asarray(h)
+    for got in (np.asarray(x), np.asarray(x, dtype=np.float64), np.array(x), x.__array__()):
+        assert got.flags.writeable and got.flags.owndata
+        np.testing.assert_array_equal(got, h)
+        got[...] = 7
+    np.testing.assert_array_equal(np.asarray(x), h)  # the array and its host mirror unchanged
+    np.testing.assert_array_equal(to_np(x + 0), h)
+    v = x[:, 1:]  # a view's export too
+    got = np.asarray(v)
+    got[...] = 0
+    np.testing.assert_array_equal(np.asarray(v), h[:, 1:])
+    z = np.asarray(xp.asarray(2.5))  # 0-d
+    assert z.shape == () and z.flags.writeable and z == 2.5
+
+
+def test_numpy_asarray_after_a_write_sees_the_write():
+    x = xp.asarray(np.arange(6.0, dtype=np.float32))
+    first = np.asarray(x)
+    x[2] = -1.0
+    want = np.arange(6.0, dtype=np.float32)
+    np.testing.assert_array_equal(first, want)  # a copy: not changed by the later write
+    want[2] = -1.0
+    np.testing.assert_array_equal(np.asarray(x), want)
+
+
+@pytest.mark.parametrize("d", REAL_FLOAT, ids=ids(REAL_FLOAT))
+@pytest.mark.parametrize("shape", [(30, 5), (10, 10), (5, 8), (3, 1, 4), (100, 100), (150, 90), (70, 130)])
+def test_qr_has_lapack_signs(d, shape):
+    # scikit-learn's randomized_range_finder compares Q with NumPy's at rtol 1e-7: the
+    # Householder paths (small, and blocked past 64 columns) give dgeqrf's Q and R
+    t = npdt(d)
+    a = np.random.default_rng(sum(shape)).standard_normal(shape).astype(t)
+    q, r = (to_np(z) for z in la.qr(xp.asarray(a)))
+    q0, r0 = np.linalg.qr(a)
+    eps = float(np.finfo(t).eps)
+    scale = 100 * eps * max(shape)
+    np.testing.assert_allclose(q, q0, rtol=0, atol=scale)
+    np.testing.assert_allclose(r, r0, rtol=0, atol=scale * float(np.abs(r0).max()))
+
+
+@pytest.mark.parametrize("d", REAL_FLOAT, ids=ids(REAL_FLOAT))
+def test_qr_lapack_no_reflection_cases(d):
+    # LAPACK reflects nothing where a column has nothing below the diagonal: Q = I for
+    # the identity and for upper-triangular input (R keeps its signs), zero columns
+    t = npdt(d)
+    tri = np.triu(np.random.default_rng(3).standard_normal((6, 6))).astype(t)
+    for a in (np.eye(4, dtype=t), np.diag(np.array([-1.0, 2.0, -0.0, 3.0], t)), tri,
+              np.zeros((3, 3), t), np.array([[0.0, 1.0], [0.0, 2.0]], t), np.eye(80, dtype=t)[::-1].copy()):
+        q, r = (to_np(z) for z in la.qr(xp.asarray(a)))
+        q0, r0 = np.linalg.qr(a)
+        np.testing.assert_allclose(q, q0, rtol=0, atol=10 * float(np.finfo(t).eps))
+        np.testing.assert_allclose(r, r0, rtol=0, atol=10 * float(np.finfo(t).eps) * max(1.0, float(np.abs(r0).max())))
+
+
+def test_qr_tall_path_keeps_a_non_negative_diagonal():
+    # the tall-skinny path (CholeskyQR, TSQR where that fails) keeps R_kk >= 0
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((2048, 8)).astype(np.float32)
+    b = a.copy()
+    b[:, 5] = b[:, 4]  # rank-deficient: CholeskyQR reports failure, TSQR runs
+    for m in (a, b):
+        q, r = (to_np(z) for z in la.qr(xp.asarray(m)))
+        assert np.all(np.diagonal(r) >= 0)
+        np.testing.assert_allclose(q @ r, m, rtol=0, atol=1e-4)
+        np.testing.assert_allclose(q.T @ q, np.eye(8), rtol=0, atol=1e-5)
+
+
+def test_permuted_views_write_through_as_numpy():
+    # scipy.signal.oaconvolve adds into a swapped-axes slice of a swapped-axes result
+    n = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)
+    x = xp.asarray(n)
+    want = n.copy()
+    v = xp.permute_dims(xp.permute_dims(x, (2, 1, 0))[1:3], (2, 1, 0))
+    v += 100
+    np.swapaxes(np.swapaxes(want, 2, 0)[1:3], 2, 0)[...] += 100
+    np.testing.assert_array_equal(np.asarray(x), want)
+    m = xp.moveaxis(x, 0, -1)  # a write to the view, then one to the base
+    m[1, 2, 0] = -np.inf
+    np.moveaxis(want, 0, -1)[1, 2, 0] = -np.inf
+    np.testing.assert_array_equal(np.asarray(x), want)
+    x[1, 0, 3] = np.nan
+    want[1, 0, 3] = np.nan
+    np.testing.assert_array_equal(np.asarray(m), np.moveaxis(want, 0, -1))
+    t = x[0].T  # .T of a view
+    t[:, 1] = -0.0
+    want[0].T[:, 1] = -0.0
+    np.testing.assert_array_equal(np.asarray(x), want)
+    assert np.array_equal(np.signbit(np.asarray(x)), np.signbit(want))
+    y = xp.permute_dims(x, (0, 1, 2))  # the identity permutation is a view too
+    y[0, 0, 0] = 5
+    want[0, 0, 0] = 5
+    np.testing.assert_array_equal(np.asarray(x), want)
+    c = xp.asarray(xp.permute_dims(x, (1, 0, 2)), copy=True)  # a copy is not
+    c[...] = 0
+    np.testing.assert_array_equal(np.asarray(x), want)
