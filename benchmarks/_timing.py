@@ -94,3 +94,27 @@ def heat(runtime, seconds: float = 0.3) -> None:
             runtime.dispatch(kernel, [a, o], params, groups)
         runtime.flush()
     runtime.sync()
+
+
+# The raw wgpu round trip that the host-path benchmarks set beside wgarray's: one tiny
+# kernel over 1000 float32, its buffer, a staging buffer and a bind group.
+RAW_TINY = """
+@group(0) @binding(0) var<storage, read_write> A: array<f32>;
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x < 1000u) { A[gid.x] = A[gid.x] * 0.5 + 1.0; }
+}
+"""
+
+
+def raw_roundtrip_setup(dev):
+    """(buffer, staging buffer, pipeline, bind group) of the raw round trip on ``dev``."""
+    import wgpu
+
+    buf = dev.create_buffer(size=4096, usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC)
+    staging = dev.create_buffer(size=4096, usage=wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST)
+    module = dev.create_shader_module(code=RAW_TINY)
+    pipeline = dev.create_compute_pipeline(layout="auto", compute={"module": module, "entry_point": "main"})
+    bind = dev.create_bind_group(layout=pipeline.get_bind_group_layout(0),
+                                 entries=[{"binding": 0, "resource": {"buffer": buf, "offset": 0, "size": 4096}}])
+    return buf, staging, pipeline, bind

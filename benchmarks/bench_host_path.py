@@ -42,7 +42,7 @@ import wgarray as wx  # noqa: E402
 from wgarray import debug  # noqa: E402
 from wgarray._runtime.device import default_device  # noqa: E402
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from _timing import cuda_torch  # noqa: E402
+from _timing import cuda_torch, raw_roundtrip_setup  # noqa: E402
 
 SMALL = os.environ.get("WGARRAY_BENCH_SMALL", "") not in ("", "0")
 SIZES = {
@@ -128,24 +128,9 @@ def test_step_loop(benchmark, case, lib):
 
 # --------------------------------------------------------- raw wgpu round trip
 
-_TINY = """
-@group(0) @binding(0) var<storage, read_write> A: array<f32>;
-@compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-    if (gid.x < 1000u) { A[gid.x] = A[gid.x] * 0.5 + 1.0; }
-}
-"""
-
-
 def _raw_setup():
     dev = default_device().wgpu_device
-    buf = dev.create_buffer(size=4096, usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC)
-    staging = dev.create_buffer(size=4096, usage=wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST)
-    module = dev.create_shader_module(code=_TINY)
-    pipeline = dev.create_compute_pipeline(layout="auto", compute={"module": module, "entry_point": "main"})
-    bind = dev.create_bind_group(layout=pipeline.get_bind_group_layout(0),
-                                 entries=[{"binding": 0, "resource": {"buffer": buf, "offset": 0, "size": 4096}}])
-    return dev, buf, staging, pipeline, bind
+    return (dev,) + raw_roundtrip_setup(dev)
 
 
 @pytest.mark.parametrize("lib", ["raw_wgpu_map_sync", "raw_wgpu_poll", "wgarray"] + (["torch"] if TORCH else []))

@@ -44,13 +44,8 @@ from wgarray._graph import fusion  # noqa: E402
 from wgarray._kernels.elementwise import run as run_elementwise  # noqa: E402
 from wgarray._runtime.device import default_device  # noqa: E402
 
-_TINY = """
-@group(0) @binding(0) var<storage, read_write> A: array<f32>;
-@compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-    if (gid.x < 1000u) { A[gid.x] = A[gid.x] * 0.5 + 1.0; }
-}
-"""
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _timing import raw_roundtrip_setup  # noqa: E402
 
 _clock = time.perf_counter
 
@@ -90,16 +85,6 @@ def _wgarray_stages(rt, y, out):
     for name, t0, t1 in zip(STAGES, t, t[1:]):
         out[name].append(t1 - t0)
     return value
-
-
-def _raw_setup(dev):
-    buf = dev.create_buffer(size=4096, usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC)
-    staging = dev.create_buffer(size=4096, usage=wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST)
-    module = dev.create_shader_module(code=_TINY)
-    pipeline = dev.create_compute_pipeline(layout="auto", compute={"module": module, "entry_point": "main"})
-    bind = dev.create_bind_group(layout=pipeline.get_bind_group_layout(0),
-                                 entries=[{"binding": 0, "resource": {"buffer": buf, "offset": 0, "size": 4096}}])
-    return buf, staging, pipeline, bind
 
 
 def _raw_stages(dev, setup, out):
@@ -179,7 +164,7 @@ def main():
 
     y = wx.asarray(np.arange(1000, dtype=np.float32))
     wx.evaluate(y)
-    setup = _raw_setup(dev)
+    setup = raw_roundtrip_setup(dev)
     ours = {name: [] for name in STAGES}
     raw = {name: [] for name in RAW}
     total_ours, total_raw = [], []
