@@ -118,3 +118,12 @@ def raw_roundtrip_setup(dev):
     bind = dev.create_bind_group(layout=pipeline.get_bind_group_layout(0),
                                  entries=[{"binding": 0, "resource": {"buffer": buf, "offset": 0, "size": 4096}}])
     return buf, staging, pipeline, bind
+
+
+def raw_dispatch(enc, pipeline, bind) -> None:
+    """Record the raw round trip's one dispatch into the command encoder ``enc``."""
+    cp = enc.begin_compute_pass()
+    cp.set_pipeline(pipeline)
+    cp.set_bind_group(0, bind)
+    cp.dispatch_workgroups(4)
+    cp.end()

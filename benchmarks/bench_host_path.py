@@ -42,7 +42,7 @@ import wgarray as wx  # noqa: E402
 from wgarray import debug  # noqa: E402
 from wgarray._runtime.device import default_device  # noqa: E402
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from _timing import cuda_torch, raw_roundtrip_setup  # noqa: E402
+from _timing import cuda_torch, raw_dispatch, raw_roundtrip_setup  # noqa: E402
 
 SMALL = os.environ.get("WGARRAY_BENCH_SMALL", "") not in ("", "0")
 SIZES = {
@@ -142,11 +142,7 @@ def test_roundtrip(benchmark, case, lib):
 
         def step():
             enc = dev.create_command_encoder()
-            cp = enc.begin_compute_pass()
-            cp.set_pipeline(pipeline)
-            cp.set_bind_group(0, bind)
-            cp.dispatch_workgroups(4)
-            cp.end()
+            raw_dispatch(enc, pipeline, bind)
             enc.copy_buffer_to_buffer(buf, 0, staging, 0, 16)
             dev.queue.submit([enc.finish()])
             if poll:

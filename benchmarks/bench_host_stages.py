@@ -45,7 +45,7 @@ from wgarray._kernels.elementwise import run as run_elementwise  # noqa: E402
 from wgarray._runtime.device import default_device  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _timing import raw_roundtrip_setup  # noqa: E402
+from _timing import raw_dispatch, raw_roundtrip_setup  # noqa: E402
 
 _clock = time.perf_counter
 
@@ -91,11 +91,7 @@ def _raw_stages(dev, setup, out):
     buf, staging, pipeline, bind = setup
     t = [_clock()]
     enc = dev.create_command_encoder()
-    cp = enc.begin_compute_pass()
-    cp.set_pipeline(pipeline)
-    cp.set_bind_group(0, bind)
-    cp.dispatch_workgroups(4)
-    cp.end()
+    raw_dispatch(enc, pipeline, bind)
     t.append(_clock())
     enc.copy_buffer_to_buffer(buf, 0, staging, 0, 16)
     t.append(_clock())
