@@ -18,6 +18,7 @@ from . import _dtypes as dt
 from . import _elementwise_functions as ew
 from ._graph import node as g
 from ._array import Array
+from ._data_type_functions import finfo as _finfo
 from ._searching_functions import where
 
 __all__ = [
@@ -355,15 +356,24 @@ def entr(x, /) -> Array:
     return where(x > 0.0, -x * ew.log(x), where(x == 0.0, 0.0, where(ew.isnan(x), x, -math.inf)))
 
 
+def _log_ratio(x, y) -> Array:
+    """log(x / y) for x, y > 0: log(x) - log(y) where x / y would overflow, underflow or
+    lose digits as a subnormal (rel_entr(1e-300, 7.2e42): -inf from log(0) otherwise)."""
+    r = x / y
+    normal = (r >= float(_finfo(r.dtype).smallest_normal)) & (r < math.inf)
+    return where(normal, ew.log(r), ew.log(x) - ew.log(y))
+
+
 def rel_entr(x, y, /) -> Array:
     x, y = _floats("rel_entr", x, y)
-    out = where((x > 0.0) & (y > 0.0), x * ew.log(x / y), where((x == 0.0) & (y >= 0.0), 0.0, math.inf))
+    # the inner where keeps x's dtype (two Python scalars alone would give the default float)
+    out = where((x > 0.0) & (y > 0.0), x * _log_ratio(x, y), where((x == 0.0) & (y >= 0.0), ew.abs(x), math.inf))
     return where(ew.isnan(x) | ew.isnan(y), math.nan, out)
 
 
 def kl_div(x, y, /) -> Array:
     x, y = _floats("kl_div", x, y)
-    out = where((x > 0.0) & (y > 0.0), x * ew.log(x / y) - x + y, where((x == 0.0) & (y >= 0.0), y, math.inf))
+    out = where((x > 0.0) & (y > 0.0), x * _log_ratio(x, y) - x + y, where((x == 0.0) & (y >= 0.0), y, math.inf))
     return where(ew.isnan(x) | ew.isnan(y), math.nan, out)
 
 
