@@ -122,6 +122,6 @@ def run(n: int | None = None, d: int = 32, k: int = 16, iters: int = 10, repeat:
         print("  note: this device is a CPU software driver (no GPU was found or chosen). It runs\n"
               "  the shaders on this machine's CPU cores, so it is expected to be slower than NumPy:\n"
               "  its figures show that the job runs and agrees, not how fast wgarray is. On an\n"
-              "  NVIDIA H200 the job at n=1,000,000 runs about 20x faster than NumPy on the host\n"
-              "  (docs/performance.md).")
+              "  NVIDIA H200 the job at n=1,000,000 runs about 90x faster than NumPy on the host\n"
+              "  (28 ms against 2.6 s; docs/performance.md).")
     return 0 if ok else 1
