@@ -3,6 +3,7 @@ named workloads, with the wall time of a normal (unprofiled) run beside it.
 
     python benchmarks/diag_profile.py eigh:64 eigh:256 svd:256 pca ridge lda sort cumsum
     python benchmarks/diag_profile.py kmeans scaler gnb   # the main job, StandardScaler, GaussianNB
+    python benchmarks/diag_profile.py euclid:20000        # scikit-learn's euclidean_distances
     python benchmarks/diag_profile.py --host ridge lda     # and where the host time goes (cProfile)
     WARM=0 python benchmarks/diag_profile.py sort          # no warm-up beyond two runs
 
@@ -100,6 +101,12 @@ def workload(spec):
         X = xp.asarray((RNG.standard_normal((rows, 32)) + yh[:, None]).astype(np.float32))
         y = xp.asarray(yh.astype(np.int64))
         return spec, lambda: GaussianNB().fit(X, y).var_[0, 0]
+    if name == "euclid":
+        import sklearn
+        from sklearn.metrics.pairwise import euclidean_distances
+        sklearn.set_config(array_api_dispatch=True)
+        X = xp.asarray(RNG.standard_normal((n or 20_000, 64)).astype(np.float32))
+        return spec, lambda: euclidean_distances(X)[1, 0]
     if name == "sort":
         x = xp.asarray(RNG.standard_normal(n or 1 << 24).astype(np.float32))
         return spec, lambda: xp.sort(x)[0]
