@@ -63,7 +63,7 @@ def workload(spec):
     if name == "tallsvd":
         x = xp.asarray(_low_rank(100_000, n or 256))
         return spec, lambda: xp.linalg.svd(x, full_matrices=False)[2][0, 0]
-    if name in ("pca", "ridge", "lda"):
+    if name in ("pca", "pcar", "pcac", "ridge", "lda"):
         import sklearn
         from sklearn.decomposition import PCA
         from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
@@ -72,6 +72,13 @@ def workload(spec):
         if name == "pca":
             X = xp.asarray(_low_rank(100_000, n or 256))
             return spec, lambda: PCA(n_components=16, svd_solver="full").fit(X).components_[0, 0]
+        if name == "pcar":
+            X = xp.asarray(_low_rank(200_000, n or 512))
+            return spec, lambda: PCA(n_components=16, svd_solver="randomized", random_state=0,
+                                     power_iteration_normalizer="QR").fit(X).components_[0, 0]
+        if name == "pcac":
+            X = xp.asarray(_low_rank(1_000_000, n or 64))
+            return spec, lambda: PCA(n_components=16, svd_solver="covariance_eigh").fit(X).components_[0, 0]
         if name == "ridge":
             Xh = _low_rank(50_000, n or 64)
             y = xp.asarray((Xh @ RNG.standard_normal(Xh.shape[1]).astype(np.float32)).astype(np.float32))
