@@ -9,7 +9,6 @@ reader for other kernel families: a node's elementwise producer, fused into them
 """
 from __future__ import annotations
 
-import os
 import struct
 
 from .. import _dtypes as dt
@@ -19,10 +18,6 @@ from .._runtime.numerics import float32_behaviour
 from .._wgsl import elementwise as ew
 from .._wgsl import types as ty
 
-# The fma-corrected float32 division/sqrt (for devices whose fma is fused) is opt-in: its
-# bit-exactness test did not pass on an NVIDIA H200, where the probe finds fma fused, and
-# the default path is the one verified correctly rounded there.
-FMA_DIVISION = os.environ.get("WGARRAY_FMA_DIVISION", "") == "1"
 
 
 def realize(node: g.Node) -> g.Data:
@@ -200,7 +195,7 @@ def signature(outputs, vec4: bool = True):
 
     out_refs = tuple([(visit(o), o.dtype.name) for o in outputs])
     const_dtypes = tuple([c.dtype.name for c in consts])
-    fma_fused = FMA_DIVISION and float32_behaviour(device).fma_fused
+    fma_fused = float32_behaviour(device).fma_fused
     key = (outputs[0].shape, device.has_int64, fma_fused, vec4, tuple(instrs), tuple(leaf_keys), const_dtypes,
            out_refs)
     return key, leaves, consts, buffers, slots

@@ -1,0 +1,83 @@
+"""Device time (timestamp queries) of the fused chain ``exp(-(a - b)**2 / 2) * c + a``
+over 2^27 float32 and of variants that leave one part out, beside the vec4 WGSL kernel
+that moves the same bytes: where the chain's time above the roofline goes.
+
+    python benchmarks/diag_chain.py [--log2n 27]
+
+Prints one row per variant: its best device time per kernel over the rounds, and that
+time relative to the roofline kernel of the same traffic (3 inputs + 1 output, or 2 + 1).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from _timing import heat, table  # noqa: E402
+from bench_elementwise import ROOFLINE_WGSL  # noqa: E402
+
+import wgarray as xp  # noqa: E402
+from wgarray._runtime.device import default_device  # noqa: E402
+from wgarray._runtime.numerics import float32_behaviour  # noqa: E402
+
+ROOFLINE2_WGSL = (ROOFLINE_WGSL.replace("@group(0) @binding(2) var<storage, read> C: array<vec4<f32>>;\n", "")
+                  .replace("binding(3)", "binding(2)").replace("binding(4)", "binding(3)")
+                  .replace("A[i] + B[i] + C[i]", "A[i] + B[i]"))
+
+VARIANTS = [
+    ("chain: exp(-(a-b)**2 / 2) * c + a", 3, lambda a, b, c: xp.exp(-(a - b) ** 2 / 2) * c + a),
+    ("chain with * 0.5 for / 2", 3, lambda a, b, c: xp.exp(-(a - b) ** 2 * 0.5) * c + a),
+    ("chain with / 3", 3, lambda a, b, c: xp.exp(-(a - b) ** 2 / 3) * c + a),
+    ("chain without exp: (-(a-b)**2 / 2) * c + a", 3, lambda a, b, c: (-(a - b) ** 2 / 2) * c + a),
+    ("(a - b) * c + a", 3, lambda a, b, c: (a - b) * c + a),
+    ("a / b (arrays)", 2, lambda a, b, c: a / b),
+    ("a * b", 2, lambda a, b, c: a * b),
+    ("exp(a - b)", 2, lambda a, b, c: xp.exp(a - b)),
+]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--log2n", type=int, default=27)
+    parser.add_argument("--reps", type=int, default=10)
+    args = parser.parse_args()
+    n = 1 << args.log2n
+    device = default_device()
+    rt = device.runtime
+    rng = np.random.default_rng(0)
+    a, b, c = (xp.asarray(rng.random(n, dtype=np.float32) + 0.5) for _ in range(3))
+    xp.evaluate(a, b, c)
+
+    def device_best(record) -> float:
+        record()
+        rt.sync()
+        heat(rt)
+        with rt.gpu_profile() as p:
+            for _ in range(args.reps):
+                record()
+        rt.sync()
+        secs = [s for _, s in p.kernels.values()]
+        return sum(secs) / args.reps
+
+    roof = {}
+    out = rt.alloc(4 * n)
+    for nin, src in ((3, ROOFLINE_WGSL), (2, ROOFLINE2_WGSL)):
+        kernel = rt.kernel(("diag", "roof", nin), lambda: (f"roofline{nin}", src, [False] * nin + [True], False))
+        groups = -(-(n // 4) // 256)
+        params = (n // 4).to_bytes(4, "little") + b"\0" * 4
+        bufs = [a._node.buf, b._node.buf, c._node.buf][:nin] + [out]
+        roof[nin] = device_best(lambda: rt.dispatch(kernel, bufs, params, groups))
+    rows = [(f"WGSL vec4 roofline, {k} in + 1 out", f"{t * 1e3:.3f}", f"{4 * (k + 1) * n / t / 1e12:.2f}", "1.00")
+            for k, t in roof.items()]
+    for label, nin, fn in VARIANTS:
+        t = device_best(lambda: xp.evaluate(fn(a, b, c)))
+        rows.append((label, f"{t * 1e3:.3f}", f"{4 * (nin + 1) * n / t / 1e12:.2f}", f"{t / roof[nin]:.2f}"))
+    print(f"device: {device.name} ({device.backend}); n = 2^{args.log2n} float32; device time per kernel "
+          f"(timestamp queries, mean of {args.reps}); {float32_behaviour(device).describe()}")
+    print(table(rows, ["kernel", "ms", "TB/s", "x roofline of its traffic"]))
+
+
+if __name__ == "__main__":
+    main()
