@@ -43,7 +43,8 @@ Design rules
   add that joins the surrounding sum).  Each expression between two barriers then holds
   at most one product with a shared factor and nothing to cancel, so no regrouping,
   factoring or folding across a barrier is possible.
-* No fused multiply-add is relied upon (lavapipe's ``fma`` is not fused).
+* No fused multiply-add is relied upon (lavapipe's ``fma`` is not fused), except by
+  ``f32_divide_fma``, which only devices whose probed ``fma`` is fused get.
   Error-free products (for ``pow``) use a split that contraction into an FMA by
   the shader compiler cannot break: f32 masks the low 12 mantissa bits; f64 uses
   ``f64(f32(a))`` (a 24-bit head) so that every partial product is exact.
@@ -64,7 +65,6 @@ maximum/minimum, nextafter, abs/copysign/signbit and the f32 <-> f64 conversions
 """
 from __future__ import annotations
 
-import re
 from .intmath import LIBRARY as _INTMATH
 from .snippets import Snippet
 from .template import library, substitute
@@ -308,33 +308,6 @@ fn f32_div_fix(a: f32, b: f32, q0: f32) -> f32 {
     if (f32_rem_side(a, q, b, 0.5 * (up - q) * b, 0.0) > 0.0) { return up; }
     if (f32_rem_side(a, q, b, -0.5 * (q - down) * b, 0.0) < 0.0) { return down; }
     return q;
-}""",
-    # The same corrections where the device's fma is fused (probed at device open, see
-    # wgarray._runtime.numerics): with q within an ulp of a / b, fma(-q, b, a) is the exact
-    # remainder, so each midpoint test is one fma and a compare.
-    "div_fix_fma": """
-fn f32_div_fix_fma(a: f32, b: f32, q0: f32) -> f32 {
-    let q = q0 + f32_launder(fma(-q0, b, a)) / b;   // not foldable into a / b
-    let r = fma(-q, b, a);
-    let up = bitcast<f32>(bitcast<u32>(q) + 1u);
-    let down = bitcast<f32>(bitcast<u32>(q) - 1u);
-    if (r > 0.5 * (up - q) * b) { return up; }
-    if (r < -(0.5 * (q - down) * b)) { return down; }
-    return q;
-}""",
-    # m - (s + h)^2 = r - 2 s h - h^2, where r and 2 s h are multiples of 2^-46 and
-    # h^2 < 2^-46: its sign is that of r - 2 s h, or negative where that is 0
-    "sqrt_fix_fma": """
-fn f32_sqrt_fix_fma(m: f32, s0: f32) -> f32 {
-    let s = s0 + f32_launder(fma(-s0, s0, m)) / (s0 + s0);
-    let r = fma(-s, s, m);
-    let up = bitcast<f32>(bitcast<u32>(s) + 1u);
-    let down = bitcast<f32>(bitcast<u32>(s) - 1u);
-    let hu = 0.5 * (up - s);
-    let hd = 0.5 * (s - down);
-    if (r - s * (hu + hu) > 0.0) { return up; }
-    if (r + s * (hd + hd) <= 0.0) { return down; }
-    return s;
 }""",
     "sqrt_rn": """
 fn f32_sqrt_rn(x: f32) -> f32 {
@@ -1257,6 +1230,7 @@ fn f32_divide_fma(x: f32, y: f32) -> f32 {
     if (!f32_div_ordinary(x, y)) { return f32_div_special(x, y); }
     return f32_div_rn(x, y);
 }""",
+    "reciprocal_fma": "fn f32_reciprocal_fma(x: f32) -> f32 { return f32_divide_fma(1.0, x); }",
     # the selection on the bits (see f32_key): two subnormals are not equal to a flushing
     # device's float compare, and the one chosen keeps its bits
     "maximum": """
@@ -1389,23 +1363,6 @@ def _build(T: str) -> dict[str, str]:
     return out
 
 
-# float32 division and sqrt through the fma-based corrections: ``{name}_fma`` is
-# ``{name}`` calling the ``_fma`` variant of each of these (used on fused-fma devices).
-FMA_VARIANTS = ("divide", "reciprocal", "sqrt", "div_rn", "sqrt_rn", "div_fix", "sqrt_fix")
-
-
-def _fma_variants(texts: dict[str, str]) -> dict[str, str]:
-    out = {}
-    for name in FMA_VARIANTS:
-        if name + "_fma" in texts:
-            continue
-        text = texts[name]
-        for other in FMA_VARIANTS:
-            text = re.sub(rf"\bf32_{other}\(", f"f32_{other}_fma(", text)
-        out[name + "_fma"] = text
-    return out
-
-
 # Snippets of other libraries that these call; LIBRARY holds them too, so it resolves alone.
 _SHARED = ("eu64_mul_wide",)
 
@@ -1414,8 +1371,6 @@ def _make_library() -> dict[str, Snippet]:
     lib: dict[str, Snippet] = {}
     for T in ("f32", "f64"):
         texts = _build(T)
-        if T == "f32":
-            texts.update(_fma_variants(texts))
         lib.update(library({f"{T}_{n}": s for n, s in texts.items()}, external=_SHARED))
     lib.update((name, _INTMATH[name]) for name in _SHARED)
     return lib
