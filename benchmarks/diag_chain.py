@@ -19,6 +19,7 @@ from _timing import heat, table  # noqa: E402
 from bench_elementwise import ROOFLINE_WGSL  # noqa: E402
 
 import wgarray as xp  # noqa: E402
+from wgarray._graph import fusion  # noqa: E402
 from wgarray._runtime.device import default_device  # noqa: E402
 from wgarray._runtime.numerics import float32_behaviour  # noqa: E402
 
@@ -74,6 +75,17 @@ def main() -> None:
     for label, nin, fn in VARIANTS:
         t = device_best(lambda: xp.evaluate(fn(a, b, c)))
         rows.append((label, f"{t * 1e3:.3f}", f"{4 * (nin + 1) * n / t / 1e12:.2f}", f"{t / roof[nin]:.2f}"))
+    # the divisions again on the fma-free exact path (what a device without a fused fma
+    # runs, and every device with WGARRAY_FMA_DIVISION=0)
+    fusion.FMA_DIVISION = False
+    try:
+        for label, nin, fn in VARIANTS:
+            if "/" in label and "/ 2" not in label:
+                t = device_best(lambda: xp.evaluate(fn(a, b, c)))
+                rows.append((label + ", fma-free path", f"{t * 1e3:.3f}", f"{4 * (nin + 1) * n / t / 1e12:.2f}",
+                             f"{t / roof[nin]:.2f}"))
+    finally:
+        fusion.FMA_DIVISION = True
     print(f"device: {device.name} ({device.backend}); n = 2^{args.log2n} float32; device time per kernel "
           f"(timestamp queries, mean of {args.reps}); {float32_behaviour(device).describe()}")
     print(table(rows, ["kernel", "ms", "TB/s", "x roofline of its traffic"]))

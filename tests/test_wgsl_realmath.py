@@ -540,13 +540,18 @@ def _fma_by_f64(text: str) -> str:
 
 
 @pytest.mark.skipif("shader-f64" not in device().features, reason="the fma stand-in needs float64")
-def test_f32_divide_fma_is_ieee_division_bit_for_bit():
+@pytest.mark.parametrize("off", [0, -3, 3])
+def test_f32_divide_fma_is_ieee_division_bit_for_bit(off):
     """f32_divide_fma (the fused-fma device's division) against NumPy's float32 division
     on every kind of operand pair, with an exact fma standing in for the device's where
     that is not fused (lavapipe). Most pairs take the short fma path; zeros, inf, NaN,
-    subnormals and extreme exponents take the fma-free one."""
-    x, y = division_operands(21)
+    subnormals and extreme exponents take the fma-free one. The device's reciprocal is
+    moved ``off`` ulp first: WGSL lets it be 2.5 ulp off."""
+    x, y = division_operands(21 + off)
     prelude = _fma_by_f64(resolve(LIBRARY, ["f32_divide_fma"]))
+    recip = "f32_launder(1.0 / ay)"
+    assert prelude.count(recip) == 1
+    prelude = prelude.replace(recip, f"f32_launder(bitcast<f32>(bitcast<i32>(1.0 / ay) + {off}))")
     got = run_wgsl("f32_divide_fma(in0[i], in1[i])", [("f32", x), ("f32", y)], "f32", np.float32, prelude)
     with np.errstate(all="ignore"):
         want = np.divide(x, y)
