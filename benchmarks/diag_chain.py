@@ -1,11 +1,14 @@
 """Device time (timestamp queries) of the fused chain ``exp(-(a - b)**2 / 2) * c + a``
-over 2^27 float32 and of variants that leave one part out, beside the vec4 WGSL kernel
-that moves the same bytes: where the chain's time above the roofline goes.
+over 2^27 float32 and of variants that leave one part out, of float32 division and of
+broadcast differences (``X - C[None, :]``, ``X - v[:, None]``), beside the vec4 WGSL
+kernels that move the same bytes: where a kernel's time above the roofline goes.
 
     python benchmarks/diag_chain.py [--log2n 27]
 
-Prints one row per variant: its best device time per kernel over the rounds, and that
-time relative to the roofline kernel of the same traffic (3 inputs + 1 output, or 2 + 1).
+Prints one row per kernel: its mean device time over the rounds, and that time relative
+to the roofline kernel of the same traffic (3 inputs + 1 output, 2 + 1, or a copy; a
+broadcast row or column counts as no traffic). The divisions are timed twice: on the
+device's own path (the short fma path where its fma is fused) and on the fma-free one.
 """
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from _timing import heat, table  # noqa: E402
+from _timing import COPY_WGSL, heat, table  # noqa: E402
 from bench_elementwise import ROOFLINE_WGSL  # noqa: E402
 
 import wgarray as xp  # noqa: E402
@@ -36,7 +39,18 @@ VARIANTS = [
     ("a / b (arrays)", 2, lambda a, b, c: a / b),
     ("a * b", 2, lambda a, b, c: a * b),
     ("exp(a - b)", 2, lambda a, b, c: xp.exp(a - b)),
+    # broadcast operands (strided leaves): X = a as 8192 x 16384, a row and a column
+    ("X - C[None, :] (row broadcast; X is a as 2-D)", 1,
+     lambda a, b, c: _rows(a) - b[:_rows(a).shape[1]][None, :]),
+    ("X - v[:, None] (column broadcast)", 1, lambda a, b, c: _rows(a) - c[:_rows(a).shape[0]][:, None]),
+    ("X.T - v[:, None] (transposed and broadcast)", 1,
+     lambda a, b, c: xp.matrix_transpose(_rows(a)) - c[:_rows(a).shape[1]][:, None]),
 ]
+
+
+def _rows(a):
+    n = a.shape[0]
+    return xp.reshape(a, (1 << (n.bit_length() // 2 - 1), -1))
 
 
 def main() -> None:
@@ -64,13 +78,13 @@ def main() -> None:
 
     roof = {}
     out = rt.alloc(4 * n)
-    for nin, src in ((3, ROOFLINE_WGSL), (2, ROOFLINE2_WGSL)):
+    for nin, src in ((3, ROOFLINE_WGSL), (2, ROOFLINE2_WGSL), (1, COPY_WGSL)):
         kernel = rt.kernel(("diag", "roof", nin), lambda: (f"roofline{nin}", src, [False] * nin + [True], False))
         groups = -(-(n // 4) // 256)
-        params = (n // 4).to_bytes(4, "little") + b"\0" * 4
+        params = (n // 4).to_bytes(4, "little") + b"\0" * 4 if nin > 1 else (n // 4).to_bytes(4, "little")
         bufs = [a._node.buf, b._node.buf, c._node.buf][:nin] + [out]
         roof[nin] = device_best(lambda: rt.dispatch(kernel, bufs, params, groups))
-    rows = [(f"WGSL vec4 roofline, {k} in + 1 out", f"{t * 1e3:.3f}", f"{4 * (k + 1) * n / t / 1e12:.2f}", "1.00")
+    rows = [(f"WGSL vec4 {'copy' if k == 1 else 'roofline'}, {k} in + 1 out", f"{t * 1e3:.3f}", f"{4 * (k + 1) * n / t / 1e12:.2f}", "1.00")
             for k, t in roof.items()]
     for label, nin, fn in VARIANTS:
         t = device_best(lambda: xp.evaluate(fn(a, b, c)))

@@ -52,7 +52,7 @@ def test_matmul_1d_operands(d):
 
 
 # The tiled kernel's element types (float64 only where the device has it): one renderer.
-TILED = [d for d in REAL_FLOAT if d.name in ("float32", "float64")]
+TILED = [d for d in REAL_FLOAT + INTEGER if d.name in ("float32", "float64", "int32", "uint32")]
 
 
 @pytest.mark.parametrize("d", TILED, ids=ids(TILED))
@@ -66,8 +66,9 @@ def test_matmul_tiled_tile_edges(mkn, d):
 
 @pytest.mark.parametrize("d", TILED, ids=ids(TILED))
 def test_matmul_tiled_kernel_is_used(d, monkeypatch):
-    # float32 and float64 products of 2-D outputs run the tiled kernel, never the generic
-    # one; values bit-exact where every product and partial sum is an exact integer
+    # float32, float64, int32 and uint32 products of 2-D outputs run the tiled kernel,
+    # never the generic one; values bit-exact where every product and partial sum is an
+    # exact integer (integers: wrapping past 2^32 as NumPy's do)
     import wgarray._wgsl.matmul as km
 
     def generic(*args):
@@ -79,6 +80,11 @@ def test_matmul_tiled_kernel_is_used(d, monkeypatch):
         b = np.arange(K * N).reshape(K, N) % 5 - 2
         got = to_np(xp.asarray(a.astype(npdt(d))) @ xp.asarray(b.astype(npdt(d))))
         np.testing.assert_array_equal(got, (a @ b).astype(npdt(d)))
+    if d.kind in "iu":
+        a = (np.arange(130 * 300).reshape(130, 300) * 7919 % 1000003).astype(npdt(d))
+        b = (np.arange(300 * 70).reshape(300, 70) * 104729 % 65537).astype(npdt(d))
+        got = to_np(xp.asarray(a) @ xp.asarray(b))
+        np.testing.assert_array_equal(got, a @ b)
 
 
 def _strided_case(layout, a, b, sliced, offset):

@@ -1,6 +1,6 @@
 """The matmul family's host driver: ``matmul_nodes`` runs one kernel
 (``_wgsl/matmul.py``) over strided views of its operands: the tiled one for float32 and
-float64, the generic one for the other dtypes.
+float64, int32 and uint32, the generic one for the other dtypes.
 
 A transposed or batch-broadcast operand costs no copy; a pending elementwise operand
 (a cast, ``conj``, ``x * 2``) is realized once first, which is O(n^2) beside the
@@ -48,8 +48,9 @@ def _load_class(data: g.Data, rows_stride: int, cols_stride: int, n_rows: int, n
 TARGET_THREADS = 1 << 18
 MIN_CHUNK = 256
 SMEM_BYTES = 16384  # workgroup memory (WebGPU's default limit) for As + Bs
-# the tiled kernel's element types (float64 where the device has it)
-_TILED = {dt.float32: "f32", dt.float64: "f64"}
+# the tiled kernel's element types (float64 where the device has it; the other integer
+# dtypes are 8/16-bit packed words or 64-bit, on the generic kernel)
+_TILED = {dt.float32: "f32", dt.float64: "f64", dt.int32: "i32", dt.uint32: "u32"}
 
 
 def _pow2ceil(n: int) -> int:

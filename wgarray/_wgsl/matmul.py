@@ -9,8 +9,8 @@ just another pair of strides: no copy. The output is a new contiguous
 
 Two families:
 
-* ``render_tiled``: float32 or float64 (``T``: one renderer, the element type a
-  parameter), a BM x BN tile per workgroup (128x128 and 64x64 for
+* ``render_tiled``: float32, float64, int32 or uint32 (one renderer, the element type
+  a parameter), a BM x BN tile per workgroup (128x128 and 64x64 for
   wide outputs, e.g. 256x16 / 128x32 / 16x32 for narrow ones), each thread an
   RM x CN register block of vec4 accumulators, BK-deep slabs of
   A and B staged through workgroup memory (A transposed there, so both are read as
@@ -112,6 +112,11 @@ def render_tiled(a_cls: str, b_cls: str, c_vec: bool, bm: int, bn: int, bk: int,
     nbatch`` over K chunk ``w / (tiles * nbatch)``, written to that chunk's slab of C."""
     T = tiled_threads(bm, bn, rm, cn)
     TY, TX = bm // rm, bn // cn
+    floating = elem in ("f32", "f64")
+    zero1 = "0.0" if floating else "0"
+
+    def mul_add(a, b, c):   # integers wrap, as WGSL's i32 / u32 arithmetic does
+        return f"fma({a}, {b}, {c})" if floating else f"{c} + {a} * {b}"
     hm, hn = rm // 4, cn // 4
     L = []
     L.append(_decls(tiled_record(a_cls, b_cls, c_vec, bm, bn, bk, rm, cn, rank, elem)))
@@ -165,12 +170,12 @@ def render_tiled(a_cls: str, b_cls: str, c_vec: bool, bm: int, bn: int, bk: int,
             idx.append(f"let am{r} = {v} / {bk // 4}u; let ak{r} = ({v} % {bk // 4}u) * 4u;")
             ld = f"A[baseA + (m0 + am{r}) * sAm + ((k0 + ak{r}) >> 2u)]"
             st = [f"As[(ak{r} + {i}u) * {bm // 4}u + (am{r} >> 2u)][am{r} & 3u] = ra{r}[{i}];" for i in range(4)]
-            zero = f"vec4<{elem}>(0.0)"
+            zero = f"vec4<{elem}>({zero1})"
         elif a_cls == "Mv":  # vec4 along M; A4[baseA + k*sAk + m/4]
             idx.append(f"let ak{r} = {v} / {bm // 4}u; let am{r} = ({v} % {bm // 4}u) * 4u;")
             ld = f"A[baseA + (k0 + ak{r}) * sAk + ((m0 + am{r}) >> 2u)]"
             st = [f"As[ak{r} * {bm // 4}u + (am{r} >> 2u)] = ra{r};"]
-            zero = f"vec4<{elem}>(0.0)"
+            zero = f"vec4<{elem}>({zero1})"
         else:  # scalars, consecutive threads along K (sK) or M (sM)
             if a_cls == "sK":
                 idx.append(f"let am{r} = {v} / {bk}u; let ak{r} = {v} % {bk}u;")
@@ -178,7 +183,7 @@ def render_tiled(a_cls: str, b_cls: str, c_vec: bool, bm: int, bn: int, bk: int,
                 idx.append(f"let ak{r} = {v} / {bm}u; let am{r} = {v} % {bm}u;")
             ld = f"A[baseA + (m0 + am{r}) * sAm + (k0 + ak{r}) * sAk]"
             st = [f"As[ak{r} * {bm // 4}u + (am{r} >> 2u)][am{r} & 3u] = ra{r};"]
-            zero = "0.0"
+            zero = zero1
         load_a += guarded([f"ra{r} = {zero};",
                            f"if (m0 + am{r} < M && k0 + ak{r} < K) {{ ra{r} = {ld}; }}"], r, n_ra, rag_a, n_items, "a")
         store_a += guarded(st, r, n_ra, rag_a, n_items, "a")
@@ -198,12 +203,12 @@ def render_tiled(a_cls: str, b_cls: str, c_vec: bool, bm: int, bn: int, bk: int,
             idx.append(f"let bk{r} = {v} / {bn // 4}u; let bn{r} = ({v} % {bn // 4}u) * 4u;")
             ld = f"B[baseB + (k0 + bk{r}) * sBk + ((n0 + bn{r}) >> 2u)]"
             st = [f"Bs[bk{r} * {bn // 4}u + (bn{r} >> 2u)] = rb{r};"]
-            zero = f"vec4<{elem}>(0.0)"
+            zero = f"vec4<{elem}>({zero1})"
         elif b_cls == "Kv":  # vec4 along K; B4[baseB + n*sBn + k/4]
             idx.append(f"let bn{r} = {v} / {bk // 4}u; let bk{r} = ({v} % {bk // 4}u) * 4u;")
             ld = f"B[baseB + (n0 + bn{r}) * sBn + ((k0 + bk{r}) >> 2u)]"
             st = [f"Bs[(bk{r} + {i}u) * {bn // 4}u + (bn{r} >> 2u)][bn{r} & 3u] = rb{r}[{i}];" for i in range(4)]
-            zero = f"vec4<{elem}>(0.0)"
+            zero = f"vec4<{elem}>({zero1})"
         else:
             if b_cls == "sN":
                 idx.append(f"let bk{r} = {v} / {bn}u; let bn{r} = {v} % {bn}u;")
@@ -211,14 +216,14 @@ def render_tiled(a_cls: str, b_cls: str, c_vec: bool, bm: int, bn: int, bk: int,
                 idx.append(f"let bn{r} = {v} / {bk}u; let bk{r} = {v} % {bk}u;")
             ld = f"B[baseB + (k0 + bk{r}) * sBk + (n0 + bn{r}) * sBn]"
             st = [f"Bs[bk{r} * {bn // 4}u + (bn{r} >> 2u)][bn{r} & 3u] = rb{r};"]
-            zero = "0.0"
+            zero = zero1
         load_b += guarded([f"rb{r} = {zero};",
                            f"if (n0 + bn{r} < N && k0 + bk{r} < K) {{ rb{r} = {ld}; }}"], r, n_rb, rag_b, n_items, "b")
         store_b += guarded(st, r, n_rb, rag_b, n_items, "b")
 
     body += [f"var ra{r}: {ra_t};" for r in range(n_ra)]
     body += [f"var rb{r}: {rb_t};" for r in range(n_rb)]
-    body += [f"var c{i}_{j} = vec4<{elem}>(0.0);" for i in range(rm) for j in range(hn)]
+    body += [f"var c{i}_{j} = vec4<{elem}>({zero1});" for i in range(rm) for j in range(hn)]
     body += idx
     body.append("var k0 = kbeg;")
     body.append("{")
@@ -241,7 +246,7 @@ def render_tiled(a_cls: str, b_cls: str, c_vec: bool, bm: int, bn: int, bk: int,
             for i in range(4):
                 r = h * 4 + i
                 for j in range(hn):
-                    inner.append(f"c{r}_{j} = fma(vec4<{elem}>(a{kk}_{h}[{i}]), b{kk}_{j}, c{r}_{j});")
+                    inner.append(f"c{r}_{j} = {mul_add(f'vec4<{elem}>(a{kk}_{h}[{i}])', f'b{kk}_{j}', f'c{r}_{j}')};")
     inner.append("workgroupBarrier();")
     body += ["    " + x for x in inner]
     body.append("}")
