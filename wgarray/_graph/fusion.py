@@ -19,8 +19,6 @@ from .._runtime.numerics import float32_behaviour
 from .._wgsl import elementwise as ew
 from .._wgsl import types as ty
 
-
-
 # float32 division's short fma path on devices whose fma is fused (realmath's
 # f32_divide_fma); WGARRAY_FMA_DIVISION=0 keeps the fma-free exact path everywhere
 FMA_DIVISION = os.environ.get("WGARRAY_FMA_DIVISION", "1") != "0"

@@ -88,14 +88,14 @@ def _decls(record: Launch) -> str:
     return "\n".join(record.declarations()) + "\n"
 
 
-# ------------------------------------------------------------------ tiled float32
+# ------------------------------------------------------------------ tiled
 
 def tiled_record(a_cls: str, b_cls: str, c_vec: bool, bm: int, bn: int, bk: int, rm: int, cn: int,
-                 rank: int, T: str = "f32") -> Launch:
-    name = f"matmul_{T}_{bm}x{bn}x{bk}_r{rm}x{cn}_{a_cls}_{b_cls}{'_v' if c_vec else ''}_b{rank}"
-    v4 = f"vec4<{T}>"
-    return _record(name, v4 if a_cls.endswith("v") else T, v4 if b_cls.endswith("v") else T,
-                   v4 if c_vec else T, rank, tiled_threads(bm, bn, rm, cn))
+                 rank: int, elem: str = "f32") -> Launch:
+    name = f"matmul_{elem}_{bm}x{bn}x{bk}_r{rm}x{cn}_{a_cls}_{b_cls}{'_v' if c_vec else ''}_b{rank}"
+    v4 = f"vec4<{elem}>"
+    return _record(name, v4 if a_cls.endswith("v") else elem, v4 if b_cls.endswith("v") else elem,
+                   v4 if c_vec else elem, rank, tiled_threads(bm, bn, rm, cn))
 
 
 def tiled_threads(bm: int, bn: int, rm: int, cn: int) -> int:
@@ -117,6 +117,7 @@ def render_tiled(a_cls: str, b_cls: str, c_vec: bool, bm: int, bn: int, bk: int,
 
     def mul_add(a, b, c):   # integers wrap, as WGSL's i32 / u32 arithmetic does
         return f"fma({a}, {b}, {c})" if floating else f"{c} + {a} * {b}"
+
     hm, hn = rm // 4, cn // 4
     L = []
     L.append(_decls(tiled_record(a_cls, b_cls, c_vec, bm, bn, bk, rm, cn, rank, elem)))
