@@ -1,7 +1,10 @@
-"""Square float32 matmul: wgarray vs torch (cuBLAS) and cupy when importable.
+"""Square float32 (or float64) matmul: wgarray vs torch (cuBLAS) and cupy when importable.
 
-    python benchmarks/bench_matmul.py [N ...]      # default 4096
-    python benchmarks/bench_matmul.py kmeans       # the k-means shapes (tall-skinny, split-K)
+    python benchmarks/bench_matmul.py [N ...]          # default 4096
+    python benchmarks/bench_matmul.py float64 [N ...]  # the same in float64
+    python benchmarks/bench_matmul.py kmeans           # the k-means shapes (tall-skinny, split-K)
+    python benchmarks/bench_matmul.py euclid           # scikit-learn euclidean_distances' float64
+                                                       # blocks: 2000x64 @ 64x20000
 
 Each library gets warm-up runs, then timed runs bracketed by a device sync
 (wgarray: ``device.runtime.sync()`` after ``evaluate``); prints TFLOP/s = 2 N^3 / t.
@@ -36,7 +39,10 @@ def bench_wgarray(n, a, b, reps):
     A, B = xp.asarray(a), xp.asarray(b)
     At, Bt = xp.asarray(np.ascontiguousarray(a.T)).T, xp.asarray(np.ascontiguousarray(b.T)).T
     out = {}
-    for name, (x, y) in {"wgarray": (A, B), "wgarray A^T-layout": (At, B), "wgarray B^T-layout": (A, Bt)}.items():
+    cases = {"wgarray": (A, B), "wgarray A^T-layout": (At, B), "wgarray B^T-layout": (A, Bt)}
+    if a.shape != b.shape[::-1]:
+        cases = {"wgarray": (A, B)}
+    for name, (x, y) in cases.items():
         def run():
             c = x @ y
             xp.evaluate(c)
@@ -66,13 +72,14 @@ def bench_cupy(n, a, b, reps):
     return {"cupy": _time(lambda: A @ B, cp.cuda.Device().synchronize, reps)}
 
 
-def main(sizes):
-    for n in sizes:
+def main(shapes, dtype=np.float32):
+    for m, k, n in shapes:
         rng = np.random.default_rng(0)
-        a = rng.standard_normal((n, n), dtype=np.float32)
-        b = rng.standard_normal((n, n), dtype=np.float32)
-        reps = max(2, min(50, int(2e12 // (2 * n ** 3))))
-        print(f"float32 matmul {n}x{n} @ {n}x{n}  ({reps} reps per timing, best of 3)")
+        a = rng.standard_normal((m, k)).astype(dtype)
+        b = rng.standard_normal((k, n)).astype(dtype)
+        flop = 2 * m * k * n
+        reps = max(2, min(50, int(2e12 // flop)))
+        print(f"{np.dtype(dtype).name} matmul {m}x{k} @ {k}x{n}  ({reps} reps per timing, best of 3)")
         results = {}
         for fn in (bench_wgarray, bench_torch, bench_cupy):
             try:
@@ -80,7 +87,7 @@ def main(sizes):
             except ImportError as exc:
                 print(f"  skipped {fn.__name__[6:]}: {exc}")
         for name, t in results.items():
-            print(f"  {name:28s} {t * 1e3:9.3f} ms  {2 * n ** 3 / t / 1e12:7.2f} TFLOP/s")
+            print(f"  {name:28s} {t * 1e3:9.3f} ms  {flop / t / 1e12:7.2f} TFLOP/s")
 
 
 def main_kmeans(n=1_000_000, d=32, k=16, reps=20):
@@ -104,7 +111,12 @@ def main_kmeans(n=1_000_000, d=32, k=16, reps=20):
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["kmeans"]:
+    args = sys.argv[1:]
+    if args == ["kmeans"]:
         main_kmeans()
+    elif args == ["euclid"]:
+        main([(2000, 64, 20000)], np.float64)
     else:
-        main([int(s) for s in sys.argv[1:]] or [4096])
+        dtype = np.float64 if "float64" in args else np.float32
+        sizes = [int(s) for s in args if s not in ("float32", "float64")] or [4096]
+        main([(n, n, n) for n in sizes], dtype)

@@ -194,3 +194,43 @@ def test_element_view_keeps_its_value_after_the_array_is_rebound():
     e = y[2]
     y[2] = 100.0
     assert float(e) == 2.0 and float(y[2]) == 100.0
+
+
+# Broadcast and strided operands: each invocation unravels its first element once and
+# steps the multi-index to the next three (a carry through the dimensions).
+_STEP_SHAPES = [(5, 7), (3, 1), (1, 5), (4, 4), (6, 3), (2, 3, 5), (3, 1, 2, 3), (7,), (1,), (2, 2, 2, 2, 3),
+                (1027, 3), (3, 1027), (2, 1, 1, 2), (5, 2)]
+
+
+@pytest.mark.parametrize("shape", _STEP_SHAPES, ids=str)
+def test_broadcast_and_strided_operands_step_across_rows(shape):
+    # last dims of 1, 2, 3, 5 and odd sizes: the 4 elements of one invocation cross rows
+    # (and several dims at once), and the final invocation is partial
+    rng = np.random.default_rng(len(shape) * 100 + shape[-1])
+    h = rng.standard_normal(shape).astype(np.float32)
+    x = xp.asarray(h)
+    perm = tuple(reversed(range(len(shape))))
+    for ax in range(len(shape)):
+        cs = list(shape)
+        cs[ax] = 1
+        hc = rng.standard_normal(cs).astype(np.float32)
+        c = xp.asarray(hc)
+        assert_exact(x - c, h - hc)                                     # row / column broadcast
+        assert_exact(xp.permute_dims(x, perm) * xp.permute_dims(c, perm), h.transpose(perm) * hc.transpose(perm))
+        assert_exact(x[..., ::-1] - c, h[..., ::-1] - hc)              # reversed view
+    if shape[0] > 1:
+        assert_exact(x[1:] + x[:1], h[1:] + h[:1])                       # offset views
+    assert_exact(xp.asarray(np.float32(2.5)) + x, np.float32(2.5) + h)   # a 0-d operand
+
+
+def test_strided_operands_unravel_once_per_invocation():
+    # the kernel of a broadcast difference divides by each dimension once per invocation
+    # (4 elements), with no size in its text
+    from wgarray._graph.fusion import explain
+
+    x = _realized(np.ones((6, 7, 5), np.float32))
+    c = _realized(np.ones((6, 1, 5), np.float32))
+    text = explain(x - c)
+    main = text[text.index("fn main"):]
+    assert main.count(" % P[") == 3 and main.count(" / P[") == 3, main
+    assert not __import__("re").search(r"\b[5-7]u\b", main), main

@@ -1,6 +1,6 @@
 """matmul, tensordot, vecdot and matrix_transpose against NumPy: every numeric dtype of
 this device, batched broadcasting, 1-D operands, transposed and sliced (strided) views,
-tile edges of the float32 kernel, empty dims, promotion and errors."""
+tile edges of the tiled float32 / float64 kernel, empty dims, promotion and errors."""
 from __future__ import annotations
 
 import numpy as np
@@ -51,11 +51,40 @@ def test_matmul_1d_operands(d):
     check(xp.asarray(mt) @ xp.asarray(v), mt @ v)
 
 
-@pytest.mark.parametrize("mkn", [(5, 7, 3), (130, 70, 129), (64, 64, 64), (33, 1, 17), (1, 9, 8), (9, 8, 1)])
-def test_matmul_float32_tile_edges(mkn):
+# The tiled kernel's element types (float64 only where the device has it): one renderer.
+TILED = [d for d in REAL_FLOAT + INTEGER if d.name in ("float32", "float64", "int32", "uint32")]
+
+
+@pytest.mark.parametrize("d", TILED, ids=ids(TILED))
+@pytest.mark.parametrize("mkn", [(5, 7, 3), (130, 70, 129), (64, 64, 64), (33, 1, 17), (1, 9, 8), (9, 8, 1),
+                                 (131, 67, 259), (257, 129, 130)])
+def test_matmul_tiled_tile_edges(mkn, d):
     M, K, N = mkn
-    a, b = rand((M, K), xp.float32, 1), rand((K, N), xp.float32, 2)
+    a, b = rand((M, K), d, 1), rand((K, N), d, 2)
     check(xp.asarray(a) @ xp.asarray(b), a @ b)
+
+
+@pytest.mark.parametrize("d", TILED, ids=ids(TILED))
+def test_matmul_tiled_kernel_is_used(d, monkeypatch):
+    # float32, float64, int32 and uint32 products of 2-D outputs run the tiled kernel,
+    # never the generic one; values bit-exact where every product and partial sum is an
+    # exact integer (integers: wrapping past 2^32 as NumPy's do)
+    import wgarray._wgsl.matmul as km
+
+    def generic(*args):
+        raise AssertionError(f"the generic matmul kernel was built for {args}")
+
+    monkeypatch.setattr(km, "render_generic", generic)
+    for M, K, N, batch in ((300, 70, 260, ()), (2000, 64, 500, ()), (33, 9, 70, (3,))):
+        a = np.arange(M * K * int(np.prod(batch))).reshape(*batch, M, K) % 7 - 3
+        b = np.arange(K * N).reshape(K, N) % 5 - 2
+        got = to_np(xp.asarray(a.astype(npdt(d))) @ xp.asarray(b.astype(npdt(d))))
+        np.testing.assert_array_equal(got, (a @ b).astype(npdt(d)))
+    if d.kind in "iu":
+        a = (np.arange(130 * 300).reshape(130, 300) * 7919 % 1000003).astype(npdt(d))
+        b = (np.arange(300 * 70).reshape(300, 70) * 104729 % 65537).astype(npdt(d))
+        got = to_np(xp.asarray(a) @ xp.asarray(b))
+        np.testing.assert_array_equal(got, a @ b)
 
 
 def _strided_case(layout, a, b, sliced, offset):
@@ -72,16 +101,18 @@ def _strided_case(layout, a, b, sliced, offset):
     return A[ka] @ B[kb], a[ka] @ b[kb]
 
 
+@pytest.mark.parametrize("d", TILED, ids=ids(TILED))
 @pytest.mark.parametrize("layout", ["TN", "NT", "TT", "sliced", "negative", "offset"])
-def test_matmul_float32_strided_views_without_copies(layout):
-    a, b = rand((68, 36), xp.float32, 1), rand((36, 44), xp.float32, 2)
+def test_matmul_tiled_strided_views_without_copies(layout, d):
+    a, b = rand((68, 36), d, 1), rand((36, 44), d, 2)
     check(*_strided_case(layout, a, b, (np.s_[::2, 1::3], np.s_[1::3, ::2]),
                          (np.s_[1:, 3:35], np.s_[2:34, 1:])))
 
 
-def test_matmul_float32_large_tiles_batched():
+@pytest.mark.parametrize("d", TILED, ids=ids(TILED))
+def test_matmul_tiled_large_tiles_batched(d):
     # enough outputs for the 128x128 tile variant
-    a, b = rand((10, 400, 12), xp.float32, 1), rand((12, 400), xp.float32, 2)
+    a, b = rand((10, 400, 12), d, 1), rand((12, 400), d, 2)
     check(xp.asarray(a) @ xp.asarray(b), a @ b)
 
 
@@ -182,11 +213,12 @@ def _dispatches(fn):
     return out, debug.counters()["dispatches"]
 
 
+@pytest.mark.parametrize("d", TILED, ids=ids(TILED))
 @pytest.mark.parametrize("mkn", [(16, 5000, 32), (3, 4099, 5), (2, 1031, 2), (16, 3000, 16), (40, 2500, 9)])
-def test_matmul_float32_split_k(mkn):
+def test_matmul_tiled_split_k(mkn, d):
     # few output tiles, long K: K is cut into chunks over many workgroups, then summed
     M, K, N = mkn
-    a, b = rand((M, K), xp.float32, 1), rand((K, N), xp.float32, 2)
+    a, b = rand((M, K), d, 1), rand((K, N), d, 2)
     A, B = xp.asarray(a), xp.asarray(b)
     got, n = _dispatches(lambda: A @ B)
     assert n >= 2  # the partial products and their sum
@@ -222,11 +254,12 @@ def test_matmul_kmeans_shapes_with_lazy_onehot():
     check(Xw @ xp.asarray(C).T, X @ C.T)
 
 
+@pytest.mark.parametrize("d", TILED, ids=ids(TILED))
 @pytest.mark.parametrize("mkn", [(1000, 32, 16), (300, 20, 13), (5, 40, 300), (33, 70, 17), (700, 9, 30),
                                   (17, 33, 64), (3, 8, 1000)])
-def test_matmul_float32_narrow_tiles(mkn):
+def test_matmul_tiled_narrow_tiles(mkn, d):
     M, K, N = mkn
-    a, b = rand((M, K), xp.float32, 1), rand((K, N), xp.float32, 2)
+    a, b = rand((M, K), d, 1), rand((K, N), d, 2)
     check(xp.asarray(a) @ xp.asarray(b), a @ b)
     check(xp.asarray(a.T.copy()).T @ xp.asarray(b.T.copy()).T, a @ b)
 

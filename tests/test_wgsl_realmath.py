@@ -483,3 +483,102 @@ def test_cody_waite_reduction(T):
         want = np.array([float(getattr(mpmath, name)(mpmath.mpf(float(v)))) for v in x]).astype(dt)
         u = ulps(got, want)
         assert (u <= 1).all(), (name, x[u > 1], got[u > 1], want[u > 1])
+
+
+# --------------------------------------------------------------------------
+# float32 division: the fma path's short range and its edges, bit for bit
+# --------------------------------------------------------------------------
+
+def division_operands(seed: int, n: int = 1 << 16) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs of float32 (x, y): random bit patterns (every exponent equally likely), every
+    pair of edge values, operands at the borders of the fma path's exponent range,
+    quotients that overflow or underflow, exact quotients, and quotients within a tiny
+    fraction of an ulp of a midpoint between two floats (where rounding is hardest)."""
+    rng = np.random.default_rng(seed)
+    u32 = lambda v: np.asarray(v, np.uint64).astype(np.uint32)  # noqa: E731
+    xs, ys = [u32(rng.integers(0, 1 << 32, n))], [u32(rng.integers(0, 1 << 32, n))]
+    edges = u32([0, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00001, 1, 0x80000001, 0x007fffff,
+                 0x00800000, 0x00800001, 0x7f7fffff, 0xff7fffff, 0x3f800000, 0xbf800000, 0x40000000, 0x40400000,
+                 0x3f7fffff, 0x00400000, 0x01000000, 0x7e800000, 0x7f000000, 0x18000000, 0x17800000, 0x3fffffff])
+    xs.append(np.repeat(edges, len(edges)))
+    ys.append(np.tile(edges, len(edges)))
+    # exponent fields near the short path's borders (x: 47, 48; y: 1, 2, 252, 253;
+    # differences -101, -100, 125, 126) with random signs and significands
+    m = n // 4
+    for ex, ey in ((rng.integers(44, 52, m), rng.integers(0, 256, m)),
+                   (rng.integers(0, 256, m), rng.choice([0, 1, 2, 3, 251, 252, 253, 254], m)),
+                   (rng.integers(0, 256, m), None)):
+        if ey is None:  # quotient exponents around the borders and the normal range's ends
+            ey = np.clip(ex - rng.choice([-150, -149, -128, -127, -126, -102, -101, -100, -99,
+                                          124, 125, 126, 127, 128], m), 0, 254)
+        mant = u32(rng.integers(0, 1 << 23, (2, m)))
+        sign = u32(rng.integers(0, 2, (2, m))) << 31
+        xs.append(sign[0] | (u32(ex) << 23) | mant[0])
+        ys.append(sign[1] | (u32(ey) << 23) | mant[1])
+    x = np.concatenate(xs).view(np.float32)
+    y = np.concatenate(ys).view(np.float32)
+    # exact quotients and near-midpoint quotients: x = y * q rounded, q with 24 or 25 bits
+    yq = np.abs(rng.standard_normal(n).astype(np.float32)) + np.float32(0.5)
+    q24 = rng.integers(1 << 23, 1 << 24, n).astype(np.float64)
+    mid = (q24 + 0.5) * 2.0 ** rng.integers(-60, 60, n)
+    with np.errstate(all="ignore"):
+        x_mid = (mid * yq.astype(np.float64)).astype(np.float32)
+        x_exact = (q24 * 2.0 ** -20 * rng.integers(1, 9, n)).astype(np.float32) * yq
+    return np.concatenate([x, x_mid, x_exact]), np.concatenate([y, yq, yq])
+
+
+def _same_bits_or_nan(got, want):
+    return (got.view(np.uint32) == want.view(np.uint32)) | (np.isnan(got) & np.isnan(want))
+
+
+def _fma_by_f64(text: str) -> str:
+    """``text`` with WGSL's fma replaced by one computed in float64: exact where the
+    result is a float32 (the remainders), within an ulp elsewhere (a double rounding),
+    which is all the short path needs; so it runs on a device whose fma rounds twice."""
+    return ("fn fma_f64(a: f32, b: f32, c: f32) -> f32 { return f32(f64(a) * f64(b) + f64(c)); }\n"
+            + __import__("re").sub(r"(?<!\w)fma\(", "fma_f64(", text))
+
+
+@pytest.mark.skipif("shader-f64" not in device().features, reason="the fma stand-in needs float64")
+@pytest.mark.parametrize("off", [0, -3, 3])
+def test_f32_divide_fma_is_ieee_division_bit_for_bit(off):
+    """f32_divide_fma (the fused-fma device's division) against NumPy's float32 division
+    on every kind of operand pair, with an exact fma standing in for the device's where
+    that is not fused (lavapipe). Most pairs take the short fma path; zeros, inf, NaN,
+    subnormals and extreme exponents take the fma-free one. The device's reciprocal is
+    moved ``off`` ulp first: WGSL lets it be 2.5 ulp off."""
+    x, y = division_operands(21 + off)
+    prelude = _fma_by_f64(resolve(LIBRARY, ["f32_divide_fma"]))
+    recip = "f32_launder(1.0 / ay)"
+    assert prelude.count(recip) == 1
+    prelude = prelude.replace(recip, f"f32_launder(bitcast<f32>(bitcast<i32>(1.0 / ay) + {off}))")
+    got = run_wgsl("f32_divide_fma(in0[i], in1[i])", [("f32", x), ("f32", y)], "f32", np.float32, prelude)
+    with np.errstate(all="ignore"):
+        want = np.divide(x, y)
+    bad = ~_same_bits_or_nan(got, want)
+    alt = flushed_reference(np.divide, [x, y], np.float32)
+    if alt is not None:
+        bad &= ~_same_bits_or_nan(got, alt)
+    assert not bad.any(), [(x[i], y[i], got[i], want[i]) for i in np.flatnonzero(bad)[:6]]
+
+
+def test_f32_division_bit_for_bit_through_the_namespace():
+    """xp.divide over the same operand pairs, and by scalars (one divisor for the whole
+    kernel): the kernels this device gets (the short fma path where its fma is fused),
+    bit for bit."""
+    import wgarray as xp
+
+    x, y = division_operands(22, 1 << 15)
+    cases = [(xp.divide(xp.asarray(x), xp.asarray(y)), x, y)]
+    for d in (3.0, -0.1, 7e-30, 3e35, 0.25):
+        cases.append((xp.asarray(x) / d, x, np.full_like(x, d)))
+    cases.append((xp.reciprocal(xp.asarray(y)), np.ones_like(y), y))
+    for got, a, b in cases:
+        got = np.asarray(got)
+        with np.errstate(all="ignore"):
+            want = np.divide(a, b)
+        bad = ~_same_bits_or_nan(got, want)
+        alt = flushed_reference(np.divide, [a, b], np.float32)
+        if alt is not None:
+            bad &= ~_same_bits_or_nan(got, alt)
+        assert not bad.any(), [(a[i], b[i], got[i], want[i]) for i in np.flatnonzero(bad)[:6]]

@@ -19,6 +19,7 @@ from wgarray import _dtypes as dt
 from wgarray._graph import fusion
 from wgarray._graph import node as g
 from wgarray._kernels import sort as ksort
+from wgarray._runtime import numerics
 from wgarray._runtime.launch import param_bases
 from wgarray._wgsl import elementwise as ew
 from wgarray._wgsl import fft as wf
@@ -57,6 +58,10 @@ class StubBuffer:
 
 NATIVE = StubDevice(True)
 EMULATED = StubDevice(False)
+# the probed float32 behaviour, as a device would report it: one stand-in whose fma is
+# fused (float32 division's short fma path), one whose fma rounds twice
+numerics._cache[NATIVE] = numerics.Float32Behaviour(True, True, True)
+numerics._cache[EMULATED] = numerics.Float32Behaviour(True, True, False)
 
 
 def data(uid, shape, dtype, device, offset=0, strides=None) -> g.Data:
@@ -270,7 +275,7 @@ def _matmul(v):
     for a_cls, b_cls, c_vec in (("Kv", "Nv", True), ("sM", "sK", False), ("Mv", "Kv", True)):
         for tile in ((64, 64, 16, 4, 4), (128, 128, 16, 8, 8)):
             name = f"matmul/tiled_{a_cls}_{b_cls}_{c_vec}_{tile[0]}"
-            out[name] = lambda a=a_cls, b=b_cls, c=c_vec, t=tile: km.render_tiled_f32(a, b, c, *t, 1)
+            out[name] = lambda a=a_cls, b=b_cls, c=c_vec, t=tile: km.render_tiled(a, b, c, *t, 1)
     for dname, native in (("float64", True), ("int64", False), ("complex64", True), ("int8", True)):
         out[f"matmul/generic_{dname}_{native}"] = lambda d=dname, n=native: km.render_generic(d, n, 2)
     return out

@@ -71,7 +71,7 @@ def test_concat_and_winner_records_place_their_words_where_the_kernels_read_them
 def test_matmul_records_open_their_wgsl_and_pack_the_documented_words():
     spec = ("Kv", "Nv", True, 64, 64, 16, 4, 4, 2)
     rec = km.tiled_record(*spec)
-    assert _opens(rec, km.render_tiled_f32(*spec))
+    assert _opens(rec, km.render_tiled(*spec))
     assert rec.arg_names == ("A", "B", "C") and rec.writes == (False, False, True)
     assert rec.workgroup == km.tiled_threads(64, 64, 4, 4)
     words = km.param_words(7, 8, 9, 6, 1, 2, 3, -1, 5, 6, 7, 8, (2, 3), (10, 11), (12, 13), 4, 3)

@@ -19,10 +19,10 @@ from .._runtime.numerics import float32_behaviour
 from .._wgsl import elementwise as ew
 from .._wgsl import types as ty
 
-# The fma-corrected float32 division/sqrt (for devices whose fma is fused) is opt-in: its
-# bit-exactness test did not pass on an NVIDIA H200, where the probe finds fma fused, and
-# the default path is the one verified correctly rounded there.
-FMA_DIVISION = os.environ.get("WGARRAY_FMA_DIVISION", "") == "1"
+# float32 division's short fma path on devices whose fma is fused (realmath's
+# f32_divide_fma); WGARRAY_FMA_DIVISION=0 keeps the fma-free exact path everywhere
+FMA_DIVISION = os.environ.get("WGARRAY_FMA_DIVISION", "1") != "0"
+_FMA_OPS = ("divide", "reciprocal")
 
 
 def realize(node: g.Node) -> g.Data:
@@ -200,7 +200,10 @@ def signature(outputs, vec4: bool = True):
 
     out_refs = tuple([(visit(o), o.dtype.name) for o in outputs])
     const_dtypes = tuple([c.dtype.name for c in consts])
-    fma_fused = FMA_DIVISION and float32_behaviour(device).fma_fused
+    # the device's fma matters to float32 division alone (its short fma path): probed,
+    # and part of the key, only for kernels that divide float32
+    fma_fused = (FMA_DIVISION and any(op in _FMA_OPS and out == "float32" for op, out, _, _ in instrs)
+                 and float32_behaviour(device).fma_fused)
     key = (outputs[0].shape, device.has_int64, fma_fused, vec4, tuple(instrs), tuple(leaf_keys), const_dtypes,
            out_refs)
     return key, leaves, consts, buffers, slots

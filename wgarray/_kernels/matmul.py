@@ -1,9 +1,10 @@
 """The matmul family's host driver: ``matmul_nodes`` runs one kernel
-(``_wgsl/matmul.py``) over strided views of its operands.
+(``_wgsl/matmul.py``) over strided views of its operands: the tiled one for float32 and
+float64, int32 and uint32, the generic one for the other dtypes.
 
 A transposed or batch-broadcast operand costs no copy; a pending elementwise operand
 (a cast, ``conj``, ``x * 2``) is realized once first, which is O(n^2) beside the
-O(n^3) product. float32 tiles fit the output's shape (128x128 / 64x64 when wide,
+O(n^3) product. Tiles fit the output's shape (128x128 / 64x64 when wide,
 256x16, 128x32, 16x32, ... when narrow). When the output tiles are too few to fill the
 GPU and K is long (``onehot.T @ X`` in k-means: 16 x 32 outputs, K = 10^6), K is split
 over many workgroups that write partial products, summed by the reduce family's row
@@ -46,28 +47,33 @@ def _load_class(data: g.Data, rows_stride: int, cols_stride: int, n_rows: int, n
 # slabs stay small beside the operands) until about TARGET_THREADS are busy.
 TARGET_THREADS = 1 << 18
 MIN_CHUNK = 256
-SMEM_FLOATS = 4096  # 16 KiB of workgroup memory (WebGPU's default limit) for As + Bs
+SMEM_BYTES = 16384  # workgroup memory (WebGPU's default limit) for As + Bs
+# the tiled kernel's element types (float64 where the device has it; the other integer
+# dtypes are 8/16-bit packed words or 64-bit, on the generic kernel)
+_TILED = {dt.float32: "f32", dt.float64: "f64", dt.int32: "i32", dt.uint32: "u32"}
 
 
 def _pow2ceil(n: int) -> int:
     return 1 << max(0, (n - 1).bit_length())
 
 
-def _tile_config(M: int, N: int, nbatch: int) -> tuple[int, int, int, int, int]:
-    """(BM, BN, BK, RM, CN) of the tiled float32 kernel for an M x N output."""
+def _tile_config(M: int, N: int, nbatch: int, itemsize: int = 4) -> tuple[int, int, int, int, int]:
+    """(BM, BN, BK, RM, CN) of the tiled kernel for an M x N output of ``itemsize``-byte
+    elements: float64 takes slabs half as deep, so that As + Bs fit the same bytes."""
+    smem = SMEM_BYTES // itemsize
     bm0 = min(64, max(16, _pow2ceil(M)))
     bn0 = min(64, max(16, _pow2ceil(N)))
     if bm0 == 64 and bn0 == 64:
         if M * N * nbatch >= 128 * 128 * 96:
-            return 128, 128, 16, 8, 8
+            return 128, 128, smem // 256, 8, 8
         return 64, 64, 16, 4, 4
     # a narrow output: 4x4 register blocks, the long side grown to 256 threads
     bm, bn = bm0, bn0
     if bm == 64:
-        bm = min(4096 // bn, max(64, _pow2ceil(M)))
+        bm = min(smem // bn, max(64, _pow2ceil(M)))
     elif bn == 64:
-        bn = min(4096 // bm, max(64, _pow2ceil(N)))
-    bk = next(k for k in (32, 16, 8) if (bm + bn) * k <= SMEM_FLOATS)
+        bn = min(smem // bm, max(64, _pow2ceil(N)))
+    bk = next(k for k in (32, 16, 8, 4) if (bm + bn) * k <= smem)
     return bm, bn, bk, 4, 4
 
 
@@ -125,13 +131,13 @@ def matmul_nodes(a: g.Node, b: g.Node, batch) -> g.Data:
     rt = device.runtime
     native = device.has_int64
     total = M * N * nbatch
-    if dtype is dt.float32 and M > 1 and N > 1:
+    if dtype in _TILED and M > 1 and N > 1:
         a_cls = _load_class(A, sAm, sAk, M, K, sa, ("M", "K"))
         b_cls = _load_class(B, sBk, sBn, K, N, sb, ("K", "N"))
         c_vec = N % 4 == 0
-        bm, bn, bk, rm, cn = _tile_config(M, N, nbatch)
-        spec = (a_cls, b_cls, c_vec, bm, bn, bk, rm, cn, len(bshape))
-        kernel = rt.compile(("matmul_f32", spec), lambda: (km.tiled_record(*spec), km.render_tiled_f32(*spec)))
+        bm, bn, bk, rm, cn = _tile_config(M, N, nbatch, dtype.itemsize)
+        spec = (a_cls, b_cls, c_vec, bm, bn, bk, rm, cn, len(bshape), _TILED[dtype])
+        kernel = rt.compile(("matmul_tiled", spec), lambda: (km.tiled_record(*spec), km.render_tiled(*spec)))
         offA, offB = A.offset, B.offset
         if a_cls.endswith("v"):
             offA, sAm, sAk, sa = offA // 4, sAm // 4 if a_cls == "Kv" else sAm, sAk // 4 if a_cls == "Mv" else sAk, \
@@ -147,7 +153,7 @@ def matmul_nodes(a: g.Node, b: g.Node, batch) -> g.Data:
                                chunk, nsplit)
         groups = tiles * nsplit
         stride = total  # partial slabs of C (c_vec: N % 4 == 0, so each slab stays vec4 aligned)
-        out = rt.alloc(-(-total * nsplit // 4) * 4 * 4)
+        out = rt.alloc(-(-total * nsplit // 4) * 4 * dtype.itemsize)
     else:
         spec = (dtype.name, native, len(bshape))
         kernel = rt.compile(("matmul", spec), lambda: (km.generic_record(*spec), km.render_generic(*spec)))

@@ -44,7 +44,7 @@ class ElementwiseSpec:
     consts: tuple[str, ...]  # dtype name of each scalar parameter
     instrs: tuple[tuple[str, str, object, tuple], ...]  # (op, out dtype, arg, operand refs)
     outputs: tuple[tuple[tuple, str], ...]  # (value ref, dtype name)
-    fma_fused: bool = False  # the device's fma rounds once: cheaper exact f32 division/sqrt
+    fma_fused: bool = False  # the device's fma rounds once: cheaper exact f32 division
 
     # Operand refs: ('L', i) leaf i, ('K', i) constant i, ('I', i) instruction i.
 
@@ -87,7 +87,9 @@ _LAUNDER = {
     "b": "({v} != ({z} != 0u))",
 }
 _FLOAT_TAGS = ("f32", "f64", "c64", "c128")
-_FMA_CALL = re.compile(r"\bf32_(divide|reciprocal|sqrt)\(")
+# float32 division on a device whose fma is fused: the short fma path (realmath's
+# f32_divide_fma); sqrt keeps the fma-free correction, verified on every device so far
+_FMA_CALL = re.compile(r"\bf32_(divide|reciprocal)\(")
 
 
 def launder(expr: str, tag: str, salt: int) -> str:
@@ -250,9 +252,34 @@ class LeafReader:
 
         return lines, for_element
 
-    def element(self, e: str, j: str, hoisted: dict) -> tuple[list[str], list[str]]:
+    def unravel_first(self, e: str) -> list[str]:
+        """Statements making ``u0 .. u{ndim-1}`` the multi-index of flat element ``e``: the
+        one unravel (an integer division and remainder per dimension) of an invocation;
+        ``advance`` steps it to the next elements."""
+        lines = [f"var ur = {e};"]
+        for d in reversed(range(self.spec.ndim)):
+            dim = f"P[{self.pbase + 1 + d}]"
+            lines.append(f"var u{d} = ur % {dim}; ur = ur / {dim};")
+        return lines
+
+    def advance(self, cond: str, j: str) -> list[str]:
+        """Statements stepping the multi-index ``u*`` to the next element in C order when
+        ``cond`` holds (past the last element it stays, as the clamped index does): a
+        carry through the dimensions, compares and adds instead of divisions."""
+        ndim = self.spec.ndim
+        c = f"uc{j}"
+        lines = [f"var {c} = {cond};"]
+        for d in reversed(range(ndim)):
+            dim = f"P[{self.pbase + 1 + d}]"
+            step = f"u{d} += 1u; {c} = u{d} == {dim}; if ({c}) {{ u{d} = 0u; }}" if d else f"u{d} += 1u;"
+            lines.append(f"if ({c}) {{ {step} }}")
+        return lines
+
+    def element(self, e: str, j: str, hoisted: dict, unravelled: bool = False) -> tuple[list[str], list[str]]:
         """Statements and leaf arguments for flat element ``e`` (suffix ``j`` names locals).
-        ``hoisted`` maps leaf index -> an already loaded expression (scalar/vec4 leaves)."""
+        ``hoisted`` maps leaf index -> an already loaded expression (scalar/vec4 leaves);
+        ``unravelled``: strided leaves take their addresses from the multi-index ``u*``
+        (``unravel_first`` / ``advance``) rather than unravelling ``e`` themselves."""
         spec, native, pre = self.spec, self.spec.int64_native, self.prefix
         lines, args, strided = [], [], []
         for i, (cls, b) in enumerate(spec.leaves):
@@ -270,7 +297,11 @@ class LeafReader:
                 lines.append(f"var a{i}_{j} = {off};")
                 strided.append(i)
                 args.append(f"a{i}_{j}" if cls == "ig" else ty.load(dname, f"{pre}B{b}", f"a{i}_{j}", native))
-        if strided:
+        if strided and unravelled:
+            for d in range(spec.ndim):
+                for i in strided:
+                    lines.append(f"a{i}_{j} += u{d} * P[{self.lwhere[i] + 1 + d}];")
+        elif strided:
             lines.append(f"var r{j} = {e};")
             for d in reversed(range(spec.ndim)):
                 dim = f"P[{self.pbase + 1 + d}]"
@@ -321,9 +352,16 @@ def render(spec: ElementwiseSpec) -> str:
     loads, hoisted = reader.hoisted_loads("gid")
     main += ["    " + x for x in loads]
     results = []
+    # Strided leaves: one unravel of the first element, then a carry step per element
+    # (the 4 elements are consecutive), not a division and remainder per dimension and
+    # element.
+    if reader.unravel:
+        main += ["    " + x for x in reader.unravel_first("base")]
     for j in range(PER_THREAD):
         main.append(f"    let e{j} = min(base + {j}u, n - 1u);")
-        lines, args = reader.element(f"e{j}", str(j), hoisted(j))
+        if reader.unravel and j:
+            main += ["    " + x for x in reader.advance(f"base + {j}u < n", str(j))]
+        lines, args = reader.element(f"e{j}", str(j), hoisted(j), unravelled=True)
         main += ["    " + x for x in lines]
         main.append(f"    let y{j} = compute({', '.join(args)});")
         results.append(f"y{j}")

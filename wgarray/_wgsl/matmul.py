@@ -9,7 +9,8 @@ just another pair of strides: no copy. The output is a new contiguous
 
 Two families:
 
-* ``render_tiled_f32``: float32, a BM x BN tile per workgroup (128x128 and 64x64 for
+* ``render_tiled``: float32, float64, int32 or uint32 (one renderer, the element type
+  a parameter), a BM x BN tile per workgroup (128x128 and 64x64 for
   wide outputs, e.g. 256x16 / 128x32 / 16x32 for narrow ones), each thread an
   RM x CN register block of vec4 accumulators, BK-deep slabs of
   A and B staged through workgroup memory (A transposed there, so both are read as
@@ -87,21 +88,22 @@ def _decls(record: Launch) -> str:
     return "\n".join(record.declarations()) + "\n"
 
 
-# ------------------------------------------------------------------ tiled float32
+# ------------------------------------------------------------------ tiled
 
 def tiled_record(a_cls: str, b_cls: str, c_vec: bool, bm: int, bn: int, bk: int, rm: int, cn: int,
-                 rank: int) -> Launch:
-    name = f"matmul_f32_{bm}x{bn}x{bk}_r{rm}x{cn}_{a_cls}_{b_cls}{'_v' if c_vec else ''}_b{rank}"
-    return _record(name, "vec4<f32>" if a_cls.endswith("v") else "f32", "vec4<f32>" if b_cls.endswith("v") else "f32",
-                   "vec4<f32>" if c_vec else "f32", rank, tiled_threads(bm, bn, rm, cn))
+                 rank: int, elem: str = "f32") -> Launch:
+    name = f"matmul_{elem}_{bm}x{bn}x{bk}_r{rm}x{cn}_{a_cls}_{b_cls}{'_v' if c_vec else ''}_b{rank}"
+    v4 = f"vec4<{elem}>"
+    return _record(name, v4 if a_cls.endswith("v") else elem, v4 if b_cls.endswith("v") else elem,
+                   v4 if c_vec else elem, rank, tiled_threads(bm, bn, rm, cn))
 
 
 def tiled_threads(bm: int, bn: int, rm: int, cn: int) -> int:
     return (bm // rm) * (bn // cn)
 
 
-def render_tiled_f32(a_cls: str, b_cls: str, c_vec: bool, bm: int, bn: int, bk: int, rm: int, cn: int,
-                     rank: int) -> str:
+def render_tiled(a_cls: str, b_cls: str, c_vec: bool, bm: int, bn: int, bk: int, rm: int, cn: int,
+                 rank: int, elem: str = "f32") -> str:
     """The tiled kernel: a ``bm x bn`` tile per workgroup, each thread an ``rm x cn``
     register block (multiples of 4: ``rm/4`` vec4 row groups, ``cn/4`` vec4 column
     groups, strided by the thread grid), ``bk``-deep slabs. Threads per workgroup:
@@ -110,11 +112,17 @@ def render_tiled_f32(a_cls: str, b_cls: str, c_vec: bool, bm: int, bn: int, bk: 
     nbatch`` over K chunk ``w / (tiles * nbatch)``, written to that chunk's slab of C."""
     T = tiled_threads(bm, bn, rm, cn)
     TY, TX = bm // rm, bn // cn
+    floating = elem in ("f32", "f64")
+    zero1 = "0.0" if floating else "0"
+
+    def mul_add(a, b, c):   # integers wrap, as WGSL's i32 / u32 arithmetic does
+        return f"fma({a}, {b}, {c})" if floating else f"{c} + {a} * {b}"
+
     hm, hn = rm // 4, cn // 4
     L = []
-    L.append(_decls(tiled_record(a_cls, b_cls, c_vec, bm, bn, bk, rm, cn, rank)))
-    L.append(f"var<workgroup> As: array<vec4<f32>, {bk * bm // 4}>;  // [k][m]")
-    L.append(f"var<workgroup> Bs: array<vec4<f32>, {bk * bn // 4}>;  // [k][n]")
+    L.append(_decls(tiled_record(a_cls, b_cls, c_vec, bm, bn, bk, rm, cn, rank, elem)))
+    L.append(f"var<workgroup> As: array<vec4<{elem}>, {bk * bm // 4}>;  // [k][m]")
+    L.append(f"var<workgroup> Bs: array<vec4<{elem}>, {bk * bn // 4}>;  // [k][n]")
     L.append(f"@compute @workgroup_size({T})")
     L.append("fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {")
     body = []
@@ -151,11 +159,11 @@ def render_tiled_f32(a_cls: str, b_cls: str, c_vec: bool, bm: int, bn: int, bk: 
     if a_cls in ("Kv", "Mv"):
         n_items = bm * bk // 4
         n_ra, rag_a = slots(n_items)
-        ra_t = "vec4<f32>"
+        ra_t = f"vec4<{elem}>"
     else:
         n_items = bm * bk
         n_ra, rag_a = slots(n_items)
-        ra_t = "f32"
+        ra_t = elem
     for r in range(n_ra):
         v = f"av{r}"
         idx.append(f"let {v} = tid + {r * T}u;")
@@ -163,12 +171,12 @@ def render_tiled_f32(a_cls: str, b_cls: str, c_vec: bool, bm: int, bn: int, bk: 
             idx.append(f"let am{r} = {v} / {bk // 4}u; let ak{r} = ({v} % {bk // 4}u) * 4u;")
             ld = f"A[baseA + (m0 + am{r}) * sAm + ((k0 + ak{r}) >> 2u)]"
             st = [f"As[(ak{r} + {i}u) * {bm // 4}u + (am{r} >> 2u)][am{r} & 3u] = ra{r}[{i}];" for i in range(4)]
-            zero = "vec4<f32>(0.0)"
+            zero = f"vec4<{elem}>({zero1})"
         elif a_cls == "Mv":  # vec4 along M; A4[baseA + k*sAk + m/4]
             idx.append(f"let ak{r} = {v} / {bm // 4}u; let am{r} = ({v} % {bm // 4}u) * 4u;")
             ld = f"A[baseA + (k0 + ak{r}) * sAk + ((m0 + am{r}) >> 2u)]"
             st = [f"As[ak{r} * {bm // 4}u + (am{r} >> 2u)] = ra{r};"]
-            zero = "vec4<f32>(0.0)"
+            zero = f"vec4<{elem}>({zero1})"
         else:  # scalars, consecutive threads along K (sK) or M (sM)
             if a_cls == "sK":
                 idx.append(f"let am{r} = {v} / {bk}u; let ak{r} = {v} % {bk}u;")
@@ -176,7 +184,7 @@ def render_tiled_f32(a_cls: str, b_cls: str, c_vec: bool, bm: int, bn: int, bk: 
                 idx.append(f"let ak{r} = {v} / {bm}u; let am{r} = {v} % {bm}u;")
             ld = f"A[baseA + (m0 + am{r}) * sAm + (k0 + ak{r}) * sAk]"
             st = [f"As[ak{r} * {bm // 4}u + (am{r} >> 2u)][am{r} & 3u] = ra{r};"]
-            zero = "0.0"
+            zero = zero1
         load_a += guarded([f"ra{r} = {zero};",
                            f"if (m0 + am{r} < M && k0 + ak{r} < K) {{ ra{r} = {ld}; }}"], r, n_ra, rag_a, n_items, "a")
         store_a += guarded(st, r, n_ra, rag_a, n_items, "a")
@@ -184,11 +192,11 @@ def render_tiled_f32(a_cls: str, b_cls: str, c_vec: bool, bm: int, bn: int, bk: 
     if b_cls in ("Nv", "Kv"):
         n_items = bn * bk // 4
         n_rb, rag_b = slots(n_items)
-        rb_t = "vec4<f32>"
+        rb_t = f"vec4<{elem}>"
     else:
         n_items = bn * bk
         n_rb, rag_b = slots(n_items)
-        rb_t = "f32"
+        rb_t = elem
     for r in range(n_rb):
         v = f"bv{r}"
         idx.append(f"let {v} = tid + {r * T}u;")
@@ -196,12 +204,12 @@ def render_tiled_f32(a_cls: str, b_cls: str, c_vec: bool, bm: int, bn: int, bk: 
             idx.append(f"let bk{r} = {v} / {bn // 4}u; let bn{r} = ({v} % {bn // 4}u) * 4u;")
             ld = f"B[baseB + (k0 + bk{r}) * sBk + ((n0 + bn{r}) >> 2u)]"
             st = [f"Bs[bk{r} * {bn // 4}u + (bn{r} >> 2u)] = rb{r};"]
-            zero = "vec4<f32>(0.0)"
+            zero = f"vec4<{elem}>({zero1})"
         elif b_cls == "Kv":  # vec4 along K; B4[baseB + n*sBn + k/4]
             idx.append(f"let bn{r} = {v} / {bk // 4}u; let bk{r} = ({v} % {bk // 4}u) * 4u;")
             ld = f"B[baseB + (n0 + bn{r}) * sBn + ((k0 + bk{r}) >> 2u)]"
             st = [f"Bs[(bk{r} + {i}u) * {bn // 4}u + (bn{r} >> 2u)][bn{r} & 3u] = rb{r}[{i}];" for i in range(4)]
-            zero = "vec4<f32>(0.0)"
+            zero = f"vec4<{elem}>({zero1})"
         else:
             if b_cls == "sN":
                 idx.append(f"let bk{r} = {v} / {bn}u; let bn{r} = {v} % {bn}u;")
@@ -209,14 +217,14 @@ def render_tiled_f32(a_cls: str, b_cls: str, c_vec: bool, bm: int, bn: int, bk: 
                 idx.append(f"let bn{r} = {v} / {bk}u; let bk{r} = {v} % {bk}u;")
             ld = f"B[baseB + (k0 + bk{r}) * sBk + (n0 + bn{r}) * sBn]"
             st = [f"Bs[bk{r} * {bn // 4}u + (bn{r} >> 2u)][bn{r} & 3u] = rb{r};"]
-            zero = "0.0"
+            zero = zero1
         load_b += guarded([f"rb{r} = {zero};",
                            f"if (n0 + bn{r} < N && k0 + bk{r} < K) {{ rb{r} = {ld}; }}"], r, n_rb, rag_b, n_items, "b")
         store_b += guarded(st, r, n_rb, rag_b, n_items, "b")
 
     body += [f"var ra{r}: {ra_t};" for r in range(n_ra)]
     body += [f"var rb{r}: {rb_t};" for r in range(n_rb)]
-    body += [f"var c{i}_{j} = vec4<f32>(0.0);" for i in range(rm) for j in range(hn)]
+    body += [f"var c{i}_{j} = vec4<{elem}>({zero1});" for i in range(rm) for j in range(hn)]
     body += idx
     body.append("var k0 = kbeg;")
     body.append("{")
@@ -239,7 +247,7 @@ def render_tiled_f32(a_cls: str, b_cls: str, c_vec: bool, bm: int, bn: int, bk: 
             for i in range(4):
                 r = h * 4 + i
                 for j in range(hn):
-                    inner.append(f"c{r}_{j} = fma(vec4<f32>(a{kk}_{h}[{i}]), b{kk}_{j}, c{r}_{j});")
+                    inner.append(f"c{r}_{j} = {mul_add(f'vec4<{elem}>(a{kk}_{h}[{i}])', f'b{kk}_{j}', f'c{r}_{j}')};")
     inner.append("workgroupBarrier();")
     body += ["    " + x for x in inner]
     body.append("}")

@@ -43,7 +43,8 @@ Design rules
   add that joins the surrounding sum).  Each expression between two barriers then holds
   at most one product with a shared factor and nothing to cancel, so no regrouping,
   factoring or folding across a barrier is possible.
-* No fused multiply-add is relied upon (lavapipe's ``fma`` is not fused).
+* No fused multiply-add is relied upon (lavapipe's ``fma`` is not fused), except by
+  ``f32_divide_fma``, which only devices whose probed ``fma`` is fused get.
   Error-free products (for ``pow``) use a split that contraction into an FMA by
   the shader compiler cannot break: f32 masks the low 12 mantissa bits; f64 uses
   ``f64(f32(a))`` (a 24-bit head) so that every partial product is exact.
@@ -64,7 +65,6 @@ maximum/minimum, nextafter, abs/copysign/signbit and the f32 <-> f64 conversions
 """
 from __future__ import annotations
 
-import re
 from .intmath import LIBRARY as _INTMATH
 from .snippets import Snippet
 from .template import library, substitute
@@ -308,33 +308,6 @@ fn f32_div_fix(a: f32, b: f32, q0: f32) -> f32 {
     if (f32_rem_side(a, q, b, 0.5 * (up - q) * b, 0.0) > 0.0) { return up; }
     if (f32_rem_side(a, q, b, -0.5 * (q - down) * b, 0.0) < 0.0) { return down; }
     return q;
-}""",
-    # The same corrections where the device's fma is fused (probed at device open, see
-    # wgarray._runtime.numerics): with q within an ulp of a / b, fma(-q, b, a) is the exact
-    # remainder, so each midpoint test is one fma and a compare.
-    "div_fix_fma": """
-fn f32_div_fix_fma(a: f32, b: f32, q0: f32) -> f32 {
-    let q = q0 + f32_launder(fma(-q0, b, a)) / b;   // not foldable into a / b
-    let r = fma(-q, b, a);
-    let up = bitcast<f32>(bitcast<u32>(q) + 1u);
-    let down = bitcast<f32>(bitcast<u32>(q) - 1u);
-    if (r > 0.5 * (up - q) * b) { return up; }
-    if (r < -(0.5 * (q - down) * b)) { return down; }
-    return q;
-}""",
-    # m - (s + h)^2 = r - 2 s h - h^2, where r and 2 s h are multiples of 2^-46 and
-    # h^2 < 2^-46: its sign is that of r - 2 s h, or negative where that is 0
-    "sqrt_fix_fma": """
-fn f32_sqrt_fix_fma(m: f32, s0: f32) -> f32 {
-    let s = s0 + f32_launder(fma(-s0, s0, m)) / (s0 + s0);
-    let r = fma(-s, s, m);
-    let up = bitcast<f32>(bitcast<u32>(s) + 1u);
-    let down = bitcast<f32>(bitcast<u32>(s) - 1u);
-    let hu = 0.5 * (up - s);
-    let hd = 0.5 * (s - down);
-    if (r - s * (hu + hu) > 0.0) { return up; }
-    if (r + s * (hd + hd) <= 0.0) { return down; }
-    return s;
 }""",
     "sqrt_rn": """
 fn f32_sqrt_rn(x: f32) -> f32 {
@@ -604,8 +577,14 @@ fn $T_scalbn(x: $T, n: i32) -> $T {
     let r = $T_launder(y) * $T_pow2i(k);
     return select(r, $T_copysign(0.0, x), r == 0.0);  // an underflow keeps x's sign
 }""",
-    "divide": """
-fn $T_divide(x: $T, y: $T) -> $T {
+    # IEEE's x / y where x or y is NaN, inf or zero (``div_ordinary`` is false), shared by
+    # divide and floor_divide: NaN, a signed inf or a signed zero
+    "div_ordinary": """
+fn $T_div_ordinary(x: $T, y: $T) -> bool {
+    return $T_isfinite(x) && $T_isfinite(y) && !$T_iszero(x) && !$T_iszero(y);
+}""",
+    "div_special": """
+fn $T_div_special(x: $T, y: $T) -> $T {
     if ($T_isnan(x) || $T_isnan(y)) { return $T_nan(); }
     let neg = $T_signbit(x) != $T_signbit(y);
     let xinf = $T_isinf(x);
@@ -614,7 +593,11 @@ fn $T_divide(x: $T, y: $T) -> $T {
     let yz = $T_iszero(y);
     if ((xinf && yinf) || (xz && yz)) { return $T_nan(); }
     if (xinf || yz) { return select($T_inf(), -$T_inf(), neg); }
-    if (yinf || xz) { return $T_szero(neg); }
+    return $T_szero(neg);   // yinf || xz
+}""",
+    "divide": """
+fn $T_divide(x: $T, y: $T) -> $T {
+    if (!$T_div_ordinary(x, y)) { return $T_div_special(x, y); }
     return $T_div_rn(x, y);
 }""",
     "reciprocal": """
@@ -1111,15 +1094,8 @@ fn $T_remainder(x: $T, y: $T) -> $T {
 fn $T_rem_add(m: $T, y: $T) -> $T { return m + y; }""",
     "floor_divide": """
 fn $T_floor_divide(x: $T, y: $T) -> $T {
-    if ($T_isnan(x) || $T_isnan(y)) { return $T_nan(); }
+    if (!$T_div_ordinary(x, y)) { return $T_div_special(x, y); }
     let neg = $T_signbit(x) != $T_signbit(y);
-    let xinf = $T_isinf(x);
-    let yinf = $T_isinf(y);
-    let xz = $T_iszero(x);
-    let yz = $T_iszero(y);
-    if ((xinf && yinf) || (xz && yz)) { return $T_nan(); }
-    if (xinf || yz) { return select($T_inf(), -$T_inf(), neg); }
-    if (xz || yinf) { return $T_szero(neg); }
     // NumPy's npy_divmod: quotient from the exact remainder, then fix-ups
     let m = $T_fmod(x, y);
     // not the device's '/' (NVIDIA: through 1/y, flushed past 2^126); no subtraction of a
@@ -1213,17 +1189,48 @@ fn f32_divide(x: f32, y: f32) -> f32 {
     if ((by & 0x007fffffu) == 0u && ey != 0u && ey < 254u) {
         return x * bitcast<f32>(((254u - ey) << 23u) | (by & 0x80000000u));
     }
-    if (f32_isnan(x) || f32_isnan(y)) { return f32_nan(); }
-    let neg = f32_signbit(x) != f32_signbit(y);
-    let xinf = f32_isinf(x);
-    let yinf = f32_isinf(y);
-    let xz = f32_iszero(x);
-    let yz = f32_iszero(y);
-    if ((xinf && yinf) || (xz && yz)) { return f32_nan(); }
-    if (xinf || yz) { return select(f32_inf(), -f32_inf(), neg); }
-    if (yinf || xz) { return f32_szero(neg); }
+    if (!f32_div_ordinary(x, y)) { return f32_div_special(x, y); }
     return f32_div_rn(x, y);
 }""",
+    # The same where the device's fma is fused (probed at device open, see
+    # wgarray._runtime.numerics), with a short path for operands whose exponent fields
+    # put every step below in the normal range: 2^-79 <= |x| < 2^128, 2^-125 <= |y| <
+    # 2^126 and a quotient in (2^-101, 2^126). There, with r0 = 1 / |y| within WGSL's
+    # 2.5 ulp, q0 = |x| r0 is within 5.5 ulp of Q = |x| / |y|; fma(-|y|, q0, |x|) is
+    # |y| (Q - q0) rounded once (nonzero remainders are multiples of 2^-126 or more:
+    # |x| >= 2^-79), so q1 = fma(rem0, r0, q0) is within 0.5 ulp + 2^-19 ulp of Q. Then
+    # rem1 = fma(-|y|, q1, |x|) is exact (q1 is within an ulp), and comparing it with
+    # |y| times half the gap to each neighbour of q1 (exact: powers of two times a normal
+    # number) says which of the three is Q rounded to nearest (Q is never a midpoint of
+    # two floats when x and y are floats). Everywhere else (zeros, inf, NaN, subnormal
+    # or extreme operands and quotients) the path above, whose pieces need no fma.
+    "divide_fma": """
+fn f32_divide_fma(x: f32, y: f32) -> f32 {
+    let bx = bitcast<u32>(x);
+    let by = bitcast<u32>(y);
+    let ex = (bx >> 23u) & 0xffu;
+    let ey = (by >> 23u) & 0xffu;
+    if ((by & 0x007fffffu) == 0u && ey != 0u && ey < 254u) {
+        return x * bitcast<f32>(((254u - ey) << 23u) | (by & 0x80000000u));
+    }
+    if (ex - 48u < 207u && ey - 2u < 251u && ex + 101u - ey < 227u) {
+        let ax = bitcast<f32>(bx & 0x7fffffffu);
+        let ay = bitcast<f32>(by & 0x7fffffffu);
+        let r0 = f32_launder(1.0 / ay);   // opaque: no folding of ay * (1 / ay) into 1
+        let q0 = ax * r0;
+        let q1 = fma(fma(-ay, q0, ax), r0, q0);
+        let rem = fma(-ay, q1, ax);
+        let b1 = bitcast<u32>(q1);
+        let hy = 0.5 * ay;
+        var b = b1;
+        if (rem > (bitcast<f32>(b1 + 1u) - q1) * hy) { b = b1 + 1u; }
+        if (rem < -((q1 - bitcast<f32>(b1 - 1u)) * hy)) { b = b1 - 1u; }
+        return bitcast<f32>(b | ((bx ^ by) & 0x80000000u));
+    }
+    if (!f32_div_ordinary(x, y)) { return f32_div_special(x, y); }
+    return f32_div_rn(x, y);
+}""",
+    "reciprocal_fma": "fn f32_reciprocal_fma(x: f32) -> f32 { return f32_divide_fma(1.0, x); }",
     # the selection on the bits (see f32_key): two subnormals are not equal to a flushing
     # device's float compare, and the one chosen keeps its bits
     "maximum": """
@@ -1356,23 +1363,6 @@ def _build(T: str) -> dict[str, str]:
     return out
 
 
-# float32 division and sqrt through the fma-based corrections: ``{name}_fma`` is
-# ``{name}`` calling the ``_fma`` variant of each of these (used on fused-fma devices).
-FMA_VARIANTS = ("divide", "reciprocal", "sqrt", "div_rn", "sqrt_rn", "div_fix", "sqrt_fix")
-
-
-def _fma_variants(texts: dict[str, str]) -> dict[str, str]:
-    out = {}
-    for name in FMA_VARIANTS:
-        if name + "_fma" in texts:
-            continue
-        text = texts[name]
-        for other in FMA_VARIANTS:
-            text = re.sub(rf"\bf32_{other}\(", f"f32_{other}_fma(", text)
-        out[name + "_fma"] = text
-    return out
-
-
 # Snippets of other libraries that these call; LIBRARY holds them too, so it resolves alone.
 _SHARED = ("eu64_mul_wide",)
 
@@ -1381,8 +1371,6 @@ def _make_library() -> dict[str, Snippet]:
     lib: dict[str, Snippet] = {}
     for T in ("f32", "f64"):
         texts = _build(T)
-        if T == "f32":
-            texts.update(_fma_variants(texts))
         lib.update(library({f"{T}_{n}": s for n, s in texts.items()}, external=_SHARED))
     lib.update((name, _INTMATH[name]) for name in _SHARED)
     return lib
