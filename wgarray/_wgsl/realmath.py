@@ -267,6 +267,13 @@ fn f32_div_rn(x: f32, y: f32) -> f32 {
     } else if (k > -126 || (k == -126 && q >= 1.0)) {
         r = q * bitcast<f32>(u32(k + 127) << 23u);         // exact: a normal result
     } else {
+        // A quotient below 2^-126 that IEEE rounds up to 2^-126: q the float just below a
+        // power of two, a / b at or above it (the midpoint or past it; ties go to the even
+        // 2^-126). A flushing device's own division gives 0 there.
+        let top = (k == -127 && q == 0x1.fffffep0) || (k == -126 && q == 0x1.fffffep-1);
+        if (top && f32_rem_side(a, q, b, 0.0, 0.0) >= 0.0) {
+            return bitcast<f32>(sign | 0x00800000u);
+        }
         return x / y;   // a subnormal quotient: the device's own (flushed where it flushes)
     }
     return bitcast<f32>(bitcast<u32>(r) | sign);
@@ -648,7 +655,7 @@ fn $T_exp(x: $T) -> $T {
     if ($T_isnan(x)) { return x; }
     if (x > $EXP_HI) { return $T_inf(); }
     if (x < $EXP_LO) { return $T(0.0); }
-    let k = round(x * $IVLN2_HI);
+    let k = $T_round(x * $IVLN2_HI);
     let r = $T_launder(x - k * $LN2_HI) - k * $LN2_LO;
     return $T_scalbn($T_exp_kernel(r), i32(k));
 }""",
@@ -659,7 +666,7 @@ fn $T_expm1(x: $T) -> $T {
     if (x < $EM1_LO) { return $T(-1.0); }
     if (abs(x) < 0x1p-60) { return x; }
     if (abs(x) < 0.34657359027997264) { return $T_expm1_kernel(x); }
-    let k = round(x * $IVLN2_HI);
+    let k = $T_round(x * $IVLN2_HI);
     let r = $T_launder(x - k * $LN2_HI) - k * $LN2_LO;
     let em = $T_expm1_kernel(r);
     let ik = i32(k);
@@ -800,7 +807,7 @@ fn $T_pow_pos(x: $T, y: $T) -> $T {
     }
     if (th > $POW_HI) { return $T_inf(); }
     if (th < $POW_LO) { return $T(0.0); }
-    let k = round(th * $IVLN2_HI);
+    let k = $T_round(th * $IVLN2_HI);
     let r = $T_launder($T_launder(th - k * $LN2_HI) - k * $LN2_LO) + tl;
     return $T_scalbn($T_exp_kernel(r), i32(k));
 }""",
@@ -940,8 +947,8 @@ fn $T_rem_pio2(x: $T) -> vec2<$T> {
         if ($T_signbit(x)) { return vec2<$T>(-v.x, select(4.0 - v.y, 0.0, v.y == 0.0)); }
         return v;
     }
-    let k = round(x * 0.6366197723675814);
-    let kh = trunc(k * (1.0 / $TRIG_KSPLIT)) * $TRIG_KSPLIT;
+    let k = $T_round(x * 0.6366197723675814);
+    let kh = $T_trunc(k * (1.0 / $TRIG_KSPLIT)) * $TRIG_KSPLIT;
     let kl = k - kh;
     var r = x;
 $TRIG_STEPS
@@ -1178,15 +1185,25 @@ fn f32_isint(y: f32) -> bool {
     if (e < 127u) { return (b & 0x7fffffffu) == 0u; }
     return (b & ((1u << (150u - e)) - 1u)) == 0u;
 }""",
-    # A divisor +-2^k whose reciprocal 2^-k is normal: x * 2^-k is the same exact quotient
-    # rounded once, NaN, inf and zeros of x included, for a few integer ops.  With a
-    # scalar divisor (x / 2) the branch is uniform, so the correctly rounded division
+    # A divisor +-2^k whose reciprocal 2^-k is normal, and an x that is zero, inf, NaN or
+    # normal with a normal quotient: then x * 2^-k is the same exact quotient rounded once,
+    # for a few integer ops. Subnormal x and quotients below 2^-126 take the exact path: a
+    # flushing device (NVIDIA) flushes such a product to 0 even where IEEE's quotient
+    # rounds up to 2^-126 (0.99999994 / 2^126).
+    "pow2_divisor": """
+fn f32_pow2_divisor(bx: u32, by: u32) -> bool {
+    let ex = (bx >> 23u) & 0xffu;
+    let ey = (by >> 23u) & 0xffu;
+    let ordinary_x = ex == 255u || (bx & 0x7fffffffu) == 0u || (ex != 0u && ex + 126u >= ey);
+    return (by & 0x007fffffu) == 0u && ey != 0u && ey < 254u && ordinary_x;
+}""",
+    # With a scalar divisor (x / 2) the branch is uniform, so the correctly rounded division
     # below costs nothing there, and the pipeline stays one for every divisor.
     "divide": """
 fn f32_divide(x: f32, y: f32) -> f32 {
     let by = bitcast<u32>(y);
-    let ey = (by >> 23u) & 0xffu;
-    if ((by & 0x007fffffu) == 0u && ey != 0u && ey < 254u) {
+    if (f32_pow2_divisor(bitcast<u32>(x), by)) {
+        let ey = (by >> 23u) & 0xffu;
         return x * bitcast<f32>(((254u - ey) << 23u) | (by & 0x80000000u));
     }
     if (!f32_div_ordinary(x, y)) { return f32_div_special(x, y); }
@@ -1210,7 +1227,7 @@ fn f32_divide_fma(x: f32, y: f32) -> f32 {
     let by = bitcast<u32>(y);
     let ex = (bx >> 23u) & 0xffu;
     let ey = (by >> 23u) & 0xffu;
-    if ((by & 0x007fffffu) == 0u && ey != 0u && ey < 254u) {
+    if (f32_pow2_divisor(bx, by)) {
         return x * bitcast<f32>(((254u - ey) << 23u) | (by & 0x80000000u));
     }
     if (ex - 48u < 207u && ey - 2u < 251u && ex + 101u - ey < 227u) {
@@ -1315,6 +1332,23 @@ fn f64_pow2i(k: i32) -> f64 {{
 # The exponent search compares against and multiplies by exact powers of two only:
 # frexp of finite nonzero x (|fract| in [0.5, 1)), 2^k for k in [EMIN, EMAX].
 _F64_ONLY = {
+    # float64 trunc and round from floor: lavapipe's LLVM on some x86 hosts returns float64
+    # round(x) and trunc(x) unchanged for |x| >= 2^23 (round(25074287.11) = 25074287.11),
+    # which also broke sin/cos/tan's reduction there; floor and ceil are right everywhere.
+    "trunc": """
+fn f64_trunc(x: f64) -> f64 {
+    if (!(abs(x) < 0x1p52)) { return x; }   // an integer already, inf or NaN
+    return f64_copysign(select(ceil(x), floor(x), x >= 0.0), x);   // trunc(-0.5) = -0
+}""",
+    "round": """
+fn f64_round(x: f64) -> f64 {
+    if (!(abs(x) < 0x1p52)) { return x; }
+    let f = floor(x);
+    let d = x - f;   // exact, in [0, 1)
+    let odd = f - 2.0 * floor(f * 0.5) != 0.0;
+    let r = select(f, f + 1.0, d > 0.5 || (d == 0.5 && odd));   // halves to even
+    return f64_copysign(r, x);   // round(-0.3) = -0
+}""",
     "frexp": _f64_frexp(),
     "pow2i": _f64_pow2i(),
 }
