@@ -18,7 +18,8 @@ Stages of wgarray's round trip (each as the runtime runs it, called here one by 
 - ``copy``: the copy of the result into a pooled staging buffer;
 - ``submit``: parameters uploaded (skipped when equal to the last), encoder finished,
   submitted, the next batch's encoder made and freed buffers recycled;
-- ``map``: the map request (wgpu-py's ``map_async``);
+- ``map``: the map request (the runtime's direct C call; wgpu-py's ``map_async`` where
+  the runtime runs without them);
 - ``wait``: polling the device until the work and the map are done (the driver's floor);
 - ``read``: the mapped bytes copied into a new host array;
 - ``unmap``.
@@ -72,15 +73,26 @@ def _wgarray_stages(rt, y, out):
         t.append(_clock())
         rt.flush()
         t.append(_clock())
-        promise = staging.map_async(rt._read_mode, 0, 4)
-        t.append(_clock())
-        rt.wgpu._poll_wait()
-        promise.sync_wait()
-        t.append(_clock())
-        value = np.frombuffer(staging.read_mapped(0, 4, copy=False), np.uint8).copy()
-        t.append(_clock())
-        staging.unmap()
-        t.append(_clock())
+        native = rt._native
+        if native is not None:  # the runtime's direct C calls, as _read_small makes them
+            native.map_request(staging, 4)
+            t.append(_clock())
+            native.map_wait(rt.wgpu, 4)
+            t.append(_clock())
+            value = native.mapped_bytes(staging, 4)
+            t.append(_clock())
+            native.unmap(staging)
+            t.append(_clock())
+        else:
+            promise = staging.map_async(rt._read_mode, 0, 4)
+            t.append(_clock())
+            rt.wgpu._poll_wait()
+            promise.sync_wait()
+            t.append(_clock())
+            value = np.frombuffer(staging.read_mapped(0, 4, copy=False), np.uint8).copy()
+            t.append(_clock())
+            staging.unmap()
+            t.append(_clock())
         bucket.append(staging)
     for name, t0, t1 in zip(STAGES, t, t[1:]):
         out[name].append(t1 - t0)

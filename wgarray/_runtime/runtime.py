@@ -199,6 +199,9 @@ class Runtime:
         self._read_mode = "READ_NOSYNC"  # wgpu-py's read map without its extra submit
         self._params_uploaded = None  # the bytes at the start of params_buffer, when short
         self._offsets_c = _NATIVE.ffi.new("uint32_t[2]") if _NATIVE is not None else None
+        # the direct C calls of the batch's encoder, submit, parameter upload and
+        # readback map (None: wgpu-py's public calls, as on another wgpu-py)
+        self._native = _NATIVE
         self._reset_batch()
 
     # ------------------------------------------------------------------ subgroups
@@ -246,13 +249,21 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         if aligned >= UPLOAD_DIRECT:
             self._upload_staged(buf, mv[:aligned])
         elif aligned:
-            self.wgpu.queue.write_buffer(buf.buffer, 0, mv[:aligned])
+            self._write(buf.buffer, 0, mv[:aligned])
         if n % 4:
             tail = bytes(mv[aligned:]) + b"\0" * (4 - n % 4)
-            self.wgpu.queue.write_buffer(buf.buffer, aligned, tail)
+            self._write(buf.buffer, aligned, tail)
         count("bytes_uploaded", n)
         count("uploads")
         return buf
+
+    def _write(self, buffer, offset: int, data) -> None:
+        """``queue.write_buffer`` of bytes-like ``data`` (whole words) into a GPU buffer."""
+        native = self._native
+        if native is not None:
+            native.write(self.wgpu.queue, buffer, offset, data)
+        else:
+            self.wgpu.queue.write_buffer(buffer, offset, data)
 
     def _upload_staged(self, buf: DeviceBuffer, mv: memoryview) -> None:
         """Copy host bytes through reusable mapped buffers (no per-call allocation:
@@ -306,10 +317,13 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
                     staging = ring[i % len(ring)]
                     self._map_read(staging, c1 - c0)
                     try:
-                        raw = staging.read_mapped(0, c1 - c0, copy=False)
+                        if self._native is not None:
+                            raw = self._native.mapped_view(staging, c1 - c0)
+                        else:
+                            raw = staging.read_mapped(0, c1 - c0, copy=False)
                         _parallel_copy(out[c0 - start:c1 - start], np.frombuffer(raw, np.uint8))
                     finally:
-                        staging.unmap()
+                        self._unmap(staging)
                     nxt = i + len(ring)
                     if nxt < len(chunks):
                         n0, n1 = chunks[nxt]
@@ -336,9 +350,12 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
                 self.flush()
                 self._map_read(staging, n)
                 try:
-                    out = np.frombuffer(staging.read_mapped(0, n, copy=False), np.uint8).copy()
+                    if self._native is not None:
+                        out = self._native.mapped_bytes(staging, n)
+                    else:
+                        out = np.frombuffer(staging.read_mapped(0, n, copy=False), np.uint8).copy()
                 finally:
-                    staging.unmap()
+                    self._unmap(staging)
             finally:
                 bucket.append(staging)
         return out
@@ -350,7 +367,12 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         for buffers never written by the device, not needed here: ours were just copied
         into) and then waits for its poll thread to signal, two thread hand-offs. Instead
         the map is requested without that submit and this thread polls the device,
-        blocking until the work is done, so the map callback normally runs right here."""
+        blocking until the work is done, so the map callback normally runs right here.
+        With the direct C calls (``_NativeCalls.map_read``) wgpu-py's promise and poll
+        thread stay out of it altogether."""
+        if self._native is not None:
+            self._native.map_read(self.wgpu, staging, nbytes)
+            return
         try:
             promise = staging.map_async(self._read_mode, 0, nbytes)
         except (KeyError, ValueError, TypeError, AttributeError):  # a wgpu-py without the internal mode
@@ -360,6 +382,12 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         if poll is not None:
             poll()
         promise.sync_wait()  # at once when the callback already ran
+
+    def _unmap(self, staging) -> None:
+        if self._native is not None:
+            self._native.unmap(staging)
+        else:
+            staging.unmap()
 
     def copy(self, src: DeviceBuffer, src_offset: int, dst: DeviceBuffer, dst_offset: int, nbytes: int) -> None:
         with self.lock:
@@ -494,6 +522,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         with self.lock:
             self.flush()
             self._timing = stamps
+            self.encoder = self._new_encoder()  # the empty batch's encoder, as timing needs it
         try:
             yield stamps
         finally:
@@ -540,8 +569,15 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
             self.cpass.end()
             self.cpass = None
 
+    def _new_encoder(self):
+        # timestamps (gpu_timer, gpu_profile) take wgpu-py's encoder, for its passes
+        # with timestamp writes and its resolve_query_set
+        if self._native is not None and self._timing is None:
+            return self._native.encoder(self.wgpu)
+        return self.wgpu.create_command_encoder()
+
     def _reset_batch(self) -> None:
-        self.encoder = self.wgpu.create_command_encoder()
+        self.encoder = self._new_encoder()
         self.cpass = None
         self._pass_pipeline = None
         self.params = bytearray()
@@ -620,14 +656,21 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         with self.lock:
             self._end_pass()
             params = self.params
-            if params and params != self._params_uploaded:
-                self.wgpu.queue.write_buffer(self.params_buffer, 0, params)
-                # a loop step's batch usually repeats the last one's parameters (the
-                # same sizes and scalars): then the buffer already holds them (~10 us)
-                self._params_uploaded = bytes(params) if len(params) <= PARAMS_REMEMBERED else None
-            self.wgpu.queue.submit([self.encoder.finish()])
+            try:
+                if params and params != self._params_uploaded:
+                    self._write(self.params_buffer, 0, params)
+                    # a loop step's batch usually repeats the last one's parameters (the
+                    # same sizes and scalars): then the buffer already holds them (~10 us)
+                    self._params_uploaded = bytes(params) if len(params) <= PARAMS_REMEMBERED else None
+                encoder = self.encoder
+                if isinstance(encoder, _Encoder):
+                    encoder.native.submit(self.wgpu.queue, encoder)
+                else:
+                    self.wgpu.queue.submit([encoder.finish()])
+            finally:
+                # a batch that failed to finish is gone either way: the next starts clean
+                self._reset_batch()
             count("submits")
-            self._reset_batch()
             self.pool.recycle_pending()
 
     def sync(self) -> None:
@@ -642,7 +685,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
             self.encoder.copy_buffer_to_buffer(self.params_buffer, 0, staging, 0, 4)
             self.flush()
             self._map_read(staging, 4)
-            staging.unmap()
+            self._unmap(staging)
             self._staging[16].append(staging)
 
 
@@ -678,6 +721,100 @@ class _NativeCalls:
         self.lib.wgpuCommandEncoderBeginComputePass  # noqa: B018
         self.lib.wgpuComputePassEncoderSetPipeline  # noqa: B018
         self.lib.wgpuComputePassEncoderRelease  # noqa: B018
+        self.finish = _api.libf.wgpuCommandEncoderFinish
+        self.queue_submit = _api.libf.wgpuQueueSubmit
+        self.encoder_descriptor = self.ffi.new("WGPUCommandEncoderDescriptor *")
+        self.command_buffer_descriptor = self.ffi.new("WGPUCommandBufferDescriptor *")
+        self.command_buffers = self.ffi.new("WGPUCommandBuffer[1]")
+        for name in ("wgpuDeviceCreateCommandEncoder", "wgpuCommandEncoderRelease", "wgpuCommandBufferRelease",
+                     "wgpuCommandEncoderCopyBufferToBuffer", "wgpuQueueWriteBuffer", "wgpuBufferMapAsync",
+                     "wgpuDevicePoll", "wgpuBufferGetConstMappedRange", "wgpuBufferUnmap"):
+            getattr(self.lib, name)  # present, or the public path
+        # one map callback for every readback: it stores the status in the cell that
+        # userdata1 points at (the runtime's lock serializes readbacks)
+        self.map_status = self.ffi.new("int[1]")
+
+        @self.ffi.callback("void(WGPUMapAsyncStatus, WGPUStringView, void *, void *)")
+        def map_done(status, message, cell, _unused):
+            self.ffi.cast("int *", cell)[0] = status
+
+        self.map_done = map_done  # alive as long as this object
+        self.map_info = self.ffi.new("WGPUBufferMapCallbackInfo *")
+        self.map_info.mode = self.lib.WGPUCallbackMode_AllowProcessEvents
+        self.map_info.callback = map_done
+        self.map_info.userdata1 = self.ffi.cast("void *", self.map_status)
+
+    def encoder(self, device):
+        """A command encoder made by a direct C call, as an ``_Encoder``."""
+        return _Encoder(self, self.lib.wgpuDeviceCreateCommandEncoder(device._internal, self.encoder_descriptor))
+
+    def submit(self, queue, encoder) -> None:
+        """Finish ``encoder`` (an ``_Encoder``) and submit its command buffer. Finish and
+        submit go through wgpu-py's error capture: an encoder reports the errors of
+        everything recorded into it when it finishes, so a bad command still raises."""
+        internal, encoder._internal = encoder._internal, None
+        try:
+            command_buffer = self.finish(internal, self.command_buffer_descriptor)
+        finally:
+            self.lib.wgpuCommandEncoderRelease(internal)
+        try:
+            self.command_buffers[0] = command_buffer
+            self.queue_submit(queue._internal, 1, self.command_buffers)
+        finally:
+            self.lib.wgpuCommandBufferRelease(command_buffer)
+
+    def write(self, queue, buffer, offset: int, data) -> None:
+        """``queue.write_buffer(buffer, offset, data)`` for bytes-like ``data`` of whole
+        4-byte words, without wgpu-py's argument conversion."""
+        self.lib.wgpuQueueWriteBuffer(queue._internal, buffer._internal, offset, self.ffi.from_buffer(data),
+                                      len(data))
+
+    def map_read(self, device, buffer, nbytes: int) -> None:
+        """Map bytes [0, nbytes) of ``buffer`` (a MAP_READ buffer whose copy has been
+        submitted) and wait here until mapped.
+
+        wgpu-py's ``map_async`` builds a callback and a promise per call and wakes its
+        poll thread, whose polling then contends with this thread for the GIL; here
+        one callback made once records the status in a cell, and this thread polls
+        the device itself (blocking until the queue is idle, which runs the callback)."""
+        self.map_request(buffer, nbytes)
+        self.map_wait(device, nbytes)
+
+    def map_request(self, buffer, nbytes: int) -> None:
+        self.map_status[0] = 0
+        self.lib.wgpuBufferMapAsync(buffer._internal, self.lib.WGPUMapMode_Read, 0, nbytes, self.map_info[0])
+
+    def map_wait(self, device, nbytes: int) -> None:
+        lib = self.lib
+        status = self.map_status
+        polls = 0
+        while status[0] == 0:
+            lib.wgpuDevicePoll(device._internal, True, self.ffi.NULL)
+            polls += 1
+            if polls > 1000 and status[0] == 0:
+                raise RuntimeError(f"{public_caller()}: a readback of {nbytes} bytes was never mapped "
+                                   "(the device may be lost)")
+        if status[0] != lib.WGPUMapAsyncStatus_Success:
+            raise RuntimeError(f"{public_caller()}: could not map a readback buffer of {nbytes} bytes "
+                               f"(status {status[0]}; the device may be lost)")
+
+    def mapped_bytes(self, buffer, nbytes: int) -> np.ndarray:
+        """A new uint8 array holding bytes [0, nbytes) of a mapped ``buffer``."""
+        out = np.empty(nbytes, np.uint8)
+        self.mapped_into(buffer, out)
+        return out
+
+    def mapped_view(self, buffer, nbytes: int):
+        """Bytes [0, nbytes) of a mapped ``buffer`` as a buffer object, valid until unmap."""
+        return self.ffi.buffer(self.lib.wgpuBufferGetConstMappedRange(buffer._internal, 0, nbytes), nbytes)
+
+    def mapped_into(self, buffer, out: np.ndarray) -> None:
+        nbytes = out.nbytes
+        src = self.lib.wgpuBufferGetConstMappedRange(buffer._internal, 0, nbytes)
+        self.ffi.memmove(self.ffi.from_buffer(out), src, nbytes)
+
+    def unmap(self, buffer) -> None:
+        self.lib.wgpuBufferUnmap(buffer._internal)
 
     def begin_pass(self, encoder):
         """A compute pass without a label or timestamps, begun by a direct C call, as a
@@ -712,6 +849,30 @@ class _NativeCalls:
         desc.entryCount = len(bindings)
         desc.entries = entries
         return self.api.GPUBindGroup("", self.create(device._internal, desc), device)
+
+
+class _Encoder:
+    """A command encoder begun by ``_NativeCalls.encoder``: what the runtime records
+    into an encoder outside of a pass (``copy_buffer_to_buffer``; ``_internal`` for the
+    pass and the submit), released when submitted or dropped."""
+
+    __slots__ = ("native", "_internal")
+
+    def __init__(self, native, internal):
+        self.native = native
+        self._internal = internal
+
+    def copy_buffer_to_buffer(self, source, source_offset: int, destination, destination_offset: int,
+                              size: int) -> None:
+        self.native.lib.wgpuCommandEncoderCopyBufferToBuffer(self._internal, source._internal, source_offset,
+                                                             destination._internal, destination_offset, size)
+
+    def __del__(self):
+        if self._internal is not None:  # never submitted
+            try:
+                self.native.lib.wgpuCommandEncoderRelease(self._internal)
+            except Exception:  # noqa: BLE001 - at interpreter exit the library may be gone
+                pass
 
 
 class _Pass:
