@@ -39,6 +39,7 @@ PARAM_WINDOW = 4096  # bytes of parameters one kernel may read
 PARAM_RING = 1 << 20  # bytes of parameters one batch may hold before it is flushed
 PARAMS_REMEMBERED = 16 << 10  # a batch's parameters up to this size are compared with the last upload
 MAX_BATCH_DISPATCHES = 512
+STORE_RUN_COPIES = 2  # a run of up to this many element stores is recorded as buffer copies
 BATCH_FLUSH_BYTES = 256 << 20  # buffer bytes a batch may hold before it is submitted
 POOL_CACHE_BYTES = int(os.environ.get("WGARRAY_POOL_CACHE_MB", 4096)) << 20
 # ...and at most this many buffers: 100k small freed arrays must not stay as 100k GPU
@@ -400,21 +401,86 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
 
     def store(self, dst: DeviceBuffer, dst_offset: int, data: bytes) -> None:
         """Record a write of ``data`` (whole 4-byte words) into ``dst`` at ``dst_offset``,
-        in order with the batch's other commands: the bytes travel in the parameter
-        ring (uploaded before the batch runs) and are copied from there, so an element
-        write costs one copy command and no pipeline."""
+        in order with the batch's other commands.
+
+        Consecutive stores of one size into one buffer (scikit-learn's fill_diagonal
+        loop: thousands of element writes) gather into a run, recorded when any other
+        command comes (or the batch is submitted): a short run as buffer copies from
+        the parameter ring, a longer one as scatter dispatches of up to a parameter
+        window of (word offset, value) pairs each, so the loop costs the device a few
+        dispatches instead of a copy command per element. A later store to the same
+        element replaces the earlier one in the run, which keeps the last value."""
         with self.lock:
-            if len(self.params) + len(data) > PARAM_RING or self.n_dispatches >= MAX_BATCH_DISPATCHES:
-                self.flush()
-            self.params += b"\0" * (-len(self.params) % 4)
-            offset = len(self.params)
-            self.params += data
-            self._end_pass()
-            self.encoder.copy_buffer_to_buffer(self.params_buffer, offset, dst.buffer, dst_offset, len(data))
-            self.keep.append(dst)
-            self.keep_counts[dst.uid] = self.keep_counts.get(dst.uid, 0) + 1
-            self.n_dispatches += 1
+            words = len(data) >> 2
+            run = self._store_run
+            if run is None or run[0] is not dst or run[1] != words:
+                if run is not None:
+                    self._record_stores()
+                run = self._store_run = (dst, words, {})
+            run[2][dst_offset >> 2] = data
         count("stores")
+
+    def batch_refs(self, buf: DeviceBuffer) -> int:
+        """How many references to ``buf`` the batch being recorded holds (its commands'
+        and the pending element stores')."""
+        run = self._store_run
+        return self.keep_counts.get(buf.uid, 0) + (run is not None and run[0] is buf)
+
+    def _record_stores(self) -> None:
+        """Record the pending run of element stores (see ``store``)."""
+        dst, words, stores = self._store_run
+        self._store_run = None
+        if len(stores) <= STORE_RUN_COPIES:
+            for word, data in stores.items():
+                self._store_copy(dst, word << 2, data)
+            return
+        kernel = self._scatter_kernel(words)
+        per = (PARAM_WINDOW - 8) // (4 * (words + 1))
+        items = list(stores.items())
+        for start in range(0, len(items), per):
+            chunk = items[start:start + per]
+            params = bytearray(struct.pack("<2I", len(chunk), words))
+            for word, data in chunk:
+                params += word.to_bytes(4, "little")
+                params += data
+            self.dispatch(kernel, [dst], bytes(params), -(-len(chunk) // 64), held=())
+
+    def _store_copy(self, dst: DeviceBuffer, dst_offset: int, data: bytes) -> None:
+        """One store as a copy command from the parameter ring."""
+        if len(self.params) + len(data) > PARAM_RING or self.n_dispatches >= MAX_BATCH_DISPATCHES:
+            self.flush()
+        self.params += b"\0" * (-len(self.params) % 4)
+        offset = len(self.params)
+        self.params += data
+        self._close_pass()
+        self.encoder.copy_buffer_to_buffer(self.params_buffer, offset, dst.buffer, dst_offset, len(data))
+        self.keep.append(dst)
+        self.keep_counts[dst.uid] = self.keep_counts.get(dst.uid, 0) + 1
+        self.n_dispatches += 1
+
+    def _scatter_kernel(self, words: int) -> Kernel:
+        """The kernel that writes ``n`` elements of ``words`` words each: parameters
+        ``n, words``, then per element its word offset in ``O`` and its words."""
+        def build():
+            record = _launch.Launch(f"store_scatter_{words}", (_launch.Binding("O", "u32", write=True),),
+                                    workgroup=64)
+            src = "\n" + "\n".join(record.declarations()) + f"""
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+    let i = gid.x + gid.y * nwg.x * 64u;
+    if (i >= P[0]) {{
+        return;
+    }}
+    let at = 2u + i * {words + 1}u;
+    let o = P[at];
+    for (var k = 0u; k < {words}u; k++) {{
+        O[o + k] = P[at + 1u + k];
+    }}
+}}
+"""
+            return record, src
+
+        return self.compile(("store", ("scatter", words)), build)
 
     # ---------------------------------------------------------------- pipelines
     def compile(self, key, build) -> Kernel:
@@ -565,6 +631,13 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
             "end_of_pass_write_index": 2 * i + 1})
 
     def _end_pass(self) -> None:
+        """Close the open compute pass before a command outside of it (a copy, the
+        submit), after recording the pending element stores, which come first."""
+        if self._store_run is not None:
+            self._record_stores()
+        self._close_pass()
+
+    def _close_pass(self) -> None:
         if self.cpass is not None:
             self.cpass.end()
             self.cpass = None
@@ -578,6 +651,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
 
     def _reset_batch(self) -> None:
         self.encoder = self._new_encoder()
+        self._store_run = None  # (buffer, words per element, {word offset: bytes}): see store
         self.cpass = None
         self._pass_pipeline = None
         self.params = bytearray()
@@ -608,6 +682,8 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         if groups <= 0:
             return
         with self.lock:
+            if self._store_run is not None:
+                self._record_stores()
             if (len(self.params) + len(params) + self.param_align > PARAM_RING
                     or self.n_dispatches >= MAX_BATCH_DISPATCHES
                     or self.keep_bytes > BATCH_FLUSH_BYTES):
@@ -621,7 +697,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
             self.params += params
             stamps = self._timing
             if stamps is not None and stamps.per_dispatch:
-                self._end_pass()
+                self._close_pass()
             cpass = self.cpass
             if cpass is None:
                 cpass = self.cpass = self._begin_pass(kernel.name)
@@ -638,7 +714,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
                 cpass.set_bind_group(0, bg, [offset] * kernel.n_params_bindings)
                 cpass.dispatch_workgroups(min(groups, 65535), -(-groups // 65535))
             if stamps is not None and stamps.per_dispatch:
-                self._end_pass()
+                self._close_pass()
             self.keep.extend(buffers)
             kept = self.keep_counts
             nbytes = 0
