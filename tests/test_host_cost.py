@@ -215,6 +215,58 @@ def test_repeated_reduction_walks_its_graph_once_and_plans_nothing(axis, monkeyp
     np.testing.assert_array_equal(np.asarray(got), ((h2 - np.float32(2.5)) ** 2).sum(axis=axis))
 
 
+STATS = [
+    ("mean", lambda ns, a, axis: ns.mean(a, axis=axis)),
+    ("var", lambda ns, a, axis: ns.var(a, axis=axis)),
+    ("var_corrected", lambda ns, a, axis: ns.var(a, axis=axis, correction=1) if ns is xp
+     else ns.var(a, axis=axis, ddof=1)),
+    ("std", lambda ns, a, axis: ns.std(a, axis=axis)),
+]
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1], ids=str)
+@pytest.mark.parametrize("name,call", STATS, ids=[s[0] for s in STATS])
+def test_repeated_mean_var_std_walk_their_graph_once_and_plan_nothing(name, call, axis, monkeypatch):
+    h1, h2 = _ints((300, 70), 40), _ints((300, 70), 41)
+    a1, a2 = _realized(h1), _realized(h2)
+    np.testing.assert_allclose(np.asarray(call(xp, (a1 - 1.5) * 2.0, axis)),
+                               call(np, ((h1 - np.float32(1.5)) * np.float32(2.0)).astype(np.float64), axis),
+                               rtol=1e-5)
+    walks = _Calls(monkeypatch, kr, "signature")
+    plans = _Calls(monkeypatch, fusion, "_plan")
+    views = _Calls(monkeypatch, gnode, "view")
+    names = _Calls(monkeypatch, default_device().runtime, "launch")
+    posts = _Calls(monkeypatch, kr, "_Post")  # the post-map (division, square root) planned again
+    got = call(xp, (a2 - 2.5) * 3.0, axis)  # another buffer and scalars, the same structure
+    assert (walks.n, plans.n, views.n, names.n, posts.n) == (1, 0, 0, 0, 0)
+    np.testing.assert_allclose(np.asarray(got),
+                               call(np, ((h2 - np.float32(2.5)) * np.float32(3.0)).astype(np.float64), axis),
+                               rtol=1e-5)
+
+
+def test_replayed_mean_and_var_give_the_bits_of_planned_ones():
+    host = np.random.default_rng(42).standard_normal((257, 300)).astype(np.float32)
+    host[3, 4] = np.nan
+    host[100, 7] = np.inf
+    x = _realized(host)
+    for call in (lambda a, axis: xp.mean(a, axis=axis), lambda a, axis: xp.var(a, axis=axis),
+                 lambda a, axis: xp.std(a, axis=axis, correction=1)):
+        for axis in (None, 0, 1):
+            kr._CALLS.clear()
+            kr._MOMENTS.clear()
+            kr._POSTS.clear()
+            planned = np.asarray(call(x * 0.5 - 1.0, axis))
+            replayed = np.asarray(call(x * 0.5 - 1.0, axis))
+            assert planned.tobytes() == replayed.tobytes()
+    clean = host[:, 8:]  # no NaN or inf: compared with NumPy in float64
+    xc = _realized(np.ascontiguousarray(clean))
+    for axis in (None, 0, 1):
+        for corr in (0, 1, 2.5):
+            for _ in range(2):  # planned, then replayed
+                got = np.asarray(xp.var(xc, axis=axis, correction=corr))
+                np.testing.assert_allclose(got, np.var(clean.astype(np.float64), axis=axis, ddof=corr), rtol=1e-5)
+
+
 def test_replayed_reduction_gives_the_bits_of_a_planned_one():
     host = np.random.default_rng(22).standard_normal((257, 300)).astype(np.float32)
     x = _realized(host)
