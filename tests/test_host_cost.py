@@ -447,3 +447,30 @@ def test_lazy_op_fast_path_matches_numpy_and_the_general_path():
         xp.asarray(np.array([True])) - True  # bool has no subtraction: the general path says so
     zeros = xp.zeros((2, 3)) * 2.0  # a lazy Const array: still an op with an array source
     np.testing.assert_array_equal(np.asarray(zeros), np.zeros((2, 3), np.float32))
+
+
+def test_repeated_loop_step_reuses_its_buffers_and_bind_groups(monkeypatch):
+    # the pool hands out each size's oldest free buffer, so a step that allocates the
+    # same sizes in the same order gets the same buffers whatever order the last step
+    # freed them in, and finds its bind groups cached
+    from wgarray._runtime import runtime as rtmod
+
+    h = _ints((500, 64), 50)
+    x = _realized(h)
+
+    def step(c):
+        t = x * c + 1.0
+        u = xp.sum(t * t, axis=1)
+        v = xp.max(t - u[:, None], axis=1)
+        out = np.asarray(v)
+        del t, u, v
+        return out
+
+    for c in (2.0, 3.0):
+        step(c)
+    made = _Calls(monkeypatch, rtmod._NATIVE, "bind_group")
+    debug.reset_counters()
+    got = step(4.0)
+    assert made.n == 0 and debug.counters().get("buffers_created", 0) == 0
+    t = h * np.float32(4.0) + np.float32(1.0)
+    np.testing.assert_array_equal(got, (t - (t * t).sum(axis=1)[:, None]).max(axis=1))

@@ -94,6 +94,10 @@ class DeviceBuffer:
         return f"<DeviceBuffer #{self.uid} {self.size} bytes>"
 
 
+def _first(item):
+    return item[0]
+
+
 class BufferPool:
     def __init__(self, runtime: Runtime):
         self.runtime = runtime
@@ -144,10 +148,18 @@ class BufferPool:
     def recycle_pending(self) -> None:
         """Called after a submit: buffers released before it may be reused now."""
         pending, self.pending = self.pending, []
+        touched = set()
         for buf, size, uid in pending:
             self.free[size].append((uid, buf))
             self.order[(size, uid)] = buf
             self.cached_bytes += size
+            touched.add(size)
+        # each size's free buffers by falling uid, so a pop takes the oldest: a loop
+        # that allocates the same sizes in the same order each step gets the same
+        # buffers each step, whatever order the last step freed them in, and its
+        # dispatches find their bind groups cached (a bind group is made per buffer set)
+        for size in touched:
+            self.free[size].sort(key=_first, reverse=True)
         if self.cached_bytes > POOL_CACHE_BYTES or len(self.order) > POOL_CACHE_BUFFERS:
             self.trim(POOL_CACHE_BYTES // 2, POOL_CACHE_BUFFERS // 2)
 
