@@ -77,7 +77,7 @@ def _wgarray_stages(rt, y, out):
         if native is not None:  # the runtime's direct C calls, as _read_small makes them
             native.map_request(staging, 4)
             t.append(_clock())
-            native.map_wait(rt.wgpu, 4)
+            native.map_wait(rt.wgpu, 4, rt._spin_s)
             t.append(_clock())
             value = native.mapped_bytes(staging, 4)
             t.append(_clock())

@@ -19,6 +19,7 @@ import itertools
 import struct
 import sys
 import threading
+import time
 
 import numpy as np
 import wgpu
@@ -39,6 +40,10 @@ PARAM_WINDOW = 4096  # bytes of parameters one kernel may read
 PARAM_RING = 1 << 20  # bytes of parameters one batch may hold before it is flushed
 PARAMS_REMEMBERED = 16 << 10  # a batch's parameters up to this size are compared with the last upload
 MAX_BATCH_DISPATCHES = 512
+# A readback on a GPU polls the device for up to this many microseconds before it
+# blocks in the driver: the wake-up from a blocking wait costs tens of microseconds,
+# about the whole device time of a loop step's small kernels.
+SPIN_WAIT_US = float(os.environ.get("WGARRAY_SPIN_US", 200))
 STORE_RUN_COPIES = 2  # a run of up to this many element stores is recorded as buffer copies
 BATCH_FLUSH_BYTES = 256 << 20  # buffer bytes a batch may hold before it is submitted
 POOL_CACHE_BYTES = int(os.environ.get("WGARRAY_POOL_CACHE_MB", 4096)) << 20
@@ -215,6 +220,9 @@ class Runtime:
         # the direct C calls of the batch's encoder, submit, parameter upload and
         # readback map (None: wgpu-py's public calls, as on another wgpu-py)
         self._native = _NATIVE
+        # seconds a readback polls before it blocks (see _NativeCalls.map_wait): none on
+        # a software device, whose shaders run on the cores a spinning poll would take
+        self._spin_s = (SPIN_WAIT_US if device.adapter_type != "CPU" else 0) * 1e-6
         self._reset_batch()
 
     # ------------------------------------------------------------------ subgroups
@@ -384,7 +392,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         With the direct C calls (``_NativeCalls.map_read``) wgpu-py's promise and poll
         thread stay out of it altogether."""
         if self._native is not None:
-            self._native.map_read(self.wgpu, staging, nbytes)
+            self._native.map_read(self.wgpu, staging, nbytes, self._spin_s)
             return
         try:
             promise = staging.map_async(self._read_mode, 0, nbytes)
@@ -859,7 +867,7 @@ class _NativeCalls:
         self.lib.wgpuQueueWriteBuffer(queue._internal, buffer._internal, offset, self.ffi.from_buffer(data),
                                       len(data))
 
-    def map_read(self, device, buffer, nbytes: int) -> None:
+    def map_read(self, device, buffer, nbytes: int, spin_s: float = 0.0) -> None:
         """Map bytes [0, nbytes) of ``buffer`` (a MAP_READ buffer whose copy has been
         submitted) and wait here until mapped.
 
@@ -868,18 +876,28 @@ class _NativeCalls:
         one callback made once records the status in a cell, and this thread polls
         the device itself (blocking until the queue is idle, which runs the callback)."""
         self.map_request(buffer, nbytes)
-        self.map_wait(device, nbytes)
+        self.map_wait(device, nbytes, spin_s)
 
     def map_request(self, buffer, nbytes: int) -> None:
         self.map_status[0] = 0
         self.lib.wgpuBufferMapAsync(buffer._internal, self.lib.WGPUMapMode_Read, 0, nbytes, self.map_info[0])
 
-    def map_wait(self, device, nbytes: int) -> None:
+    def map_wait(self, device, nbytes: int, spin_s: float = 0.0) -> None:
+        """Wait for the map that ``map_request`` asked for: polling without blocking
+        for up to ``spin_s`` seconds first (a short kernel's readback then returns
+        without the driver's sleep and wake-up), then blocking until the queue is idle."""
         lib = self.lib
         status = self.map_status
+        internal = device._internal
+        null = self.ffi.NULL
+        if spin_s > 0.0:
+            end = time.perf_counter() + spin_s
+            while status[0] == 0 and not lib.wgpuDevicePoll(internal, False, null) \
+                    and time.perf_counter() < end:
+                pass
         polls = 0
         while status[0] == 0:
-            lib.wgpuDevicePoll(device._internal, True, self.ffi.NULL)
+            lib.wgpuDevicePoll(internal, True, null)
             polls += 1
             if polls > 1000 and status[0] == 0:
                 raise RuntimeError(f"{public_caller()}: a readback of {nbytes} bytes was never mapped "
