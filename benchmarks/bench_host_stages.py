@@ -75,9 +75,9 @@ def _wgarray_stages(rt, y, out):
         t.append(_clock())
         native = rt._native
         if native is not None:  # the runtime's direct C calls, as _read_small makes them
-            native.map_request(staging, 4)
+            native.map_request(staging, 4, rt._map_slot)
             t.append(_clock())
-            native.map_wait(rt.wgpu, 4, rt._spin_s)
+            native.map_wait(rt.wgpu, 4, rt._map_slot, rt._spin_s)
             t.append(_clock())
             value = native.mapped_bytes(staging, 4)
             t.append(_clock())

@@ -220,6 +220,7 @@ class Runtime:
         # the direct C calls of the batch's encoder, submit, parameter upload and
         # readback map (None: wgpu-py's public calls, as on another wgpu-py)
         self._native = _NATIVE
+        self._map_slot = _NATIVE.map_slot() if _NATIVE is not None else None
         # seconds a readback polls before it blocks (see _NativeCalls.map_wait): none on
         # a software device, whose shaders run on the cores a spinning poll would take
         self._spin_s = (SPIN_WAIT_US if device.adapter_type != "CPU" else 0) * 1e-6
@@ -392,7 +393,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         With the direct C calls (``_NativeCalls.map_read``) wgpu-py's promise and poll
         thread stay out of it altogether."""
         if self._native is not None:
-            self._native.map_read(self.wgpu, staging, nbytes, self._spin_s)
+            self._native.map_read(self.wgpu, staging, nbytes, self._map_slot, self._spin_s)
             return
         try:
             promise = staging.map_async(self._read_mode, 0, nbytes)
@@ -760,7 +761,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
                     self._params_uploaded = bytes(params) if len(params) <= PARAMS_REMEMBERED else None
                 encoder = self.encoder
                 if isinstance(encoder, _Encoder):
-                    encoder.native.submit(self.wgpu.queue, encoder)
+                    encoder.native.submit(self.wgpu.queue, encoder, self._map_slot)
                 else:
                     self.wgpu.queue.submit([encoder.finish()])
             finally:
@@ -823,30 +824,36 @@ class _NativeCalls:
         self.queue_submit = _api.libf.wgpuQueueSubmit
         self.encoder_descriptor = self.ffi.new("WGPUCommandEncoderDescriptor *")
         self.command_buffer_descriptor = self.ffi.new("WGPUCommandBufferDescriptor *")
-        self.command_buffers = self.ffi.new("WGPUCommandBuffer[1]")
         for name in ("wgpuDeviceCreateCommandEncoder", "wgpuCommandEncoderRelease", "wgpuCommandBufferRelease",
                      "wgpuCommandEncoderCopyBufferToBuffer", "wgpuQueueWriteBuffer", "wgpuBufferMapAsync",
                      "wgpuDevicePoll", "wgpuBufferGetConstMappedRange", "wgpuBufferUnmap"):
             getattr(self.lib, name)  # present, or the public path
         # one map callback for every readback: it stores the status in the cell that
-        # userdata1 points at (the runtime's lock serializes readbacks)
-        self.map_status = self.ffi.new("int[1]")
+        # userdata1 points at (each runtime has its cell, see map_slot)
+        ffi = self.ffi
 
-        @self.ffi.callback("void(WGPUMapAsyncStatus, WGPUStringView, void *, void *)")
+        @ffi.callback("void(WGPUMapAsyncStatus, WGPUStringView, void *, void *)")
         def map_done(status, message, cell, _unused):
-            self.ffi.cast("int *", cell)[0] = status
+            ffi.cast("int *", cell)[0] = status
 
         self.map_done = map_done  # alive as long as this object
-        self.map_info = self.ffi.new("WGPUBufferMapCallbackInfo *")
-        self.map_info.mode = self.lib.WGPUCallbackMode_AllowProcessEvents
-        self.map_info.callback = map_done
-        self.map_info.userdata1 = self.ffi.cast("void *", self.map_status)
+
+    def map_slot(self):
+        """A runtime's own (status cell, callback info, command buffer array): its lock
+        serializes its readbacks and submits, another runtime's run beside them."""
+        ffi = self.ffi
+        status = ffi.new("int[1]")
+        info = ffi.new("WGPUBufferMapCallbackInfo *")
+        info.mode = self.lib.WGPUCallbackMode_AllowProcessEvents
+        info.callback = self.map_done
+        info.userdata1 = ffi.cast("void *", status)
+        return status, info, ffi.new("WGPUCommandBuffer[1]")
 
     def encoder(self, device):
         """A command encoder made by a direct C call, as an ``_Encoder``."""
         return _Encoder(self, self.lib.wgpuDeviceCreateCommandEncoder(device._internal, self.encoder_descriptor))
 
-    def submit(self, queue, encoder) -> None:
+    def submit(self, queue, encoder, slot) -> None:
         """Finish ``encoder`` (an ``_Encoder``) and submit its command buffer. Finish and
         submit go through wgpu-py's error capture: an encoder reports the errors of
         everything recorded into it when it finishes, so a bad command still raises."""
@@ -856,8 +863,9 @@ class _NativeCalls:
         finally:
             self.lib.wgpuCommandEncoderRelease(internal)
         try:
-            self.command_buffers[0] = command_buffer
-            self.queue_submit(queue._internal, 1, self.command_buffers)
+            commands = slot[2]
+            commands[0] = command_buffer
+            self.queue_submit(queue._internal, 1, commands)
         finally:
             self.lib.wgpuCommandBufferRelease(command_buffer)
 
@@ -867,7 +875,7 @@ class _NativeCalls:
         self.lib.wgpuQueueWriteBuffer(queue._internal, buffer._internal, offset, self.ffi.from_buffer(data),
                                       len(data))
 
-    def map_read(self, device, buffer, nbytes: int, spin_s: float = 0.0) -> None:
+    def map_read(self, device, buffer, nbytes: int, slot, spin_s: float = 0.0) -> None:
         """Map bytes [0, nbytes) of ``buffer`` (a MAP_READ buffer whose copy has been
         submitted) and wait here until mapped.
 
@@ -875,19 +883,19 @@ class _NativeCalls:
         poll thread, whose polling then contends with this thread for the GIL; here
         one callback made once records the status in a cell, and this thread polls
         the device itself (blocking until the queue is idle, which runs the callback)."""
-        self.map_request(buffer, nbytes)
-        self.map_wait(device, nbytes, spin_s)
+        self.map_request(buffer, nbytes, slot)
+        self.map_wait(device, nbytes, slot, spin_s)
 
-    def map_request(self, buffer, nbytes: int) -> None:
-        self.map_status[0] = 0
-        self.lib.wgpuBufferMapAsync(buffer._internal, self.lib.WGPUMapMode_Read, 0, nbytes, self.map_info[0])
+    def map_request(self, buffer, nbytes: int, slot) -> None:
+        slot[0][0] = 0
+        self.lib.wgpuBufferMapAsync(buffer._internal, self.lib.WGPUMapMode_Read, 0, nbytes, slot[1][0])
 
-    def map_wait(self, device, nbytes: int, spin_s: float = 0.0) -> None:
+    def map_wait(self, device, nbytes: int, slot, spin_s: float = 0.0) -> None:
         """Wait for the map that ``map_request`` asked for: polling without blocking
         for up to ``spin_s`` seconds first (a short kernel's readback then returns
         without the driver's sleep and wake-up), then blocking until the queue is idle."""
         lib = self.lib
-        status = self.map_status
+        status = slot[0]
         internal = device._internal
         null = self.ffi.NULL
         if spin_s > 0.0:
