@@ -157,6 +157,33 @@ def _host_times(rt, rounds):
     return times
 
 
+def _write_times(rt, rounds):
+    """Host time per element write of a loop of 1000 (``x[i, i] = v``, as scikit-learn's
+    fill_diagonal runs it), with a Python scalar and with a 0-d array, and the device
+    commands the loop became (the runtime gathers such runs into scatter dispatches)."""
+    from wgarray import debug
+
+    n = 1000
+    x = wx.zeros((n, n), dtype=wx.float32)
+    value = wx.asarray(np.float32(2.0))
+    wx.evaluate(x, value)
+    out = {}
+    for name, v in (("x[i, i] = 0.0", 0.0), ("x[i, i] = v (0-d array)", value)):
+        times = []
+        for r in range(max(3, rounds // 200)):
+            rt.sync()
+            debug.reset_counters()
+            t0 = _clock()
+            for i in range(n):
+                x[i, i] = v
+            times.append((_clock() - t0) / n)
+            rt.flush()
+            c = debug.counters()
+        out[name] = (times, c.get("dispatches", 0), c.get("stores", 0))
+    rt.sync()
+    return out
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=2000)
@@ -203,6 +230,10 @@ def main():
     print(f"\nhost time of one call, no waiting, median us over {args.rounds} rounds")
     for name, values in _host_times(rt, args.rounds).items():
         print(f"{name:34s} {_median_us(values):8.1f}")
+
+    print("\nhost time per element write, a loop of 1000, median us")
+    for name, (values, dispatches, stores) in _write_times(rt, args.rounds).items():
+        print(f"{name:34s} {_median_us(values):8.1f}   ({stores} stores -> {dispatches} dispatches)")
 
 
 if __name__ == "__main__":

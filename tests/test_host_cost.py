@@ -474,3 +474,35 @@ def test_repeated_loop_step_reuses_its_buffers_and_bind_groups(monkeypatch):
     assert made.n == 0 and debug.counters().get("buffers_created", 0) == 0
     t = h * np.float32(4.0) + np.float32(1.0)
     np.testing.assert_array_equal(got, (t - (t * t).sum(axis=1)[:, None]).max(axis=1))
+
+
+def test_loop_step_frees_its_buffers_without_the_cyclic_collector():
+    # a reference cycle (a recursive closure, say) holding a step's graph would keep
+    # its buffers until the collector runs: each step would then take fresh buffers
+    import gc
+
+    h = _ints((400, 48), 51)
+    x = _realized(h)
+    rt = default_device().runtime
+
+    def step(c):
+        t = x * c + 1.0
+        u = xp.sum(t * t, axis=1)
+        w = xp.sum(t - u[:, None], axis=1)
+        return np.asarray(xp.mean(w) + xp.var(w) + xp.max(w, axis=0))
+
+    step(1.0)
+    gc.collect()
+    gc.disable()
+    try:
+        live = []
+        for c in (2.0, 3.0, 4.0, 5.0):
+            got = step(c)
+            live.append(len(rt.pool.live))
+        assert len(set(live[1:])) == 1
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+    t = h * np.float32(5.0) + np.float32(1.0)
+    w = (t - (t * t).sum(axis=1)[:, None]).sum(axis=1)
+    np.testing.assert_allclose(got, w.mean() + w.var() + w.max(), rtol=1e-5)

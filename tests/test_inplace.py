@@ -95,6 +95,53 @@ def test_element_write_runs_keep_order_and_last_value(dtype):
     np.testing.assert_array_equal(got_y, expect_y)
 
 
+def test_diagonal_write_loop_of_a_0d_array_is_batched_into_one_dispatch():
+    # scikit-learn's _fill_diagonal writes a 0-d array (its value through asarray) into
+    # each diagonal element: copies from one device element, gathered into a run
+    n = 300
+    a = np.random.default_rng(2).random((n, n), dtype=np.float32)
+    x = realized(a)
+    value = xp.asarray(np.float32(-2.5))
+    xp.evaluate(value)
+    debug.reset_counters()
+    for i in range(n):
+        x[i, i] = value
+    h = np.asarray(x)
+    c = debug.counters()
+    assert c["stores"] == n and c["dispatches"] == 1 and c["realizations"] == 0
+    assert c["submits"] == 1 and c["readbacks"] == 1
+    np.fill_diagonal(a, -2.5)
+    assert np.array_equal(h, a)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "complex128"])
+def test_element_copies_from_0d_arrays_keep_order_and_values(dtype):
+    if not xp.__array_namespace_info__().dtypes().get(dtype):
+        pytest.skip(f"{dtype} is not offered by this device")
+    n = 24
+    a = (np.arange(n * n) % 17).reshape(n, n).astype(dtype)
+    x = realized(a)
+    v1 = xp.asarray(np.asarray(5, dtype=dtype))
+    v2 = xp.asarray(np.asarray(-3, dtype=dtype))
+    for i in range(n):  # one run per source: v1's, then v2's (which overwrites some)
+        x[i, (5 * i) % n] = v1
+        a[i, (5 * i) % n] = 5
+    for i in range(0, n, 2):
+        x[i, (5 * i) % n] = v2
+        a[i, (5 * i) % n] = -3
+    x[0, 0] = 7  # a store from the host between runs
+    a[0, 0] = 7
+    for i in range(n):
+        x[(i + 1) % n, i] = v1
+        a[(i + 1) % n, i] = 5
+    v1[()] = 11  # a write into the source after its run: the run read the old value
+    for i in range(n):
+        x[i, n - 1 - i] = v1
+        a[i, n - 1 - i] = 11
+    np.testing.assert_array_equal(np.asarray(x), a)
+    assert complex(v1) == 11
+
+
 def test_element_write_runs_into_two_arrays_alternating_match_numpy():
     n = 64
     a = np.zeros((n, n), np.float32)

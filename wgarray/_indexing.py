@@ -681,7 +681,7 @@ def _element_write(x: Array, key, value) -> bool:
         return False  # the value is an element of x itself: the general path copies it first
     if src is not None:
         size = src.dtype.itemsize
-        x.device.runtime.copy(src.buf, src.offset * size, node.buf, t * size, size)
+        x.device.runtime.store_from(src.buf, src.offset * size, node.buf, t * size, size)
     else:
         _inplace.write_element(node, t, value)
     del node

@@ -198,7 +198,13 @@ def signature(outputs, vec4: bool = True):
         seen[id(node)] = ref
         return ref
 
-    out_refs = tuple([(visit(o), o.dtype.name) for o in outputs])
+    try:
+        out_refs = tuple([(visit(o), o.dtype.name) for o in outputs])
+    finally:
+        # visit refers to itself through its closure cell: clearing the cell breaks
+        # that cycle, which would otherwise hold this walk's leaves (and their buffers)
+        # until the cyclic collector runs, so a loop step could not reuse them
+        visit = None  # noqa: F841
     const_dtypes = tuple([c.dtype.name for c in consts])
     fma_fused = FMA_DIVISION and float32_behaviour(device).fma_fused
     key = (outputs[0].shape, device.has_int64, fma_fused, vec4, tuple(instrs), tuple(leaf_keys), const_dtypes,

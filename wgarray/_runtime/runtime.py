@@ -414,11 +414,15 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
     def copy(self, src: DeviceBuffer, src_offset: int, dst: DeviceBuffer, dst_offset: int, nbytes: int) -> None:
         with self.lock:
             self._end_pass()
-            self.encoder.copy_buffer_to_buffer(src.buffer, src_offset, dst.buffer, dst_offset, nbytes)
-            self.keep.append(src)
-            self.keep.append(dst)
-            for b in (src, dst):
-                self.keep_counts[b.uid] = self.keep_counts.get(b.uid, 0) + 1
+            self._copy(src, src_offset, dst, dst_offset, nbytes)
+
+    def _copy(self, src: DeviceBuffer, src_offset: int, dst: DeviceBuffer, dst_offset: int, nbytes: int) -> None:
+        self._close_pass()
+        self.encoder.copy_buffer_to_buffer(src.buffer, src_offset, dst.buffer, dst_offset, nbytes)
+        self.keep.append(src)
+        self.keep.append(dst)
+        for b in (src, dst):
+            self.keep_counts[b.uid] = self.keep_counts.get(b.uid, 0) + 1
 
     def store(self, dst: DeviceBuffer, dst_offset: int, data: bytes) -> None:
         """Record a write of ``data`` (whole 4-byte words) into ``dst`` at ``dst_offset``,
@@ -434,37 +438,67 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         with self.lock:
             words = len(data) >> 2
             run = self._store_run
-            if run is None or run[0] is not dst or run[1] != words:
+            if run is None or run[0] is not dst or run[1] != words or run[2] is not None:
                 if run is not None:
                     self._record_stores()
-                run = self._store_run = (dst, words, {})
-            run[2][dst_offset >> 2] = data
+                run = self._store_run = (dst, words, None, 0, {})
+            run[4][dst_offset >> 2] = data
+        count("stores")
+
+    def store_from(self, src: DeviceBuffer, src_offset: int, dst: DeviceBuffer, dst_offset: int,
+                   nbytes: int) -> None:
+        """``copy`` of one element (whole 4-byte words, at word offsets) from ``src`` into
+        ``dst``, gathered into a run as ``store`` does: consecutive copies of one source
+        element into one buffer (scikit-learn's fill_diagonal with a 0-d value array)
+        are recorded as a few dispatches that broadcast it. ``src`` is not ``dst``."""
+        with self.lock:
+            words = nbytes >> 2
+            run = self._store_run
+            if (run is None or run[0] is not dst or run[1] != words or run[2] is not src
+                    or run[3] != src_offset >> 2):
+                if run is not None:
+                    self._record_stores()
+                run = self._store_run = (dst, words, src, src_offset >> 2, {})
+            run[4][dst_offset >> 2] = None
         count("stores")
 
     def batch_refs(self, buf: DeviceBuffer) -> int:
         """How many references to ``buf`` the batch being recorded holds (its commands'
         and the pending element stores')."""
         run = self._store_run
-        return self.keep_counts.get(buf.uid, 0) + (run is not None and run[0] is buf)
+        held = self.keep_counts.get(buf.uid, 0)
+        if run is not None:
+            held += (run[0] is buf) + (run[2] is buf)
+        return held
 
     def _record_stores(self) -> None:
-        """Record the pending run of element stores (see ``store``)."""
-        dst, words, stores = self._store_run
+        """Record the pending run of element stores (see ``store``, ``store_from``)."""
+        dst, words, src, src_word, stores = self._store_run
         self._store_run = None
         if len(stores) <= STORE_RUN_COPIES:
             for word, data in stores.items():
-                self._store_copy(dst, word << 2, data)
+                if src is None:
+                    self._store_copy(dst, word << 2, data)
+                else:
+                    self._copy(src, src_word << 2, dst, word << 2, words << 2)
             return
-        kernel = self._scatter_kernel(words)
-        per = (PARAM_WINDOW - 8) // (4 * (words + 1))
+        kernel = self._scatter_kernel(words, src is not None)
+        if src is None:
+            per = (PARAM_WINDOW - 8) // (4 * (words + 1))
+        else:
+            per = (PARAM_WINDOW - 12) // 4
         items = list(stores.items())
         for start in range(0, len(items), per):
             chunk = items[start:start + per]
-            params = bytearray(struct.pack("<2I", len(chunk), words))
-            for word, data in chunk:
-                params += word.to_bytes(4, "little")
-                params += data
-            self.dispatch(kernel, [dst], bytes(params), -(-len(chunk) // 64), held=())
+            if src is None:
+                params = bytearray(struct.pack("<2I", len(chunk), words))
+                for word, data in chunk:
+                    params += word.to_bytes(4, "little")
+                    params += data
+                self.dispatch(kernel, [dst], bytes(params), -(-len(chunk) // 64), held=())
+            else:
+                params = struct.pack(f"<3I{len(chunk)}I", len(chunk), words, src_word, *[w for w, _ in chunk])
+                self.dispatch(kernel, [src, dst], params, -(-len(chunk) // 64), held=())
 
     def _store_copy(self, dst: DeviceBuffer, dst_offset: int, data: bytes) -> None:
         """One store as a copy command from the parameter ring."""
@@ -479,12 +513,20 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         self.keep_counts[dst.uid] = self.keep_counts.get(dst.uid, 0) + 1
         self.n_dispatches += 1
 
-    def _scatter_kernel(self, words: int) -> Kernel:
-        """The kernel that writes ``n`` elements of ``words`` words each: parameters
-        ``n, words``, then per element its word offset in ``O`` and its words."""
+    def _scatter_kernel(self, words: int, from_buffer: bool) -> Kernel:
+        """The kernel that writes ``n`` elements of ``words`` words each into ``O``.
+        Parameters ``n, words``, then per element its word offset in ``O`` and its
+        words; or (``from_buffer``) ``n, words``, the source's word offset in ``S``,
+        then per element its word offset in ``O``: each gets a copy of that element."""
         def build():
-            record = _launch.Launch(f"store_scatter_{words}", (_launch.Binding("O", "u32", write=True),),
-                                    workgroup=64)
+            out = _launch.Binding("O", "u32", write=True)
+            if from_buffer:
+                record = _launch.Launch(f"store_broadcast_{words}", (_launch.Binding("S", "u32"), out),
+                                        workgroup=64)
+                at, value = "3u + i", "S[P[2] + k]"
+            else:
+                record = _launch.Launch(f"store_scatter_{words}", (out,), workgroup=64)
+                at, value = f"2u + i * {words + 1}u", "P[at + 1u + k]"
             src = "\n" + "\n".join(record.declarations()) + f"""
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
@@ -492,16 +534,16 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if (i >= P[0]) {{
         return;
     }}
-    let at = 2u + i * {words + 1}u;
+    let at = {at};
     let o = P[at];
     for (var k = 0u; k < {words}u; k++) {{
-        O[o + k] = P[at + 1u + k];
+        O[o + k] = {value};
     }}
 }}
 """
             return record, src
 
-        return self.compile(("store", ("scatter", words)), build)
+        return self.compile(("store", ("broadcast" if from_buffer else "scatter", words)), build)
 
     # ---------------------------------------------------------------- pipelines
     def compile(self, key, build) -> Kernel:
@@ -672,7 +714,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 
     def _reset_batch(self) -> None:
         self.encoder = self._new_encoder()
-        self._store_run = None  # (buffer, words per element, {word offset: bytes}): see store
+        # (buffer, words per element, source buffer or None, source word offset,
+        # {word offset: bytes or None}): see store and store_from
+        self._store_run = None
         self.cpass = None
         self._pass_pipeline = None
         self.params = bytearray()
