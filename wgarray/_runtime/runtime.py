@@ -7,7 +7,14 @@ Hot-path rules this module keeps:
 - dispatches accumulate in one compute pass and are submitted together; a kernel's
   parameters (sizes, strides, scalar values) go into one shared parameter buffer per
   batch, bound with a dynamic offset, so a new scalar value never means a new pipeline;
-- readback goes through pooled, mapped staging buffers.
+- readback goes through pooled, mapped staging buffers;
+- the hot path (encoder, pass, pipeline, bind group, dispatch, copy, finish, submit,
+  parameter upload, readback map, poll, read and unmap) calls wgpu-native's C functions
+  directly through wgpu-py's own cffi library (``_NativeCalls``), keeping wgpu-py's
+  error capture only where errors surface (pass end, finish, submit); a wgpu-py whose
+  internals differ takes the public calls;
+- consecutive element stores into one buffer are gathered and recorded as a few
+  scatter dispatches (``store``, ``store_from``).
 """
 from __future__ import annotations
 
