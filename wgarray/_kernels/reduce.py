@@ -505,21 +505,13 @@ class _Program:
         if not passes or any(p[4] <= 0 for p in passes):  # a pass of no rows launched nothing
             return None
         kernel, bufs, params, groups, rows, spec, store, out_dtype, post = passes[0]
-        if ([b.uid for b in bufs["in0"]] != [b.uid for b in buffers] or len(spec.leaves) != len(leaves)
-                or len(spec.consts) != len(consts) or "ix" in bufs):
+        if [b.uid for b in bufs["in0"]] != [b.uid for b in buffers] or "ix" in bufs:
             return None
-        base = 4 * rd.HEADER_WORDS
-        leaf_at = [base + 4 * w for w in ew.leaf_layout(spec)]
-        const_at = [base + 4 * w for w in ew.const_layout(spec)[0]]
         # the recorded block must hold this graph's own offsets and scalars where they
         # are written in later: a check that the layout read here is the one packed
-        for at, leaf in zip(leaf_at, leaves):
-            if params[at:at + 4] != (leaf.offset & 0xFFFFFFFF).to_bytes(4, "little"):
-                return None
-        for at, c in zip(const_at, consts):
-            blob = ty.const_bytes(c.dtype, c.value)
-            if params[at:at + len(blob)] != blob:
-                return None
+        layout = _first_block_layout(spec, params, leaves, consts)
+        if layout is None:
+            return None
         steps = []
         prev = None
         for kernel, bufs, params, groups, rows, spec, store, out_dtype, post in passes:
@@ -536,8 +528,7 @@ class _Program:
         program.steps = steps
         program.shape = shape
         program.arg = arg
-        program.leaf_at = leaf_at
-        program.const_at = const_at
+        program.leaf_at, program.const_at = layout
         last = passes[-1]
         # spec, rows, store of a post-map planned again per call; None for none, or for
         # one whose key holds it (then the last block's post words are replayed too)
@@ -564,12 +555,7 @@ class _Program:
         prev_out = prev_idx = None
         for i, (kernel, out_bytes, idx_bytes, groups, params, post_words) in enumerate(steps):
             if i == 0:
-                params = bytearray(params)
-                for at, leaf in zip(self.leaf_at, leaves):
-                    params[at:at + 4] = (leaf.offset & 0xFFFFFFFF).to_bytes(4, "little")
-                for at, c in zip(self.const_at, consts):
-                    blob = const_blob(c)
-                    params[at:at + len(blob)] = blob
+                params = _first_block(params, self.leaf_at, self.const_at, leaves, consts)
                 bufs = list(buffers)
             else:
                 bufs = [prev_out, prev_idx] if arg else [prev_out]
