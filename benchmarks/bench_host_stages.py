@@ -18,7 +18,8 @@ Stages of wgarray's round trip (each as the runtime runs it, called here one by 
 - ``copy``: the copy of the result into a pooled staging buffer;
 - ``submit``: parameters uploaded (skipped when equal to the last), encoder finished,
   submitted, the next batch's encoder made and freed buffers recycled;
-- ``map``: the map request (wgpu-py's ``map_async``);
+- ``map``: the map request (the runtime's direct C call; wgpu-py's ``map_async`` where
+  the runtime runs without them);
 - ``wait``: polling the device until the work and the map are done (the driver's floor);
 - ``read``: the mapped bytes copied into a new host array;
 - ``unmap``.
@@ -72,15 +73,26 @@ def _wgarray_stages(rt, y, out):
         t.append(_clock())
         rt.flush()
         t.append(_clock())
-        promise = staging.map_async(rt._read_mode, 0, 4)
-        t.append(_clock())
-        rt.wgpu._poll_wait()
-        promise.sync_wait()
-        t.append(_clock())
-        value = np.frombuffer(staging.read_mapped(0, 4, copy=False), np.uint8).copy()
-        t.append(_clock())
-        staging.unmap()
-        t.append(_clock())
+        native = rt._native
+        if native is not None:  # the runtime's direct C calls, as _read_small makes them
+            native.map_request(staging, 4, rt._map_slot)
+            t.append(_clock())
+            native.map_wait(rt.wgpu, 4, rt._map_slot, rt._spin_s)
+            t.append(_clock())
+            value = native.mapped_bytes(staging, 4)
+            t.append(_clock())
+            native.unmap(staging)
+            t.append(_clock())
+        else:
+            promise = staging.map_async(rt._read_mode, 0, 4)
+            t.append(_clock())
+            rt.wgpu._poll_wait()
+            promise.sync_wait()
+            t.append(_clock())
+            value = np.frombuffer(staging.read_mapped(0, 4, copy=False), np.uint8).copy()
+            t.append(_clock())
+            staging.unmap()
+            t.append(_clock())
         bucket.append(staging)
     for name, t0, t1 in zip(STAGES, t, t[1:]):
         out[name].append(t1 - t0)
@@ -145,6 +157,33 @@ def _host_times(rt, rounds):
     return times
 
 
+def _write_times(rt, rounds):
+    """Host time per element write of a loop of 1000 (``x[i, i] = v``, as scikit-learn's
+    fill_diagonal runs it), with a Python scalar and with a 0-d array, and the device
+    commands the loop became (the runtime gathers such runs into scatter dispatches)."""
+    from wgarray import debug
+
+    n = 1000
+    x = wx.zeros((n, n), dtype=wx.float32)
+    value = wx.asarray(np.float32(2.0))
+    wx.evaluate(x, value)
+    out = {}
+    for name, v in (("x[i, i] = 0.0", 0.0), ("x[i, i] = v (0-d array)", value)):
+        times = []
+        for r in range(max(3, rounds // 200)):
+            rt.sync()
+            debug.reset_counters()
+            t0 = _clock()
+            for i in range(n):
+                x[i, i] = v
+            times.append((_clock() - t0) / n)
+            rt.flush()
+            c = debug.counters()
+        out[name] = (times, c.get("dispatches", 0), c.get("stores", 0))
+    rt.sync()
+    return out
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=2000)
@@ -191,6 +230,10 @@ def main():
     print(f"\nhost time of one call, no waiting, median us over {args.rounds} rounds")
     for name, values in _host_times(rt, args.rounds).items():
         print(f"{name:34s} {_median_us(values):8.1f}")
+
+    print("\nhost time per element write, a loop of 1000, median us")
+    for name, (values, dispatches, stores) in _write_times(rt, args.rounds).items():
+        print(f"{name:34s} {_median_us(values):8.1f}   ({stores} stores -> {dispatches} dispatches)")
 
 
 if __name__ == "__main__":

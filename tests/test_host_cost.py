@@ -215,6 +215,58 @@ def test_repeated_reduction_walks_its_graph_once_and_plans_nothing(axis, monkeyp
     np.testing.assert_array_equal(np.asarray(got), ((h2 - np.float32(2.5)) ** 2).sum(axis=axis))
 
 
+STATS = [
+    ("mean", lambda ns, a, axis: ns.mean(a, axis=axis)),
+    ("var", lambda ns, a, axis: ns.var(a, axis=axis)),
+    ("var_corrected", lambda ns, a, axis: ns.var(a, axis=axis, correction=1) if ns is xp
+     else ns.var(a, axis=axis, ddof=1)),
+    ("std", lambda ns, a, axis: ns.std(a, axis=axis)),
+]
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1], ids=str)
+@pytest.mark.parametrize("name,call", STATS, ids=[s[0] for s in STATS])
+def test_repeated_mean_var_std_walk_their_graph_once_and_plan_nothing(name, call, axis, monkeypatch):
+    h1, h2 = _ints((300, 70), 40), _ints((300, 70), 41)
+    a1, a2 = _realized(h1), _realized(h2)
+    np.testing.assert_allclose(np.asarray(call(xp, (a1 - 1.5) * 2.0, axis)),
+                               call(np, ((h1 - np.float32(1.5)) * np.float32(2.0)).astype(np.float64), axis),
+                               rtol=1e-5)
+    walks = _Calls(monkeypatch, kr, "signature")
+    plans = _Calls(monkeypatch, fusion, "_plan")
+    views = _Calls(monkeypatch, gnode, "view")
+    names = _Calls(monkeypatch, default_device().runtime, "launch")
+    posts = _Calls(monkeypatch, kr, "_Post")  # the post-map (division, square root) planned again
+    got = call(xp, (a2 - 2.5) * 3.0, axis)  # another buffer and scalars, the same structure
+    assert (walks.n, plans.n, views.n, names.n, posts.n) == (1, 0, 0, 0, 0)
+    np.testing.assert_allclose(np.asarray(got),
+                               call(np, ((h2 - np.float32(2.5)) * np.float32(3.0)).astype(np.float64), axis),
+                               rtol=1e-5)
+
+
+def test_replayed_mean_and_var_give_the_bits_of_planned_ones():
+    host = np.random.default_rng(42).standard_normal((257, 300)).astype(np.float32)
+    host[3, 4] = np.nan
+    host[100, 7] = np.inf
+    x = _realized(host)
+    for call in (lambda a, axis: xp.mean(a, axis=axis), lambda a, axis: xp.var(a, axis=axis),
+                 lambda a, axis: xp.std(a, axis=axis, correction=1)):
+        for axis in (None, 0, 1):
+            kr._CALLS.clear()
+            kr._MOMENTS.clear()
+            kr._POSTS.clear()
+            planned = np.asarray(call(x * 0.5 - 1.0, axis))
+            replayed = np.asarray(call(x * 0.5 - 1.0, axis))
+            assert planned.tobytes() == replayed.tobytes()
+    clean = host[:, 8:]  # no NaN or inf: compared with NumPy in float64
+    xc = _realized(np.ascontiguousarray(clean))
+    for axis in (None, 0, 1):
+        for corr in (0, 1, 2.5):
+            for _ in range(2):  # planned, then replayed
+                got = np.asarray(xp.var(xc, axis=axis, correction=corr))
+                np.testing.assert_allclose(got, np.var(clean.astype(np.float64), axis=axis, ddof=corr), rtol=1e-5)
+
+
 def test_replayed_reduction_gives_the_bits_of_a_planned_one():
     host = np.random.default_rng(22).standard_normal((257, 300)).astype(np.float32)
     x = _realized(host)
@@ -395,3 +447,62 @@ def test_lazy_op_fast_path_matches_numpy_and_the_general_path():
         xp.asarray(np.array([True])) - True  # bool has no subtraction: the general path says so
     zeros = xp.zeros((2, 3)) * 2.0  # a lazy Const array: still an op with an array source
     np.testing.assert_array_equal(np.asarray(zeros), np.zeros((2, 3), np.float32))
+
+
+def test_repeated_loop_step_reuses_its_buffers_and_bind_groups(monkeypatch):
+    # the pool hands out each size's oldest free buffer, so a step that allocates the
+    # same sizes in the same order gets the same buffers whatever order the last step
+    # freed them in, and finds its bind groups cached
+    from wgarray._runtime import runtime as rtmod
+
+    h = _ints((500, 64), 50)
+    x = _realized(h)
+
+    def step(c):
+        t = x * c + 1.0
+        u = xp.sum(t * t, axis=1)
+        v = xp.max(t - u[:, None], axis=1)
+        out = np.asarray(v)
+        del t, u, v
+        return out
+
+    for c in (2.0, 3.0):
+        step(c)
+    made = _Calls(monkeypatch, rtmod._NATIVE, "bind_group")
+    debug.reset_counters()
+    got = step(4.0)
+    assert made.n == 0 and debug.counters().get("buffers_created", 0) == 0
+    t = h * np.float32(4.0) + np.float32(1.0)
+    np.testing.assert_array_equal(got, (t - (t * t).sum(axis=1)[:, None]).max(axis=1))
+
+
+def test_loop_step_frees_its_buffers_without_the_cyclic_collector():
+    # a reference cycle (a recursive closure, say) holding a step's graph would keep
+    # its buffers until the collector runs: each step would then take fresh buffers
+    import gc
+
+    h = _ints((400, 48), 51)
+    x = _realized(h)
+    rt = default_device().runtime
+
+    def step(c):
+        t = x * c + 1.0
+        u = xp.sum(t * t, axis=1)
+        w = xp.sum(t - u[:, None], axis=1)
+        return np.asarray(xp.mean(w) + xp.var(w) + xp.max(w, axis=0))
+
+    step(1.0)
+    gc.collect()
+    gc.disable()
+    try:
+        live = []
+        for c in (2.0, 3.0, 4.0, 5.0):
+            got = step(c)
+            live.append(len(rt.pool.live))
+        assert len(set(live[1:])) == 1
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+    t = h * np.float32(5.0) + np.float32(1.0)
+    w = (t - (t * t).sum(axis=1)[:, None]).sum(axis=1)
+    np.testing.assert_allclose(got, w.mean() + w.var() + w.max(), rtol=1e-5)

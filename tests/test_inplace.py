@@ -47,7 +47,7 @@ def test_element_write_is_one_small_command_without_whole_array_pass():
     assert np.array_equal(np.asarray(x), expect)
 
 
-def test_diagonal_write_loop_is_one_dispatch_per_write_in_few_submits():
+def test_diagonal_write_loop_is_batched_into_one_scatter_dispatch():
     n = 300
     a = np.random.default_rng(0).random((n, n), dtype=np.float32)
     x = realized(a)
@@ -56,10 +56,104 @@ def test_diagonal_write_loop_is_one_dispatch_per_write_in_few_submits():
         x[i, i] = 0.0
     h = np.asarray(x)
     c = debug.counters()
-    assert c["stores"] == n and c["dispatches"] == 0 and c["realizations"] == 0
-    assert c["submits"] <= 3 and c["readbacks"] == 1
+    # the run of element stores is recorded as one scatter dispatch, not n copies
+    assert c["stores"] == n and c["dispatches"] == 1 and c["realizations"] == 0
+    assert c["submits"] == 1 and c["readbacks"] == 1 and c["buffers_created"] == 0
     np.fill_diagonal(a, 0.0)
     assert np.array_equal(h, a)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "uint32", "float64", "int64", "complex64", "complex128"])
+def test_element_write_runs_keep_order_and_last_value(dtype):
+    if not xp.__array_namespace_info__().dtypes().get(dtype):
+        pytest.skip(f"{dtype} is not offered by this device")
+    n = 40
+    rng = np.random.default_rng(1)
+    a = (rng.random((n, n)) * 100).astype(dtype)
+    x = realized(a)
+    special = [np.nan, -0.0, np.inf, -np.inf] if np.dtype(dtype).kind in "fc" else [0, 7, 3, 1]
+    debug.reset_counters()
+    for i in range(n):  # a run of stores, each element written twice: the last one stays
+        x[i, (3 * i) % n] = special[i % 4]
+        a[i, (3 * i) % n] = special[i % 4]
+    for i in range(n):
+        x[i, (3 * i) % n] = i
+        a[i, (3 * i) % n] = i
+    x[0, 1] = special[0]  # a one-store run stays a copy command
+    a[0, 1] = special[0]
+    y = x * 2  # a command after the run sees every store
+    expect_y = a * a.dtype.type(2)
+    for i in range(1200):  # a run of more distinct elements than one scatter dispatch holds
+        r, col = divmod((37 * i) % (n * n), n)
+        x[r, col] = i % 50
+        a[r, col] = i % 50
+    got, got_y = np.asarray(x), np.asarray(y)
+    c = debug.counters()
+    assert c["stores"] == 2 * n + 1 + 1200
+    assert c["dispatches"] <= 12  # the first run, y (and its copy-on-write), the long run's chunks
+    assert got.dtype == a.dtype and np.array_equal(got.view(np.uint8), a.view(np.uint8))  # bits: -0.0, NaN
+    np.testing.assert_array_equal(got_y, expect_y)
+
+
+def test_diagonal_write_loop_of_a_0d_array_is_batched_into_one_dispatch():
+    # scikit-learn's _fill_diagonal writes a 0-d array (its value through asarray) into
+    # each diagonal element: copies from one device element, gathered into a run
+    n = 300
+    a = np.random.default_rng(2).random((n, n), dtype=np.float32)
+    x = realized(a)
+    value = xp.asarray(np.float32(-2.5))
+    xp.evaluate(value)
+    debug.reset_counters()
+    for i in range(n):
+        x[i, i] = value
+    h = np.asarray(x)
+    c = debug.counters()
+    assert c["stores"] == n and c["dispatches"] == 1 and c["realizations"] == 0
+    assert c["submits"] == 1 and c["readbacks"] == 1
+    np.fill_diagonal(a, -2.5)
+    assert np.array_equal(h, a)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "complex128"])
+def test_element_copies_from_0d_arrays_keep_order_and_values(dtype):
+    if not xp.__array_namespace_info__().dtypes().get(dtype):
+        pytest.skip(f"{dtype} is not offered by this device")
+    n = 24
+    a = (np.arange(n * n) % 17).reshape(n, n).astype(dtype)
+    x = realized(a)
+    v1 = xp.asarray(np.asarray(5, dtype=dtype))
+    v2 = xp.asarray(np.asarray(-3, dtype=dtype))
+    for i in range(n):  # one run per source: v1's, then v2's (which overwrites some)
+        x[i, (5 * i) % n] = v1
+        a[i, (5 * i) % n] = 5
+    for i in range(0, n, 2):
+        x[i, (5 * i) % n] = v2
+        a[i, (5 * i) % n] = -3
+    x[0, 0] = 7  # a store from the host between runs
+    a[0, 0] = 7
+    for i in range(n):
+        x[(i + 1) % n, i] = v1
+        a[(i + 1) % n, i] = 5
+    v1[()] = 11  # a write into the source after its run: the run read the old value
+    for i in range(n):
+        x[i, n - 1 - i] = v1
+        a[i, n - 1 - i] = 11
+    np.testing.assert_array_equal(np.asarray(x), a)
+    assert complex(v1) == 11
+
+
+def test_element_write_runs_into_two_arrays_alternating_match_numpy():
+    n = 64
+    a = np.zeros((n, n), np.float32)
+    b = np.ones((n, n), np.float32)
+    x, y = realized(a), realized(b)
+    for i in range(n):  # alternating targets: each run holds one store
+        x[i, i] = float(i)
+        y[i, n - 1 - i] = -float(i)
+        a[i, i] = i
+        b[i, n - 1 - i] = -i
+    np.testing.assert_array_equal(np.asarray(x), a)
+    np.testing.assert_array_equal(np.asarray(y), b)
 
 
 def test_slice_mask_and_index_writes_in_place_match_numpy():

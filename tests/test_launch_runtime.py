@@ -67,3 +67,48 @@ def test_cache_miss_logs_key_and_wgsl():
     text = log.getvalue()
     assert "wgarray: compiling kernel ew_" in text and "key=('elementwise', ElementwiseSpec(" in text
     assert "@group(0) @binding(0)" in text and "fn main(" in text
+
+
+@pytest.mark.parametrize("spin_s", [0.0, 0.01], ids=["blocking", "polling_first"])
+def test_readbacks_by_direct_calls_match_numpy_with_either_wait(spin_s, monkeypatch):
+    # the runtime's readback maps through direct C calls; on a GPU it polls for a
+    # while before it blocks (on a software device it blocks at once): both ways give
+    # the values, for element reads, small and chunked reads and a sync
+    rt = _rt()
+    monkeypatch.setattr(rt, "_spin_s", spin_s)
+    host = np.random.default_rng(9).standard_normal(3 * 1024 * 1024 // 4 + 3).astype(np.float32)
+    host[:4] = [np.nan, -0.0, np.inf, -np.inf]
+    x = xp.asarray(host)
+    for i in (0, 1, 2, 3, 17, host.size - 1):
+        got = float((x * 1.0)[i])
+        assert np.array_equal(np.float32(got), host[i] * np.float32(1.0), equal_nan=True)
+    assert np.signbit(float((x * 1.0)[1]))
+    np.testing.assert_array_equal(np.asarray(x[:1000] * 2.0), host[:1000] * np.float32(2.0))
+    big = np.asarray(x + 1.0)  # several read chunks, when READ_CHUNK is small
+    np.testing.assert_array_equal(big, host + np.float32(1.0))
+    rt.sync()
+    debug.reset_counters()
+    assert float(xp.sum(x[4:] * 0.0)) == 0.0
+    assert debug.counters()["readbacks"] == 1
+
+
+def test_chunked_readback_through_direct_calls_matches_numpy(monkeypatch):
+    from wgarray._runtime import runtime as rtmod
+
+    monkeypatch.setattr(rtmod, "READ_CHUNK", 1 << 16)  # many chunks through the two staging buffers
+    host = np.arange(300_001, dtype=np.int32) * 7 - 5
+    np.testing.assert_array_equal(np.asarray(xp.asarray(host) + 0), host)
+
+
+def test_bad_command_raises_at_submit_and_the_next_batch_runs():
+    # the batch's encoder is driven by direct C calls; its finish still goes through
+    # wgpu-py's error capture, so a command the device rejects raises there
+    import wgpu
+
+    rt = _rt()
+    a, b = rt.alloc(64), rt.alloc(64)
+    rt.copy(a, 0, b, 0, 128)  # past the end of both buffers
+    with pytest.raises(wgpu.GPUValidationError):
+        rt.flush()
+    host = np.arange(10, dtype=np.float32)
+    np.testing.assert_array_equal(np.asarray(xp.asarray(host) * 2.0), host * 2)

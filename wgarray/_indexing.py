@@ -391,11 +391,33 @@ def _check_flag(flag, func, x_shape):
 ELEMENT_READ_MIRRORS = 1 << 20
 
 
+def _element_items(x_shape, key, func):
+    """The items of a key of one Python int per axis (an element read, the index of
+    loops over elements), or None for any other key."""
+    if type(key) is int:
+        key = (key,)
+    elif type(key) is not tuple:
+        return None
+    if len(key) != len(x_shape):
+        return None
+    items = []
+    for d, i in enumerate(key):
+        if type(i) is not int:
+            return None
+        n = x_shape[d]
+        if not -n <= i < n:
+            raise IndexError(f"{func}: index {i} is out of bounds for axis {d} with size {n}")
+        items.append(("int", i % n))
+    return items
+
+
 def getitem(x: Array, key) -> Array:
     func = "__getitem__"
-    entries = _split_key(x.shape, key, x.device, func)
-    if _is_basic(entries):
-        items = _basic_items(x.shape, entries, func)
+    items = _element_items(x.shape, key, func)
+    entries = _split_key(x.shape, key, x.device, func) if items is None else None
+    if items is not None or _is_basic(entries):
+        if items is None:
+            items = _basic_items(x.shape, entries, func)
         out = Array._new(g.index_view(x._node, items))
         if x._host is not None:  # the host mirror: element reads after a readback stay on the host
             out._host = x._host[_host_key(items)]
@@ -659,7 +681,7 @@ def _element_write(x: Array, key, value) -> bool:
         return False  # the value is an element of x itself: the general path copies it first
     if src is not None:
         size = src.dtype.itemsize
-        x.device.runtime.copy(src.buf, src.offset * size, node.buf, t * size, size)
+        x.device.runtime.store_from(src.buf, src.offset * size, node.buf, t * size, size)
     else:
         _inplace.write_element(node, t, value)
     del node

@@ -68,7 +68,7 @@ def _exclusive(root: Array) -> bool:
     buf = node.buf
     # references to the buffer: node.buf, this local, the argument, then the known holders
     others = sys.getrefcount(buf) - 3
-    others -= buf.runtime.keep_counts.get(buf.uid, 0)
+    others -= buf.runtime.batch_refs(buf)
     others -= _view_refs(root, buf)
     return others == 0
 

@@ -11,6 +11,7 @@ the small result.
 from __future__ import annotations
 
 import builtins
+import struct
 
 from . import _core
 from . import _dtypes as dt
@@ -79,14 +80,27 @@ def _reduce_node(node: g.Node, axes, kind: str, keepdims: builtins.bool, func: s
     return g.reshape_view(out, shape)
 
 
-def _divide_by(n: float, then=None):
+class _DivideBy:
     """The post-map ``t / n`` (then ``then``), built by the namespace's own functions,
-    so the result has the bits that dividing the reduced array afterwards gives."""
-    def post(t: g.Node) -> g.Node:
-        q = divide(Array._new(t), n)
-        return (then(q) if then is not None else q)._node
+    so the result has the bits that dividing the reduced array afterwards gives.
 
-    return post
+    ``key`` states the map's whole structure and values (``n``'s bits and ``then``): the
+    reduction planner memoizes the map's plan by it, so a loop of means or variances
+    plans the division once."""
+
+    __slots__ = ("n", "then", "key")
+
+    def __init__(self, n: float, then=None):
+        self.n = n
+        self.then = then
+        self.key = ("divide", struct.pack("<d", n), then)
+
+    def __call__(self, t: g.Node) -> g.Node:
+        q = divide(Array._new(t), self.n)
+        return (self.then(q) if self.then is not None else q)._node
+
+
+_divide_by = _DivideBy
 
 
 def _sum_like(x, axis, dtype, keepdims, func: str, kind: str) -> Array:

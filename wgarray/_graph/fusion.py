@@ -198,7 +198,13 @@ def signature(outputs, vec4: bool = True):
         seen[id(node)] = ref
         return ref
 
-    out_refs = tuple([(visit(o), o.dtype.name) for o in outputs])
+    try:
+        out_refs = tuple([(visit(o), o.dtype.name) for o in outputs])
+    finally:
+        # visit refers to itself through its closure cell: clearing the cell breaks
+        # that cycle, which would otherwise hold this walk's leaves (and their buffers)
+        # until the cyclic collector runs, so a loop step could not reuse them
+        visit = None  # noqa: F841
     const_dtypes = tuple([c.dtype.name for c in consts])
     # the device's fma matters to float32 division alone (its short fma path): probed,
     # and part of the key, only for kernels that divide float32

@@ -28,13 +28,25 @@ def prod(shape) -> int:
     return math.prod(shape)
 
 
+_CONTIGUOUS: dict = {}  # shape -> its C-order strides: every Data and view asks
+
+
 def contiguous_strides(shape) -> tuple[int, ...]:
+    if type(shape) is not tuple:
+        shape = tuple(shape)
+    found = _CONTIGUOUS.get(shape)
+    if found is not None:
+        return found
     strides = []
     acc = 1
     for n in reversed(shape):
         strides.append(acc)
         acc *= n
-    return tuple(reversed(strides))
+    found = tuple(reversed(strides))
+    if len(_CONTIGUOUS) >= 4096:
+        _CONTIGUOUS.clear()
+    _CONTIGUOUS[shape] = found
+    return found
 
 
 class Node:
@@ -65,7 +77,11 @@ class Data(Node):
 
     @property
     def is_contiguous(self) -> bool:
-        return all(st == c for st, c, n in zip(self.strides, contiguous_strides(self.shape), self.shape) if n != 1)
+        strides = self.strides
+        expect = contiguous_strides(self.shape)
+        if strides == expect:
+            return True
+        return all(st == c for st, c, n in zip(strides, expect, self.shape) if n != 1)
 
     def __repr__(self):
         return f"Data(#{self.buf.uid}, {self.shape}, {self.dtype}, off={self.offset}, strides={self.strides})"

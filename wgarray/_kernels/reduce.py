@@ -157,6 +157,28 @@ class _Post:
         self.dtype = node.dtype
 
 
+# (post key, rows, result dtype, device) -> _Post: the plan of a post-map that states
+# its structure and values in ``post.key`` (mean's and var's division), made once per
+# size instead of per call (a namespace divide, a graph walk and a plan: ~20 us).
+_POSTS: dict = {}
+
+
+def _post_for(post, out, rows: int, dtype: dt.DType, device) -> _Post:
+    """``_Post(post, out, rows, dtype, device)``, memoized where ``post`` has a ``key``
+    (a plan holds no buffer: ``out`` is only the leaf it is planned over)."""
+    key = getattr(post, "key", None)
+    if key is None:
+        return _Post(post, out, rows, dtype, device)
+    key = (key, rows, dtype, device)
+    planned = _POSTS.get(key)
+    if planned is None:
+        planned = _Post(post, out, rows, dtype, device)
+        if len(_POSTS) >= 4096:
+            _POSTS.clear()
+        _POSTS[key] = planned
+    return planned
+
+
 def pass_params(rows: int, length: int, C: int, NC: int, inp: bytes, idx: bytes = b"", post: bytes = b"") -> bytes:
     """A pass's parameter block, laid out as ``rd.launch_record`` states it (M, L, C, NC,
     the zero word, then each input's words from an even word): packed by hand, since a
@@ -193,10 +215,10 @@ def reduce_pass(node: g.Node, rows: int, length: int, kind: str, G: int, C: int,
     if post is not None:
         assert NC == 1 and not is_arg
         out = rt.alloc(max(n_out, 1) * out_dtype.itemsize)
-        planned = _Post(post, out, rows, out_dtype, device)
+        planned = _post_for(post, out, rows, out_dtype, device)
         if planned.dtype.itemsize > out_dtype.itemsize:  # the map widens: the results need room
             out = rt.alloc(max(n_out, 1) * planned.dtype.itemsize)
-            planned = _Post(post, out, rows, out_dtype, device)
+            planned = _post_for(post, out, rows, out_dtype, device)
         post, out_dtype = planned, planned.dtype
     else:
         out = rt.alloc(max(n_out, 1) * out_dtype.itemsize)
@@ -219,11 +241,35 @@ def reduce_pass(node: g.Node, rows: int, length: int, kind: str, G: int, C: int,
     return vals, ids, NC
 
 
-def moments_axes(node: g.Node, axes, post) -> g.Data:
+def moments_axes(node: g.Node, axes, post) -> g.Node:
     """``post`` of the sum of squared deviations from the mean of ``node`` (real or
     complex floating) over ``axes``, in one pass over the data (then passes over the
-    partials): the core of var and std. Result shape: the kept axes'."""
+    partials): the core of var and std. Result shape: the kept axes'.
+
+    Memoized as ``reduce_axes`` is: a graph of a signature seen before (with a post-map
+    of the same key) replays the recorded passes (``_Moments``)."""
     axes = tuple(sorted(axes))
+    node = g.settle(node)
+    kept = tuple(n for d, n in enumerate(node.shape) if d not in axes)
+    post_key = getattr(post, "key", None)
+    memo = post_key is not None and (type(node) is g.Data
+                                     or (type(node) is g.Op and node.n_nodes <= REALIZE_PRODUCER_NODES))
+    if memo:
+        sig = signature([node])
+        key = (node.device.runtime, axes, post_key, sig[0])
+        program = _MOMENTS.get(key)
+        if program is not None:
+            return program.run(node.device, sig)
+    rec = [] if memo else None
+    out = _moments(node, axes, post, rec)
+    if memo:
+        if len(_MOMENTS) >= 4096:
+            _MOMENTS.clear()
+        _MOMENTS[key] = _Moments.of(rec, sig, out, kept)
+    return g.reshape_view(out, kept)
+
+
+def _moments(node: g.Node, axes, post, _rec) -> g.Data:
     keep = tuple(d for d in range(node.ndim) if d not in axes)
     rows = g.prod(node.shape[d] for d in keep)
     length = g.prod(node.shape[d] for d in axes)
@@ -252,7 +298,7 @@ def moments_axes(node: g.Node, axes, post) -> g.Data:
         n_out = rows * NC
         if last:
             out = bufs["O"] = rt.alloc(max(n_out, 1) * real.itemsize)
-            planned = _Post(post, out, rows, real, device)
+            planned = _post_for(post, out, rows, real, device)
         else:
             planned = None
             bufs["ON"] = rt.alloc(max(n_out, 1) * 4)
@@ -264,7 +310,10 @@ def moments_axes(node: g.Node, axes, post) -> g.Data:
         kernel = rt.compile((FAMILY, (spec, words, 0)), lambda: (rd.launch_record(spec, words), rd.render(spec, words)))
         params = kernel.record.pack(M=rows, L=length, C=C, NC=NC, in0=in_params,
                                     post=planned.params if planned else b"")
-        rt.launch(kernel, bufs, params, -(-rows // (rd.WORKGROUP // G)) * NC)
+        groups = -(-rows // (rd.WORKGROUP // G)) * NC
+        rt.launch(kernel, bufs, params, groups)
+        if _rec is not None:
+            _rec.append((kernel, dict(bufs), params, groups, in_spec))
         if last:
             return g.Data(out, (rows,), planned.dtype, device)
         parts, length = (bufs["ON"], bufs["OM"], bufs["OS"]), NC
@@ -312,7 +361,10 @@ def reduce_axes(node: g.Node, axes, kind: str, post=None):
     memo = not columns and (type(node) is g.Data or (type(node) is g.Op and node.n_nodes <= REALIZE_PRODUCER_NODES))
     if memo:
         sig = signature([node])
-        key = (node.device.runtime, kind, axes, post is None, sig[0])
+        # a post-map with a key (mean's division) is part of the program: replayed as
+        # recorded; one without is planned again per call
+        post_key = None if post is None else getattr(post, "key", False)
+        key = (node.device.runtime, kind, axes, post_key, sig[0])
         program = _CALLS.get(key)
         if program is not None:
             done = program.run(node, sig, post)
@@ -331,7 +383,7 @@ def reduce_axes(node: g.Node, axes, kind: str, post=None):
     if memo:
         if len(_CALLS) >= 4096:
             _CALLS.clear()
-        _CALLS[key] = _Program.of(rec, sig, shape, ids is not None)
+        _CALLS[key] = _Program.of(rec, sig, shape, ids is not None, post_key)
     vals = g.reshape_view(vals, shape)
     return vals, (g.reshape_view(ids, shape) if ids is not None else None)
 
@@ -350,13 +402,101 @@ def reduce_axes(node: g.Node, axes, kind: str, post=None):
 _CALLS: dict = {}
 
 
+def _first_block_layout(spec, params: bytes, leaves, consts):
+    """(byte positions of the leaf offsets, of the scalars) in a first pass's parameter
+    block as recorded for the graph of ``leaves`` and ``consts`` (its fused input at
+    ``rd.HEADER_WORDS``), or None where the block does not hold them there."""
+    if len(spec.leaves) != len(leaves) or len(spec.consts) != len(consts):
+        return None
+    base = 4 * rd.HEADER_WORDS
+    leaf_at = [base + 4 * w for w in ew.leaf_layout(spec)]
+    const_at = [base + 4 * w for w in ew.const_layout(spec)[0]]
+    for at, leaf in zip(leaf_at, leaves):
+        if params[at:at + 4] != (leaf.offset & 0xFFFFFFFF).to_bytes(4, "little"):
+            return None
+    for at, c in zip(const_at, consts):
+        blob = ty.const_bytes(c.dtype, c.value)
+        if params[at:at + len(blob)] != blob:
+            return None
+    return leaf_at, const_at
+
+
+def _first_block(params: bytes, leaf_at, const_at, leaves, consts) -> bytes:
+    """A recorded first block with the offsets and scalars of another graph written in."""
+    params = bytearray(params)
+    for at, leaf in zip(leaf_at, leaves):
+        params[at:at + 4] = (leaf.offset & 0xFFFFFFFF).to_bytes(4, "little")
+    for at, c in zip(const_at, consts):
+        blob = const_blob(c)
+        params[at:at + len(blob)] = blob
+    return bytes(params)
+
+
+_MOMENTS: dict = {}
+
+
+class _Moments:
+    """The passes of one ``moments_axes``, replayed for another graph of the same
+    signature: the first reads the graph's buffers, each later one the three partial
+    outputs of the one before; the last block's post-map words are the recorded ones
+    (the program's key holds the post-map's)."""
+
+    __slots__ = ("steps", "leaf_at", "const_at", "shape", "dtype")
+
+    @classmethod
+    def of(cls, passes, sig, out: g.Data, shape):
+        _, leaves, consts, buffers, _ = sig
+        if not passes:
+            return None
+        kernel, bufs, params, groups, in_spec = passes[0]
+        if in_spec is None or [b.uid for b in bufs.get("in0", ())] != [b.uid for b in buffers]:
+            return None
+        layout = _first_block_layout(in_spec, params, leaves, consts)
+        if layout is None:
+            return None
+        steps = []
+        prev = None
+        for i, (kernel, bufs, params, groups, in_spec) in enumerate(passes):
+            if tuple(bufs) != kernel.record.arg_names:
+                return None
+            names = tuple(bufs)
+            if i > 0 and (names[:3] != ("PN", "PM", "PS") or [bufs[n] for n in names[:3]] != prev):
+                return None
+            outs = [n for n in names if n in ("ON", "OM", "OS", "O")]
+            steps.append((kernel, [bufs[n].size for n in outs], groups, params))
+            prev = [bufs[n] for n in outs]
+        if len(prev) != 1 or prev[0] is not out.buf:
+            return None
+        program = cls()
+        program.steps = steps
+        program.leaf_at, program.const_at = layout
+        program.shape = shape
+        program.dtype = out.dtype
+        return program
+
+    def run(self, device, sig) -> g.Data:
+        _, leaves, consts, buffers, _ = sig
+        rt = device.runtime
+        prev = None
+        for i, (kernel, out_sizes, groups, params) in enumerate(self.steps):
+            if i == 0:
+                params = _first_block(params, self.leaf_at, self.const_at, leaves, consts)
+                bufs = list(buffers)
+            else:
+                bufs = list(prev)
+            prev = [rt.alloc(size) for size in out_sizes]
+            bufs += prev
+            rt.launch_ordered(kernel, bufs, params, groups)
+        return g.Data(prev[0], self.shape, self.dtype, device)
+
+
 class _Program:
     """The passes of one reduction, replayed for another graph of the same signature."""
 
     __slots__ = ("steps", "shape", "arg", "leaf_at", "const_at", "post_spec", "dtype")
 
     @classmethod
-    def of(cls, passes, sig, shape, arg):
+    def of(cls, passes, sig, shape, arg, post_key=None):
         """The program of ``passes`` (as recorded for the graph of ``sig``), or None where
         they do not follow the one pattern it replays: every pass launched, the first
         reads exactly the graph's buffers, leaves and scalars (a view that split a
@@ -365,21 +505,13 @@ class _Program:
         if not passes or any(p[4] <= 0 for p in passes):  # a pass of no rows launched nothing
             return None
         kernel, bufs, params, groups, rows, spec, store, out_dtype, post = passes[0]
-        if ([b.uid for b in bufs["in0"]] != [b.uid for b in buffers] or len(spec.leaves) != len(leaves)
-                or len(spec.consts) != len(consts) or "ix" in bufs):
+        if [b.uid for b in bufs["in0"]] != [b.uid for b in buffers] or "ix" in bufs:
             return None
-        base = 4 * rd.HEADER_WORDS
-        leaf_at = [base + 4 * w for w in ew.leaf_layout(spec)]
-        const_at = [base + 4 * w for w in ew.const_layout(spec)[0]]
         # the recorded block must hold this graph's own offsets and scalars where they
         # are written in later: a check that the layout read here is the one packed
-        for at, leaf in zip(leaf_at, leaves):
-            if params[at:at + 4] != (leaf.offset & 0xFFFFFFFF).to_bytes(4, "little"):
-                return None
-        for at, c in zip(const_at, consts):
-            blob = ty.const_bytes(c.dtype, c.value)
-            if params[at:at + len(blob)] != blob:
-                return None
+        layout = _first_block_layout(spec, params, leaves, consts)
+        if layout is None:
+            return None
         steps = []
         prev = None
         for kernel, bufs, params, groups, rows, spec, store, out_dtype, post in passes:
@@ -396,10 +528,11 @@ class _Program:
         program.steps = steps
         program.shape = shape
         program.arg = arg
-        program.leaf_at = leaf_at
-        program.const_at = const_at
+        program.leaf_at, program.const_at = layout
         last = passes[-1]
-        program.post_spec = (last[8].spec, last[4], last[6]) if last[8] is not None else None  # spec, rows, store
+        # spec, rows, store of a post-map planned again per call; None for none, or for
+        # one whose key holds it (then the last block's post words are replayed too)
+        program.post_spec = (last[8].spec, last[4], last[6]) if last[8] is not None and not post_key else None
         program.dtype = last[7]
         return program
 
@@ -422,12 +555,7 @@ class _Program:
         prev_out = prev_idx = None
         for i, (kernel, out_bytes, idx_bytes, groups, params, post_words) in enumerate(steps):
             if i == 0:
-                params = bytearray(params)
-                for at, leaf in zip(self.leaf_at, leaves):
-                    params[at:at + 4] = (leaf.offset & 0xFFFFFFFF).to_bytes(4, "little")
-                for at, c in zip(self.const_at, consts):
-                    blob = const_blob(c)
-                    params[at:at + len(blob)] = blob
+                params = _first_block(params, self.leaf_at, self.const_at, leaves, consts)
                 bufs = list(buffers)
             else:
                 bufs = [prev_out, prev_idx] if arg else [prev_out]

@@ -7,7 +7,14 @@ Hot-path rules this module keeps:
 - dispatches accumulate in one compute pass and are submitted together; a kernel's
   parameters (sizes, strides, scalar values) go into one shared parameter buffer per
   batch, bound with a dynamic offset, so a new scalar value never means a new pipeline;
-- readback goes through pooled, mapped staging buffers.
+- readback goes through pooled, mapped staging buffers;
+- the hot path (encoder, pass, pipeline, bind group, dispatch, copy, finish, submit,
+  parameter upload, readback map, poll, read and unmap) calls wgpu-native's C functions
+  directly through wgpu-py's own cffi library (``_NativeCalls``), keeping wgpu-py's
+  error capture only where errors surface (pass end, finish, submit); a wgpu-py whose
+  internals differ takes the public calls;
+- consecutive element stores into one buffer are gathered and recorded as a few
+  scatter dispatches (``store``, ``store_from``).
 """
 from __future__ import annotations
 
@@ -19,6 +26,7 @@ import itertools
 import struct
 import sys
 import threading
+import time
 
 import numpy as np
 import wgpu
@@ -39,6 +47,11 @@ PARAM_WINDOW = 4096  # bytes of parameters one kernel may read
 PARAM_RING = 1 << 20  # bytes of parameters one batch may hold before it is flushed
 PARAMS_REMEMBERED = 16 << 10  # a batch's parameters up to this size are compared with the last upload
 MAX_BATCH_DISPATCHES = 512
+# A readback on a GPU polls the device for up to this many microseconds before it
+# blocks in the driver: the wake-up from a blocking wait costs tens of microseconds,
+# about the whole device time of a loop step's small kernels.
+SPIN_WAIT_US = float(os.environ.get("WGARRAY_SPIN_US", 200))
+STORE_RUN_COPIES = 2  # a run of up to this many element stores is recorded as buffer copies
 BATCH_FLUSH_BYTES = 256 << 20  # buffer bytes a batch may hold before it is submitted
 POOL_CACHE_BYTES = int(os.environ.get("WGARRAY_POOL_CACHE_MB", 4096)) << 20
 # ...and at most this many buffers: 100k small freed arrays must not stay as 100k GPU
@@ -93,6 +106,10 @@ class DeviceBuffer:
         return f"<DeviceBuffer #{self.uid} {self.size} bytes>"
 
 
+def _first(item):
+    return item[0]
+
+
 class BufferPool:
     def __init__(self, runtime: Runtime):
         self.runtime = runtime
@@ -143,10 +160,18 @@ class BufferPool:
     def recycle_pending(self) -> None:
         """Called after a submit: buffers released before it may be reused now."""
         pending, self.pending = self.pending, []
+        touched = set()
         for buf, size, uid in pending:
             self.free[size].append((uid, buf))
             self.order[(size, uid)] = buf
             self.cached_bytes += size
+            touched.add(size)
+        # each size's free buffers by falling uid, so a pop takes the oldest: a loop
+        # that allocates the same sizes in the same order each step gets the same
+        # buffers each step, whatever order the last step freed them in, and its
+        # dispatches find their bind groups cached (a bind group is made per buffer set)
+        for size in touched:
+            self.free[size].sort(key=_first, reverse=True)
         if self.cached_bytes > POOL_CACHE_BYTES or len(self.order) > POOL_CACHE_BUFFERS:
             self.trim(POOL_CACHE_BYTES // 2, POOL_CACHE_BUFFERS // 2)
 
@@ -199,6 +224,13 @@ class Runtime:
         self._read_mode = "READ_NOSYNC"  # wgpu-py's read map without its extra submit
         self._params_uploaded = None  # the bytes at the start of params_buffer, when short
         self._offsets_c = _NATIVE.ffi.new("uint32_t[2]") if _NATIVE is not None else None
+        # the direct C calls of the batch's encoder, submit, parameter upload and
+        # readback map (None: wgpu-py's public calls, as on another wgpu-py)
+        self._native = _NATIVE
+        self._map_slot = _NATIVE.map_slot() if _NATIVE is not None else None
+        # seconds a readback polls before it blocks (see _NativeCalls.map_wait): none on
+        # a software device, whose shaders run on the cores a spinning poll would take
+        self._spin_s = (SPIN_WAIT_US if device.adapter_type != "CPU" else 0) * 1e-6
         self._reset_batch()
 
     # ------------------------------------------------------------------ subgroups
@@ -246,13 +278,21 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         if aligned >= UPLOAD_DIRECT:
             self._upload_staged(buf, mv[:aligned])
         elif aligned:
-            self.wgpu.queue.write_buffer(buf.buffer, 0, mv[:aligned])
+            self._write(buf.buffer, 0, mv[:aligned])
         if n % 4:
             tail = bytes(mv[aligned:]) + b"\0" * (4 - n % 4)
-            self.wgpu.queue.write_buffer(buf.buffer, aligned, tail)
+            self._write(buf.buffer, aligned, tail)
         count("bytes_uploaded", n)
         count("uploads")
         return buf
+
+    def _write(self, buffer, offset: int, data) -> None:
+        """``queue.write_buffer`` of bytes-like ``data`` (whole words) into a GPU buffer."""
+        native = self._native
+        if native is not None:
+            native.write(self.wgpu.queue, buffer, offset, data)
+        else:
+            self.wgpu.queue.write_buffer(buffer, offset, data)
 
     def _upload_staged(self, buf: DeviceBuffer, mv: memoryview) -> None:
         """Copy host bytes through reusable mapped buffers (no per-call allocation:
@@ -306,10 +346,13 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
                     staging = ring[i % len(ring)]
                     self._map_read(staging, c1 - c0)
                     try:
-                        raw = staging.read_mapped(0, c1 - c0, copy=False)
+                        if self._native is not None:
+                            raw = self._native.mapped_view(staging, c1 - c0)
+                        else:
+                            raw = staging.read_mapped(0, c1 - c0, copy=False)
                         _parallel_copy(out[c0 - start:c1 - start], np.frombuffer(raw, np.uint8))
                     finally:
-                        staging.unmap()
+                        self._unmap(staging)
                     nxt = i + len(ring)
                     if nxt < len(chunks):
                         n0, n1 = chunks[nxt]
@@ -336,9 +379,12 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
                 self.flush()
                 self._map_read(staging, n)
                 try:
-                    out = np.frombuffer(staging.read_mapped(0, n, copy=False), np.uint8).copy()
+                    if self._native is not None:
+                        out = self._native.mapped_bytes(staging, n)
+                    else:
+                        out = np.frombuffer(staging.read_mapped(0, n, copy=False), np.uint8).copy()
                 finally:
-                    staging.unmap()
+                    self._unmap(staging)
             finally:
                 bucket.append(staging)
         return out
@@ -350,7 +396,12 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         for buffers never written by the device, not needed here: ours were just copied
         into) and then waits for its poll thread to signal, two thread hand-offs. Instead
         the map is requested without that submit and this thread polls the device,
-        blocking until the work is done, so the map callback normally runs right here."""
+        blocking until the work is done, so the map callback normally runs right here.
+        With the direct C calls (``_NativeCalls.map_read``) wgpu-py's promise and poll
+        thread stay out of it altogether."""
+        if self._native is not None:
+            self._native.map_read(self.wgpu, staging, nbytes, self._map_slot, self._spin_s)
+            return
         try:
             promise = staging.map_async(self._read_mode, 0, nbytes)
         except (KeyError, ValueError, TypeError, AttributeError):  # a wgpu-py without the internal mode
@@ -361,32 +412,145 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
             poll()
         promise.sync_wait()  # at once when the callback already ran
 
+    def _unmap(self, staging) -> None:
+        if self._native is not None:
+            self._native.unmap(staging)
+        else:
+            staging.unmap()
+
     def copy(self, src: DeviceBuffer, src_offset: int, dst: DeviceBuffer, dst_offset: int, nbytes: int) -> None:
         with self.lock:
             self._end_pass()
-            self.encoder.copy_buffer_to_buffer(src.buffer, src_offset, dst.buffer, dst_offset, nbytes)
-            self.keep.append(src)
-            self.keep.append(dst)
-            for b in (src, dst):
-                self.keep_counts[b.uid] = self.keep_counts.get(b.uid, 0) + 1
+            self._copy(src, src_offset, dst, dst_offset, nbytes)
+
+    def _copy(self, src: DeviceBuffer, src_offset: int, dst: DeviceBuffer, dst_offset: int, nbytes: int) -> None:
+        self._close_pass()
+        self.encoder.copy_buffer_to_buffer(src.buffer, src_offset, dst.buffer, dst_offset, nbytes)
+        self.keep.append(src)
+        self.keep.append(dst)
+        for b in (src, dst):
+            self.keep_counts[b.uid] = self.keep_counts.get(b.uid, 0) + 1
 
     def store(self, dst: DeviceBuffer, dst_offset: int, data: bytes) -> None:
         """Record a write of ``data`` (whole 4-byte words) into ``dst`` at ``dst_offset``,
-        in order with the batch's other commands: the bytes travel in the parameter
-        ring (uploaded before the batch runs) and are copied from there, so an element
-        write costs one copy command and no pipeline."""
+        in order with the batch's other commands.
+
+        Consecutive stores of one size into one buffer (scikit-learn's fill_diagonal
+        loop: thousands of element writes) gather into a run, recorded when any other
+        command comes (or the batch is submitted): a short run as buffer copies from
+        the parameter ring, a longer one as scatter dispatches of up to a parameter
+        window of (word offset, value) pairs each, so the loop costs the device a few
+        dispatches instead of a copy command per element. A later store to the same
+        element replaces the earlier one in the run, which keeps the last value."""
         with self.lock:
-            if len(self.params) + len(data) > PARAM_RING or self.n_dispatches >= MAX_BATCH_DISPATCHES:
-                self.flush()
-            self.params += b"\0" * (-len(self.params) % 4)
-            offset = len(self.params)
-            self.params += data
-            self._end_pass()
-            self.encoder.copy_buffer_to_buffer(self.params_buffer, offset, dst.buffer, dst_offset, len(data))
-            self.keep.append(dst)
-            self.keep_counts[dst.uid] = self.keep_counts.get(dst.uid, 0) + 1
-            self.n_dispatches += 1
+            words = len(data) >> 2
+            run = self._store_run
+            if run is None or run[0] is not dst or run[1] != words or run[2] is not None:
+                if run is not None:
+                    self._record_stores()
+                run = self._store_run = (dst, words, None, 0, {})
+            run[4][dst_offset >> 2] = data
         count("stores")
+
+    def store_from(self, src: DeviceBuffer, src_offset: int, dst: DeviceBuffer, dst_offset: int,
+                   nbytes: int) -> None:
+        """``copy`` of one element (whole 4-byte words, at word offsets) from ``src`` into
+        ``dst``, gathered into a run as ``store`` does: consecutive copies of one source
+        element into one buffer (scikit-learn's fill_diagonal with a 0-d value array)
+        are recorded as a few dispatches that broadcast it. ``src`` is not ``dst``."""
+        with self.lock:
+            words = nbytes >> 2
+            run = self._store_run
+            if (run is None or run[0] is not dst or run[1] != words or run[2] is not src
+                    or run[3] != src_offset >> 2):
+                if run is not None:
+                    self._record_stores()
+                run = self._store_run = (dst, words, src, src_offset >> 2, {})
+            run[4][dst_offset >> 2] = None
+        count("stores")
+
+    def batch_refs(self, buf: DeviceBuffer) -> int:
+        """How many references to ``buf`` the batch being recorded holds (its commands'
+        and the pending element stores')."""
+        run = self._store_run
+        held = self.keep_counts.get(buf.uid, 0)
+        if run is not None:
+            held += (run[0] is buf) + (run[2] is buf)
+        return held
+
+    def _record_stores(self) -> None:
+        """Record the pending run of element stores (see ``store``, ``store_from``)."""
+        dst, words, src, src_word, stores = self._store_run
+        self._store_run = None
+        if len(stores) <= STORE_RUN_COPIES:
+            for word, data in stores.items():
+                if src is None:
+                    self._store_copy(dst, word << 2, data)
+                else:
+                    self._copy(src, src_word << 2, dst, word << 2, words << 2)
+            return
+        kernel = self._scatter_kernel(words, src is not None)
+        if src is None:
+            per = (PARAM_WINDOW - 8) // (4 * (words + 1))
+        else:
+            per = (PARAM_WINDOW - 12) // 4
+        items = list(stores.items())
+        for start in range(0, len(items), per):
+            chunk = items[start:start + per]
+            if src is None:
+                params = bytearray(struct.pack("<2I", len(chunk), words))
+                for word, data in chunk:
+                    params += word.to_bytes(4, "little")
+                    params += data
+                self.dispatch(kernel, [dst], bytes(params), -(-len(chunk) // 64), held=())
+            else:
+                params = struct.pack(f"<3I{len(chunk)}I", len(chunk), words, src_word, *[w for w, _ in chunk])
+                self.dispatch(kernel, [src, dst], params, -(-len(chunk) // 64), held=())
+
+    def _store_copy(self, dst: DeviceBuffer, dst_offset: int, data: bytes) -> None:
+        """One store as a copy command from the parameter ring."""
+        if len(self.params) + len(data) > PARAM_RING or self.n_dispatches >= MAX_BATCH_DISPATCHES:
+            self.flush()
+        self.params += b"\0" * (-len(self.params) % 4)
+        offset = len(self.params)
+        self.params += data
+        self._close_pass()
+        self.encoder.copy_buffer_to_buffer(self.params_buffer, offset, dst.buffer, dst_offset, len(data))
+        self.keep.append(dst)
+        self.keep_counts[dst.uid] = self.keep_counts.get(dst.uid, 0) + 1
+        self.n_dispatches += 1
+
+    def _scatter_kernel(self, words: int, from_buffer: bool) -> Kernel:
+        """The kernel that writes ``n`` elements of ``words`` words each into ``O``.
+        Parameters ``n, words``, then per element its word offset in ``O`` and its
+        words; or (``from_buffer``) ``n, words``, the source's word offset in ``S``,
+        then per element its word offset in ``O``: each gets a copy of that element."""
+        def build():
+            out = _launch.Binding("O", "u32", write=True)
+            if from_buffer:
+                record = _launch.Launch(f"store_broadcast_{words}", (_launch.Binding("S", "u32"), out),
+                                        workgroup=64)
+                at, value = "3u + i", "S[P[2] + k]"
+            else:
+                record = _launch.Launch(f"store_scatter_{words}", (out,), workgroup=64)
+                at, value = f"2u + i * {words + 1}u", "P[at + 1u + k]"
+            src = "\n" + "\n".join(record.declarations()) + f"""
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+    let i = gid.x + gid.y * nwg.x * 64u;
+    if (i >= P[0]) {{
+        return;
+    }}
+    let at = {at};
+    let o = P[at];
+    for (var k = 0u; k < {words}u; k++) {{
+        O[o + k] = {value};
+    }}
+}}
+"""
+            return record, src
+
+        return self.compile(("store", ("broadcast" if from_buffer else "scatter", words)), build)
 
     # ---------------------------------------------------------------- pipelines
     def compile(self, key, build) -> Kernel:
@@ -494,6 +658,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         with self.lock:
             self.flush()
             self._timing = stamps
+            self.encoder = self._new_encoder()  # the empty batch's encoder, as timing needs it
         try:
             yield stamps
         finally:
@@ -536,12 +701,29 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
             "end_of_pass_write_index": 2 * i + 1})
 
     def _end_pass(self) -> None:
+        """Close the open compute pass before a command outside of it (a copy, the
+        submit), after recording the pending element stores, which come first."""
+        if self._store_run is not None:
+            self._record_stores()
+        self._close_pass()
+
+    def _close_pass(self) -> None:
         if self.cpass is not None:
             self.cpass.end()
             self.cpass = None
 
+    def _new_encoder(self):
+        # timestamps (gpu_timer, gpu_profile) take wgpu-py's encoder, for its passes
+        # with timestamp writes and its resolve_query_set
+        if self._native is not None and self._timing is None:
+            return self._native.encoder(self.wgpu)
+        return self.wgpu.create_command_encoder()
+
     def _reset_batch(self) -> None:
-        self.encoder = self.wgpu.create_command_encoder()
+        self.encoder = self._new_encoder()
+        # (buffer, words per element, source buffer or None, source word offset,
+        # {word offset: bytes or None}): see store and store_from
+        self._store_run = None
         self.cpass = None
         self._pass_pipeline = None
         self.params = bytearray()
@@ -572,6 +754,8 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         if groups <= 0:
             return
         with self.lock:
+            if self._store_run is not None:
+                self._record_stores()
             if (len(self.params) + len(params) + self.param_align > PARAM_RING
                     or self.n_dispatches >= MAX_BATCH_DISPATCHES
                     or self.keep_bytes > BATCH_FLUSH_BYTES):
@@ -585,7 +769,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
             self.params += params
             stamps = self._timing
             if stamps is not None and stamps.per_dispatch:
-                self._end_pass()
+                self._close_pass()
             cpass = self.cpass
             if cpass is None:
                 cpass = self.cpass = self._begin_pass(kernel.name)
@@ -602,7 +786,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
                 cpass.set_bind_group(0, bg, [offset] * kernel.n_params_bindings)
                 cpass.dispatch_workgroups(min(groups, 65535), -(-groups // 65535))
             if stamps is not None and stamps.per_dispatch:
-                self._end_pass()
+                self._close_pass()
             self.keep.extend(buffers)
             kept = self.keep_counts
             nbytes = 0
@@ -620,14 +804,21 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         with self.lock:
             self._end_pass()
             params = self.params
-            if params and params != self._params_uploaded:
-                self.wgpu.queue.write_buffer(self.params_buffer, 0, params)
-                # a loop step's batch usually repeats the last one's parameters (the
-                # same sizes and scalars): then the buffer already holds them (~10 us)
-                self._params_uploaded = bytes(params) if len(params) <= PARAMS_REMEMBERED else None
-            self.wgpu.queue.submit([self.encoder.finish()])
+            try:
+                if params and params != self._params_uploaded:
+                    self._write(self.params_buffer, 0, params)
+                    # a loop step's batch usually repeats the last one's parameters (the
+                    # same sizes and scalars): then the buffer already holds them (~10 us)
+                    self._params_uploaded = bytes(params) if len(params) <= PARAMS_REMEMBERED else None
+                encoder = self.encoder
+                if isinstance(encoder, _Encoder):
+                    encoder.native.submit(self.wgpu.queue, encoder, self._map_slot)
+                else:
+                    self.wgpu.queue.submit([encoder.finish()])
+            finally:
+                # a batch that failed to finish is gone either way: the next starts clean
+                self._reset_batch()
             count("submits")
-            self._reset_batch()
             self.pool.recycle_pending()
 
     def sync(self) -> None:
@@ -642,7 +833,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
             self.encoder.copy_buffer_to_buffer(self.params_buffer, 0, staging, 0, 4)
             self.flush()
             self._map_read(staging, 4)
-            staging.unmap()
+            self._unmap(staging)
             self._staging[16].append(staging)
 
 
@@ -673,11 +864,124 @@ class _NativeCalls:
         self.lib = _api.lib  # the C functions themselves, without wgpu-py's error capture
         self.end_pass = _api.libf.wgpuComputePassEncoderEnd  # with it: a pass reports its errors here
         self.pass_descriptor = self.ffi.new("WGPUComputePassDescriptor *")  # zeroed: no label, no timestamps
+        self.descriptors = threading.local()  # entry count -> bind group descriptor (see bind_group)
+        self.lib.wgpuBindGroupRelease  # noqa: B018
         self.lib.wgpuComputePassEncoderSetBindGroup  # noqa: B018 - present, or the public path
         self.lib.wgpuComputePassEncoderDispatchWorkgroups  # noqa: B018
         self.lib.wgpuCommandEncoderBeginComputePass  # noqa: B018
         self.lib.wgpuComputePassEncoderSetPipeline  # noqa: B018
         self.lib.wgpuComputePassEncoderRelease  # noqa: B018
+        self.finish = _api.libf.wgpuCommandEncoderFinish
+        self.queue_submit = _api.libf.wgpuQueueSubmit
+        self.encoder_descriptor = self.ffi.new("WGPUCommandEncoderDescriptor *")
+        self.command_buffer_descriptor = self.ffi.new("WGPUCommandBufferDescriptor *")
+        for name in ("wgpuDeviceCreateCommandEncoder", "wgpuCommandEncoderRelease", "wgpuCommandBufferRelease",
+                     "wgpuCommandEncoderCopyBufferToBuffer", "wgpuQueueWriteBuffer", "wgpuBufferMapAsync",
+                     "wgpuDevicePoll", "wgpuBufferGetConstMappedRange", "wgpuBufferUnmap"):
+            getattr(self.lib, name)  # present, or the public path
+        # one map callback for every readback: it stores the status in the cell that
+        # userdata1 points at (each runtime has its cell, see map_slot)
+        ffi = self.ffi
+
+        @ffi.callback("void(WGPUMapAsyncStatus, WGPUStringView, void *, void *)")
+        def map_done(status, message, cell, _unused):
+            ffi.cast("int *", cell)[0] = status
+
+        self.map_done = map_done  # alive as long as this object
+
+    def map_slot(self):
+        """A runtime's own (status cell, callback info, command buffer array): its lock
+        serializes its readbacks and submits, another runtime's run beside them."""
+        ffi = self.ffi
+        status = ffi.new("int[1]")
+        info = ffi.new("WGPUBufferMapCallbackInfo *")
+        info.mode = self.lib.WGPUCallbackMode_AllowProcessEvents
+        info.callback = self.map_done
+        info.userdata1 = ffi.cast("void *", status)
+        return status, info, ffi.new("WGPUCommandBuffer[1]")
+
+    def encoder(self, device):
+        """A command encoder made by a direct C call, as an ``_Encoder``."""
+        return _Encoder(self, self.lib.wgpuDeviceCreateCommandEncoder(device._internal, self.encoder_descriptor))
+
+    def submit(self, queue, encoder, slot) -> None:
+        """Finish ``encoder`` (an ``_Encoder``) and submit its command buffer. Finish and
+        submit go through wgpu-py's error capture: an encoder reports the errors of
+        everything recorded into it when it finishes, so a bad command still raises."""
+        internal, encoder._internal = encoder._internal, None
+        try:
+            command_buffer = self.finish(internal, self.command_buffer_descriptor)
+        finally:
+            self.lib.wgpuCommandEncoderRelease(internal)
+        try:
+            commands = slot[2]
+            commands[0] = command_buffer
+            self.queue_submit(queue._internal, 1, commands)
+        finally:
+            self.lib.wgpuCommandBufferRelease(command_buffer)
+
+    def write(self, queue, buffer, offset: int, data) -> None:
+        """``queue.write_buffer(buffer, offset, data)`` for bytes-like ``data`` of whole
+        4-byte words, without wgpu-py's argument conversion."""
+        self.lib.wgpuQueueWriteBuffer(queue._internal, buffer._internal, offset, self.ffi.from_buffer(data),
+                                      len(data))
+
+    def map_read(self, device, buffer, nbytes: int, slot, spin_s: float = 0.0) -> None:
+        """Map bytes [0, nbytes) of ``buffer`` (a MAP_READ buffer whose copy has been
+        submitted) and wait here until mapped.
+
+        wgpu-py's ``map_async`` builds a callback and a promise per call and wakes its
+        poll thread, whose polling then contends with this thread for the GIL; here
+        one callback made once records the status in a cell, and this thread polls
+        the device itself (blocking until the queue is idle, which runs the callback)."""
+        self.map_request(buffer, nbytes, slot)
+        self.map_wait(device, nbytes, slot, spin_s)
+
+    def map_request(self, buffer, nbytes: int, slot) -> None:
+        slot[0][0] = 0
+        self.lib.wgpuBufferMapAsync(buffer._internal, self.lib.WGPUMapMode_Read, 0, nbytes, slot[1][0])
+
+    def map_wait(self, device, nbytes: int, slot, spin_s: float = 0.0) -> None:
+        """Wait for the map that ``map_request`` asked for: polling without blocking
+        for up to ``spin_s`` seconds first (a short kernel's readback then returns
+        without the driver's sleep and wake-up), then blocking until the queue is idle."""
+        lib = self.lib
+        status = slot[0]
+        internal = device._internal
+        null = self.ffi.NULL
+        if spin_s > 0.0:
+            end = time.perf_counter() + spin_s
+            while status[0] == 0 and not lib.wgpuDevicePoll(internal, False, null) \
+                    and time.perf_counter() < end:
+                pass
+        polls = 0
+        while status[0] == 0:
+            lib.wgpuDevicePoll(internal, True, null)
+            polls += 1
+            if polls > 1000 and status[0] == 0:
+                raise RuntimeError(f"{public_caller()}: a readback of {nbytes} bytes was never mapped "
+                                   "(the device may be lost)")
+        if status[0] != lib.WGPUMapAsyncStatus_Success:
+            raise RuntimeError(f"{public_caller()}: could not map a readback buffer of {nbytes} bytes "
+                               f"(status {status[0]}; the device may be lost)")
+
+    def mapped_bytes(self, buffer, nbytes: int) -> np.ndarray:
+        """A new uint8 array holding bytes [0, nbytes) of a mapped ``buffer``."""
+        out = np.empty(nbytes, np.uint8)
+        self.mapped_into(buffer, out)
+        return out
+
+    def mapped_view(self, buffer, nbytes: int):
+        """Bytes [0, nbytes) of a mapped ``buffer`` as a buffer object, valid until unmap."""
+        return self.ffi.buffer(self.lib.wgpuBufferGetConstMappedRange(buffer._internal, 0, nbytes), nbytes)
+
+    def mapped_into(self, buffer, out: np.ndarray) -> None:
+        nbytes = out.nbytes
+        src = self.lib.wgpuBufferGetConstMappedRange(buffer._internal, 0, nbytes)
+        self.ffi.memmove(self.ffi.from_buffer(out), src, nbytes)
+
+    def unmap(self, buffer) -> None:
+        self.lib.wgpuBufferUnmap(buffer._internal)
 
     def begin_pass(self, encoder):
         """A compute pass without a label or timestamps, begun by a direct C call, as a
@@ -700,18 +1004,70 @@ class _NativeCalls:
         self.lib.wgpuComputePassEncoderDispatchWorkgroups(internal, x, y, 1)
 
     def bind_group(self, device, layout, bindings):
-        ffi = self.ffi
-        entries = ffi.new("WGPUBindGroupEntry[]", len(bindings))   # zeroed: no chain, sampler, view
-        for i, (buf, size) in enumerate(bindings):
-            e = entries[i]
-            e.binding = i
+        """A bind group of ``bindings`` ((buffer, size) at bindings 0, 1, ...), as a
+        ``_BindGroup``. The C descriptor of each entry count is made once per thread and
+        refilled (the call copies it): a dispatch on buffers not bound together before
+        costs the driver's ~9 us on lavapipe's host, not ~30 with a descriptor and a
+        wgpu-py object per call."""
+        n = len(bindings)
+        descs = self.descriptors.__dict__
+        found = descs.get(n)
+        if found is None:
+            ffi = self.ffi
+            entries = ffi.new("WGPUBindGroupEntry[]", n)  # zeroed: no chain, sampler, view
+            for i in range(n):
+                entries[i].binding = i
+            desc = ffi.new("WGPUBindGroupDescriptor *")
+            desc.entryCount = n
+            desc.entries = entries
+            found = descs[n] = (entries, desc)
+        entries, desc = found
+        for e, (buf, size) in zip(entries, bindings):
             e.buffer = buf._internal
             e.size = size
-        desc = ffi.new("WGPUBindGroupDescriptor *")
         desc.layout = layout._internal
-        desc.entryCount = len(bindings)
-        desc.entries = entries
-        return self.api.GPUBindGroup("", self.create(device._internal, desc), device)
+        return _BindGroup(self, self.create(device._internal, desc))
+
+
+class _BindGroup:
+    """A bind group made by ``_NativeCalls.bind_group`` (``_internal`` for the direct
+    calls), released when the last reference goes."""
+
+    __slots__ = ("native", "_internal")
+
+    def __init__(self, native, internal):
+        self.native = native
+        self._internal = internal
+
+    def __del__(self):
+        try:
+            self.native.lib.wgpuBindGroupRelease(self._internal)
+        except Exception:  # noqa: BLE001 - at interpreter exit the library may be gone
+            pass
+
+
+class _Encoder:
+    """A command encoder begun by ``_NativeCalls.encoder``: what the runtime records
+    into an encoder outside of a pass (``copy_buffer_to_buffer``; ``_internal`` for the
+    pass and the submit), released when submitted or dropped."""
+
+    __slots__ = ("native", "_internal")
+
+    def __init__(self, native, internal):
+        self.native = native
+        self._internal = internal
+
+    def copy_buffer_to_buffer(self, source, source_offset: int, destination, destination_offset: int,
+                              size: int) -> None:
+        self.native.lib.wgpuCommandEncoderCopyBufferToBuffer(self._internal, source._internal, source_offset,
+                                                             destination._internal, destination_offset, size)
+
+    def __del__(self):
+        if self._internal is not None:  # never submitted
+            try:
+                self.native.lib.wgpuCommandEncoderRelease(self._internal)
+            except Exception:  # noqa: BLE001 - at interpreter exit the library may be gone
+                pass
 
 
 class _Pass:
