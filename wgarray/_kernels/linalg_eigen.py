@@ -55,6 +55,7 @@ import numpy as np
 from .. import _dtypes as dt
 from .._graph import node as g
 from .._wgsl import linalg_eigen as ke
+from . import linalg_trd
 from .budget import loop_bound
 from .linalg import cast as _cast, contig as _contig, launch, tag as _tag
 from .matmul import matmul_nodes
@@ -70,8 +71,17 @@ INNER_SWEEPS = 30   # sweeps of jeig per subproblem at most (quadratic: ~5-8 fro
 OUTER_SWEEPS = 30   # block sweeps at most
 FIRST_CHECK = 3     # sweeps before the first convergence readback
 FLOOR = 4           # blocked eigh: couplings below FLOOR eps ||A||_F / sqrt(n) are left
+TRD_MIN = 32        # real eigh / eigvalsh of TRD_MIN < n <= linalg_trd.MAX_N: the tridiagonal route
 WATCHDOG_SWEEPS = 4  # whole-matrix sweeps per dispatch at most (order 256: ~30 ms on an H200);
                      # the dispatches after convergence return at once
+
+
+def uses_trd(node: g.Node, mode: str) -> bool:
+    """Whether eigh / eigvalsh of this node take the tridiagonal route
+    (``linalg_trd``): real matrices of order TRD_MIN < n that its kernels hold."""
+    n = node.shape[-1]
+    return (mode in ("eigh", "eigvals") and node.dtype.kind == "f" and n > TRD_MIN
+            and linalg_trd.fits(node.device, n, linalg_trd.work_dtype(node.dtype, node.device)))
 
 
 def handles(node: g.Node, mode: str) -> bool:
@@ -193,6 +203,8 @@ def jacobi(node: g.Node, mode: str):
     m, n = node.shape[-2:]
     if g.prod(batch) == 0 or n == 0:
         return _empty(node, mode)
+    if uses_trd(node, mode):
+        return linalg_trd.eigh(node, "eigh" if mode == "eigh" else "eigvals")
     if mode in ("eigh", "eigvals") and n <= SMALL:
         return _small_eigh(node, mode)
     if mode in ("svd", "vals") and n <= SMALL_SVD:

@@ -1,0 +1,176 @@
+"""Host side of the tridiagonal route of eigh / eigvalsh for real matrices (kernels:
+``_wgsl/linalg_trd.py``): the Householder reduction A = Q T Q^T and the explicit Q
+(``trd``), then implicit QL on T with its rotations applied to Q (``tql``), then the
+values sorted (with their vectors). This is LAPACK's dsytrd + dorgtr + dsteqr in
+shape, each matrix a workgroup.
+
+Why this beside Jacobi: two-sided Jacobi spends ~8 sweeps of n^3-order rotations,
+each sweep's ~n rounds a barrier-bound step; here the O(n^3) part (the reduction and
+Q) is two passes over the trailing matrix per column, and QL's ~2n steps of O(n)
+rotations each end up cheap. On an NVIDIA H200 an order-256 eigh was ~60 ms of
+Jacobi in one workgroup.
+
+Precision: the reduction and QL run in float64 where the device has it (float32
+input too), and that is LAPACK's backward stable algorithm, so the results need no
+refinement step: orthogonality and backward error come out at about sqrt(n) eps of
+the working precision, rounded once to the input's. On a device without float64 the
+route runs in float32 (what LAPACK's ssyevd does) and the values and vectors are
+those of the float32 algorithm.
+
+Dispatches: on GPUs trd runs in two dispatches (the reduction; Q) and tql in one;
+lavapipe, which ends an invocation's loops past 65535 iterations, gets the column
+ranges and QL iterations cut over more, planned against ``loop_bound``; QL's number
+of iterations is only known on the device, so there the host reads the state back
+after the planned dispatches and runs more while a matrix is unfinished.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import _dtypes as dt
+from .._graph import node as g
+from .._wgsl import linalg_trd as kt
+from .budget import loop_bound
+from .linalg import cast as _cast, contig as _contig, launch, tag as _tag
+
+MAXIT = 30          # QL iterations per eigenvalue at most (LAPACK's dsteqr: 30 n in all)
+MAX_N = 1024        # the largest order the one-workgroup kernels take (workgroup memory)
+
+
+def _cap(n: int) -> int:
+    cap = 64
+    while cap < n:
+        cap *= 2
+    return cap
+
+
+def _threads(device) -> int:
+    """256 threads a matrix on GPUs; 64 on lavapipe, which runs a workgroup's
+    invocations on one CPU thread (idle ones cost as much as busy ones)."""
+    return 64 if loop_bound(device) is not None else 256
+
+
+def fits(device, n: int, work) -> bool:
+    """Whether the kernels' workgroup arrays (four of cap entries in tql) fit."""
+    lim = device.limits.get("max-compute-workgroup-storage-size", 16384)
+    return 3 <= n <= MAX_N and 4 * _cap(n) * work.itemsize + 64 <= lim
+
+
+def work_dtype(dtype, device):
+    return dt.float64 if device.has_f64 else dtype
+
+
+def _ranges(ks, cost, budget):
+    """Consecutive runs of the column indices ``ks`` whose summed cost fits ``budget``
+    (at least one column each; budget None: one run)."""
+    if budget is None:
+        return [list(ks)] if ks else []
+    out, cur, used = [], [], 0
+    for k in ks:
+        c = cost(k)
+        if cur and used + c > budget:
+            out.append(cur)
+            cur, used = [], 0
+        cur.append(k)
+        used += c
+    if cur:
+        out.append(cur)
+    return out
+
+
+def eigh(node: g.Node, mode: str):
+    """Values ascending (batch..., n) and, for mode 'eigh', the vectors (batch..., n, n)
+    of the real symmetric matrices of node's lower triangles."""
+    from .linalg_eigen import _order
+    device = node.device
+    rt = device.runtime
+    dtype = node.dtype
+    batch = node.shape[:-2]
+    n = node.shape[-1]
+    nz = g.prod(batch)
+    work = work_dtype(dtype, device)
+    wt = _tag(work, device)
+    A0 = _contig(_cast(_contig(node), work))
+    vectors = mode == "eigh"
+    wg = _threads(device)
+    cap = _cap(n)
+    isz = work.itemsize
+    A = rt.alloc(nz * n * n * isz)
+    Q = rt.alloc(nz * n * n * isz) if vectors else rt.alloc(4)
+    D = rt.alloc(nz * n * isz)
+    E = rt.alloc(nz * n * isz)
+    TAU = rt.alloc(nz * n * isz)
+    SC = rt.alloc(nz * isz)
+    bound = loop_bound(device)
+    budget = None if bound is None else bound - 2 * -(-n * n // wg) - 64
+    lg = int(math.log2(wg))
+
+    def per(m):
+        return -(-m // wg)
+
+    def cost0(k):
+        m = n - k - 1
+        return per(m) * (m + 6) + -(-m * m // wg) + 4 * lg + 16
+
+    def cost1(k):
+        m = n - k - 1
+        return per(m) * (m + 3) + -(-m * m // wg) + 8
+
+    bufs = {"SRC": A0.buf, "A": A, "Q": Q, "D": D, "E": E, "TAU": TAU, "SC": SC}
+    spec = (wt, cap, wg)
+    for i, ks in enumerate(_ranges(range(n - 2), cost0, budget)):
+        launch(device, "linalg_trd", spec, kt.trd_record, kt.render_trd, bufs, nz, nz=nz, n=n, off=A0.offset,
+               s_mat=n * n, phase=0, k0=ks[0], k1=ks[-1] + 1, init=int(i == 0))
+    if vectors:
+        for i, ks in enumerate(_ranges(range(n - 3, -1, -1), cost1, budget)):
+            launch(device, "linalg_trd", spec, kt.trd_record, kt.render_trd, bufs, nz, nz=nz, n=n, off=0,
+                   s_mat=n * n, phase=1, k0=ks[-1], k1=ks[0] + 1, init=int(i == 0))
+    LAM = _tql(device, wt, cap, wg, nz, n, D, E, SC, Q, vectors)
+    lam = _contig(_cast(g.Data(LAM, batch + (n,), work, device), dtype))
+    X = _contig(_cast(g.Data(Q, batch + (n, n), work, device), dtype)) if vectors else None
+    t = _tag(dtype, device)
+    vec = (X.buf, X.offset, n * n, n, 1) if vectors else None
+    Sv, Vo = _order(device, t, dtype, dtype, nz, n, False, (lam.buf, lam.offset, n, 1), vec, n, False)
+    res = [g.Data(Sv, batch + (n,), dtype, device)]
+    if vectors:
+        res.append(g.Data(Vo, batch + (n, n), dtype, device))
+    return res
+
+
+def _tql(device, wt, cap, wg, nz, n, DT, ET, SC, Q, vectors):
+    """Run tql over the nz tridiagonals (DT, ET) until every matrix is done: the
+    eigenvalues buffer (nz x n, unsorted, unscaled)."""
+    rt = device.runtime
+    isz = 8 if wt == "f64" else 4
+    nchunk = 1
+    rows = n
+    D = rt.alloc(nz * nchunk * n * isz)
+    E = rt.alloc(nz * nchunk * n * isz)
+    ST = rt.alloc(nz * nchunk * 8)
+    LAM = rt.alloc(nz * n * isz)
+    bufs = {"DT": DT, "ET": ET, "SC": SC, "D": D, "E": E, "ST": ST, "Q": Q if vectors else rt.alloc(4), "LAM": LAM}
+    bound = loop_bound(device)
+    words = dict(nz=nz, n=n, nchunk=nchunk, rows=rows, vectors=int(vectors), maxit=MAXIT)
+    spec = (wt, cap, wg)
+    if bound is None:
+        launch(device, "linalg_trd_tql", spec, kt.tql_record, kt.render_tql, bufs, nz * nchunk, budget=0, first=1,
+               **words)
+        return LAM
+    budget = bound - 3 * -(-n // wg) - 32
+    rpt = -(-rows // wg) if vectors else 0
+    # about 1.5 QL steps per eigenvalue over n - l rows: the estimate of the dispatches
+    est = max(1, math.ceil(1.6 * (2 + rpt) * n * n / 2 / budget + n * 8 / budget))
+    first = 1
+    total = 0
+    while True:
+        for _ in range(est):
+            launch(device, "linalg_trd_tql", spec, kt.tql_record, kt.render_tql, bufs, nz * nchunk, budget=budget,
+                   first=first, **words)
+            first = 0
+        total += est
+        st = rt.read(ST, 0, nz * nchunk * 8).view(np.uint32)
+        if np.all(st[0::2] >= n) or total > 4 * MAXIT * n:
+            return LAM
+        est = max(1, est // 2)

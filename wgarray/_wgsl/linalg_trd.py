@@ -1,0 +1,328 @@
+"""WGSL kernels of the tridiagonal route of the real symmetric eigensolver (host side:
+``wgarray/_kernels/linalg_trd.py``).
+
+  trd   Householder reduction of a whole symmetric matrix to tridiagonal form,
+        A = Q T Q^T, one workgroup per matrix (phase 0, columns k0..k1), and the
+        explicit Q by backward accumulation of the reflectors (phase 1)
+  tql   implicit QL with Wilkinson shifts on the tridiagonal T (d, e), the rotations
+        applied to the rows of Q (its columns becoming the eigenvectors); Q's rows can
+        be cut over several workgroups per matrix, each of which runs the same scalar
+        iteration on its own copy of (d, e)
+
+Both run in phases over several dispatches where the device bounds an invocation's
+loops (lavapipe: 65535 iterations of all loops together), the state between them in
+device buffers: trd over column ranges planned on the host, tql over as many QL
+iterations as a per-dispatch budget of loop iterations (a parameter) allows, counted
+in the kernel. Real element types only (f32, f64).
+"""
+from __future__ import annotations
+
+from .._runtime.launch import Launch
+from .linalg import _finish, record
+
+
+def _eps(r: str) -> str:
+    return "R(2.220446049250313e-16)" if r == "f64" else "R(1.1920929e-07)"
+
+
+def _tree(wg: int, arr: str, op: str) -> str:
+    """A tree reduction of workgroup array ``arr`` (wg entries) into arr[0]; ``op``
+    combines ``arr[lid]`` and ``arr[o]``."""
+    return f"""    workgroupBarrier();
+    for (var st = {wg // 2}u; st > 0u; st >>= 1u) {{
+        if (lid < st) {{ let o = lid + st; {arr}[lid] = {op}; }}
+        workgroupBarrier();
+    }}"""
+
+
+def trd_record(t: str, cap: int, wg: int) -> Launch:
+    return record(f"linalg_trd_{t}_{cap}_{wg}",
+                  [("SRC", "S", False), ("A", "S", True), ("Q", "S", True), ("D", "R", True), ("E", "R", True),
+                   ("TAU", "R", True), ("SC", "R", True)],
+                  ("nz", "n", "off", "s_mat", "phase", "k0", "k1", "init"), wg)
+
+
+def render_trd(t: str, cap: int, wg: int) -> str:
+    """Bindings SRC (read: nz matrices at off + z s_mat, rows of n, the lower triangle
+    read), A (the work copy, nz x n x n), Q (nz x n x n), D, E, TAU (nz x n), SC (nz:
+    the power of two the matrix was scaled by, inverted); P: nz, n, off, s_mat, phase,
+    k0, k1, init. n >= 3, n <= cap.
+
+    Phase 0 reduces columns k0..k1 (k1 <= n - 2); with init (k0 = 0) it first loads
+    A symmetric from SRC's lower triangle, scaled by the power of two that brings its
+    largest entry into [1, 2) (exact; the norms and rotations below then neither
+    overflow nor underflow for any representable input). Column k: the reflector
+    H = I - tau v v^T (v_0 = 1, LAPACK's dlarfg with the norm taken scaled by the
+    largest entry) that maps A[k+1:, k] onto beta e_0; p = tau A22 v,
+    w = p - (tau / 2) (p . v) v, A22 -= v w^T + w v^T (two-sided, in full storage so
+    that every product reads columns, contiguous across threads); d_k = a_kk,
+    e_k = beta, v in row k of A (past the diagonal), tau in TAU. The dispatch that
+    reaches k1 = n - 2 writes the last 2 x 2 block.
+
+    Phase 1 applies the reflectors k1 - 1 down to k0 to Q from the left (with init:
+    Q = I first): Q = H_0 H_1 ... H_{n-3} once all have run."""
+    r = t
+    eps = _eps(r)
+    decls = trd_record(t, cap, wg).declarations()
+    decls += [f"var<workgroup> g_v: array<R, {cap}>;", f"var<workgroup> g_w: array<R, {cap}>;",
+              f"var<workgroup> g_r: array<R, {wg}>;", "var<workgroup> g_tau: R;", "var<workgroup> g_sc: R;"]
+    cast = "f32(mx)" if r == "f32" else "f32(min(mx, R(1e30)))"
+    body = [f"@compute @workgroup_size({wg})",
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
+            "    let b = wid.x + wid.y * 65535u;",
+            "    if (b >= P[0]) { return; }"]
+    body += f"""    let n = P[1]; let a0 = b * n * n; let v0 = b * n;
+    let k0 = P[5]; let k1 = P[6];
+    if (P[4] == 0u) {{
+    if (P[7] == 1u) {{
+        let s0 = P[2] + b * P[3];
+        var mx = R(0);
+        for (var e = lid; e < n * n; e += {wg}u) {{
+            let i = e / n; let j = e % n;
+            mx = max(mx, r_abs(SRC[s0 + max(i, j) * n + min(i, j)]));
+        }}
+        g_r[lid] = mx;
+{_tree(wg, "g_r", "max(g_r[lid], g_r[o])")}
+        if (lid == 0u) {{
+            let mx = g_r[0];
+            var sc = R(1);
+            if (mx > R(0) && mx < R(1e30) * R(1e8)) {{
+                let ex = clamp(floor(log2({cast})), -120.0, 120.0);
+                sc = R(exp2(-ex));
+            }}
+            g_sc = sc;
+            SC[b] = R(1) / sc;
+        }}
+        let sc = workgroupUniformLoad(&g_sc);
+        for (var e = lid; e < n * n; e += {wg}u) {{
+            let i = e / n; let j = e % n;
+            A[a0 + e] = SRC[s0 + max(i, j) * n + min(i, j)] * sc;
+        }}
+        storageBarrier(); workgroupBarrier();
+    }}
+    for (var k = k0; k < k1; k++) {{
+        let m = n - k - 1u;
+        let rk = a0 + k * n + k + 1u;  // row k past the diagonal: the column below it
+        var mx = R(0);
+        for (var i = lid + 1u; i < m; i += {wg}u) {{ mx = max(mx, r_abs(A[rk + i])); }}
+        g_r[lid] = mx;
+{_tree(wg, "g_r", "max(g_r[lid], g_r[o])")}
+        let gmx = workgroupUniformLoad(&g_r[0]);
+        var ss = R(0);
+        if (gmx > R(0)) {{
+            let inv = R(1) / gmx;
+            for (var i = lid + 1u; i < m; i += {wg}u) {{ let x = A[rk + i] * inv; ss += x * x; }}
+        }}
+        workgroupBarrier();
+        g_r[lid] = ss;
+{_tree(wg, "g_r", "g_r[lid] + g_r[o]")}
+        if (lid == 0u) {{
+            let alpha = A[rk];
+            let xn = gmx * r_sqrt(g_r[0]);
+            var tau = R(0); var beta = alpha; var scal = R(0);
+            if (xn > R(0)) {{
+                let big = max(r_abs(alpha), xn);
+                let qa = alpha / big; let qx = xn / big;
+                beta = -select(R(-1), R(1), alpha >= R(0)) * big * r_sqrt(qa * qa + qx * qx);
+                tau = (beta - alpha) / beta;
+                scal = R(1) / (alpha - beta);
+            }}
+            g_tau = tau; g_sc = scal;
+            D[v0 + k] = A[a0 + k * n + k]; E[v0 + k] = beta; TAU[v0 + k] = tau;
+        }}
+        let tau = workgroupUniformLoad(&g_tau);
+        let scal = g_sc;
+        for (var i = lid; i < m; i += {wg}u) {{ g_v[i] = select(A[rk + i] * scal, R(1), i == 0u); }}
+        workgroupBarrier();
+        for (var i = lid; i < m; i += {wg}u) {{ A[rk + i] = g_v[i]; }}
+        if (tau != R(0)) {{
+            let t0 = a0 + (k + 1u) * n + k + 1u;
+            for (var i = lid; i < m; i += {wg}u) {{
+                var s = R(0);
+                for (var j = 0u; j < m; j++) {{ s += A[t0 + j * n + i] * g_v[j]; }}
+                g_w[i] = tau * s;
+            }}
+            workgroupBarrier();
+            var dp = R(0);
+            for (var i = lid; i < m; i += {wg}u) {{ dp += g_w[i] * g_v[i]; }}
+            g_r[lid] = dp;
+{_tree(wg, "g_r", "g_r[lid] + g_r[o]")}
+            let kk = R(0.5) * tau * g_r[0];
+            workgroupBarrier();
+            for (var i = lid; i < m; i += {wg}u) {{ g_w[i] = g_w[i] - kk * g_v[i]; }}
+            workgroupBarrier();
+            for (var e = lid; e < m * m; e += {wg}u) {{
+                let i = e / m; let j = e % m;
+                A[t0 + i * n + j] -= g_v[i] * g_w[j] + g_w[i] * g_v[j];
+            }}
+        }}
+        storageBarrier(); workgroupBarrier();
+    }}
+    if (k1 == n - 2u && lid == 0u) {{
+        D[v0 + n - 2u] = A[a0 + (n - 2u) * (n + 1u)];
+        E[v0 + n - 2u] = A[a0 + (n - 1u) * n + n - 2u];
+        D[v0 + n - 1u] = A[a0 + (n - 1u) * (n + 1u)];
+        E[v0 + n - 1u] = R(0);
+        TAU[v0 + n - 2u] = R(0);
+        TAU[v0 + n - 1u] = R(0);
+    }}
+    return;
+    }}
+    if (P[7] == 1u) {{
+        for (var e = lid; e < n * n; e += {wg}u) {{ Q[a0 + e] = select(R(0), R(1), e / n == e % n); }}
+        storageBarrier(); workgroupBarrier();
+    }}
+    for (var kk = k1; kk > k0; kk--) {{
+        let k = kk - 1u;
+        let m = n - k - 1u;
+        if (lid == 0u) {{ g_tau = TAU[v0 + k]; }}
+        let tau = workgroupUniformLoad(&g_tau);
+        if (tau != R(0)) {{
+            let rk = a0 + k * n + k + 1u;
+            for (var i = lid; i < m; i += {wg}u) {{ g_v[i] = A[rk + i]; }}
+            workgroupBarrier();
+            let t0 = a0 + (k + 1u) * n + k + 1u;
+            for (var j = lid; j < m; j += {wg}u) {{
+                var s = R(0);
+                for (var i = 0u; i < m; i++) {{ s += g_v[i] * Q[t0 + i * n + j]; }}
+                g_w[j] = tau * s;
+            }}
+            workgroupBarrier();
+            for (var e = lid; e < m * m; e += {wg}u) {{
+                let i = e / m; let j = e % m;
+                Q[t0 + i * n + j] -= g_v[i] * g_w[j];
+            }}
+            storageBarrier(); workgroupBarrier();
+        }}
+    }}
+}}""".split("\n")
+    return _finish(decls, t, body)
+
+
+def tql_record(t: str, cap: int, wg: int) -> Launch:
+    return record(f"linalg_trd_tql_{t}_{cap}_{wg}",
+                  [("DT", "R", False), ("ET", "R", False), ("SC", "R", False), ("D", "R", True), ("E", "R", True),
+                   ("ST", "u32", True), ("Q", "S", True), ("LAM", "R", True)],
+                  ("nz", "n", "nchunk", "rows", "vectors", "budget", "maxit", "first"), wg)
+
+
+def render_tql(t: str, cap: int, wg: int) -> str:
+    """Bindings DT, ET (nz x n: the tridiagonal from trd, e_i coupling d_i and
+    d_{i+1}), SC (nz: the scale to undo), D, E (nz nchunk x n: each workgroup's state
+    between dispatches), ST (nz nchunk x 2 u32: the index l of the next eigenvalue,
+    iterations spent on it), Q (nz x n x n: rotated in place, rows split over the
+    nchunk workgroups of a matrix, ``rows`` each), LAM (nz x n: the eigenvalues,
+    unsorted, written by chunk 0 once l reaches n); P: nz, n, nchunk, rows, vectors,
+    budget (loop iterations one invocation may run in this dispatch; 0: unbounded),
+    maxit (QL iterations per eigenvalue at most), first (load DT, ET; else resume).
+
+    QL (EISPACK's tql2): for l = 0, 1, ..., find the first m >= l with
+    |e_m| <= eps (|d_m| + |d_m+1|); while m > l, one implicit QL step with the
+    Wilkinson shift on the block l..m: invocation 0 computes its rotations (m - 1 down
+    to l) into workgroup memory and updates (d, e), then every invocation applies them
+    to its rows of Q, the carried entry in a register (one load and one store per
+    rotation). T came scaled to [1, 2), so the unscaled hypot of two entries neither
+    overflows nor loses precision to underflow where it matters."""
+    r = t
+    eps = _eps(r)
+    decls = tql_record(t, cap, wg).declarations()
+    decls += [f"var<workgroup> g_d: array<R, {cap}>;", f"var<workgroup> g_e: array<R, {cap}>;",
+              f"var<workgroup> g_c: array<R, {cap}>;", f"var<workgroup> g_s: array<R, {cap}>;",
+              "var<workgroup> g_m: u32;", "var<workgroup> g_lo: u32;", "var<workgroup> g_l: u32;",
+              "var<workgroup> g_it: u32;"]
+    body = [f"@compute @workgroup_size({wg})",
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
+            "    let b = wid.x + wid.y * 65535u;",
+            "    if (b >= P[0] * P[2]) { return; }"]
+    body += f"""    let n = P[1]; let z = b / P[2]; let ch = b % P[2];
+    let s0 = b * n; let t0 = z * n;
+    let first = P[7] == 1u;
+    if (lid == 0u) {{
+        g_l = select(ST[2u * b], 0u, first);
+        g_it = select(ST[2u * b + 1u], 0u, first);
+    }}
+    let l0 = workgroupUniformLoad(&g_l);
+    if (l0 >= n) {{ return; }}
+    for (var i = lid; i < n; i += {wg}u) {{
+        if (first) {{ g_d[i] = DT[t0 + i]; g_e[i] = ET[t0 + i]; }} else {{ g_d[i] = D[s0 + i]; g_e[i] = E[s0 + i]; }}
+    }}
+    if (lid == 0u) {{ g_e[n - 1u] = R(0); }}
+    workgroupBarrier();
+    let vec = P[4] == 1u;
+    let r0 = ch * P[3]; let r1 = min(n, r0 + P[3]);
+    let rpt = (P[3] + {wg - 1}u) / {wg}u;
+    let budget = P[5];
+    let q0 = z * n * n;
+    var cost = 0u;
+    loop {{
+        let l = workgroupUniformLoad(&g_l);
+        if (l >= n) {{ break; }}
+        if (budget != 0u && cost + (n - l) * (2u + select(0u, rpt, vec)) + 16u > budget) {{ break; }}
+        if (lid == 0u) {{
+            var m = l;
+            for (; m + 1u < n; m++) {{
+                let dd = r_abs(g_d[m]) + r_abs(g_d[m + 1u]);
+                if (r_abs(g_e[m]) <= {eps} * dd) {{ break; }}
+            }}
+            g_m = m;
+            g_lo = m;
+            if (m == l || g_it >= P[6]) {{
+                g_l = l + 1u; g_it = 0u; g_m = l;
+            }} else {{
+                g_it += 1u;
+                var g = (g_d[l + 1u] - g_d[l]) / (R(2) * g_e[l]);
+                var rr = r_sqrt(g * g + R(1));
+                g = g_d[m] - g_d[l] + g_e[l] / (g + select(-rr, rr, g >= R(0)));
+                var s = R(1); var c = R(1); var p = R(0);
+                var i = m;
+                var under = false;
+                while (i > l) {{
+                    i -= 1u;
+                    let f = s * g_e[i]; let bb = c * g_e[i];
+                    rr = r_sqrt(f * f + g * g);
+                    g_e[i + 1u] = rr;
+                    if (rr == R(0)) {{
+                        g_d[i + 1u] -= p; g_e[m] = R(0); under = true;
+                        break;
+                    }}
+                    s = f / rr; c = g / rr;
+                    g = g_d[i + 1u] - p;
+                    rr = (g_d[i] - g) * s + R(2) * c * bb;
+                    p = s * rr;
+                    g_d[i + 1u] = g + p;
+                    g = c * rr - bb;
+                    g_c[i] = c; g_s[i] = s;
+                    g_lo = i;
+                }}
+                if (!under) {{
+                    g_d[l] -= p; g_e[l] = g; g_e[m] = R(0);
+                }}
+            }}
+        }}
+        let m = workgroupUniformLoad(&g_m);
+        let lo = workgroupUniformLoad(&g_lo);
+        cost += 2u * (n - l) + 8u;
+        if (vec && lo < m) {{
+            for (var k = r0 + lid; k < r1; k += {wg}u) {{
+                let row = q0 + k * n;
+                var cur = Q[row + m];
+                for (var i = m; i > lo; i--) {{
+                    let a = Q[row + i - 1u];
+                    Q[row + i] = g_s[i - 1u] * a + g_c[i - 1u] * cur;
+                    cur = g_c[i - 1u] * a - g_s[i - 1u] * cur;
+                }}
+                Q[row + lo] = cur;
+            }}
+            cost += rpt * (m - lo + 1u);
+        }}
+        workgroupBarrier();
+    }}
+    let l = workgroupUniformLoad(&g_l);
+    for (var i = lid; i < n; i += {wg}u) {{ D[s0 + i] = g_d[i]; E[s0 + i] = g_e[i]; }}
+    if (lid == 0u) {{ ST[2u * b] = l; ST[2u * b + 1u] = g_it; }}
+    if (l >= n && ch == 0u) {{
+        let sc = SC[z];
+        for (var i = lid; i < n; i += {wg}u) {{ LAM[t0 + i] = g_d[i] * sc; }}
+    }}
+}}""".split("\n")
+    return _finish(decls, t, body)
