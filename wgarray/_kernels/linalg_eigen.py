@@ -71,7 +71,8 @@ INNER_SWEEPS = 30   # sweeps of jeig per subproblem at most (quadratic: ~5-8 fro
 OUTER_SWEEPS = 30   # block sweeps at most
 FIRST_CHECK = 3     # sweeps before the first convergence readback
 FLOOR = 4           # blocked eigh: couplings below FLOOR eps ||A||_F / sqrt(n) are left
-TRD_MIN = 32        # real eigh / eigvalsh of TRD_MIN < n <= linalg_trd.MAX_N: the tridiagonal route
+TRD_MIN = 64        # real eigh / eigvalsh of TRD_MIN < n <= linalg_trd.MAX_N: the tridiagonal route
+                    # (at n <= 64 Jacobi and the one-workgroup refinement are two dispatches)
 WATCHDOG_SWEEPS = 4  # whole-matrix sweeps per dispatch at most (order 256: ~30 ms on an H200);
                      # the dispatches after convergence return at once
 

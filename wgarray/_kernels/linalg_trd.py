@@ -36,6 +36,7 @@ from .budget import loop_bound
 from .linalg import cast as _cast, contig as _contig, launch, tag as _tag
 
 MAXIT = 30          # QL iterations per eigenvalue at most (LAPACK's dsteqr: 30 n in all)
+STEPS = 3.0         # QL steps per eigenvalue the lavapipe plan counts on (with the search: 1.5 to 3 seen)
 MAX_N = 1024        # the largest order the one-workgroup kernels take (workgroup memory)
 
 
@@ -83,7 +84,7 @@ def _ranges(ks, cost, budget):
 def eigh(node: g.Node, mode: str):
     """Values ascending (batch..., n) and, for mode 'eigh', the vectors (batch..., n, n)
     of the real symmetric matrices of node's lower triangles."""
-    from .linalg_eigen import _order
+    from .linalg_eigen import _order, _refined
     device = node.device
     rt = device.runtime
     dtype = node.dtype
@@ -93,7 +94,9 @@ def eigh(node: g.Node, mode: str):
     work = work_dtype(dtype, device)
     wt = _tag(work, device)
     A0 = _contig(_cast(_contig(node), work))
-    vectors = mode == "eigh"
+    # without float64 the float32 result takes one refinement step (its vectors too)
+    refine = work is not dt.float64 and dtype is not dt.float64
+    vectors = mode == "eigh" or refine
     wg = _threads(device)
     cap = _cap(n)
     isz = work.itemsize
@@ -130,6 +133,8 @@ def eigh(node: g.Node, mode: str):
     LAM = _tql(device, wt, cap, wg, nz, n, D, E, SC, Q, vectors)
     lam = _contig(_cast(g.Data(LAM, batch + (n,), work, device), dtype))
     X = _contig(_cast(g.Data(Q, batch + (n, n), work, device), dtype)) if vectors else None
+    if refine:
+        return _refined(_contig(node), lam, X, mode)
     t = _tag(dtype, device)
     vec = (X.buf, X.offset, n * n, n, 1) if vectors else None
     Sv, Vo = _order(device, t, dtype, dtype, nz, n, False, (lam.buf, lam.offset, n, 1), vec, n, False)
@@ -150,7 +155,7 @@ def _tql(device, wt, cap, wg, nz, n, DT, ET, SC, Q, vectors):
     E = rt.alloc(nz * nchunk * n * isz)
     ST = rt.alloc(nz * nchunk * 8)
     LAM = rt.alloc(nz * n * isz)
-    bufs = {"DT": DT, "ET": ET, "SC": SC, "D": D, "E": E, "ST": ST, "Q": Q if vectors else rt.alloc(4), "LAM": LAM}
+    bufs = {"DT": DT, "ET": ET, "SC": SC, "D": D, "E": E, "SW": ST, "Q": Q if vectors else rt.alloc(4), "LAM": LAM}
     bound = loop_bound(device)
     words = dict(nz=nz, n=n, nchunk=nchunk, rows=rows, vectors=int(vectors), maxit=MAXIT)
     spec = (wt, cap, wg)
@@ -160,8 +165,13 @@ def _tql(device, wt, cap, wg, nz, n, DT, ET, SC, Q, vectors):
         return LAM
     budget = bound - 3 * -(-n // wg) - 32
     rpt = -(-rows // wg) if vectors else 0
-    # about 1.5 QL steps per eigenvalue over n - l rows: the estimate of the dispatches
-    est = max(1, math.ceil(1.6 * (2 + rpt) * n * n / 2 / budget + n * 8 / budget))
+
+    def dispatches(rem):
+        # about two QL steps per eigenvalue, each over the n - l rows left, and the
+        # search for the split point before each
+        return max(1, math.ceil(STEPS * (2 + rpt) * rem * rem / 2 / budget + rem * 8 / budget))
+
+    est = dispatches(n)
     first = 1
     total = 0
     while True:
@@ -171,6 +181,7 @@ def _tql(device, wt, cap, wg, nz, n, DT, ET, SC, Q, vectors):
             first = 0
         total += est
         st = rt.read(ST, 0, nz * nchunk * 8).view(np.uint32)
-        if np.all(st[0::2] >= n) or total > 4 * MAXIT * n:
+        left = int(n - st[0::2].min())
+        if left <= 0 or total > 4 * MAXIT * n:
             return LAM
-        est = max(1, est // 2)
+        est = dispatches(left)

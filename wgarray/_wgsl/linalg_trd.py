@@ -202,14 +202,14 @@ def render_trd(t: str, cap: int, wg: int) -> str:
 def tql_record(t: str, cap: int, wg: int) -> Launch:
     return record(f"linalg_trd_tql_{t}_{cap}_{wg}",
                   [("DT", "R", False), ("ET", "R", False), ("SC", "R", False), ("D", "R", True), ("E", "R", True),
-                   ("ST", "u32", True), ("Q", "S", True), ("LAM", "R", True)],
+                   ("SW", "u32", True), ("Q", "S", True), ("LAM", "R", True)],
                   ("nz", "n", "nchunk", "rows", "vectors", "budget", "maxit", "first"), wg)
 
 
 def render_tql(t: str, cap: int, wg: int) -> str:
     """Bindings DT, ET (nz x n: the tridiagonal from trd, e_i coupling d_i and
     d_{i+1}), SC (nz: the scale to undo), D, E (nz nchunk x n: each workgroup's state
-    between dispatches), ST (nz nchunk x 2 u32: the index l of the next eigenvalue,
+    between dispatches), SW (nz nchunk x 2 u32: the index l of the next eigenvalue,
     iterations spent on it), Q (nz x n x n: rotated in place, rows split over the
     nchunk workgroups of a matrix, ``rows`` each), LAM (nz x n: the eigenvalues,
     unsorted, written by chunk 0 once l reaches n); P: nz, n, nchunk, rows, vectors,
@@ -238,8 +238,8 @@ def render_tql(t: str, cap: int, wg: int) -> str:
     let s0 = b * n; let t0 = z * n;
     let first = P[7] == 1u;
     if (lid == 0u) {{
-        g_l = select(ST[2u * b], 0u, first);
-        g_it = select(ST[2u * b + 1u], 0u, first);
+        g_l = select(SW[2u * b], 0u, first);
+        g_it = select(SW[2u * b + 1u], 0u, first);
     }}
     let l0 = workgroupUniformLoad(&g_l);
     if (l0 >= n) {{ return; }}
@@ -319,7 +319,7 @@ def render_tql(t: str, cap: int, wg: int) -> str:
     }}
     let l = workgroupUniformLoad(&g_l);
     for (var i = lid; i < n; i += {wg}u) {{ D[s0 + i] = g_d[i]; E[s0 + i] = g_e[i]; }}
-    if (lid == 0u) {{ ST[2u * b] = l; ST[2u * b + 1u] = g_it; }}
+    if (lid == 0u) {{ SW[2u * b] = l; SW[2u * b + 1u] = g_it; }}
     if (l >= n && ch == 0u) {{
         let sc = SC[z];
         for (var i = lid; i < n; i += {wg}u) {{ LAM[t0 + i] = g_d[i] * sc; }}
