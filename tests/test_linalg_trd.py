@@ -132,6 +132,19 @@ def test_huge_and_tiny_entries(scale):
     _check(_errors(h, w, v), _errors(h, w0, v0), np.float32)
 
 
+@pytest.mark.parametrize("n", [70, 101])
+def test_rows_of_q_split_over_workgroups_as_on_gpus(n, monkeypatch):
+    # GPUs cut Q's rows over several workgroups a matrix, each running the same QL
+    # steps on its own copy of the tridiagonal: forced here, uneven chunks included
+    from wgarray._kernels import linalg_trd as lt
+    monkeypatch.setattr(lt, "row_chunks", lambda device, n, napply: 3)
+    a = np.stack([_sym(n, "random", np.float32, n), _sym(n, "clustered", np.float32, n + 1)])
+    w, v = (np.asarray(r) for r in la.eigh(xp.asarray(a)))
+    for k in range(2):
+        w0, v0 = np.linalg.eigh(a[k])
+        _check(_errors(a[k], w[k], v[k]), _errors(a[k], w0, v0), np.float32)
+
+
 @pytest.mark.parametrize("func", ["eigh", "eigvalsh"])
 def test_dispatches_stay_few_and_independent_of_sweeps(func):
     # a handful of dispatches (the reduction, Q, QL, casts and the sort; lavapipe cuts

@@ -54,7 +54,8 @@ def _threads(device) -> int:
 
 
 def fits(device, n: int, work) -> bool:
-    """Whether the kernels' workgroup arrays (four of cap entries in tql) fit."""
+    """Whether the kernels' workgroup arrays (four of cap entries in tql: its double
+    buffer of rotations) fit."""
     lim = device.limits.get("max-compute-workgroup-storage-size", 16384)
     return 3 <= n <= MAX_N and 4 * _cap(n) * work.itemsize + 64 <= lim
 
@@ -144,13 +145,21 @@ def eigh(node: g.Node, mode: str):
     return res
 
 
+def row_chunks(device, n: int, napply: int) -> int:
+    """Workgroups per matrix in tql: on GPUs the rows of Q spread over as many as give
+    each rotating invocation one row (each runs the scalar steps itself); lavapipe,
+    one invocation of a workgroup at a time, runs one."""
+    return -(-n // napply) if loop_bound(device) is None else 1
+
+
 def _tql(device, wt, cap, wg, nz, n, DT, ET, SC, Q, vectors):
     """Run tql over the nz tridiagonals (DT, ET) until every matrix is done: the
     eigenvalues buffer (nz x n, unsorted, unscaled)."""
     rt = device.runtime
     isz = 8 if wt == "f64" else 4
-    nchunk = 1
-    rows = n
+    napply = wg - kt.APPLY0
+    nchunk = row_chunks(device, n, napply) if vectors else 1
+    rows = -(-n // nchunk)
     D = rt.alloc(nz * nchunk * n * isz)
     E = rt.alloc(nz * nchunk * n * isz)
     ST = rt.alloc(nz * nchunk * 8)
@@ -164,7 +173,7 @@ def _tql(device, wt, cap, wg, nz, n, DT, ET, SC, Q, vectors):
                **words)
         return LAM
     budget = bound - 3 * -(-n // wg) - 32
-    rpt = -(-rows // wg) if vectors else 0
+    rpt = -(-rows // napply) if vectors else 0
 
     def dispatches(rem):
         # about two QL steps per eigenvalue, each over the n - l rows left, and the

@@ -206,30 +206,38 @@ def tql_record(t: str, cap: int, wg: int) -> Launch:
                   ("nz", "n", "nchunk", "rows", "vectors", "budget", "maxit", "first"), wg)
 
 
+APPLY0 = 32  # invocations below this one (a GPU's first warp) do not rotate rows of Q
+
+
 def render_tql(t: str, cap: int, wg: int) -> str:
     """Bindings DT, ET (nz x n: the tridiagonal from trd, e_i coupling d_i and
-    d_{i+1}), SC (nz: the scale to undo), D, E (nz nchunk x n: each workgroup's state
-    between dispatches), SW (nz nchunk x 2 u32: the index l of the next eigenvalue,
-    iterations spent on it), Q (nz x n x n: rotated in place, rows split over the
-    nchunk workgroups of a matrix, ``rows`` each), LAM (nz x n: the eigenvalues,
-    unsorted, written by chunk 0 once l reaches n); P: nz, n, nchunk, rows, vectors,
-    budget (loop iterations one invocation may run in this dispatch; 0: unbounded),
-    maxit (QL iterations per eigenvalue at most), first (load DT, ET; else resume).
+    d_{i+1}), SC (nz: the scale to undo), D, E (nz nchunk x n: each workgroup's own
+    (d, e), kept between dispatches), SW (nz nchunk x 2 u32: the index l of the next
+    eigenvalue, iterations spent on it), Q (nz x n x n: rotated in place, its rows
+    split over the nchunk workgroups of a matrix, ``rows`` each), LAM (nz x n: the
+    eigenvalues, unsorted, written by chunk 0 once l reaches n); P: nz, n, nchunk,
+    rows, vectors, budget (loop iterations one invocation may run in this dispatch;
+    0: unbounded), maxit (QL iterations per eigenvalue at most), first (copy DT, ET;
+    else resume). wg > APPLY0.
 
     QL (EISPACK's tql2): for l = 0, 1, ..., find the first m >= l with
     |e_m| <= eps (|d_m| + |d_m+1|); while m > l, one implicit QL step with the
-    Wilkinson shift on the block l..m: invocation 0 computes its rotations (m - 1 down
-    to l) into workgroup memory and updates (d, e), then every invocation applies them
-    to its rows of Q, the carried entry in a register (one load and one store per
-    rotation). T came scaled to [1, 2), so the unscaled hypot of two entries neither
-    overflows nor loses precision to underflow where it matters."""
+    Wilkinson shift on the block l..m. Invocation 0 computes a step's rotations
+    (m - 1 down to l) into one half of a double buffer and updates (d, e), while
+    invocations APPLY0.. apply the previous step's rotations from the other half to
+    their rows of Q (the carried entry in a register: one load and one store per
+    rotation); one barrier a step. The scalar chain is the critical path, the
+    rotation of Q runs beside it. T came scaled to [1, 2), so the unscaled hypot of
+    two entries neither overflows nor loses precision to underflow where it
+    matters. Every workgroup of a matrix runs the same scalar steps on its own
+    copy, bit for bit alike."""
     r = t
     eps = _eps(r)
     decls = tql_record(t, cap, wg).declarations()
-    decls += [f"var<workgroup> g_d: array<R, {cap}>;", f"var<workgroup> g_e: array<R, {cap}>;",
-              f"var<workgroup> g_c: array<R, {cap}>;", f"var<workgroup> g_s: array<R, {cap}>;",
+    decls += [f"var<workgroup> g_c: array<R, {2 * cap}>;", f"var<workgroup> g_s: array<R, {2 * cap}>;",
               "var<workgroup> g_m: u32;", "var<workgroup> g_lo: u32;", "var<workgroup> g_l: u32;",
               "var<workgroup> g_it: u32;"]
+    napply = wg - APPLY0
     body = [f"@compute @workgroup_size({wg})",
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
             "    let b = wid.x + wid.y * 65535u;",
@@ -243,26 +251,31 @@ def render_tql(t: str, cap: int, wg: int) -> str:
     }}
     let l0 = workgroupUniformLoad(&g_l);
     if (l0 >= n) {{ return; }}
-    for (var i = lid; i < n; i += {wg}u) {{
-        if (first) {{ g_d[i] = DT[t0 + i]; g_e[i] = ET[t0 + i]; }} else {{ g_d[i] = D[s0 + i]; g_e[i] = E[s0 + i]; }}
+    if (first) {{
+        for (var i = lid; i < n; i += {wg}u) {{ D[s0 + i] = DT[t0 + i]; E[s0 + i] = select(ET[t0 + i], R(0), i + 1u == n); }}
+        storageBarrier(); workgroupBarrier();
     }}
-    if (lid == 0u) {{ g_e[n - 1u] = R(0); }}
-    workgroupBarrier();
     let vec = P[4] == 1u;
     let r0 = ch * P[3]; let r1 = min(n, r0 + P[3]);
-    let rpt = (P[3] + {wg - 1}u) / {wg}u;
+    let rpt = select(0u, (P[3] + {napply - 1}u) / {napply}u, vec);
     let budget = P[5];
     let q0 = z * n * n;
     var cost = 0u;
+    var pend = false; var pm = 0u; var plo = 0u; var par = 0u;
+    var par_next = 0u;
     loop {{
         let l = workgroupUniformLoad(&g_l);
-        if (l >= n) {{ break; }}
-        if (budget != 0u && cost + (n - l) * (2u + select(0u, rpt, vec)) + 16u > budget) {{ break; }}
-        if (lid == 0u) {{
+        // this step's scalar part, the pending rotations, and this step's own (which a
+        // stopping iteration still applies)
+        let need = 2u * (n - l) + select(0u, rpt * (pm - plo + 1u), pend) + rpt * (n - l + 1u) + 16u;
+        let stop = l >= n || (budget != 0u && cost + need > budget);
+        if (stop && !pend) {{ break; }}
+        if (!stop && lid == 0u) {{
+            let h = par_next * {cap}u;
             var m = l;
             for (; m + 1u < n; m++) {{
-                let dd = r_abs(g_d[m]) + r_abs(g_d[m + 1u]);
-                if (r_abs(g_e[m]) <= {eps} * dd) {{ break; }}
+                let dd = r_abs(D[s0 + m]) + r_abs(D[s0 + m + 1u]);
+                if (r_abs(E[s0 + m]) <= {eps} * dd) {{ break; }}
             }}
             g_m = m;
             g_lo = m;
@@ -270,59 +283,68 @@ def render_tql(t: str, cap: int, wg: int) -> str:
                 g_l = l + 1u; g_it = 0u; g_m = l;
             }} else {{
                 g_it += 1u;
-                var g = (g_d[l + 1u] - g_d[l]) / (R(2) * g_e[l]);
+                let el = E[s0 + l]; let dl = D[s0 + l];
+                var g = (D[s0 + l + 1u] - dl) / (R(2) * el);
                 var rr = r_sqrt(g * g + R(1));
-                g = g_d[m] - g_d[l] + g_e[l] / (g + select(-rr, rr, g >= R(0)));
+                g = D[s0 + m] - dl + el / (g + select(-rr, rr, g >= R(0)));
                 var s = R(1); var c = R(1); var p = R(0);
                 var i = m;
                 var under = false;
+                var dn = D[s0 + m];  // d_(i+1), carried
                 while (i > l) {{
                     i -= 1u;
-                    let f = s * g_e[i]; let bb = c * g_e[i];
+                    let ei = E[s0 + i]; let di = D[s0 + i];
+                    let f = s * ei; let bb = c * ei;
                     rr = r_sqrt(f * f + g * g);
-                    g_e[i + 1u] = rr;
+                    E[s0 + i + 1u] = rr;
                     if (rr == R(0)) {{
-                        g_d[i + 1u] -= p; g_e[m] = R(0); under = true;
+                        D[s0 + i + 1u] = dn - p; E[s0 + m] = R(0); under = true;
                         break;
                     }}
-                    s = f / rr; c = g / rr;
-                    g = g_d[i + 1u] - p;
-                    rr = (g_d[i] - g) * s + R(2) * c * bb;
+                    let ir = R(1) / rr;
+                    s = f * ir; c = g * ir;
+                    g = dn - p;
+                    rr = (di - g) * s + R(2) * c * bb;
                     p = s * rr;
-                    g_d[i + 1u] = g + p;
+                    D[s0 + i + 1u] = g + p;
                     g = c * rr - bb;
-                    g_c[i] = c; g_s[i] = s;
+                    g_c[h + i] = c; g_s[h + i] = s;
                     g_lo = i;
+                    dn = di;
                 }}
                 if (!under) {{
-                    g_d[l] -= p; g_e[l] = g; g_e[m] = R(0);
+                    D[s0 + l] = dn - p; E[s0 + l] = g; E[s0 + m] = R(0);
                 }}
             }}
         }}
-        let m = workgroupUniformLoad(&g_m);
-        let lo = workgroupUniformLoad(&g_lo);
-        cost += 2u * (n - l) + 8u;
-        if (vec && lo < m) {{
-            for (var k = r0 + lid; k < r1; k += {wg}u) {{
+        if (pend && lid >= {APPLY0}u) {{
+            let h = par * {cap}u;
+            for (var k = r0 + lid - {APPLY0}u; k < r1; k += {napply}u) {{
                 let row = q0 + k * n;
-                var cur = Q[row + m];
-                for (var i = m; i > lo; i--) {{
+                var cur = Q[row + pm];
+                for (var i = pm; i > plo; i--) {{
                     let a = Q[row + i - 1u];
-                    Q[row + i] = g_s[i - 1u] * a + g_c[i - 1u] * cur;
-                    cur = g_c[i - 1u] * a - g_s[i - 1u] * cur;
+                    Q[row + i] = g_s[h + i - 1u] * a + g_c[h + i - 1u] * cur;
+                    cur = g_c[h + i - 1u] * a - g_s[h + i - 1u] * cur;
                 }}
-                Q[row + lo] = cur;
+                Q[row + plo] = cur;
             }}
-            cost += rpt * (m - lo + 1u);
         }}
         workgroupBarrier();
+        if (pend) {{ cost += rpt * (pm - plo + 1u); }}
+        if (stop) {{ break; }}
+        cost += 2u * (n - l) + 8u;
+        let m = workgroupUniformLoad(&g_m);
+        let lo = workgroupUniformLoad(&g_lo);
+        pend = vec && lo < m; pm = m; plo = lo; par = par_next;
+        par_next = 1u - par_next;
     }}
     let l = workgroupUniformLoad(&g_l);
-    for (var i = lid; i < n; i += {wg}u) {{ D[s0 + i] = g_d[i]; E[s0 + i] = g_e[i]; }}
     if (lid == 0u) {{ SW[2u * b] = l; SW[2u * b + 1u] = g_it; }}
     if (l >= n && ch == 0u) {{
+        storageBarrier(); workgroupBarrier();
         let sc = SC[z];
-        for (var i = lid; i < n; i += {wg}u) {{ LAM[t0 + i] = g_d[i] * sc; }}
+        for (var i = lid; i < n; i += {wg}u) {{ LAM[t0 + i] = D[s0 + i] * sc; }}
     }}
 }}""".split("\n")
     return _finish(decls, t, body)
