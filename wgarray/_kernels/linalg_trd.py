@@ -34,10 +34,12 @@ from .._graph import node as g
 from .._wgsl import linalg_trd as kt
 from .budget import loop_bound
 from .linalg import cast as _cast, contig as _contig, launch, tag as _tag
+from .matmul import matmul_nodes
 
 MAXIT = 30          # QL iterations per eigenvalue at most (LAPACK's dsteqr: 30 n in all)
 STEPS = 3.0         # QL steps per eigenvalue the lavapipe plan counts on (with the search: 1.5 to 3 seen)
-MAX_N = 1024        # the largest order the one-workgroup kernels take (workgroup memory)
+MAX_N = 1024
+WY_MIN = 128        # Q by compact WY blocks through matmul past this order (below: in trd)        # the largest order the one-workgroup kernels take (workgroup memory)
 
 
 def _cap(n: int) -> int:
@@ -127,7 +129,9 @@ def eigh(node: g.Node, mode: str):
     for i, ks in enumerate(_ranges(range(n - 2), cost0, budget)):
         launch(device, "linalg_trd", spec, kt.trd_record, kt.render_trd, bufs, nz, nz=nz, n=n, off=A0.offset,
                s_mat=n * n, phase=0, k0=ks[0], k1=ks[-1] + 1, init=int(i == 0))
-    if vectors:
+    if vectors and n > WY_MIN:
+        Q = _q_wy(device, wt, work, batch, n, A, TAU)
+    elif vectors:
         for i, ks in enumerate(_ranges(range(n - 3, -1, -1), cost1, budget)):
             launch(device, "linalg_trd", spec, kt.trd_record, kt.render_trd, bufs, nz, nz=nz, n=n, off=0,
                    s_mat=n * n, phase=1, k0=ks[-1], k1=ks[0] + 1, init=int(i == 0))
@@ -143,6 +147,52 @@ def eigh(node: g.Node, mode: str):
     if vectors:
         res.append(g.Data(Vo, batch + (n, n), dtype, device))
     return res
+
+
+def _q_wy(device, wt, work, batch, n, A, TAU):
+    """Q = H_0 H_1 ... H_{n-3} from trd's reflectors by compact WY blocks of
+    ``kt.WY_NB`` (``wy``: V_b^T and M_b = V_b T_b, all blocks in one dispatch), applied
+    from the last block to the first as X <- X - M_b (V_b^T X), X = I at the start:
+    two matrix products a block on the tiled matmul (all SMs) where the one-workgroup
+    phase of trd ran the n reflectors one after another. The buffer of Q."""
+    rt = device.runtime
+    nz = g.prod(batch)
+    nb = kt.WY_NB
+    nblk = -(-(n - 2) // nb)
+    isz = work.itemsize
+    VT = rt.alloc(nz * nblk * nb * n * isz)
+    MB = rt.alloc(nz * nblk * n * nb * isz)
+    wg = 64 if loop_bound(device) is not None else 256
+    launch(device, "linalg_trd_wy", (wt, wg), kt.wy_record, kt.render_wy, {"A": A, "TAU": TAU, "VT": VT, "MB": MB},
+           nz * nblk, nz=nz, n=n, nblk=nblk)
+    X = None
+    for b in range(nblk - 1, -1, -1):
+        vt = g.Data(VT, batch + (nb, n), work, device, b * nb * n, _bstr(batch, nblk * nb * n) + (n, 1))
+        mb = g.Data(MB, batch + (n, nb), work, device, b * n * nb, _bstr(batch, nblk * n * nb) + (nb, 1))
+        if X is None:
+            # X = I - M_b V_b^T
+            prod = matmul_nodes(mb, vt, batch)
+            eye = g.broadcast_view(_eye(n, work, device), batch + (n, n))
+            X = _contig(g.make_op("subtract", [eye, prod], work))
+        else:
+            X = _contig(g.make_op("subtract", [X, matmul_nodes(mb, matmul_nodes(vt, X, batch), batch)], work))
+    if X.offset != 0 or not X.is_contiguous:
+        X = g.realize(g.Op("copy", [X], work))
+    return X.buf
+
+
+def _eye(n, dtype, device):
+    from .linalg import eye
+    return eye(n, n, dtype, device)
+
+
+def _bstr(batch, mat: int) -> tuple:
+    out = []
+    s = mat
+    for d in reversed(batch):
+        out.append(s)
+        s *= d
+    return tuple(reversed(out))
 
 
 def row_chunks(device, n: int, napply: int) -> int:

@@ -348,3 +348,77 @@ def render_tql(t: str, cap: int, wg: int) -> str:
     }}
 }}""".split("\n")
     return _finish(decls, t, body)
+
+
+WY_NB = 32  # reflectors per compact WY block
+
+
+def wy_record(t: str, wg: int) -> Launch:
+    return record(f"linalg_trd_wy_{t}_{wg}",
+                  [("A", "S", False), ("TAU", "R", False), ("VT", "S", True), ("MB", "S", True)],
+                  ("nz", "n", "nblk"), wg)
+
+
+def render_wy(t: str, wg: int) -> str:
+    """Bindings A (trd's work copy: reflector k's v in row k past the diagonal), TAU
+    (nz x n), VT (nz x nblk WY_NB x n), MB (nz x nblk x n x WY_NB); P: nz, n, nblk.
+    A workgroup per (matrix, block b) of the reflectors k = b WY_NB + j: the block's
+    rows of V^T (row k: 0 up to column k, 1 at k + 1, then v; rows past the last
+    reflector zero) into VT, and M_b = V_b T_b into MB, where
+    H_k0 ... H_k1-1 = I - V_b T_b V_b^T (LAPACK's dlarft, forward and columnwise:
+    T_jj = tau_j, T[0:j, j] = -tau_j T[0:j, 0:j] (V_b^T v_j)[0:j]), so that Q's block
+    product applies as X - M_b (V_b^T X): two matrix products."""
+    nb = WY_NB
+    decls = wy_record(t, wg).declarations()
+    decls += [f"var<workgroup> g_g: array<R, {nb * nb}>;", f"var<workgroup> g_t: array<R, {nb * nb}>;",
+              f"var<workgroup> g_tau: array<R, {nb}>;"]
+    body = [f"@compute @workgroup_size({wg})",
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
+            "    let b = wid.x + wid.y * 65535u;",
+            "    if (b >= P[0] * P[2]) { return; }"]
+    body += f"""    let n = P[1]; let z = b / P[2]; let blk = b % P[2];
+    let k0 = blk * {nb}u;
+    let a0 = z * n * n;
+    let vt0 = (z * P[2] + blk) * {nb}u * n;
+    for (var e = lid; e < {nb}u * n; e += {wg}u) {{
+        let j = e / n; let c = e % n; let k = k0 + j;
+        var v = R(0);
+        if (k < n - 2u) {{
+            if (c == k + 1u) {{ v = R(1); }} else if (c > k + 1u) {{ v = A[a0 + k * n + c]; }}
+        }}
+        VT[vt0 + e] = v;
+    }}
+    for (var j = lid; j < {nb}u; j += {wg}u) {{
+        let k = k0 + j;
+        g_tau[j] = select(R(0), TAU[z * n + k], k < n - 2u);
+    }}
+    storageBarrier(); workgroupBarrier();
+    for (var e = lid; e < {nb * nb}u; e += {wg}u) {{
+        let i = e / {nb}u; let j = e % {nb}u;
+        var s = R(0);
+        if (i < j) {{
+            for (var c = k0 + j + 1u; c < n; c++) {{ s += VT[vt0 + i * n + c] * VT[vt0 + j * n + c]; }}
+        }}
+        g_g[e] = s;
+        g_t[e] = R(0);
+    }}
+    workgroupBarrier();
+    for (var j = 0u; j < {nb}u; j++) {{
+        let tj = g_tau[j];
+        for (var i = lid; i < j; i += {wg}u) {{
+            var s = R(0);
+            for (var q = i; q < j; q++) {{ s += g_t[i * {nb}u + q] * g_g[q * {nb}u + j]; }}
+            g_t[i * {nb}u + j] = -tj * s;
+        }}
+        if (lid == 0u) {{ g_t[j * {nb}u + j] = tj; }}
+        workgroupBarrier();
+    }}
+    let m0 = (z * P[2] + blk) * n * {nb}u;
+    for (var e = lid; e < n * {nb}u; e += {wg}u) {{
+        let c = e / {nb}u; let j = e % {nb}u;
+        var s = R(0);
+        for (var i = 0u; i <= j; i++) {{ s += VT[vt0 + i * n + c] * g_t[i * {nb}u + j]; }}
+        MB[m0 + e] = s;
+    }}
+}}""".split("\n")
+    return _finish(decls, t, body)
