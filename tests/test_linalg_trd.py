@@ -147,16 +147,17 @@ def test_rows_of_q_split_over_workgroups_as_on_gpus(n, monkeypatch):
 
 @pytest.mark.parametrize("func", ["eigh", "eigvalsh"])
 def test_dispatches_stay_few_and_independent_of_sweeps(func):
-    # a handful of dispatches (the reduction, Q, QL, casts and the sort; lavapipe cuts
-    # the first three over a few more), no O(n^2 / block) rounds as block Jacobi ran,
-    # and at most one host round trip (lavapipe's check that QL finished)
+    # a few dozen dispatches at most (the reduction, Q's WY blocks, QL, casts and the
+    # sort, and without float64 the refinement; lavapipe cuts the reduction and QL over
+    # a few more), not the O(n^2 / block) rounds of block Jacobi (hundreds here), and
+    # at most one host round trip (lavapipe's check that QL finished)
     n = 129
     x = xp.asarray(_sym(n, "random", np.float32, 5))
     getattr(la, func)(x)  # compile
     debug.reset_counters()
     out = getattr(la, func)(x)
     c = debug.counters()
-    assert c.get("dispatches", 0) <= 24, c
+    assert c.get("dispatches", 0) <= 40, c
     assert c.get("readbacks", 0) <= 1, c
     w = np.asarray(out.eigenvalues if func == "eigh" else out)
     assert np.abs(w - np.linalg.eigvalsh(np.asarray(x).astype(np.float64))).max() <= 10 * n * _eps(np.float32) * 20
