@@ -145,6 +145,18 @@ def test_rows_of_q_split_over_workgroups_as_on_gpus(n, monkeypatch):
         _check(_errors(a[k], w[k], v[k]), _errors(a[k], w0, v0), np.float32)
 
 
+def test_gpu_workgroup_sizes_vs_lapack(monkeypatch):
+    # GPUs run trd with up to 1024 invocations and tql with 256 (lavapipe: 64 each):
+    # the same passes, another thread layout
+    from wgarray._kernels import linalg_trd as lt
+    monkeypatch.setattr(lt, "_trd_threads", lambda device: 256)
+    monkeypatch.setattr(lt, "_threads", lambda device: 128)
+    h = _sym(97, "clustered", np.float32, 4)
+    w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
+    w0, v0 = np.linalg.eigh(h)
+    _check(_errors(h, w, v), _errors(h, w0, v0), np.float32)
+
+
 @pytest.mark.parametrize("func", ["eigh", "eigvalsh"])
 def test_dispatches_stay_few_and_independent_of_sweeps(func):
     # a few dozen dispatches at most (the reduction, Q's WY blocks, QL, casts and the

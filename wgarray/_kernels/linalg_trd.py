@@ -55,11 +55,21 @@ def _threads(device) -> int:
     return 64 if loop_bound(device) is not None else 256
 
 
+def _trd_threads(device) -> int:
+    """trd's workgroup size: on GPUs as many as a workgroup takes (up to 1024: its
+    passes over the trailing matrix are bound by the loads in flight, a few per
+    invocation), 64 on lavapipe."""
+    if loop_bound(device) is not None:
+        return 64
+    return min(1024, device.limits.get("max-compute-invocations-per-workgroup", 256))
+
+
 def fits(device, n: int, work) -> bool:
-    """Whether the kernels' workgroup arrays (four of cap entries in tql: its double
-    buffer of rotations) fit."""
+    """Whether the kernels' workgroup arrays fit: four of cap entries (trd's double
+    buffers of v and p; tql's of the rotations) and trd's reduction array."""
     lim = device.limits.get("max-compute-workgroup-storage-size", 16384)
-    return 3 <= n <= MAX_N and 4 * _cap(n) * work.itemsize + 64 <= lim
+    need = (4 * _cap(n) + _trd_threads(device)) * work.itemsize + 64
+    return 3 <= n <= MAX_N and need <= lim
 
 
 def work_dtype(dtype, device):
@@ -100,7 +110,7 @@ def eigh(node: g.Node, mode: str):
     # without float64 the float32 result takes one refinement step (its vectors too)
     refine = work is not dt.float64 and dtype is not dt.float64
     vectors = mode == "eigh" or refine
-    wg = _threads(device)
+    wg = _trd_threads(device)
     cap = _cap(n)
     isz = work.itemsize
     A = rt.alloc(nz * n * n * isz)
@@ -135,7 +145,7 @@ def eigh(node: g.Node, mode: str):
         for i, ks in enumerate(_ranges(range(n - 3, -1, -1), cost1, budget)):
             launch(device, "linalg_trd", spec, kt.trd_record, kt.render_trd, bufs, nz, nz=nz, n=n, off=0,
                    s_mat=n * n, phase=1, k0=ks[-1], k1=ks[0] + 1, init=int(i == 0))
-    LAM = _tql(device, wt, cap, wg, nz, n, D, E, SC, Q, vectors)
+    LAM = _tql(device, wt, cap, _threads(device), nz, n, D, E, SC, Q, vectors)
     lam = _contig(_cast(g.Data(LAM, batch + (n,), work, device), dtype))
     X = _contig(_cast(g.Data(Q, batch + (n, n), work, device), dtype)) if vectors else None
     if refine:

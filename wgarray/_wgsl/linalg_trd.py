@@ -64,10 +64,49 @@ def render_trd(t: str, cap: int, wg: int) -> str:
     r = t
     eps = _eps(r)
     decls = trd_record(t, cap, wg).declarations()
-    decls += [f"var<workgroup> g_v: array<R, {cap}>;", f"var<workgroup> g_w: array<R, {cap}>;",
+    decls += [f"var<workgroup> g_v: array<R, {2 * cap}>;", f"var<workgroup> g_w: array<R, {2 * cap}>;",
               f"var<workgroup> g_r: array<R, {wg}>;", "var<workgroup> g_tau: R;", "var<workgroup> g_sc: R;"]
     cast = "f32(mx)" if r == "f32" else "f32(min(mx, R(1e30)))"
-    body = [f"@compute @workgroup_size({wg})",
+    body = f"""fn reflect(a0: u32, v0: u32, k: u32, m: u32, n: u32, lid: u32, h: u32) {{
+    // the reflector of row k past the diagonal (m entries): tau in g_tau, v (v_0 = 1)
+    // into g_v[h..] and over the row; d_k, e_k = beta, tau into D, E, TAU
+    let rk = a0 + k * n + k + 1u;
+    var mx = R(0);
+    for (var i = lid + 1u; i < m; i += {wg}u) {{ mx = max(mx, r_abs(A[rk + i])); }}
+    g_r[lid] = mx;
+{_tree(wg, "g_r", "max(g_r[lid], g_r[o])")}
+    let gmx = workgroupUniformLoad(&g_r[0]);
+    var ss = R(0);
+    if (gmx > R(0)) {{
+        let inv = R(1) / gmx;
+        for (var i = lid + 1u; i < m; i += {wg}u) {{ let x = A[rk + i] * inv; ss += x * x; }}
+    }}
+    workgroupBarrier();
+    g_r[lid] = ss;
+{_tree(wg, "g_r", "g_r[lid] + g_r[o]")}
+    if (lid == 0u) {{
+        let alpha = A[rk];
+        let xn = gmx * r_sqrt(g_r[0]);
+        var tau = R(0); var beta = alpha; var scal = R(0);
+        if (xn > R(0)) {{
+            let big = max(r_abs(alpha), xn);
+            let qa = alpha / big; let qx = xn / big;
+            beta = -select(R(-1), R(1), alpha >= R(0)) * big * r_sqrt(qa * qa + qx * qx);
+            tau = (beta - alpha) / beta;
+            scal = R(1) / (alpha - beta);
+        }}
+        g_tau = tau; g_sc = scal;
+        D[v0 + k] = A[a0 + k * n + k]; E[v0 + k] = beta; TAU[v0 + k] = tau;
+    }}
+    workgroupBarrier();
+    let scal = g_sc;
+    for (var i = lid; i < m; i += {wg}u) {{ g_v[h + i] = select(A[rk + i] * scal, R(1), i == 0u); }}
+    workgroupBarrier();
+    for (var i = lid; i < m; i += {wg}u) {{ A[rk + i] = g_v[h + i]; }}
+    storageBarrier(); workgroupBarrier();
+}}
+""".split("\n")
+    body += [f"@compute @workgroup_size({wg})",
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
             "    let b = wid.x + wid.y * 65535u;",
             "    if (b >= P[0]) { return; }"]
@@ -100,60 +139,63 @@ def render_trd(t: str, cap: int, wg: int) -> str:
         }}
         storageBarrier(); workgroupBarrier();
     }}
+    var hb = 0u;  // the half of the double buffers (g_v, g_w) holding column k's v and p
     for (var k = k0; k < k1; k++) {{
         let m = n - k - 1u;
         let rk = a0 + k * n + k + 1u;  // row k past the diagonal: the column below it
-        var mx = R(0);
-        for (var i = lid + 1u; i < m; i += {wg}u) {{ mx = max(mx, r_abs(A[rk + i])); }}
-        g_r[lid] = mx;
-{_tree(wg, "g_r", "max(g_r[lid], g_r[o])")}
-        let gmx = workgroupUniformLoad(&g_r[0]);
-        var ss = R(0);
-        if (gmx > R(0)) {{
-            let inv = R(1) / gmx;
-            for (var i = lid + 1u; i < m; i += {wg}u) {{ let x = A[rk + i] * inv; ss += x * x; }}
-        }}
-        workgroupBarrier();
-        g_r[lid] = ss;
-{_tree(wg, "g_r", "g_r[lid] + g_r[o]")}
-        if (lid == 0u) {{
-            let alpha = A[rk];
-            let xn = gmx * r_sqrt(g_r[0]);
-            var tau = R(0); var beta = alpha; var scal = R(0);
-            if (xn > R(0)) {{
-                let big = max(r_abs(alpha), xn);
-                let qa = alpha / big; let qx = xn / big;
-                beta = -select(R(-1), R(1), alpha >= R(0)) * big * r_sqrt(qa * qa + qx * qx);
-                tau = (beta - alpha) / beta;
-                scal = R(1) / (alpha - beta);
+        let h0 = hb * {cap}u;
+        if (k == k0) {{
+            // the dispatch's first column: reflector and p = tau A22 v by a pass of its own
+            reflect(a0, v0, k, m, n, lid, h0);
+            let tau = workgroupUniformLoad(&g_tau);
+            if (tau != R(0)) {{
+                let t0 = a0 + (k + 1u) * n + k + 1u;
+                for (var i = lid; i < m; i += {wg}u) {{
+                    var s = R(0);
+                    for (var j = 0u; j < m; j++) {{ s += A[t0 + j * n + i] * g_v[h0 + j]; }}
+                    g_w[h0 + i] = tau * s;
+                }}
+            }} else {{
+                for (var i = lid; i < m; i += {wg}u) {{ g_w[h0 + i] = R(0); }}
             }}
-            g_tau = tau; g_sc = scal;
-            D[v0 + k] = A[a0 + k * n + k]; E[v0 + k] = beta; TAU[v0 + k] = tau;
+            workgroupBarrier();
         }}
         let tau = workgroupUniformLoad(&g_tau);
-        let scal = g_sc;
-        for (var i = lid; i < m; i += {wg}u) {{ g_v[i] = select(A[rk + i] * scal, R(1), i == 0u); }}
-        workgroupBarrier();
-        for (var i = lid; i < m; i += {wg}u) {{ A[rk + i] = g_v[i]; }}
-        if (tau != R(0)) {{
-            let t0 = a0 + (k + 1u) * n + k + 1u;
-            for (var i = lid; i < m; i += {wg}u) {{
-                var s = R(0);
-                for (var j = 0u; j < m; j++) {{ s += A[t0 + j * n + i] * g_v[j]; }}
-                g_w[i] = tau * s;
-            }}
-            workgroupBarrier();
-            var dp = R(0);
-            for (var i = lid; i < m; i += {wg}u) {{ dp += g_w[i] * g_v[i]; }}
-            g_r[lid] = dp;
+        // w = p - (tau / 2) (p . v) v
+        var dp = R(0);
+        for (var i = lid; i < m; i += {wg}u) {{ dp += g_w[h0 + i] * g_v[h0 + i]; }}
+        g_r[lid] = dp;
 {_tree(wg, "g_r", "g_r[lid] + g_r[o]")}
-            let kk = R(0.5) * tau * g_r[0];
-            workgroupBarrier();
-            for (var i = lid; i < m; i += {wg}u) {{ g_w[i] = g_w[i] - kk * g_v[i]; }}
-            workgroupBarrier();
+        let kk = R(0.5) * tau * g_r[0];
+        workgroupBarrier();
+        for (var i = lid; i < m; i += {wg}u) {{ g_w[h0 + i] = g_w[h0 + i] - kk * g_v[h0 + i]; }}
+        workgroupBarrier();
+        let t0 = a0 + (k + 1u) * n + k + 1u;
+        if (k + 1u < k1) {{
+            // A22 -= v w^T + w v^T fused with the next column's p: its row first (the
+            // next reflector), then the block below it, each entry read and written once
+            let v1 = g_v[h0]; let w1 = g_w[h0];
+            for (var j = lid; j < m; j += {wg}u) {{ A[t0 + j] -= v1 * g_w[h0 + j] + w1 * g_v[h0 + j]; }}
+            storageBarrier(); workgroupBarrier();
+            let h1 = (1u - hb) * {cap}u;
+            reflect(a0, v0, k + 1u, m - 1u, n, lid, h1);
+            let tau1 = workgroupUniformLoad(&g_tau);
+            let t1 = t0 + n + 1u;
+            for (var i = lid; i < m - 1u; i += {wg}u) {{
+                let vi = g_v[h0 + i + 1u]; let wi = g_w[h0 + i + 1u];
+                var s = R(0);
+                for (var j = 0u; j < m - 1u; j++) {{
+                    let a = A[t1 + j * n + i] - (g_v[h0 + j + 1u] * wi + g_w[h0 + j + 1u] * vi);
+                    A[t1 + j * n + i] = a;
+                    s += a * g_v[h1 + j];
+                }}
+                g_w[h1 + i] = tau1 * s;
+            }}
+            hb = 1u - hb;
+        }} else {{
             for (var e = lid; e < m * m; e += {wg}u) {{
                 let i = e / m; let j = e % m;
-                A[t0 + i * n + j] -= g_v[i] * g_w[j] + g_w[i] * g_v[j];
+                A[t0 + i * n + j] -= g_v[h0 + i] * g_w[h0 + j] + g_w[h0 + i] * g_v[h0 + j];
             }}
         }}
         storageBarrier(); workgroupBarrier();
