@@ -1,8 +1,10 @@
 """Host side of the tridiagonal route of eigh / eigvalsh for real matrices (kernels:
-``_wgsl/linalg_trd.py``): the Householder reduction A = Q T Q^T and the explicit Q
-(``trd``), then implicit QL on T with its rotations applied to Q (``tql``), then the
-values sorted (with their vectors). This is LAPACK's dsytrd + dorgtr + dsteqr in
-shape, each matrix a workgroup.
+``_wgsl/linalg_trd.py``): the Householder reduction A = Q T Q^T (``trd``, a workgroup
+per matrix), the explicit Q (past order WY_MIN by compact WY blocks through the tiled
+matmul, ``wy``; below, in trd), then implicit QL on T with its rotations applied to Q
+(``tql``), then the values sorted with their vectors. This is LAPACK's dsytrd +
+dorgtr + dsteqr in shape. eigvalsh skips Q and runs bisection on Sturm counts
+(``bisect``, an invocation per eigenvalue) in place of QL.
 
 Why this beside Jacobi: two-sided Jacobi spends ~8 sweeps of n^3-order rotations,
 each sweep's ~n rounds a barrier-bound step; here the O(n^3) part (the reduction and
@@ -17,7 +19,8 @@ the working precision, rounded once to the input's. On a device without float64 
 route runs in float32 (what LAPACK's ssyevd does) and the values and vectors are
 those of the float32 algorithm.
 
-Dispatches: on GPUs trd runs in two dispatches (the reduction; Q) and tql in one;
+Dispatches: on GPUs the reduction is one dispatch, Q one (or wy and three a block of
+32 reflectors: two products and the subtraction), tql one, bisect one;
 lavapipe, which ends an invocation's loops past 65535 iterations, gets the column
 ranges and QL iterations cut over more, planned against ``loop_bound``; QL's number
 of iterations is only known on the device, so there the host reads the state back
@@ -145,7 +148,10 @@ def eigh(node: g.Node, mode: str):
         for i, ks in enumerate(_ranges(range(n - 3, -1, -1), cost1, budget)):
             launch(device, "linalg_trd", spec, kt.trd_record, kt.render_trd, bufs, nz, nz=nz, n=n, off=0,
                    s_mat=n * n, phase=1, k0=ks[-1], k1=ks[0] + 1, init=int(i == 0))
-    LAM = _tql(device, wt, cap, _threads(device), nz, n, D, E, SC, Q, vectors)
+    if vectors:
+        LAM = _tql(device, wt, cap, _threads(device), nz, n, D, E, SC, Q, vectors)
+    else:
+        LAM = _bisect(device, wt, nz, n, D, E, SC)
     lam = _contig(_cast(g.Data(LAM, batch + (n,), work, device), dtype))
     X = _contig(_cast(g.Data(Q, batch + (n, n), work, device), dtype)) if vectors else None
     if refine:
@@ -203,6 +209,31 @@ def _bstr(batch, mat: int) -> tuple:
         out.append(s)
         s *= d
     return tuple(reversed(out))
+
+
+BISECT_WG = 64
+
+
+def _bisect(device, wt, nz, n, DT, ET, SC):
+    """The eigenvalues (nz x n, ascending) of the tridiagonals by bisection on Sturm
+    counts, an invocation per eigenvalue (``bisect``): O(n) steps of O(n) each, all
+    eigenvalues at once where QL runs its ~n^2 rotations one after another. Steps:
+    2 + the mantissa's bits (the bracket starts a few units wide, T being scaled)."""
+    rt = device.runtime
+    isz = 8 if wt == "f64" else 4
+    steps = (53 if wt == "f64" else 24) + 4
+    LO = rt.alloc(nz * n * isz)
+    HI = rt.alloc(nz * n * isz)
+    LAM = rt.alloc(nz * n * isz)
+    bound = loop_bound(device)
+    per = steps if bound is None else max(1, (bound - 2 * n - 32) // (n + 2))
+    groups = -(-nz * n // BISECT_WG)
+    bufs = {"DT": DT, "ET": ET, "SC": SC, "LO": LO, "HI": HI, "LAM": LAM}
+    for s0 in range(0, steps, per):
+        s1 = min(steps, s0 + per)
+        launch(device, "linalg_trd_bisect", (wt, BISECT_WG), kt.bisect_record, kt.render_bisect, bufs, groups,
+               nz=nz, n=n, iters=s1 - s0, first=int(s0 == 0), last=int(s1 == steps))
+    return LAM
 
 
 def row_chunks(device, n: int, napply: int) -> int:

@@ -327,7 +327,7 @@ def render_tql(t: str, cap: int, wg: int) -> str:
                 g_it += 1u;
                 let el = E[s0 + l]; let dl = D[s0 + l];
                 var g = (D[s0 + l + 1u] - dl) / (R(2) * el);
-                var rr = r_sqrt(g * g + R(1));
+                var rr = sqrt(g * g + R(1));
                 g = D[s0 + m] - dl + el / (g + select(-rr, rr, g >= R(0)));
                 var s = R(1); var c = R(1); var p = R(0);
                 var i = m;
@@ -337,7 +337,7 @@ def render_tql(t: str, cap: int, wg: int) -> str:
                     i -= 1u;
                     let ei = E[s0 + i]; let di = D[s0 + i];
                     let f = s * ei; let bb = c * ei;
-                    rr = r_sqrt(f * f + g * g);
+                    rr = sqrt(f * f + g * g);  // the native root: its argument is finite, >= 0
                     E[s0 + i + 1u] = rr;
                     if (rr == R(0)) {{
                         D[s0 + i + 1u] = dn - p; E[s0 + m] = R(0); under = true;
@@ -461,6 +461,86 @@ def render_wy(t: str, wg: int) -> str:
         var s = R(0);
         for (var i = 0u; i <= j; i++) {{ s += VT[vt0 + i * n + c] * g_t[i * {nb}u + j]; }}
         MB[m0 + e] = s;
+    }}
+}}""".split("\n")
+    return _finish(decls, t, body)
+
+
+def bisect_record(t: str, wg: int) -> Launch:
+    return record(f"linalg_trd_bisect_{t}_{wg}",
+                  [("DT", "R", False), ("ET", "R", False), ("SC", "R", False), ("LO", "R", True), ("HI", "R", True),
+                   ("LAM", "R", True)],
+                  ("nz", "n", "iters", "first", "last"), wg)
+
+
+def render_bisect(t: str, wg: int) -> str:
+    """Bindings DT, ET (nz x n: trd's tridiagonal, scaled), SC (nz: the scale to undo),
+    LO, HI (nz x n: each eigenvalue's bracket between dispatches), LAM (nz x n);
+    P: nz, n, bisection steps this dispatch, first (brackets from the Gershgorin
+    interval), last (write LAM = the midpoint, unscaled).
+
+    An invocation per eigenvalue j (ascending): bisection of [lo, hi] on the Sturm
+    count of T - x I (the number of negative pivots of its LDL^T, pivots below
+    pivmin replaced by -pivmin, as LAPACK's dstebz), keeping count(lo) <= j <
+    count(hi); the steps stop once no representable midpoint is left. T came scaled
+    to [1, 2), so the Gershgorin width is a few units and 2 + the mantissa's bits of
+    steps reach the eigenvalue's rounding level. A NaN anywhere in T gives NaN
+    values for the whole matrix."""
+    r = t
+    eps = _eps(r)
+    tiny = "R(2.2250738585072014e-308)" if r == "f64" else "R(1.1754944e-38)"
+    decls = bisect_record(t, wg).declarations()
+    body = [f"@compute @workgroup_size({wg})",
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
+            f"    let e = (wid.x + wid.y * 65535u) * {wg}u + lid;"]
+    body += f"""    let n = P[1];
+    if (e >= P[0] * n) {{ return; }}
+    let z = e / n; let j = e % n;
+    let t0 = z * n;
+    var emax = R(0);
+    var bad = false;
+    for (var i = 0u; i + 1u < n; i++) {{
+        let x = ET[t0 + i];
+        emax = max(emax, x * x);
+        bad = bad || {r}_isnan(x) || {r}_isnan(DT[t0 + i]);
+    }}
+    bad = bad || {r}_isnan(DT[t0 + n - 1u]);
+    let pivmin = max({tiny} * R(1e4), emax * {tiny} * R(1e4));
+    var lo = R(0); var hi = R(0);
+    if (P[3] == 1u) {{
+        lo = DT[t0]; hi = DT[t0];
+        for (var i = 0u; i < n; i++) {{
+            var rad = R(0);
+            if (i > 0u) {{ rad += r_abs(ET[t0 + i - 1u]); }}
+            if (i + 1u < n) {{ rad += r_abs(ET[t0 + i]); }}
+            lo = min(lo, DT[t0 + i] - rad); hi = max(hi, DT[t0 + i] + rad);
+        }}
+        let w = hi - lo;
+        let pad = R(2) * {eps} * max(r_abs(lo), r_abs(hi)) + R(2) * pivmin + {eps} * w;
+        lo -= pad; hi += pad;
+    }} else {{
+        lo = LO[e]; hi = HI[e];
+    }}
+    for (var it = 0u; it < P[2]; it++) {{
+        let mid = R(0.5) * (lo + hi);
+        if (!(mid > lo && mid < hi)) {{ break; }}
+        var cnt = 0u;
+        var q = DT[t0] - mid;
+        if (r_abs(q) < pivmin) {{ q = -pivmin; }}
+        if (q < R(0)) {{ cnt += 1u; }}
+        for (var i = 1u; i < n; i++) {{
+            let ei = ET[t0 + i - 1u];
+            q = DT[t0 + i] - mid - ei * ei / q;
+            if (r_abs(q) < pivmin) {{ q = -pivmin; }}
+            if (q < R(0)) {{ cnt += 1u; }}
+        }}
+        if (cnt > j) {{ hi = mid; }} else {{ lo = mid; }}
+    }}
+    LO[e] = lo; HI[e] = hi;
+    if (P[4] == 1u) {{
+        var v = R(0.5) * (lo + hi) * SC[z];
+        if (bad) {{ v = {r}_nan(); }}
+        LAM[e] = v;
     }}
 }}""".split("\n")
     return _finish(decls, t, body)
