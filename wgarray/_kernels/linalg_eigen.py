@@ -1,6 +1,13 @@
 """Host side of the symmetric/Hermitian eigensolver (eigh, eigvalsh) and of the Jacobi
 SVD of square and small matrices (kernels: ``_wgsl/linalg_eigen.py``).
 
+Real eigh / eigvalsh of order TRD_MIN < n <= ``linalg_trd.MAX_N`` take the tridiagonal
+route of ``linalg_trd`` (Householder reduction, implicit QL or bisection), which does
+O(n^3) work in two passes over the trailing matrix per column where Jacobi spends
+~8 sweeps of rotations; the Jacobi solvers below serve the rest: real n <= TRD_MIN
+(two dispatches: jeig and the one-workgroup refinement), complex Hermitian matrices,
+real ones past MAX_N, and every svd.
+
 Matrices of order n <= SMALL (eigh: two-sided Jacobi, ``jeig``) or n <= SMALL_SVD
 (svd of the square matrix, or of the R of a tall one: one-sided Jacobi, ``ojac``) are
 solved whole, a workgroup of up to 1024 threads per matrix, every sweep in one
