@@ -212,12 +212,32 @@ def jacobi(node: g.Node, mode: str):
     if g.prod(batch) == 0 or n == 0:
         return _empty(node, mode)
     if uses_trd(node, mode):
-        return linalg_trd.eigh(node, "eigh" if mode == "eigh" else "eigvals")
+        return _trd_eigh(node, mode)
     if mode in ("eigh", "eigvals") and n <= SMALL:
         return _small_eigh(node, mode)
     if mode in ("svd", "vals") and n <= SMALL_SVD:
         return _small_svd(node, mode)
     return _blocked(node, mode)
+
+
+def _trd_eigh(node: g.Node, mode: str):
+    """The tridiagonal route (``linalg_trd``), then the refinement step where it asks
+    for one, else the sort."""
+    lam, X, refine = linalg_trd.eigh(node, mode)
+    if refine:
+        return _refined(_contig(node), lam, X, mode)
+    device = node.device
+    dtype = node.dtype
+    batch = node.shape[:-2]
+    n = node.shape[-1]
+    nz = g.prod(batch)
+    vec = (X.buf, X.offset, n * n, n, 1) if mode == "eigh" else None
+    Sv, Vo = _order(device, _tag(dtype, device), dtype, dtype, nz, n, False, (lam.buf, lam.offset, n, 1), vec, n,
+                    False)
+    res = [g.Data(Sv, batch + (n,), dtype, device)]
+    if mode == "eigh":
+        res.append(g.Data(Vo, batch + (n, n), dtype, device))
+    return res
 
 
 def _ojac_threads(device) -> int:

@@ -36,7 +36,7 @@ from .. import _dtypes as dt
 from .._graph import node as g
 from .._wgsl import linalg_trd as kt
 from .budget import loop_bound
-from .linalg import cast as _cast, contig as _contig, launch, tag as _tag
+from .linalg import cast as _cast, contig as _contig, eye, launch, tag as _tag
 from .matmul import matmul_nodes
 
 MAXIT = 30          # QL iterations per eigenvalue at most (LAPACK's dsteqr: 30 n in all)
@@ -98,9 +98,11 @@ def _ranges(ks, cost, budget):
 
 
 def eigh(node: g.Node, mode: str):
-    """Values ascending (batch..., n) and, for mode 'eigh', the vectors (batch..., n, n)
-    of the real symmetric matrices of node's lower triangles."""
-    from .linalg_eigen import _order, _refined
+    """(values, vectors, refine) of the real symmetric matrices of node's lower
+    triangles, in node's dtype: the values (batch..., n) unsorted, the vectors as
+    columns (batch..., n, n; None for mode 'eigvals' unless ``refine``), and whether
+    they still need the refinement step (a float32 result computed in float32), which
+    the caller applies (``linalg_eigen``), as it sorts."""
     device = node.device
     rt = device.runtime
     dtype = node.dtype
@@ -154,15 +156,7 @@ def eigh(node: g.Node, mode: str):
         LAM = _bisect(device, wt, nz, n, D, E, SC)
     lam = _contig(_cast(g.Data(LAM, batch + (n,), work, device), dtype))
     X = _contig(_cast(g.Data(Q, batch + (n, n), work, device), dtype)) if vectors else None
-    if refine:
-        return _refined(_contig(node), lam, X, mode)
-    t = _tag(dtype, device)
-    vec = (X.buf, X.offset, n * n, n, 1) if vectors else None
-    Sv, Vo = _order(device, t, dtype, dtype, nz, n, False, (lam.buf, lam.offset, n, 1), vec, n, False)
-    res = [g.Data(Sv, batch + (n,), dtype, device)]
-    if vectors:
-        res.append(g.Data(Vo, batch + (n, n), dtype, device))
-    return res
+    return lam, X, refine
 
 
 def _q_wy(device, wt, work, batch, n, A, TAU):
@@ -188,18 +182,13 @@ def _q_wy(device, wt, work, batch, n, A, TAU):
         if X is None:
             # X = I - M_b V_b^T
             prod = matmul_nodes(mb, vt, batch)
-            eye = g.broadcast_view(_eye(n, work, device), batch + (n, n))
+            eye = g.broadcast_view(eye(n, n, work, device), batch + (n, n))
             X = _contig(g.make_op("subtract", [eye, prod], work))
         else:
             X = _contig(g.make_op("subtract", [X, matmul_nodes(mb, matmul_nodes(vt, X, batch), batch)], work))
     if X.offset != 0 or not X.is_contiguous:
         X = g.realize(g.Op("copy", [X], work))
     return X.buf
-
-
-def _eye(n, dtype, device):
-    from .linalg import eye
-    return eye(n, n, dtype, device)
 
 
 def _bstr(batch, mat: int) -> tuple:
