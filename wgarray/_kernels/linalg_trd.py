@@ -182,8 +182,8 @@ def _q_wy(device, wt, work, batch, n, A, TAU):
         if X is None:
             # X = I - M_b V_b^T
             prod = matmul_nodes(mb, vt, batch)
-            eye = g.broadcast_view(eye(n, n, work, device), batch + (n, n))
-            X = _contig(g.make_op("subtract", [eye, prod], work))
+            ident = g.broadcast_view(eye(n, n, work, device), batch + (n, n))
+            X = _contig(g.make_op("subtract", [ident, prod], work))
         else:
             X = _contig(g.make_op("subtract", [X, matmul_nodes(mb, matmul_nodes(vt, X, batch), batch)], work))
     if X.offset != 0 or not X.is_contiguous:
