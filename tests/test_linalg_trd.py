@@ -182,3 +182,13 @@ def test_larger_orders_vs_lapack(n):
     w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
     w0, v0 = np.linalg.eigh(h)
     _check(_errors(h, w, v), _errors(h, w0, v0), np.float32)
+
+
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
+def test_inf_or_nan_entry_gives_nan_values_at_once(bad):
+    # no QL iterations on a NaN tridiagonal (they would run to the iteration limit)
+    h = _sym(75, "random", np.float32, 6)
+    h[9, 4] = bad
+    w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
+    assert np.all(np.isnan(w))
+    assert np.all(np.isnan(np.asarray(la.eigvalsh(xp.asarray(h)))))

@@ -41,8 +41,8 @@ from .matmul import matmul_nodes
 
 MAXIT = 30          # QL iterations per eigenvalue at most (LAPACK's dsteqr: 30 n in all)
 STEPS = 3.0         # QL steps per eigenvalue the lavapipe plan counts on (with the search: 1.5 to 3 seen)
-MAX_N = 1024
-WY_MIN = 128        # Q by compact WY blocks through matmul past this order (below: in trd)        # the largest order the one-workgroup kernels take (workgroup memory)
+MAX_N = 1024        # the largest order the one-workgroup kernels take (workgroup memory)
+WY_MIN = 128        # Q by compact WY blocks through matmul past this order (below: in trd)
 
 
 def _cap(n: int) -> int:
@@ -119,7 +119,7 @@ def eigh(node: g.Node, mode: str):
     cap = _cap(n)
     isz = work.itemsize
     A = rt.alloc(nz * n * n * isz)
-    Q = rt.alloc(nz * n * n * isz) if vectors else rt.alloc(4)
+    Q = rt.alloc(nz * n * n * isz) if vectors and n <= WY_MIN else rt.alloc(4)
     D = rt.alloc(nz * n * isz)
     E = rt.alloc(nz * n * isz)
     TAU = rt.alloc(nz * n * isz)

@@ -296,6 +296,16 @@ def render_tql(t: str, cap: int, wg: int) -> str:
     if (first) {{
         for (var i = lid; i < n; i += {wg}u) {{ D[s0 + i] = DT[t0 + i]; E[s0 + i] = select(ET[t0 + i], R(0), i + 1u == n); }}
         storageBarrier(); workgroupBarrier();
+        if (lid == 0u) {{
+            // a NaN anywhere (an inf or NaN input): NaN values at once, no iterations
+            var bad = false;
+            for (var i = 0u; i < n; i++) {{ bad = bad || {r}_isnan(D[s0 + i]) || {r}_isnan(E[s0 + i]); }}
+            if (bad) {{
+                for (var i = 0u; i < n; i++) {{ D[s0 + i] = {r}_nan(); }}
+                g_l = n;
+            }}
+        }}
+        storageBarrier(); workgroupBarrier();
     }}
     let vec = P[4] == 1u;
     let r0 = ch * P[3]; let r1 = min(n, r0 + P[3]);
