@@ -196,3 +196,64 @@ def test_inf_or_nan_entry_gives_nan_values_at_once(bad):
     if F64:
         assert np.all(np.isnan(w)) and np.all(np.isnan(wv))
     assert not np.any(np.isfinite(w)) and not np.any(np.isfinite(wv))
+
+
+def _mat(m, n, kind, dtype, seed):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((m, n))
+    if kind != "random":
+        k = min(m, n)
+        qu = np.linalg.qr(rng.standard_normal((m, k)))[0]
+        qv = np.linalg.qr(rng.standard_normal((n, k)))[0]
+        s = np.logspace(0, -6, k) if kind == "ill" else np.r_[rng.random(k - k // 2) + 0.5, np.zeros(k // 2)]
+        a = (qu * s) @ qv.T
+    return a.astype(dtype)
+
+
+def _svd_errors(a, u, s, vh):
+    aa = a.astype(np.float64)
+    s0 = np.linalg.svd(aa, compute_uv=False)
+    out = {"values": np.abs(np.sort(s.astype(np.float64))[::-1] - s0).max() / s0.max()}
+    if u is not None:
+        out["backward"] = np.linalg.norm(aa - (u.astype(np.float64) * s) @ vh.astype(np.float64)) / np.linalg.norm(aa)
+        out["orthogonality"] = max(np.abs(vh.astype(np.float64) @ vh.T.astype(np.float64) - np.eye(a.shape[1])).max(),
+                                   np.abs(u.T.astype(np.float64) @ u.astype(np.float64) - np.eye(a.shape[1])).max())
+    return out
+
+
+SVD_CASES = [pytest.param(np.float32, m, n, k, id=f"float32-{m}x{n}-{k}")
+             for m, n, k in [(70, 70, "random"), (100, 100, "ill"), (90, 90, "rankdef"), (150, 80, "random")]] + \
+    [pytest.param(np.float64, 100, 100, "ill", marks=needs_f64, id="float64-100x100-ill")]
+
+
+@pytest.mark.parametrize("dtype,m,n,kind", SVD_CASES)
+def test_svd_preconditioned_by_eigh_vs_lapack(dtype, m, n, kind):
+    # past order 64 (and up to 256) svd runs one-sided Jacobi on A V0, V0 the
+    # eigenvectors of A^T A by the tridiagonal route
+    from wgarray._kernels import linalg_eigen as le
+    assert le.SVD_PRECONDITION
+    a = _mat(m, n, kind, dtype, m + n)
+    u, s, vh = (np.asarray(r) for r in la.svd(xp.asarray(a), full_matrices=False))
+    assert u.dtype == dtype and s.dtype == dtype and np.all(np.diff(s) <= 0)
+    _check(_svd_errors(a, u, s, vh), _svd_errors(a, *np.linalg.svd(a, full_matrices=False)), dtype)
+    sv = np.asarray(la.svdvals(xp.asarray(a)))
+    _check(_svd_errors(a, None, sv, None), _svd_errors(a, None, np.linalg.svd(a, compute_uv=False), None), dtype)
+
+
+@pytest.mark.parametrize("scale", [1e25, 1e-25])
+def test_svd_preconditioned_huge_and_tiny_entries(scale):
+    # A^T A is formed from A / max|a_ij|: unscaled, its float32 entries would overflow
+    a = (_mat(80, 80, "random", np.float64, 13) * scale).astype(np.float32)
+    s = np.asarray(la.svdvals(xp.asarray(a)))
+    s0 = np.linalg.svd(a.astype(np.float64), compute_uv=False)
+    assert np.all(np.isfinite(s))
+    assert np.abs(s - s0).max() <= 10 * _eps(np.float32) * 80 * s0.max()
+
+
+def test_svd_preconditioned_batched_and_nan():
+    a = np.stack([_mat(72, 72, "random", np.float32, 1), _mat(72, 72, "ill", np.float32, 2)])
+    a[1, 3, 3] = np.nan
+    u, s, vh = (np.asarray(r) for r in la.svd(xp.asarray(a), full_matrices=False))
+    assert np.all(np.isnan(s[1]))
+    _check(_svd_errors(a[0], u[0], s[0], vh[0]), _svd_errors(a[0], *np.linalg.svd(a[0], full_matrices=False)),
+           np.float32)

@@ -78,6 +78,7 @@ INNER_SWEEPS = 30   # sweeps of jeig per subproblem at most (quadratic: ~5-8 fro
 OUTER_SWEEPS = 30   # block sweeps at most
 FIRST_CHECK = 3     # sweeps before the first convergence readback
 FLOOR = 4           # blocked eigh: couplings below FLOOR eps ||A||_F / sqrt(n) are left
+SVD_PRECONDITION = True  # svd of real n > TRD_MIN (n <= SMALL_SVD): ojac on A V0, V0 from eigh(A^T A)
 TRD_MIN = 64        # real eigh / eigvalsh of TRD_MIN < n <= linalg_trd.MAX_N: the tridiagonal route
                     # (at n <= 64 Jacobi and the one-workgroup refinement are two dispatches)
 WATCHDOG_SWEEPS = 4  # whole-matrix sweeps per dispatch at most (order 256: ~30 ms on an H200);
@@ -87,9 +88,11 @@ WATCHDOG_SWEEPS = 4  # whole-matrix sweeps per dispatch at most (order 256: ~30 
 def uses_trd(node: g.Node, mode: str) -> bool:
     """Whether eigh / eigvalsh of this node take the tridiagonal route
     (``linalg_trd``): real matrices of order TRD_MIN < n that its kernels hold."""
-    n = node.shape[-1]
-    return (mode in ("eigh", "eigvals") and node.dtype.kind == "f" and n > TRD_MIN
-            and linalg_trd.fits(node.device, n, linalg_trd.work_dtype(node.dtype, node.device)))
+    return mode in ("eigh", "eigvals") and _trd_order(node.device, node.dtype, node.shape[-1])
+
+
+def _trd_order(device, dtype, n: int) -> bool:
+    return dtype.kind == "f" and n > TRD_MIN and linalg_trd.fits(device, n, linalg_trd.work_dtype(dtype, device))
 
 
 def handles(node: g.Node, mode: str) -> bool:
@@ -256,11 +259,43 @@ def _small_svd(node: g.Node, mode: str):
     m, n = node.shape[-2:]
     A0 = _contig(node)
     t = _tag(dtype, device)
+    if SVD_PRECONDITION and _trd_order(device, dtype, n):
+        return _preconditioned_svd(A0, mode)
     Aw, Vw = _ojac(device, t, A0, g.prod(batch), m, n)
     if dtype.kind == "f" and m == n <= ke.POST_MAX:
         return _post_svd(A0, Aw, Vw, mode)
     Ajac = g.Data(Aw, batch + (m, n), dtype, device, 0, _bstr(batch, m * n) + (1, m))
     Vjac = g.Data(Vw, batch + (n, n), dtype, device, 0, _bstr(batch, n * n) + (1, n))
+    return _svd_finish(A0, Ajac, Vjac, mode)
+
+
+def _preconditioned_svd(A0: g.Data, mode: str):
+    """svd of real A through the eigenvectors V0 of A^T A (the tridiagonal route) as a
+    preconditioner: one-sided Jacobi (``ojac``) on A V0, whose columns are already
+    orthogonal to about the Gram matrix's rounding, so that it stops after a sweep or
+    two where it spent ~8 from A itself; V = V0 W, then the refinement of
+    ``_svd_finish`` as before (Jacobi on A V0 keeps its accuracy: V0 is orthogonal
+    to working precision, and the small singular values come from the rotations of
+    A V0, not from A^T A). A^T A is formed from A / max|a_ij|, so that it neither
+    overflows nor underflows."""
+    device = A0.device
+    dtype = A0.dtype
+    batch = A0.shape[:-2]
+    m, n = A0.shape[-2:]
+    nb = len(batch)
+    amax = _new_axes(reduce_axes(g.make_op("abs", [A0], dtype), (nb, nb + 1), "max")[0], 2, False)
+    ok = g.make_op("logical_and", [_ew("greater", dt.bool, amax, _scalar(0, dtype, device)),
+                                   g.make_op("isfinite", [amax], dt.bool)], dt.bool)
+    div = _ew("where", dtype, ok, amax, _ew("add", dtype, _ew("multiply", dtype, amax, _scalar(0, dtype, device)),
+                                            _scalar(1, dtype, device)))
+    As = _contig(_ew("divide", dtype, A0, div))
+    G = matmul_nodes(_conj_t(As), As, batch)
+    _, V0 = _trd_eigh(G, "eigh")
+    B = _contig(matmul_nodes(A0, V0, batch))
+    Aw, Vw = _ojac(device, _tag(dtype, device), B, g.prod(batch), m, n)
+    Ajac = g.Data(Aw, batch + (m, n), dtype, device, 0, _bstr(batch, m * n) + (1, m))
+    W = g.Data(Vw, batch + (n, n), dtype, device, 0, _bstr(batch, n * n) + (1, n))
+    Vjac = _contig(matmul_nodes(V0, W, batch))
     return _svd_finish(A0, Ajac, Vjac, mode)
 
 
