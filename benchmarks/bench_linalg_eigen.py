@@ -5,7 +5,7 @@ PyTorch on CUDA (cuSOLVER) where present.
     python benchmarks/bench_linalg_eigen.py [N ...]   # plain table + dispatch/submit counts
     python benchmarks/bench_linalg_eigen.py --tall    # svd of the tall shapes scikit-learn meets
     python benchmarks/bench_linalg_eigen.py --funcs eigh,eigvalsh 256 1024   # some functions only
-    python benchmarks/bench_linalg_eigen.py --jacobi --funcs eigh 256        # eigh by Jacobi alone
+    python benchmarks/bench_linalg_eigen.py --jacobi --funcs eigh,svd 256    # Jacobi alone (no tridiagonal route)
 
 Synchronized: wgarray through a scalar readback (float(xp.sum(w))), torch through
 torch.cuda.synchronize(). The plain script also prints, per call, the dispatches,
@@ -115,6 +115,7 @@ def main(sizes, tall=False, funcs=FUNCS, jacobi=False):
     if jacobi:
         from wgarray._kernels import linalg_eigen
         linalg_eigen.TRD_MIN = 1 << 30
+        linalg_eigen.SVD_PRECONDITION = False
 
     torch = _torch()
     print("| function | shape | wgarray ms | device ms | dispatches | submits | readbacks | numpy ms | "

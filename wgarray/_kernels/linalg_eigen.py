@@ -6,7 +6,9 @@ route of ``linalg_trd`` (Householder reduction, implicit QL or bisection), which
 O(n^3) work in two passes over the trailing matrix per column where Jacobi spends
 ~8 sweeps of rotations; the Jacobi solvers below serve the rest: real n <= TRD_MIN
 (two dispatches: jeig and the one-workgroup refinement), complex Hermitian matrices,
-real ones past MAX_N, and every svd.
+real ones past MAX_N, and every svd; a real svd of order TRD_MIN < n <= SMALL_SVD
+runs its one-sided Jacobi on A V0, V0 the eigenvectors of A^T A by that route, so
+that ojac stops after a sweep or two (``_preconditioned_svd``).
 
 Matrices of order n <= SMALL (eigh: two-sided Jacobi, ``jeig``) or n <= SMALL_SVD
 (svd of the square matrix, or of the R of a tall one: one-sided Jacobi, ``ojac``) are
