@@ -4,6 +4,8 @@ PyTorch on CUDA (cuSOLVER) where present.
     python -m pytest benchmarks/bench_linalg_eigen.py --benchmark-only -q
     python benchmarks/bench_linalg_eigen.py [N ...]   # plain table + dispatch/submit counts
     python benchmarks/bench_linalg_eigen.py --tall    # svd of the tall shapes scikit-learn meets
+    python benchmarks/bench_linalg_eigen.py --funcs eigh,eigvalsh 256 1024   # some functions only
+    python benchmarks/bench_linalg_eigen.py --jacobi --funcs eigh,svd 256    # Jacobi alone (no tridiagonal route)
 
 Synchronized: wgarray through a scalar readback (float(xp.sum(w))), torch through
 torch.cuda.synchronize(). The plain script also prints, per call, the dispatches,
@@ -96,15 +98,30 @@ def test_torch_cuda(benchmark, func, n):
 
 
 
-def main(sizes, tall=False):
+def _vec_errors(xp, func, x, a):
+    """(backward error, orthogonality) of wgarray's eigh against float64, '-' else."""
+    if func != "eigh":
+        return "-", "-"
+    w, v = (np.asarray(r).astype(np.float64) for r in xp.linalg.eigh(x))
+    h = a.astype(np.float64)
+    back = np.linalg.norm(h - (v * w) @ v.T) / np.linalg.norm(h)
+    orth = np.abs(v.T @ v - np.eye(h.shape[0])).max()
+    return f"{back:.1e}", f"{orth:.1e}"
+
+
+def main(sizes, tall=False, funcs=FUNCS, jacobi=False):
     import wgarray as xp
     from wgarray import debug
+    if jacobi:
+        from wgarray._kernels import linalg_eigen
+        linalg_eigen.TRD_MIN = 1 << 30
+        linalg_eigen.SVD_PRECONDITION = False
 
     torch = _torch()
     print("| function | shape | wgarray ms | device ms | dispatches | submits | readbacks | numpy ms | "
-          "torch-cuda ms | max err vs float64 |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    cases = [(func, n, n) for n in sizes for func in FUNCS]
+          "torch-cuda ms | max err vs float64 | backward | orthogonality |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    cases = [(func, n, n) for n in sizes for func in funcs]
     if tall:
         cases = [(func, m, n) for m, n in TALL for func in ("svd", "svdvals")]
     for func, m, n in cases:
@@ -130,10 +147,17 @@ def main(sizes, tall=False):
         ref = (np.linalg.eigvalsh(a.astype(np.float64)) if func.startswith("eig")
                else np.linalg.svd(a.astype(np.float64), compute_uv=False))
         err = np.abs(np.sort(vals) - np.sort(ref)).max() / np.abs(ref).max()
+        back, orth = _vec_errors(xp, func, x, a)
         print(f"| {func} | {m}x{n} | {tw * 1e3:.2f} | {td} | {d['dispatches']} | {d['submits']} | "
-              f"{d['readbacks']} | {tn * 1e3:.2f} | {tt * 1e3:.2f} | {err:.1e} |", flush=True)
+              f"{d['readbacks']} | {tn * 1e3:.2f} | {tt * 1e3:.2f} | {err:.1e} | {back} | {orth} |", flush=True)
 
 
 if __name__ == "__main__":
-    args = [v for v in sys.argv[1:] if v != "--tall"]
-    main([int(s) for s in args] or SIZES, tall="--tall" in sys.argv[1:])
+    argv = sys.argv[1:]
+    funcs = FUNCS
+    if "--funcs" in argv:
+        at = argv.index("--funcs")
+        funcs = argv[at + 1].split(",")
+        argv = argv[:at] + argv[at + 2:]
+    args = [v for v in argv if not v.startswith("--")]
+    main([int(s) for s in args] or SIZES, tall="--tall" in argv, funcs=funcs, jacobi="--jacobi" in argv)

@@ -300,6 +300,7 @@ def test_blocked_solver_vs_lapack(dtype, n, monkeypatch):
     from wgarray._kernels import linalg_eigen as le
     monkeypatch.setattr(le, "SMALL", 0)
     monkeypatch.setattr(le, "SMALL_SVD", 0)
+    monkeypatch.setattr(le, "TRD_MIN", 1 << 30)  # real eigh: not the tridiagonal route
     h = _hermitian(n, "clustered", dtype, seed=n + 3)
     w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
     w0, v0 = np.linalg.eigh(h)

@@ -406,8 +406,9 @@ def _scaled_eigen_jacobi(node: g.Node, mode: str):
     1 (exact): its solver squares entries unscaled, and svdvals of a 40 x 40 float32
     matrix of entries near 1e25 (or 1e-25) came out wrong in every value."""
     whole = _linalg_eigen.SMALL_SVD if mode in ("svd", "vals") else _linalg_eigen.SMALL
-    if node.size == 0 or node.shape[-1] <= whole:
-        # the whole-matrix kernels scale each matrix by a power of two as they load it
+    if node.size == 0 or node.shape[-1] <= whole or _linalg_eigen.uses_trd(node, mode):
+        # the whole-matrix kernels (and the tridiagonal route) scale each matrix by a
+        # power of two as they load it
         return _linalg_eigen.jacobi(node, mode)
     a = Array._new(node)
     mag = ew.abs(a)

@@ -1,6 +1,15 @@
 """Host side of the symmetric/Hermitian eigensolver (eigh, eigvalsh) and of the Jacobi
 SVD of square and small matrices (kernels: ``_wgsl/linalg_eigen.py``).
 
+Real eigh / eigvalsh of order TRD_MIN < n <= ``linalg_trd.MAX_N`` take the tridiagonal
+route of ``linalg_trd`` (Householder reduction, implicit QL or bisection), which does
+O(n^3) work in two passes over the trailing matrix per column where Jacobi spends
+~8 sweeps of rotations; the Jacobi solvers below serve the rest: real n <= TRD_MIN
+(two dispatches: jeig and the one-workgroup refinement), complex Hermitian matrices,
+real ones past MAX_N, and every svd; a real svd of order TRD_MIN < n <= SMALL_SVD
+runs its one-sided Jacobi on A V0, V0 the eigenvectors of A^T A by that route, so
+that ojac stops after a sweep or two (``_preconditioned_svd``).
+
 Matrices of order n <= SMALL (eigh: two-sided Jacobi, ``jeig``) or n <= SMALL_SVD
 (svd of the square matrix, or of the R of a tall one: one-sided Jacobi, ``ojac``) are
 solved whole, a workgroup of up to 1024 threads per matrix, every sweep in one
@@ -55,6 +64,7 @@ import numpy as np
 from .. import _dtypes as dt
 from .._graph import node as g
 from .._wgsl import linalg_eigen as ke
+from . import linalg_trd
 from .budget import loop_bound
 from .linalg import cast as _cast, contig as _contig, launch, tag as _tag
 from .matmul import matmul_nodes
@@ -70,8 +80,21 @@ INNER_SWEEPS = 30   # sweeps of jeig per subproblem at most (quadratic: ~5-8 fro
 OUTER_SWEEPS = 30   # block sweeps at most
 FIRST_CHECK = 3     # sweeps before the first convergence readback
 FLOOR = 4           # blocked eigh: couplings below FLOOR eps ||A||_F / sqrt(n) are left
+SVD_PRECONDITION = True  # svd of real n > TRD_MIN (n <= SMALL_SVD): ojac on A V0, V0 from eigh(A^T A)
+TRD_MIN = 64        # real eigh / eigvalsh of TRD_MIN < n <= linalg_trd.MAX_N: the tridiagonal route
+                    # (at n <= 64 Jacobi and the one-workgroup refinement are two dispatches)
 WATCHDOG_SWEEPS = 4  # whole-matrix sweeps per dispatch at most (order 256: ~30 ms on an H200);
                      # the dispatches after convergence return at once
+
+
+def uses_trd(node: g.Node, mode: str) -> bool:
+    """Whether eigh / eigvalsh of this node take the tridiagonal route
+    (``linalg_trd``): real matrices of order TRD_MIN < n that its kernels hold."""
+    return mode in ("eigh", "eigvals") and _trd_order(node.device, node.dtype, node.shape[-1])
+
+
+def _trd_order(device, dtype, n: int) -> bool:
+    return dtype.kind == "f" and n > TRD_MIN and linalg_trd.fits(device, n, linalg_trd.work_dtype(dtype, device))
 
 
 def handles(node: g.Node, mode: str) -> bool:
@@ -193,11 +216,33 @@ def jacobi(node: g.Node, mode: str):
     m, n = node.shape[-2:]
     if g.prod(batch) == 0 or n == 0:
         return _empty(node, mode)
+    if uses_trd(node, mode):
+        return _trd_eigh(node, mode)
     if mode in ("eigh", "eigvals") and n <= SMALL:
         return _small_eigh(node, mode)
     if mode in ("svd", "vals") and n <= SMALL_SVD:
         return _small_svd(node, mode)
     return _blocked(node, mode)
+
+
+def _trd_eigh(node: g.Node, mode: str):
+    """The tridiagonal route (``linalg_trd``), then the refinement step where it asks
+    for one, else the sort."""
+    lam, X, refine = linalg_trd.eigh(node, mode)
+    if refine:
+        return _refined(_contig(node), lam, X, mode)
+    device = node.device
+    dtype = node.dtype
+    batch = node.shape[:-2]
+    n = node.shape[-1]
+    nz = g.prod(batch)
+    vec = (X.buf, X.offset, n * n, n, 1) if mode == "eigh" else None
+    Sv, Vo = _order(device, _tag(dtype, device), dtype, dtype, nz, n, False, (lam.buf, lam.offset, n, 1), vec, n,
+                    False)
+    res = [g.Data(Sv, batch + (n,), dtype, device)]
+    if mode == "eigh":
+        res.append(g.Data(Vo, batch + (n, n), dtype, device))
+    return res
 
 
 def _ojac_threads(device) -> int:
@@ -216,11 +261,43 @@ def _small_svd(node: g.Node, mode: str):
     m, n = node.shape[-2:]
     A0 = _contig(node)
     t = _tag(dtype, device)
+    if SVD_PRECONDITION and _trd_order(device, dtype, n):
+        return _preconditioned_svd(A0, mode)
     Aw, Vw = _ojac(device, t, A0, g.prod(batch), m, n)
     if dtype.kind == "f" and m == n <= ke.POST_MAX:
         return _post_svd(A0, Aw, Vw, mode)
     Ajac = g.Data(Aw, batch + (m, n), dtype, device, 0, _bstr(batch, m * n) + (1, m))
     Vjac = g.Data(Vw, batch + (n, n), dtype, device, 0, _bstr(batch, n * n) + (1, n))
+    return _svd_finish(A0, Ajac, Vjac, mode)
+
+
+def _preconditioned_svd(A0: g.Data, mode: str):
+    """svd of real A through the eigenvectors V0 of A^T A (the tridiagonal route) as a
+    preconditioner: one-sided Jacobi (``ojac``) on A V0, whose columns are already
+    orthogonal to about the Gram matrix's rounding, so that it stops after a sweep or
+    two where it spent ~8 from A itself; V = V0 W, then the refinement of
+    ``_svd_finish`` as before (Jacobi on A V0 keeps its accuracy: V0 is orthogonal
+    to working precision, and the small singular values come from the rotations of
+    A V0, not from A^T A). A^T A is formed from A / max|a_ij|, so that it neither
+    overflows nor underflows."""
+    device = A0.device
+    dtype = A0.dtype
+    batch = A0.shape[:-2]
+    m, n = A0.shape[-2:]
+    nb = len(batch)
+    amax = _new_axes(reduce_axes(g.make_op("abs", [A0], dtype), (nb, nb + 1), "max")[0], 2, False)
+    ok = g.make_op("logical_and", [_ew("greater", dt.bool, amax, _scalar(0, dtype, device)),
+                                   g.make_op("isfinite", [amax], dt.bool)], dt.bool)
+    div = _ew("where", dtype, ok, amax, _ew("add", dtype, _ew("multiply", dtype, amax, _scalar(0, dtype, device)),
+                                            _scalar(1, dtype, device)))
+    As = _contig(_ew("divide", dtype, A0, div))
+    G = matmul_nodes(_conj_t(As), As, batch)
+    _, V0 = _trd_eigh(G, "eigh")
+    B = _contig(matmul_nodes(A0, V0, batch))
+    Aw, Vw = _ojac(device, _tag(dtype, device), B, g.prod(batch), m, n)
+    Ajac = g.Data(Aw, batch + (m, n), dtype, device, 0, _bstr(batch, m * n) + (1, m))
+    W = g.Data(Vw, batch + (n, n), dtype, device, 0, _bstr(batch, n * n) + (1, n))
+    Vjac = _contig(matmul_nodes(V0, W, batch))
     return _svd_finish(A0, Ajac, Vjac, mode)
 
 

@@ -1,0 +1,259 @@
+"""eigh / eigvalsh of real matrices past order 64: the tridiagonal route (Householder
+reduction, implicit QL, ``wgarray/_kernels/linalg_trd.py``) against NumPy's LAPACK:
+backward error, orthogonality and value errors each within 10x of NumPy's own on the
+same input (measured against float64), on inputs that stress the reduction (zero
+columns, graded entries) and the QL iteration (clusters, repeated values, splits)."""
+import numpy as np
+import pytest
+
+import wgarray as xp
+from wgarray import debug
+from wgarray import linalg as la
+
+F64 = xp.float64 in xp.__array_namespace_info__().dtypes().values()
+needs_f64 = pytest.mark.skipif(not F64, reason="the device has no float64")
+
+
+def _eps(dtype):
+    return float(np.finfo(dtype).eps)
+
+
+def _sym(n, kind, dtype, seed):
+    rng = np.random.default_rng(seed)
+    q, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    if kind == "random":
+        a = rng.standard_normal((n, n))
+        return ((a + a.T) / 2).astype(dtype)
+    if kind == "identity_perturbed":
+        a = rng.standard_normal((n, n)) * 1e-7
+        return (np.eye(n) + (a + a.T) / 2).astype(dtype)
+    if kind == "repeated":  # three distinct values, many times each
+        w = np.array([-1.0, 0.5, 2.0])[np.arange(n) % 3]
+    elif kind == "clustered":
+        w = np.repeat(rng.standard_normal(-(-n // 4)), 4)[:n] + rng.standard_normal(n) * 1e-6
+    elif kind == "rankdef":
+        w = rng.standard_normal(n)
+        w[: n // 2] = 0
+    elif kind == "ill":
+        w = np.logspace(0, -6, n) * rng.choice([-1, 1], n)
+    elif kind == "graded":  # D A D, D from 1 down to 1e-6: entries over twelve decades
+        a = rng.standard_normal((n, n))
+        d = np.logspace(0, -6, n)
+        return (d[:, None] * ((a + a.T) / 2) * d[None, :]).astype(dtype)
+    elif kind == "diagonal":  # T is diagonal from the start: every reflector the identity
+        return np.diag(rng.standard_normal(n)).astype(dtype)
+    elif kind == "zero":
+        return np.zeros((n, n), dtype)
+    h = (q * w) @ q.T
+    return ((h + h.T) / 2).astype(dtype)
+
+
+def _errors(h, w, v):
+    hh = h.astype(np.float64)
+    w0 = np.linalg.eigvalsh(hh)
+    nrm = max(np.abs(w0).max(), np.finfo(np.float64).tiny)
+    out = {"values": np.abs(np.sort(w.astype(np.float64)) - w0).max() / nrm}
+    if v is not None:
+        vv = v.astype(np.float64)
+        out["backward"] = np.linalg.norm(hh - (vv * w) @ vv.T) / max(np.linalg.norm(hh), 1e-300)
+        out["orthogonality"] = np.abs(vv.T @ vv - np.eye(h.shape[0])).max()
+    return out
+
+
+def _check(ours, theirs, dtype):
+    for k, e in ours.items():
+        assert e <= 10 * max(theirs[k], _eps(dtype)), (k, e, theirs[k])
+
+
+def _case(dtype, n, kind):
+    marks = [needs_f64] if dtype is np.float64 else []
+    return pytest.param(dtype, n, kind, marks=marks, id=f"{np.dtype(dtype).name}-{n}-{kind}")
+
+
+KINDS = ("random", "identity_perturbed", "repeated", "clustered", "rankdef", "ill", "graded", "diagonal")
+CASES = [_case(d, n, "random") for d in (np.float32, np.float64) for n in (65, 100, 129)] + \
+    [_case(d, 70, k) for d in (np.float32, np.float64) for k in KINDS[1:]]
+
+
+@pytest.mark.parametrize("dtype,n,kind", CASES)
+def test_eigh_eigvalsh_tridiagonal_route_vs_lapack(dtype, n, kind):
+    h = _sym(n, kind, dtype, seed=n + len(kind))
+    w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
+    assert w.dtype == dtype and v.dtype == dtype and w.shape == (n,) and v.shape == (n, n)
+    assert np.all(np.diff(w) >= 0)
+    w0, v0 = np.linalg.eigh(h)
+    _check(_errors(h, w, v), _errors(h, w0, v0), dtype)
+    wv = np.asarray(la.eigvalsh(xp.asarray(h)))
+    assert wv.dtype == dtype and np.all(np.diff(wv) >= 0)
+    _check(_errors(h, wv, None), _errors(h, w0, None), dtype)
+
+
+def test_zero_matrix_gives_zero_values_and_orthonormal_vectors():
+    h = _sym(80, "zero", np.float32, 0)
+    w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
+    assert np.all(w == 0)
+    assert np.abs(v.T @ v - np.eye(80)).max() <= 10 * 80 * _eps(np.float32)
+
+
+def test_reads_the_lower_triangle_only():
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((90, 90)).astype(np.float32)
+    w, v = (np.asarray(r) for r in la.eigh(xp.asarray(a)))
+    low = np.tril(a) + np.tril(a, -1).T
+    w0, v0 = np.linalg.eigh(a)  # NumPy reads the lower triangle too
+    _check(_errors(low, w, v), _errors(low, w0, v0), np.float32)
+
+
+def test_batched_each_matrix_as_alone_and_nan_stays_in_its_matrix():
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal((2, 2, 70, 70)).astype(np.float32)
+    h = (a + np.swapaxes(a, -1, -2)) / 2
+    h[0, 1] = _sym(70, "repeated", np.float32, 1)
+    h[1, 0, 5, 3] = np.nan
+    w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
+    assert w.shape == (2, 2, 70) and v.shape == (2, 2, 70, 70)
+    assert np.all(np.isnan(w[1, 0]))
+    for i, j in ((0, 0), (0, 1), (1, 1)):
+        w0, v0 = np.linalg.eigh(h[i, j])
+        _check(_errors(h[i, j], w[i, j], v[i, j]), _errors(h[i, j], w0, v0), np.float32)
+    wv = np.asarray(la.eigvalsh(xp.asarray(h)))
+    assert np.all(np.isnan(wv[1, 0]))
+    np.testing.assert_allclose(wv[0, 1], np.linalg.eigvalsh(h[0, 1].astype(np.float64)),
+                               atol=10 * 70 * _eps(np.float32) * 2)
+
+
+@pytest.mark.parametrize("scale", [1e25, 1e-25])
+def test_huge_and_tiny_entries(scale):
+    # the kernel scales each matrix by a power of two as it loads it
+    h = (_sym(72, "random", np.float64, 3) * scale).astype(np.float32)
+    w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
+    assert np.all(np.isfinite(w)) and np.all(np.isfinite(v))
+    w0, v0 = np.linalg.eigh(h)
+    _check(_errors(h, w, v), _errors(h, w0, v0), np.float32)
+
+
+@pytest.mark.parametrize("n", [70, 101])
+def test_rows_of_q_split_over_workgroups_as_on_gpus(n, monkeypatch):
+    # GPUs cut Q's rows over several workgroups a matrix, each running the same QL
+    # steps on its own copy of the tridiagonal: forced here, uneven chunks included
+    from wgarray._kernels import linalg_trd as lt
+    monkeypatch.setattr(lt, "row_chunks", lambda device, n, napply: 3)
+    a = np.stack([_sym(n, "random", np.float32, n), _sym(n, "clustered", np.float32, n + 1)])
+    w, v = (np.asarray(r) for r in la.eigh(xp.asarray(a)))
+    for k in range(2):
+        w0, v0 = np.linalg.eigh(a[k])
+        _check(_errors(a[k], w[k], v[k]), _errors(a[k], w0, v0), np.float32)
+
+
+def test_gpu_workgroup_sizes_vs_lapack(monkeypatch):
+    # GPUs run trd with up to 1024 invocations and tql with 256 (lavapipe: 64 each):
+    # the same passes, another thread layout
+    from wgarray._kernels import linalg_trd as lt
+    monkeypatch.setattr(lt, "_trd_threads", lambda device: 256)
+    monkeypatch.setattr(lt, "_threads", lambda device: 128)
+    h = _sym(97, "clustered", np.float32, 4)
+    w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
+    w0, v0 = np.linalg.eigh(h)
+    _check(_errors(h, w, v), _errors(h, w0, v0), np.float32)
+
+
+@pytest.mark.parametrize("func", ["eigh", "eigvalsh"])
+def test_dispatches_stay_few_and_independent_of_sweeps(func):
+    # a few dozen dispatches at most (the reduction, Q's WY blocks, QL, casts and the
+    # sort, and without float64 the refinement; lavapipe cuts the reduction and QL over
+    # a few more), not the O(n^2 / block) rounds of block Jacobi (hundreds here), and
+    # at most one host round trip (lavapipe's check that QL finished)
+    n = 129
+    x = xp.asarray(_sym(n, "random", np.float32, 5))
+    getattr(la, func)(x)  # compile
+    debug.reset_counters()
+    out = getattr(la, func)(x)
+    c = debug.counters()
+    assert c.get("dispatches", 0) <= 40, c
+    assert c.get("readbacks", 0) <= 1, c
+    w = np.asarray(out.eigenvalues if func == "eigh" else out)
+    assert np.abs(w - np.linalg.eigvalsh(np.asarray(x).astype(np.float64))).max() <= 10 * n * _eps(np.float32) * 20
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [256, 257, 300])
+def test_larger_orders_vs_lapack(n):
+    h = _sym(n, "clustered", np.float32, n)
+    w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
+    w0, v0 = np.linalg.eigh(h)
+    _check(_errors(h, w, v), _errors(h, w0, v0), np.float32)
+
+
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
+def test_inf_or_nan_entry_gives_nan_values_at_once(bad):
+    # no QL iterations on a NaN tridiagonal (they would run to the iteration limit):
+    # every value NaN (without float64, the float32 refinement step after it turns some
+    # of them into infinities; none stays finite)
+    h = _sym(75, "random", np.float32, 6)
+    h[9, 4] = bad
+    w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
+    wv = np.asarray(la.eigvalsh(xp.asarray(h)))
+    if F64:
+        assert np.all(np.isnan(w)) and np.all(np.isnan(wv))
+    assert not np.any(np.isfinite(w)) and not np.any(np.isfinite(wv))
+
+
+def _mat(m, n, kind, dtype, seed):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((m, n))
+    if kind != "random":
+        k = min(m, n)
+        qu = np.linalg.qr(rng.standard_normal((m, k)))[0]
+        qv = np.linalg.qr(rng.standard_normal((n, k)))[0]
+        s = np.logspace(0, -6, k) if kind == "ill" else np.r_[rng.random(k - k // 2) + 0.5, np.zeros(k // 2)]
+        a = (qu * s) @ qv.T
+    return a.astype(dtype)
+
+
+def _svd_errors(a, u, s, vh):
+    aa = a.astype(np.float64)
+    s0 = np.linalg.svd(aa, compute_uv=False)
+    out = {"values": np.abs(np.sort(s.astype(np.float64))[::-1] - s0).max() / s0.max()}
+    if u is not None:
+        out["backward"] = np.linalg.norm(aa - (u.astype(np.float64) * s) @ vh.astype(np.float64)) / np.linalg.norm(aa)
+        out["orthogonality"] = max(np.abs(vh.astype(np.float64) @ vh.T.astype(np.float64) - np.eye(a.shape[1])).max(),
+                                   np.abs(u.T.astype(np.float64) @ u.astype(np.float64) - np.eye(a.shape[1])).max())
+    return out
+
+
+SVD_CASES = [pytest.param(np.float32, m, n, k, id=f"float32-{m}x{n}-{k}")
+             for m, n, k in [(70, 70, "random"), (100, 100, "ill"), (90, 90, "rankdef"), (150, 80, "random")]] + \
+    [pytest.param(np.float64, 100, 100, "ill", marks=needs_f64, id="float64-100x100-ill")]
+
+
+@pytest.mark.parametrize("dtype,m,n,kind", SVD_CASES)
+def test_svd_preconditioned_by_eigh_vs_lapack(dtype, m, n, kind):
+    # past order 64 (and up to 256) svd runs one-sided Jacobi on A V0, V0 the
+    # eigenvectors of A^T A by the tridiagonal route
+    from wgarray._kernels import linalg_eigen as le
+    assert le.SVD_PRECONDITION
+    a = _mat(m, n, kind, dtype, m + n)
+    u, s, vh = (np.asarray(r) for r in la.svd(xp.asarray(a), full_matrices=False))
+    assert u.dtype == dtype and s.dtype == dtype and np.all(np.diff(s) <= 0)
+    _check(_svd_errors(a, u, s, vh), _svd_errors(a, *np.linalg.svd(a, full_matrices=False)), dtype)
+    sv = np.asarray(la.svdvals(xp.asarray(a)))
+    _check(_svd_errors(a, None, sv, None), _svd_errors(a, None, np.linalg.svd(a, compute_uv=False), None), dtype)
+
+
+@pytest.mark.parametrize("scale", [1e25, 1e-25])
+def test_svd_preconditioned_huge_and_tiny_entries(scale):
+    # A^T A is formed from A / max|a_ij|: unscaled, its float32 entries would overflow
+    a = (_mat(80, 80, "random", np.float64, 13) * scale).astype(np.float32)
+    s = np.asarray(la.svdvals(xp.asarray(a)))
+    s0 = np.linalg.svd(a.astype(np.float64), compute_uv=False)
+    assert np.all(np.isfinite(s))
+    assert np.abs(s - s0).max() <= 10 * _eps(np.float32) * 80 * s0.max()
+
+
+def test_svd_preconditioned_batched_and_nan():
+    a = np.stack([_mat(72, 72, "random", np.float32, 1), _mat(72, 72, "ill", np.float32, 2)])
+    a[1, 3, 3] = np.nan
+    u, s, vh = (np.asarray(r) for r in la.svd(xp.asarray(a), full_matrices=False))
+    assert np.all(np.isnan(s[1]))
+    _check(_svd_errors(a[0], u[0], s[0], vh[0]), _svd_errors(a[0], *np.linalg.svd(a[0], full_matrices=False)),
+           np.float32)

@@ -1,0 +1,276 @@
+"""Host side of the tridiagonal route of eigh / eigvalsh for real matrices (kernels:
+``_wgsl/linalg_trd.py``): the Householder reduction A = Q T Q^T (``trd``, a workgroup
+per matrix), the explicit Q (past order WY_MIN by compact WY blocks through the tiled
+matmul, ``wy``; below, in trd), then implicit QL on T with its rotations applied to Q
+(``tql``), then the values sorted with their vectors. This is LAPACK's dsytrd +
+dorgtr + dsteqr in shape. eigvalsh skips Q and runs bisection on Sturm counts
+(``bisect``, an invocation per eigenvalue) in place of QL.
+
+Why this beside Jacobi: two-sided Jacobi spends ~8 sweeps of n^3-order rotations,
+each sweep's ~n rounds a barrier-bound step; here the O(n^3) part (the reduction and
+Q) is two passes over the trailing matrix per column, and QL's ~2n steps of O(n)
+rotations each end up cheap. On an NVIDIA H200 an order-256 eigh was ~60 ms of
+Jacobi in one workgroup.
+
+Precision: the reduction and QL run in float64 where the device has it (float32
+input too), and that is LAPACK's backward stable algorithm, so the results need no
+refinement step: orthogonality and backward error come out at about sqrt(n) eps of
+the working precision, rounded once to the input's. On a device without float64 the
+route runs in float32 (what LAPACK's ssyevd does) and the values and vectors are
+those of the float32 algorithm.
+
+Dispatches: on GPUs the reduction is one dispatch, Q one (or wy and three a block of
+32 reflectors: two products and the subtraction), tql one, bisect one;
+lavapipe, which ends an invocation's loops past 65535 iterations, gets the column
+ranges and QL iterations cut over more, planned against ``loop_bound``; QL's number
+of iterations is only known on the device, so there the host reads the state back
+after the planned dispatches and runs more while a matrix is unfinished.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import _dtypes as dt
+from .._graph import node as g
+from .._wgsl import linalg_trd as kt
+from .budget import loop_bound
+from .linalg import cast as _cast, contig as _contig, eye, launch, tag as _tag
+from .matmul import matmul_nodes
+
+MAXIT = 30          # QL iterations per eigenvalue at most (LAPACK's dsteqr: 30 n in all)
+STEPS = 3.0         # QL steps per eigenvalue the lavapipe plan counts on (with the search: 1.5 to 3 seen)
+MAX_N = 1024        # the largest order the one-workgroup kernels take (workgroup memory)
+WY_MIN = 128        # Q by compact WY blocks through matmul past this order (below: in trd)
+
+
+def _cap(n: int) -> int:
+    cap = 64
+    while cap < n:
+        cap *= 2
+    return cap
+
+
+def _threads(device) -> int:
+    """256 threads a matrix on GPUs; 64 on lavapipe, which runs a workgroup's
+    invocations on one CPU thread (idle ones cost as much as busy ones)."""
+    return 64 if loop_bound(device) is not None else 256
+
+
+def _trd_threads(device) -> int:
+    """trd's workgroup size: on GPUs as many as a workgroup takes (up to 1024: its
+    passes over the trailing matrix are bound by the loads in flight, a few per
+    invocation), 64 on lavapipe."""
+    if loop_bound(device) is not None:
+        return 64
+    return min(1024, device.limits.get("max-compute-invocations-per-workgroup", 256))
+
+
+def fits(device, n: int, work) -> bool:
+    """Whether the kernels' workgroup arrays fit: four of cap entries (trd's double
+    buffers of v and p; tql's of the rotations) and trd's reduction array."""
+    lim = device.limits.get("max-compute-workgroup-storage-size", 16384)
+    need = (4 * _cap(n) + _trd_threads(device)) * work.itemsize + 64
+    return 3 <= n <= MAX_N and need <= lim
+
+
+def work_dtype(dtype, device):
+    return dt.float64 if device.has_f64 else dtype
+
+
+def _ranges(ks, cost, budget):
+    """Consecutive runs of the column indices ``ks`` whose summed cost fits ``budget``
+    (at least one column each; budget None: one run)."""
+    if budget is None:
+        return [list(ks)] if ks else []
+    out, cur, used = [], [], 0
+    for k in ks:
+        c = cost(k)
+        if cur and used + c > budget:
+            out.append(cur)
+            cur, used = [], 0
+        cur.append(k)
+        used += c
+    if cur:
+        out.append(cur)
+    return out
+
+
+def eigh(node: g.Node, mode: str):
+    """(values, vectors, refine) of the real symmetric matrices of node's lower
+    triangles, in node's dtype: the values (batch..., n) unsorted, the vectors as
+    columns (batch..., n, n; None for mode 'eigvals' unless ``refine``), and whether
+    they still need the refinement step (a float32 result computed in float32), which
+    the caller applies (``linalg_eigen``), as it sorts."""
+    device = node.device
+    rt = device.runtime
+    dtype = node.dtype
+    batch = node.shape[:-2]
+    n = node.shape[-1]
+    nz = g.prod(batch)
+    work = work_dtype(dtype, device)
+    wt = _tag(work, device)
+    A0 = _contig(_cast(_contig(node), work))
+    # without float64 the float32 result takes one refinement step (its vectors too)
+    refine = work is not dt.float64 and dtype is not dt.float64
+    vectors = mode == "eigh" or refine
+    wg = _trd_threads(device)
+    cap = _cap(n)
+    isz = work.itemsize
+    A = rt.alloc(nz * n * n * isz)
+    Q = rt.alloc(nz * n * n * isz) if vectors and n <= WY_MIN else rt.alloc(4)
+    D = rt.alloc(nz * n * isz)
+    E = rt.alloc(nz * n * isz)
+    TAU = rt.alloc(nz * n * isz)
+    SC = rt.alloc(nz * isz)
+    bound = loop_bound(device)
+    budget = None if bound is None else bound - 2 * -(-n * n // wg) - 64
+    lg = int(math.log2(wg))
+
+    def per(m):
+        return -(-m // wg)
+
+    def cost0(k):
+        m = n - k - 1
+        return per(m) * (m + 6) + -(-m * m // wg) + 4 * lg + 16
+
+    def cost1(k):
+        m = n - k - 1
+        return per(m) * (m + 3) + -(-m * m // wg) + 8
+
+    bufs = {"SRC": A0.buf, "A": A, "Q": Q, "D": D, "E": E, "TAU": TAU, "SC": SC}
+    spec = (wt, cap, wg)
+    for i, ks in enumerate(_ranges(range(n - 2), cost0, budget)):
+        launch(device, "linalg_trd", spec, kt.trd_record, kt.render_trd, bufs, nz, nz=nz, n=n, off=A0.offset,
+               s_mat=n * n, phase=0, k0=ks[0], k1=ks[-1] + 1, init=int(i == 0))
+    if vectors and n > WY_MIN:
+        Q = _q_wy(device, wt, work, batch, n, A, TAU)
+    elif vectors:
+        for i, ks in enumerate(_ranges(range(n - 3, -1, -1), cost1, budget)):
+            launch(device, "linalg_trd", spec, kt.trd_record, kt.render_trd, bufs, nz, nz=nz, n=n, off=0,
+                   s_mat=n * n, phase=1, k0=ks[-1], k1=ks[0] + 1, init=int(i == 0))
+    if vectors:
+        LAM = _tql(device, wt, cap, _threads(device), nz, n, D, E, SC, Q, vectors)
+    else:
+        LAM = _bisect(device, wt, nz, n, D, E, SC)
+    lam = _contig(_cast(g.Data(LAM, batch + (n,), work, device), dtype))
+    X = _contig(_cast(g.Data(Q, batch + (n, n), work, device), dtype)) if vectors else None
+    return lam, X, refine
+
+
+def _q_wy(device, wt, work, batch, n, A, TAU):
+    """Q = H_0 H_1 ... H_{n-3} from trd's reflectors by compact WY blocks of
+    ``kt.WY_NB`` (``wy``: V_b^T and M_b = V_b T_b, all blocks in one dispatch), applied
+    from the last block to the first as X <- X - M_b (V_b^T X), X = I at the start:
+    two matrix products a block on the tiled matmul (all SMs) where the one-workgroup
+    phase of trd ran the n reflectors one after another. The buffer of Q."""
+    rt = device.runtime
+    nz = g.prod(batch)
+    nb = kt.WY_NB
+    nblk = -(-(n - 2) // nb)
+    isz = work.itemsize
+    VT = rt.alloc(nz * nblk * nb * n * isz)
+    MB = rt.alloc(nz * nblk * n * nb * isz)
+    wg = 64 if loop_bound(device) is not None else 256
+    launch(device, "linalg_trd_wy", (wt, wg), kt.wy_record, kt.render_wy, {"A": A, "TAU": TAU, "VT": VT, "MB": MB},
+           nz * nblk, nz=nz, n=n, nblk=nblk)
+    X = None
+    for b in range(nblk - 1, -1, -1):
+        vt = g.Data(VT, batch + (nb, n), work, device, b * nb * n, _bstr(batch, nblk * nb * n) + (n, 1))
+        mb = g.Data(MB, batch + (n, nb), work, device, b * n * nb, _bstr(batch, nblk * n * nb) + (nb, 1))
+        if X is None:
+            # X = I - M_b V_b^T
+            prod = matmul_nodes(mb, vt, batch)
+            ident = g.broadcast_view(eye(n, n, work, device), batch + (n, n))
+            X = _contig(g.make_op("subtract", [ident, prod], work))
+        else:
+            X = _contig(g.make_op("subtract", [X, matmul_nodes(mb, matmul_nodes(vt, X, batch), batch)], work))
+    if X.offset != 0 or not X.is_contiguous:
+        X = g.realize(g.Op("copy", [X], work))
+    return X.buf
+
+
+def _bstr(batch, mat: int) -> tuple:
+    out = []
+    s = mat
+    for d in reversed(batch):
+        out.append(s)
+        s *= d
+    return tuple(reversed(out))
+
+
+BISECT_WG = 64
+
+
+def _bisect(device, wt, nz, n, DT, ET, SC):
+    """The eigenvalues (nz x n, ascending) of the tridiagonals by bisection on Sturm
+    counts, an invocation per eigenvalue (``bisect``): O(n) steps of O(n) each, all
+    eigenvalues at once where QL runs its ~n^2 rotations one after another. Steps:
+    2 + the mantissa's bits (the bracket starts a few units wide, T being scaled)."""
+    rt = device.runtime
+    isz = 8 if wt == "f64" else 4
+    steps = (53 if wt == "f64" else 24) + 4
+    LO = rt.alloc(nz * n * isz)
+    HI = rt.alloc(nz * n * isz)
+    LAM = rt.alloc(nz * n * isz)
+    bound = loop_bound(device)
+    per = steps if bound is None else max(1, (bound - 2 * n - 32) // (n + 2))
+    groups = -(-nz * n // BISECT_WG)
+    bufs = {"DT": DT, "ET": ET, "SC": SC, "LO": LO, "HI": HI, "LAM": LAM}
+    for s0 in range(0, steps, per):
+        s1 = min(steps, s0 + per)
+        launch(device, "linalg_trd_bisect", (wt, BISECT_WG), kt.bisect_record, kt.render_bisect, bufs, groups,
+               nz=nz, n=n, iters=s1 - s0, first=int(s0 == 0), last=int(s1 == steps))
+    return LAM
+
+
+def row_chunks(device, n: int, napply: int) -> int:
+    """Workgroups per matrix in tql: on GPUs the rows of Q spread over as many as give
+    each rotating invocation one row (each runs the scalar steps itself); lavapipe,
+    one invocation of a workgroup at a time, runs one."""
+    return -(-n // napply) if loop_bound(device) is None else 1
+
+
+def _tql(device, wt, cap, wg, nz, n, DT, ET, SC, Q, vectors):
+    """Run tql over the nz tridiagonals (DT, ET) until every matrix is done: the
+    eigenvalues buffer (nz x n, unsorted, unscaled)."""
+    rt = device.runtime
+    isz = 8 if wt == "f64" else 4
+    napply = wg - kt.APPLY0
+    nchunk = row_chunks(device, n, napply) if vectors else 1
+    rows = -(-n // nchunk)
+    D = rt.alloc(nz * nchunk * n * isz)
+    E = rt.alloc(nz * nchunk * n * isz)
+    ST = rt.alloc(nz * nchunk * 8)
+    LAM = rt.alloc(nz * n * isz)
+    bufs = {"DT": DT, "ET": ET, "SC": SC, "D": D, "E": E, "SW": ST, "Q": Q if vectors else rt.alloc(4), "LAM": LAM}
+    bound = loop_bound(device)
+    words = dict(nz=nz, n=n, nchunk=nchunk, rows=rows, vectors=int(vectors), maxit=MAXIT)
+    spec = (wt, cap, wg)
+    if bound is None:
+        launch(device, "linalg_trd_tql", spec, kt.tql_record, kt.render_tql, bufs, nz * nchunk, budget=0, first=1,
+               **words)
+        return LAM
+    budget = bound - 3 * -(-n // wg) - 32
+    rpt = -(-rows // napply) if vectors else 0
+
+    def dispatches(rem):
+        # about two QL steps per eigenvalue, each over the n - l rows left, and the
+        # search for the split point before each
+        return max(1, math.ceil(STEPS * (2 + rpt) * rem * rem / 2 / budget + rem * 8 / budget))
+
+    est = dispatches(n)
+    first = 1
+    total = 0
+    while True:
+        for _ in range(est):
+            launch(device, "linalg_trd_tql", spec, kt.tql_record, kt.render_tql, bufs, nz * nchunk, budget=budget,
+                   first=first, **words)
+            first = 0
+        total += est
+        st = rt.read(ST, 0, nz * nchunk * 8).view(np.uint32)
+        left = int(n - st[0::2].min())
+        if left <= 0 or total > 4 * MAXIT * n:
+            return LAM
+        est = dispatches(left)

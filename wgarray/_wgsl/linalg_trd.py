@@ -1,0 +1,556 @@
+"""WGSL kernels of the tridiagonal route of the real symmetric eigensolver (host side:
+``wgarray/_kernels/linalg_trd.py``).
+
+  trd   Householder reduction of a whole symmetric matrix to tridiagonal form,
+        A = Q T Q^T, one workgroup per matrix (phase 0, columns k0..k1), and the
+        explicit Q by backward accumulation of the reflectors (phase 1)
+  tql   implicit QL with Wilkinson shifts on the tridiagonal T (d, e), the rotations
+        applied to the rows of Q (its columns becoming the eigenvectors); Q's rows can
+        be cut over several workgroups per matrix, each of which runs the same scalar
+        iteration on its own copy of (d, e)
+
+Both run in phases over several dispatches where the device bounds an invocation's
+loops (lavapipe: 65535 iterations of all loops together), the state between them in
+device buffers: trd over column ranges planned on the host, tql over as many QL
+iterations as a per-dispatch budget of loop iterations (a parameter) allows, counted
+in the kernel. Real element types only (f32, f64).
+"""
+from __future__ import annotations
+
+from .._runtime.launch import Launch
+from .linalg import _finish, record
+
+
+def _eps(r: str) -> str:
+    return "R(2.220446049250313e-16)" if r == "f64" else "R(1.1920929e-07)"
+
+
+def _tree(wg: int, arr: str, op: str) -> str:
+    """A tree reduction of workgroup array ``arr`` (wg entries) into arr[0]; ``op``
+    combines ``arr[lid]`` and ``arr[o]``."""
+    return f"""    workgroupBarrier();
+    for (var st = {wg // 2}u; st > 0u; st >>= 1u) {{
+        if (lid < st) {{ let o = lid + st; {arr}[lid] = {op}; }}
+        workgroupBarrier();
+    }}"""
+
+
+def trd_record(t: str, cap: int, wg: int) -> Launch:
+    return record(f"linalg_trd_{t}_{cap}_{wg}",
+                  [("SRC", "S", False), ("A", "S", True), ("Q", "S", True), ("D", "R", True), ("E", "R", True),
+                   ("TAU", "R", True), ("SC", "R", True)],
+                  ("nz", "n", "off", "s_mat", "phase", "k0", "k1", "init"), wg)
+
+
+def render_trd(t: str, cap: int, wg: int) -> str:
+    """Bindings SRC (read: nz matrices at off + z s_mat, rows of n, the lower triangle
+    read), A (the work copy, nz x n x n), Q (nz x n x n), D, E, TAU (nz x n), SC (nz:
+    the power of two the matrix was scaled by, inverted); P: nz, n, off, s_mat, phase,
+    k0, k1, init. n >= 3, n <= cap.
+
+    Phase 0 reduces columns k0..k1 (k1 <= n - 2); with init (k0 = 0) it first loads
+    A symmetric from SRC's lower triangle, scaled by the power of two that brings its
+    largest entry into [1, 2) (exact; the norms and rotations below then neither
+    overflow nor underflow for any representable input). Column k: the reflector
+    H = I - tau v v^T (v_0 = 1, LAPACK's dlarfg with the norm taken scaled by the
+    largest entry) that maps A[k+1:, k] onto beta e_0; p = tau A22 v,
+    w = p - (tau / 2) (p . v) v, A22 -= v w^T + w v^T (two-sided, in full storage so
+    that every product reads columns, contiguous across threads); d_k = a_kk,
+    e_k = beta, v in row k of A (past the diagonal), tau in TAU. The dispatch that
+    reaches k1 = n - 2 writes the last 2 x 2 block.
+
+    Phase 1 applies the reflectors k1 - 1 down to k0 to Q from the left (with init:
+    Q = I first): Q = H_0 H_1 ... H_{n-3} once all have run."""
+    r = t
+    eps = _eps(r)
+    decls = trd_record(t, cap, wg).declarations()
+    decls += [f"var<workgroup> g_v: array<R, {2 * cap}>;", f"var<workgroup> g_w: array<R, {2 * cap}>;",
+              f"var<workgroup> g_r: array<R, {wg}>;", "var<workgroup> g_tau: R;", "var<workgroup> g_sc: R;"]
+    cast = "f32(mx)" if r == "f32" else "f32(min(mx, R(1e30)))"
+    body = f"""fn reflect(a0: u32, v0: u32, k: u32, m: u32, n: u32, lid: u32, h: u32) {{
+    // the reflector of row k past the diagonal (m entries): tau in g_tau, v (v_0 = 1)
+    // into g_v[h..] and over the row; d_k, e_k = beta, tau into D, E, TAU
+    let rk = a0 + k * n + k + 1u;
+    var mx = R(0);
+    for (var i = lid + 1u; i < m; i += {wg}u) {{ mx = max(mx, r_abs(A[rk + i])); }}
+    g_r[lid] = mx;
+{_tree(wg, "g_r", "max(g_r[lid], g_r[o])")}
+    let gmx = workgroupUniformLoad(&g_r[0]);
+    var ss = R(0);
+    if (gmx > R(0)) {{
+        let inv = R(1) / gmx;
+        for (var i = lid + 1u; i < m; i += {wg}u) {{ let x = A[rk + i] * inv; ss += x * x; }}
+    }}
+    workgroupBarrier();
+    g_r[lid] = ss;
+{_tree(wg, "g_r", "g_r[lid] + g_r[o]")}
+    if (lid == 0u) {{
+        let alpha = A[rk];
+        let xn = gmx * r_sqrt(g_r[0]);
+        var tau = R(0); var beta = alpha; var scal = R(0);
+        if (xn > R(0)) {{
+            let big = max(r_abs(alpha), xn);
+            let qa = alpha / big; let qx = xn / big;
+            beta = -select(R(-1), R(1), alpha >= R(0)) * big * r_sqrt(qa * qa + qx * qx);
+            tau = (beta - alpha) / beta;
+            scal = R(1) / (alpha - beta);
+        }}
+        g_tau = tau; g_sc = scal;
+        D[v0 + k] = A[a0 + k * n + k]; E[v0 + k] = beta; TAU[v0 + k] = tau;
+    }}
+    workgroupBarrier();
+    let scal = g_sc;
+    for (var i = lid; i < m; i += {wg}u) {{ g_v[h + i] = select(A[rk + i] * scal, R(1), i == 0u); }}
+    workgroupBarrier();
+    for (var i = lid; i < m; i += {wg}u) {{ A[rk + i] = g_v[h + i]; }}
+    storageBarrier(); workgroupBarrier();
+}}
+""".split("\n")
+    body += [f"@compute @workgroup_size({wg})",
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
+            "    let b = wid.x + wid.y * 65535u;",
+            "    if (b >= P[0]) { return; }"]
+    body += f"""    let n = P[1]; let a0 = b * n * n; let v0 = b * n;
+    let k0 = P[5]; let k1 = P[6];
+    if (P[4] == 0u) {{
+    if (P[7] == 1u) {{
+        let s0 = P[2] + b * P[3];
+        var mx = R(0);
+        for (var e = lid; e < n * n; e += {wg}u) {{
+            let i = e / n; let j = e % n;
+            mx = max(mx, r_abs(SRC[s0 + max(i, j) * n + min(i, j)]));
+        }}
+        g_r[lid] = mx;
+{_tree(wg, "g_r", "max(g_r[lid], g_r[o])")}
+        if (lid == 0u) {{
+            let mx = g_r[0];
+            var sc = R(1);
+            if (mx > R(0) && mx < R(1e30) * R(1e8)) {{
+                let ex = clamp(floor(log2({cast})), -120.0, 120.0);
+                sc = R(exp2(-ex));
+            }}
+            g_sc = sc;
+            SC[b] = R(1) / sc;
+        }}
+        let sc = workgroupUniformLoad(&g_sc);
+        for (var e = lid; e < n * n; e += {wg}u) {{
+            let i = e / n; let j = e % n;
+            A[a0 + e] = SRC[s0 + max(i, j) * n + min(i, j)] * sc;
+        }}
+        storageBarrier(); workgroupBarrier();
+    }}
+    var hb = 0u;  // the half of the double buffers (g_v, g_w) holding column k's v and p
+    for (var k = k0; k < k1; k++) {{
+        let m = n - k - 1u;
+        let rk = a0 + k * n + k + 1u;  // row k past the diagonal: the column below it
+        let h0 = hb * {cap}u;
+        if (k == k0) {{
+            // the dispatch's first column: reflector and p = tau A22 v by a pass of its own
+            reflect(a0, v0, k, m, n, lid, h0);
+            let tau = workgroupUniformLoad(&g_tau);
+            if (tau != R(0)) {{
+                let t0 = a0 + (k + 1u) * n + k + 1u;
+                for (var i = lid; i < m; i += {wg}u) {{
+                    var s = R(0);
+                    for (var j = 0u; j < m; j++) {{ s += A[t0 + j * n + i] * g_v[h0 + j]; }}
+                    g_w[h0 + i] = tau * s;
+                }}
+            }} else {{
+                for (var i = lid; i < m; i += {wg}u) {{ g_w[h0 + i] = R(0); }}
+            }}
+            workgroupBarrier();
+        }}
+        let tau = workgroupUniformLoad(&g_tau);
+        // w = p - (tau / 2) (p . v) v
+        var dp = R(0);
+        for (var i = lid; i < m; i += {wg}u) {{ dp += g_w[h0 + i] * g_v[h0 + i]; }}
+        g_r[lid] = dp;
+{_tree(wg, "g_r", "g_r[lid] + g_r[o]")}
+        let kk = R(0.5) * tau * g_r[0];
+        workgroupBarrier();
+        for (var i = lid; i < m; i += {wg}u) {{ g_w[h0 + i] = g_w[h0 + i] - kk * g_v[h0 + i]; }}
+        workgroupBarrier();
+        let t0 = a0 + (k + 1u) * n + k + 1u;
+        if (k + 1u < k1) {{
+            // A22 -= v w^T + w v^T fused with the next column's p: its row first (the
+            // next reflector), then the block below it, each entry read and written once
+            let v1 = g_v[h0]; let w1 = g_w[h0];
+            for (var j = lid; j < m; j += {wg}u) {{ A[t0 + j] -= v1 * g_w[h0 + j] + w1 * g_v[h0 + j]; }}
+            storageBarrier(); workgroupBarrier();
+            let h1 = (1u - hb) * {cap}u;
+            reflect(a0, v0, k + 1u, m - 1u, n, lid, h1);
+            let tau1 = workgroupUniformLoad(&g_tau);
+            let t1 = t0 + n + 1u;
+            for (var i = lid; i < m - 1u; i += {wg}u) {{
+                let vi = g_v[h0 + i + 1u]; let wi = g_w[h0 + i + 1u];
+                var s = R(0);
+                for (var j = 0u; j < m - 1u; j++) {{
+                    let a = A[t1 + j * n + i] - (g_v[h0 + j + 1u] * wi + g_w[h0 + j + 1u] * vi);
+                    A[t1 + j * n + i] = a;
+                    s += a * g_v[h1 + j];
+                }}
+                g_w[h1 + i] = tau1 * s;
+            }}
+            hb = 1u - hb;
+        }} else {{
+            for (var e = lid; e < m * m; e += {wg}u) {{
+                let i = e / m; let j = e % m;
+                A[t0 + i * n + j] -= g_v[h0 + i] * g_w[h0 + j] + g_w[h0 + i] * g_v[h0 + j];
+            }}
+        }}
+        storageBarrier(); workgroupBarrier();
+    }}
+    if (k1 == n - 2u && lid == 0u) {{
+        D[v0 + n - 2u] = A[a0 + (n - 2u) * (n + 1u)];
+        E[v0 + n - 2u] = A[a0 + (n - 1u) * n + n - 2u];
+        D[v0 + n - 1u] = A[a0 + (n - 1u) * (n + 1u)];
+        E[v0 + n - 1u] = R(0);
+        TAU[v0 + n - 2u] = R(0);
+        TAU[v0 + n - 1u] = R(0);
+    }}
+    return;
+    }}
+    if (P[7] == 1u) {{
+        for (var e = lid; e < n * n; e += {wg}u) {{ Q[a0 + e] = select(R(0), R(1), e / n == e % n); }}
+        storageBarrier(); workgroupBarrier();
+    }}
+    for (var kk = k1; kk > k0; kk--) {{
+        let k = kk - 1u;
+        let m = n - k - 1u;
+        if (lid == 0u) {{ g_tau = TAU[v0 + k]; }}
+        let tau = workgroupUniformLoad(&g_tau);
+        if (tau != R(0)) {{
+            let rk = a0 + k * n + k + 1u;
+            for (var i = lid; i < m; i += {wg}u) {{ g_v[i] = A[rk + i]; }}
+            workgroupBarrier();
+            let t0 = a0 + (k + 1u) * n + k + 1u;
+            for (var j = lid; j < m; j += {wg}u) {{
+                var s = R(0);
+                for (var i = 0u; i < m; i++) {{ s += g_v[i] * Q[t0 + i * n + j]; }}
+                g_w[j] = tau * s;
+            }}
+            workgroupBarrier();
+            for (var e = lid; e < m * m; e += {wg}u) {{
+                let i = e / m; let j = e % m;
+                Q[t0 + i * n + j] -= g_v[i] * g_w[j];
+            }}
+            storageBarrier(); workgroupBarrier();
+        }}
+    }}
+}}""".split("\n")
+    return _finish(decls, t, body)
+
+
+def tql_record(t: str, cap: int, wg: int) -> Launch:
+    return record(f"linalg_trd_tql_{t}_{cap}_{wg}",
+                  [("DT", "R", False), ("ET", "R", False), ("SC", "R", False), ("D", "R", True), ("E", "R", True),
+                   ("SW", "u32", True), ("Q", "S", True), ("LAM", "R", True)],
+                  ("nz", "n", "nchunk", "rows", "vectors", "budget", "maxit", "first"), wg)
+
+
+APPLY0 = 32  # invocations below this one (a GPU's first warp) do not rotate rows of Q
+
+
+def render_tql(t: str, cap: int, wg: int) -> str:
+    """Bindings DT, ET (nz x n: the tridiagonal from trd, e_i coupling d_i and
+    d_{i+1}), SC (nz: the scale to undo), D, E (nz nchunk x n: each workgroup's own
+    (d, e), kept between dispatches), SW (nz nchunk x 2 u32: the index l of the next
+    eigenvalue, iterations spent on it), Q (nz x n x n: rotated in place, its rows
+    split over the nchunk workgroups of a matrix, ``rows`` each), LAM (nz x n: the
+    eigenvalues, unsorted, written by chunk 0 once l reaches n); P: nz, n, nchunk,
+    rows, vectors, budget (loop iterations one invocation may run in this dispatch;
+    0: unbounded), maxit (QL iterations per eigenvalue at most), first (copy DT, ET;
+    else resume). wg > APPLY0.
+
+    QL (EISPACK's tql2): for l = 0, 1, ..., find the first m >= l with
+    |e_m| <= eps (|d_m| + |d_m+1|); while m > l, one implicit QL step with the
+    Wilkinson shift on the block l..m. Invocation 0 computes a step's rotations
+    (m - 1 down to l) into one half of a double buffer and updates (d, e), while
+    invocations APPLY0.. apply the previous step's rotations from the other half to
+    their rows of Q (the carried entry in a register: one load and one store per
+    rotation); one barrier a step. The scalar chain is the critical path, the
+    rotation of Q runs beside it. T came scaled to [1, 2), so the unscaled hypot of
+    two entries neither overflows nor loses precision to underflow where it
+    matters. Every workgroup of a matrix runs the same scalar steps on its own
+    copy, bit for bit alike."""
+    r = t
+    eps = _eps(r)
+    decls = tql_record(t, cap, wg).declarations()
+    decls += [f"var<workgroup> g_c: array<R, {2 * cap}>;", f"var<workgroup> g_s: array<R, {2 * cap}>;",
+              "var<workgroup> g_m: u32;", "var<workgroup> g_lo: u32;", "var<workgroup> g_l: u32;",
+              "var<workgroup> g_it: u32;"]
+    napply = wg - APPLY0
+    body = [f"@compute @workgroup_size({wg})",
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
+            "    let b = wid.x + wid.y * 65535u;",
+            "    if (b >= P[0] * P[2]) { return; }"]
+    body += f"""    let n = P[1]; let z = b / P[2]; let ch = b % P[2];
+    let s0 = b * n; let t0 = z * n;
+    let first = P[7] == 1u;
+    if (lid == 0u) {{
+        g_l = select(SW[2u * b], 0u, first);
+        g_it = select(SW[2u * b + 1u], 0u, first);
+    }}
+    let l0 = workgroupUniformLoad(&g_l);
+    if (l0 >= n) {{ return; }}
+    if (first) {{
+        for (var i = lid; i < n; i += {wg}u) {{ D[s0 + i] = DT[t0 + i]; E[s0 + i] = select(ET[t0 + i], R(0), i + 1u == n); }}
+        storageBarrier(); workgroupBarrier();
+        if (lid == 0u) {{
+            // a NaN anywhere (an inf or NaN input): NaN values at once, no iterations
+            var bad = false;
+            for (var i = 0u; i < n; i++) {{ bad = bad || {r}_isnan(D[s0 + i]) || {r}_isnan(E[s0 + i]); }}
+            if (bad) {{
+                for (var i = 0u; i < n; i++) {{ D[s0 + i] = {r}_nan(); }}
+                g_l = n;
+            }}
+        }}
+        storageBarrier(); workgroupBarrier();
+    }}
+    let vec = P[4] == 1u;
+    let r0 = ch * P[3]; let r1 = min(n, r0 + P[3]);
+    let rpt = select(0u, (P[3] + {napply - 1}u) / {napply}u, vec);
+    let budget = P[5];
+    let q0 = z * n * n;
+    var cost = 0u;
+    var pend = false; var pm = 0u; var plo = 0u; var par = 0u;
+    var par_next = 0u;
+    loop {{
+        let l = workgroupUniformLoad(&g_l);
+        // this step's scalar part, the pending rotations, and this step's own (which a
+        // stopping iteration still applies)
+        let need = 2u * (n - l) + select(0u, rpt * (pm - plo + 1u), pend) + rpt * (n - l + 1u) + 16u;
+        let stop = l >= n || (budget != 0u && cost + need > budget);
+        if (stop && !pend) {{ break; }}
+        if (!stop && lid == 0u) {{
+            let h = par_next * {cap}u;
+            var m = l;
+            for (; m + 1u < n; m++) {{
+                let dd = r_abs(D[s0 + m]) + r_abs(D[s0 + m + 1u]);
+                if (r_abs(E[s0 + m]) <= {eps} * dd) {{ break; }}
+            }}
+            g_m = m;
+            g_lo = m;
+            if (m == l || g_it >= P[6]) {{
+                g_l = l + 1u; g_it = 0u; g_m = l;
+            }} else {{
+                g_it += 1u;
+                let el = E[s0 + l]; let dl = D[s0 + l];
+                var g = (D[s0 + l + 1u] - dl) / (R(2) * el);
+                var rr = sqrt(g * g + R(1));
+                g = D[s0 + m] - dl + el / (g + select(-rr, rr, g >= R(0)));
+                var s = R(1); var c = R(1); var p = R(0);
+                var i = m;
+                var under = false;
+                var dn = D[s0 + m];  // d_(i+1), carried
+                while (i > l) {{
+                    i -= 1u;
+                    let ei = E[s0 + i]; let di = D[s0 + i];
+                    let f = s * ei; let bb = c * ei;
+                    rr = sqrt(f * f + g * g);  // the native root: its argument is finite, >= 0
+                    E[s0 + i + 1u] = rr;
+                    if (rr == R(0)) {{
+                        D[s0 + i + 1u] = dn - p; E[s0 + m] = R(0); under = true;
+                        break;
+                    }}
+                    let ir = R(1) / rr;
+                    s = f * ir; c = g * ir;
+                    g = dn - p;
+                    rr = (di - g) * s + R(2) * c * bb;
+                    p = s * rr;
+                    D[s0 + i + 1u] = g + p;
+                    g = c * rr - bb;
+                    g_c[h + i] = c; g_s[h + i] = s;
+                    g_lo = i;
+                    dn = di;
+                }}
+                if (!under) {{
+                    D[s0 + l] = dn - p; E[s0 + l] = g; E[s0 + m] = R(0);
+                }}
+            }}
+        }}
+        if (pend && lid >= {APPLY0}u) {{
+            let h = par * {cap}u;
+            for (var k = r0 + lid - {APPLY0}u; k < r1; k += {napply}u) {{
+                let row = q0 + k * n;
+                var cur = Q[row + pm];
+                for (var i = pm; i > plo; i--) {{
+                    let a = Q[row + i - 1u];
+                    Q[row + i] = g_s[h + i - 1u] * a + g_c[h + i - 1u] * cur;
+                    cur = g_c[h + i - 1u] * a - g_s[h + i - 1u] * cur;
+                }}
+                Q[row + plo] = cur;
+            }}
+        }}
+        workgroupBarrier();
+        if (pend) {{ cost += rpt * (pm - plo + 1u); }}
+        if (stop) {{ break; }}
+        cost += 2u * (n - l) + 8u;
+        let m = workgroupUniformLoad(&g_m);
+        let lo = workgroupUniformLoad(&g_lo);
+        pend = vec && lo < m; pm = m; plo = lo; par = par_next;
+        par_next = 1u - par_next;
+    }}
+    let l = workgroupUniformLoad(&g_l);
+    if (lid == 0u) {{ SW[2u * b] = l; SW[2u * b + 1u] = g_it; }}
+    if (l >= n && ch == 0u) {{
+        storageBarrier(); workgroupBarrier();
+        let sc = SC[z];
+        for (var i = lid; i < n; i += {wg}u) {{ LAM[t0 + i] = D[s0 + i] * sc; }}
+    }}
+}}""".split("\n")
+    return _finish(decls, t, body)
+
+
+WY_NB = 32  # reflectors per compact WY block
+
+
+def wy_record(t: str, wg: int) -> Launch:
+    return record(f"linalg_trd_wy_{t}_{wg}",
+                  [("A", "S", False), ("TAU", "R", False), ("VT", "S", True), ("MB", "S", True)],
+                  ("nz", "n", "nblk"), wg)
+
+
+def render_wy(t: str, wg: int) -> str:
+    """Bindings A (trd's work copy: reflector k's v in row k past the diagonal), TAU
+    (nz x n), VT (nz x nblk WY_NB x n), MB (nz x nblk x n x WY_NB); P: nz, n, nblk.
+    A workgroup per (matrix, block b) of the reflectors k = b WY_NB + j: the block's
+    rows of V^T (row k: 0 up to column k, 1 at k + 1, then v; rows past the last
+    reflector zero) into VT, and M_b = V_b T_b into MB, where
+    H_k0 ... H_k1-1 = I - V_b T_b V_b^T (LAPACK's dlarft, forward and columnwise:
+    T_jj = tau_j, T[0:j, j] = -tau_j T[0:j, 0:j] (V_b^T v_j)[0:j]), so that Q's block
+    product applies as X - M_b (V_b^T X): two matrix products."""
+    nb = WY_NB
+    decls = wy_record(t, wg).declarations()
+    decls += [f"var<workgroup> g_g: array<R, {nb * nb}>;", f"var<workgroup> g_t: array<R, {nb * nb}>;",
+              f"var<workgroup> g_tau: array<R, {nb}>;"]
+    body = [f"@compute @workgroup_size({wg})",
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
+            "    let b = wid.x + wid.y * 65535u;",
+            "    if (b >= P[0] * P[2]) { return; }"]
+    body += f"""    let n = P[1]; let z = b / P[2]; let blk = b % P[2];
+    let k0 = blk * {nb}u;
+    let a0 = z * n * n;
+    let vt0 = (z * P[2] + blk) * {nb}u * n;
+    for (var e = lid; e < {nb}u * n; e += {wg}u) {{
+        let j = e / n; let c = e % n; let k = k0 + j;
+        var v = R(0);
+        if (k < n - 2u) {{
+            if (c == k + 1u) {{ v = R(1); }} else if (c > k + 1u) {{ v = A[a0 + k * n + c]; }}
+        }}
+        VT[vt0 + e] = v;
+    }}
+    for (var j = lid; j < {nb}u; j += {wg}u) {{
+        let k = k0 + j;
+        g_tau[j] = select(R(0), TAU[z * n + k], k < n - 2u);
+    }}
+    storageBarrier(); workgroupBarrier();
+    for (var e = lid; e < {nb * nb}u; e += {wg}u) {{
+        let i = e / {nb}u; let j = e % {nb}u;
+        var s = R(0);
+        if (i < j) {{
+            for (var c = k0 + j + 1u; c < n; c++) {{ s += VT[vt0 + i * n + c] * VT[vt0 + j * n + c]; }}
+        }}
+        g_g[e] = s;
+        g_t[e] = R(0);
+    }}
+    workgroupBarrier();
+    for (var j = 0u; j < {nb}u; j++) {{
+        let tj = g_tau[j];
+        for (var i = lid; i < j; i += {wg}u) {{
+            var s = R(0);
+            for (var q = i; q < j; q++) {{ s += g_t[i * {nb}u + q] * g_g[q * {nb}u + j]; }}
+            g_t[i * {nb}u + j] = -tj * s;
+        }}
+        if (lid == 0u) {{ g_t[j * {nb}u + j] = tj; }}
+        workgroupBarrier();
+    }}
+    let m0 = (z * P[2] + blk) * n * {nb}u;
+    for (var e = lid; e < n * {nb}u; e += {wg}u) {{
+        let c = e / {nb}u; let j = e % {nb}u;
+        var s = R(0);
+        for (var i = 0u; i <= j; i++) {{ s += VT[vt0 + i * n + c] * g_t[i * {nb}u + j]; }}
+        MB[m0 + e] = s;
+    }}
+}}""".split("\n")
+    return _finish(decls, t, body)
+
+
+def bisect_record(t: str, wg: int) -> Launch:
+    return record(f"linalg_trd_bisect_{t}_{wg}",
+                  [("DT", "R", False), ("ET", "R", False), ("SC", "R", False), ("LO", "R", True), ("HI", "R", True),
+                   ("LAM", "R", True)],
+                  ("nz", "n", "iters", "first", "last"), wg)
+
+
+def render_bisect(t: str, wg: int) -> str:
+    """Bindings DT, ET (nz x n: trd's tridiagonal, scaled), SC (nz: the scale to undo),
+    LO, HI (nz x n: each eigenvalue's bracket between dispatches), LAM (nz x n);
+    P: nz, n, bisection steps this dispatch, first (brackets from the Gershgorin
+    interval), last (write LAM = the midpoint, unscaled).
+
+    An invocation per eigenvalue j (ascending): bisection of [lo, hi] on the Sturm
+    count of T - x I (the number of negative pivots of its LDL^T, pivots below
+    pivmin replaced by -pivmin, as LAPACK's dstebz), keeping count(lo) <= j <
+    count(hi); the steps stop once no representable midpoint is left. T came scaled
+    to [1, 2), so the Gershgorin width is a few units and 2 + the mantissa's bits of
+    steps reach the eigenvalue's rounding level. A NaN anywhere in T gives NaN
+    values for the whole matrix."""
+    r = t
+    eps = _eps(r)
+    tiny = "R(2.2250738585072014e-308)" if r == "f64" else "R(1.1754944e-38)"
+    decls = bisect_record(t, wg).declarations()
+    body = [f"@compute @workgroup_size({wg})",
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
+            f"    let e = (wid.x + wid.y * 65535u) * {wg}u + lid;"]
+    body += f"""    let n = P[1];
+    if (e >= P[0] * n) {{ return; }}
+    let z = e / n; let j = e % n;
+    let t0 = z * n;
+    var emax = R(0);
+    var bad = false;
+    for (var i = 0u; i + 1u < n; i++) {{
+        let x = ET[t0 + i];
+        emax = max(emax, x * x);
+        bad = bad || {r}_isnan(x) || {r}_isnan(DT[t0 + i]);
+    }}
+    bad = bad || {r}_isnan(DT[t0 + n - 1u]);
+    let pivmin = max({tiny} * R(1e4), emax * {tiny} * R(1e4));
+    var lo = R(0); var hi = R(0);
+    if (P[3] == 1u) {{
+        lo = DT[t0]; hi = DT[t0];
+        for (var i = 0u; i < n; i++) {{
+            var rad = R(0);
+            if (i > 0u) {{ rad += r_abs(ET[t0 + i - 1u]); }}
+            if (i + 1u < n) {{ rad += r_abs(ET[t0 + i]); }}
+            lo = min(lo, DT[t0 + i] - rad); hi = max(hi, DT[t0 + i] + rad);
+        }}
+        let w = hi - lo;
+        let pad = R(2) * {eps} * max(r_abs(lo), r_abs(hi)) + R(2) * pivmin + {eps} * w;
+        lo -= pad; hi += pad;
+    }} else {{
+        lo = LO[e]; hi = HI[e];
+    }}
+    for (var it = 0u; it < P[2]; it++) {{
+        let mid = R(0.5) * (lo + hi);
+        if (!(mid > lo && mid < hi)) {{ break; }}
+        var cnt = 0u;
+        var q = DT[t0] - mid;
+        if (r_abs(q) < pivmin) {{ q = -pivmin; }}
+        if (q < R(0)) {{ cnt += 1u; }}
+        for (var i = 1u; i < n; i++) {{
+            let ei = ET[t0 + i - 1u];
+            q = DT[t0 + i] - mid - ei * ei / q;
+            if (r_abs(q) < pivmin) {{ q = -pivmin; }}
+            if (q < R(0)) {{ cnt += 1u; }}
+        }}
+        if (cnt > j) {{ hi = mid; }} else {{ lo = mid; }}
+    }}
+    LO[e] = lo; HI[e] = hi;
+    if (P[4] == 1u) {{
+        var v = R(0.5) * (lo + hi) * SC[z];
+        if (bad) {{ v = {r}_nan(); }}
+        LAM[e] = v;
+    }}
+}}""".split("\n")
+    return _finish(decls, t, body)
