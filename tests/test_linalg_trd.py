@@ -257,3 +257,15 @@ def test_svd_preconditioned_batched_and_nan():
     assert np.all(np.isnan(s[1]))
     _check(_svd_errors(a[0], u[0], s[0], vh[0]), _svd_errors(a[0], *np.linalg.svd(a[0], full_matrices=False)),
            np.float32)
+
+
+def test_eigh_vectors_past_their_order_leave_the_tridiagonal_route():
+    # eigh's vectors go back to block Jacobi past TRD_MAX_VECTORS (faster there on a
+    # large GPU); eigvalsh keeps the route up to the kernels' own limit
+    from wgarray._kernels import linalg_eigen
+    n = linalg_eigen.TRD_MAX_VECTORS
+    small = xp.asarray(np.eye(n, dtype=np.float32))._node
+    big = xp.asarray(np.eye(n + 1, dtype=np.float32))._node
+    assert linalg_eigen.uses_trd(small, "eigh")
+    assert not linalg_eigen.uses_trd(big, "eigh")
+    assert linalg_eigen.uses_trd(big, "eigvals") == linalg_eigen._trd_order(big.device, big.dtype, n + 1)

@@ -1,12 +1,12 @@
 """Host side of the symmetric/Hermitian eigensolver (eigh, eigvalsh) and of the Jacobi
 SVD of square and small matrices (kernels: ``_wgsl/linalg_eigen.py``).
 
-Real eigh / eigvalsh of order TRD_MIN < n <= ``linalg_trd.MAX_N`` take the tridiagonal
-route of ``linalg_trd`` (Householder reduction, implicit QL or bisection), which does
+Real eigvalsh of order TRD_MIN < n <= ``linalg_trd.MAX_N`` and real eigh of order
+TRD_MIN < n <= TRD_MAX_VECTORS take the tridiagonal route of ``linalg_trd`` (Householder reduction, implicit QL or bisection), which does
 O(n^3) work in two passes over the trailing matrix per column where Jacobi spends
 ~8 sweeps of rotations; the Jacobi solvers below serve the rest: real n <= TRD_MIN
 (two dispatches: jeig and the one-workgroup refinement), complex Hermitian matrices,
-real ones past MAX_N, and every svd; a real svd of order TRD_MIN < n <= SMALL_SVD
+real ones past those orders, and every svd; a real svd of order TRD_MIN < n <= SMALL_SVD
 runs its one-sided Jacobi on A V0, V0 the eigenvectors of A^T A by that route, so
 that ojac stops after a sweep or two (``_preconditioned_svd``).
 
@@ -87,10 +87,21 @@ WATCHDOG_SWEEPS = 4  # whole-matrix sweeps per dispatch at most (order 256: ~30 
                      # the dispatches after convergence return at once
 
 
+# eigh's vectors by the tridiagonal route only up to this order: its reduction and QL
+# run in one workgroup a matrix, which the block Jacobi solver outruns on a large GPU
+# past ~512 (H200, float32: eigh 256 49 ms against Jacobi's 69; 1024 871 ms against
+# 440). eigvalsh, without the vectors, stays ahead up to MAX_N (1024: 147 ms).
+TRD_MAX_VECTORS = 384
+
+
 def uses_trd(node: g.Node, mode: str) -> bool:
     """Whether eigh / eigvalsh of this node take the tridiagonal route
-    (``linalg_trd``): real matrices of order TRD_MIN < n that its kernels hold."""
-    return mode in ("eigh", "eigvals") and _trd_order(node.device, node.dtype, node.shape[-1])
+    (``linalg_trd``): real matrices of order TRD_MIN < n that its kernels hold (for
+    eigh, n <= TRD_MAX_VECTORS)."""
+    n = node.shape[-1]
+    if mode == "eigh" and n > TRD_MAX_VECTORS:
+        return False
+    return mode in ("eigh", "eigvals") and _trd_order(node.device, node.dtype, n)
 
 
 def _trd_order(device, dtype, n: int) -> bool:
