@@ -401,9 +401,11 @@ def pseudo_huber(delta, r, /) -> Array:
     t = r / delta
     # delta^2 (sqrt(1 + t^2) - 1) without the cancellation
     out = delta * delta * (t * t / (ew.sqrt(1.0 + t * t) + 1.0))
-    out = where((delta == 0.0) | (r == 0.0), 0.0, out)
     out = where(ew.isinf(t) & ~ew.isinf(delta), ew.abs(delta) * ew.abs(r), out)
-    return where(delta < 0.0, math.inf, where(ew.isnan(delta) | ew.isnan(r), math.nan, out))
+    # SciPy's order: delta < 0 gives inf, then a zero delta or r gives 0 (whatever the
+    # other one is, NaN and inf included), then NaN
+    out = where(ew.isnan(delta) | ew.isnan(r), math.nan, out)
+    return where(delta < 0.0, math.inf, where((delta == 0.0) | (r == 0.0), 0.0, out))
 
 
 def boxcox(x, lmbda, /) -> Array:
