@@ -409,25 +409,19 @@ def pseudo_huber(delta, r, /) -> Array:
 
 
 def boxcox(x, lmbda, /) -> Array:
-    x, lmbda = _floats("boxcox", x, lmbda)
-    lx = ew.log(x)
-    return where(lmbda == 0.0, lx, ew.expm1(lmbda * lx) / lmbda)
+    return _op("boxcox", x, lmbda)
 
 
 def boxcox1p(x, lmbda, /) -> Array:
-    x, lmbda = _floats("boxcox1p", x, lmbda)
-    lx = ew.log1p(x)
-    return where(lmbda == 0.0, lx, ew.expm1(lmbda * lx) / lmbda)
+    return _op("boxcox1p", x, lmbda)
 
 
 def inv_boxcox(y, lmbda, /) -> Array:
-    y, lmbda = _floats("inv_boxcox", y, lmbda)
-    return where(lmbda == 0.0, ew.exp(y), ew.exp(ew.log1p(lmbda * y) / lmbda))
+    return _op("inv_boxcox", y, lmbda)
 
 
 def inv_boxcox1p(y, lmbda, /) -> Array:
-    y, lmbda = _floats("inv_boxcox1p", y, lmbda)
-    return where(lmbda == 0.0, ew.expm1(y), ew.expm1(ew.log1p(lmbda * y) / lmbda))
+    return _op("inv_boxcox1p", y, lmbda)
 
 
 def exp2(x, /) -> Array:
