@@ -186,6 +186,35 @@ def test_relative_entropies_keep_the_dtype_and_ratios_past_the_range(name, dtype
     assert mism == 0 and err <= 4, (err, mism)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_boxcox1p_family_large_exponents_against_mpmath(dtype):
+    # the exponent lam log(x) (log(1 + lam y) / lam for the inverses) is carried in double
+    # length: its rounding cost |exponent| ulp (boxcox1p(139, 2) float32 4.2 ulp,
+    # inv_boxcox1p(5.18, 1e-10) 4.35); SciPy's float64 itself is 3.8 ulp off at
+    # boxcox(372.76, 2). Worst measured here: under 1 ulp
+    mp = pytest.importorskip("mpmath")
+    mp.mp.dps = 40
+    x = np.array([138.94955, 372.75937, 1000.0, 51.8, 0.0193, 3.5, 7.25, 1e-3, 0.5, 19.3])
+    lam = np.array([2.0, 2.0, 2.0, 3.7, 0.5, -3.0, -0.5, 2.0, 1e-10, 1e-6])
+    y = np.array([5.1794748, -5.1794748, 10.0, 0.3727594, -0.19307, 2.68, 0.001, -1.389, 4.0, 20.0])
+    ylam = np.array([1e-10, 1e-10, 1e-10, 1e-10, 2.0, 0.5, 2.0, -0.5, 1e-6, 1e-3])
+    x, lam, y, ylam = (v.astype(dtype) for v in (x, lam, y, ylam))
+    f = {"boxcox": lambda u, v: mp.expm1(v * mp.log(u)) / v,
+         "boxcox1p": lambda u, v: mp.expm1(v * mp.log1p(u)) / v,
+         "inv_boxcox": lambda u, v: mp.exp(mp.log1p(v * u) / v),
+         "inv_boxcox1p": lambda u, v: mp.expm1(mp.log1p(v * u) / v)}
+    for name, ref_f in f.items():
+        u, v = (x, lam) if name.startswith("box") else (y, ylam)
+        got = np.asarray(getattr(xp.special, name)(xp.asarray(u), xp.asarray(v)), dtype=np.float64)
+        ref = np.array([float(ref_f(mp.mpf(float(p)), mp.mpf(float(q)))) for p, q in zip(u, v)])
+        err = np.max(np.abs(got - ref) / np.abs(ref)) / np.finfo(dtype).eps
+        assert err <= 2, f"{name}: {err:.3g} ulp"
+    # broadcasting a 0-d lambda, and lam = 0 (the logarithm itself)
+    got = np.asarray(xp.special.boxcox1p(xp.asarray(x), xp.asarray(np.array(0.0, dtype=dtype))))
+    np.testing.assert_allclose(got, np.log1p(x), rtol=4 * np.finfo(dtype).eps)
+
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 def test_sinc_against_mpmath(dtype):
     # exact zeros at the integers (sinc(-1) was 3.9e-17), half-integers, tiny and huge
