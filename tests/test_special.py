@@ -58,6 +58,7 @@ DEFAULT_TOL = 4  # ulp
 # rounded steps reach 25 ulp at n = 100 with FMA and without.
 # against mpmath where SciPy is the less accurate one
 # worst found against mpmath: lavapipe up to 12 ulp, the H200 12.3 (gammaincc f64)
+POCH_MPMATH = {"float64": 0, "float32": 0}
 TOL_MPMATH = {"gammainc": {"float64": 16, "float32": 20}, "gammaincc": {"float64": 16, "float32": 20}}
 
 CORE = {"erf", "ndtr", "ndtri", "gammaln", "digamma", "gammainc", "betainc", "i0e", "expit", "xlogy",
@@ -213,6 +214,27 @@ def test_boxcox1p_family_large_exponents_against_mpmath(dtype):
     # broadcasting a 0-d lambda, and lam = 0 (the logarithm itself)
     got = np.asarray(xp.special.boxcox1p(xp.asarray(x), xp.asarray(np.array(0.0, dtype=dtype))))
     np.testing.assert_allclose(got, np.log1p(x), rtol=4 * np.finfo(dtype).eps)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_poch_against_mpmath(dtype):
+    # SciPy's float64 is |lgamma(z)| ulp off for non-integer m (poch(61.05, 0.5): 240);
+    # here the whole SciPy grid, negative z (the reflection), and z past Gamma's range
+    # (float32 35, float64 171: Stirling's series for both gammas)
+    mp = pytest.importorskip("mpmath")
+    mp.mp.dps = 40
+    z, m = D._grid(np.concatenate([D._pos(-1, 2, 15), [-0.25, -3.7, -20.5]]), np.array([0.5, 1.0, 3.0, 10.0, -0.5, 2.75]))
+    big = [40.0, 61.05, 100.0, 1e3, 1e5] if dtype is np.float32 else [200.0, 1e3, 1e6, 1e10]
+    zb, mb = D._grid(np.array(big), np.array([0.5, -0.5, 2.5, 7.25, -3.5]))
+    z, m = (np.concatenate([u, v]).astype(dtype) for u, v in ((z, zb), (m, mb)))
+    got = np.asarray(xp.special.poch(xp.asarray(z), xp.asarray(m)), dtype=np.float64)
+    ref = np.array([float(mp.rf(mp.mpf(float(u)), mp.mpf(float(v)))) for u, v in zip(z, m)])
+    fin = np.abs(ref) < np.finfo(dtype).max
+    assert np.all(np.isinf(got[~fin]))
+    err = np.abs(got[fin] - ref[fin]) / np.abs(ref[fin]) / np.finfo(dtype).eps
+    i = np.argmax(err)
+    assert err[i] <= POCH_MPMATH[np.dtype(dtype).name], f"poch({z[fin][i]}, {m[fin][i]}): {err[i]:.3g} ulp"
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)

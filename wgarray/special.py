@@ -495,6 +495,16 @@ def poch(z, m, /) -> Array:
     past = (z > big) | (y > big)
     logform = gammasgn(y) * gammasgn(z) * ew.exp(gammaln(y) - gammaln(z))
     out = where(past & (z >= 8.0) & (y >= 8.0), stirling, where(past & (z > 0.0) & (y > 0.0), logform, direct))
+    # an integer |m| <= 16: the product z (z + 1) ... (z + m - 1), or 1 / ((z - 1) ... (z + m))
+    # (the gammas' ratio: 56 ulp at poch(22.76, 10)); a factor 0 gives 0 (SciPy's +0), or
+    # inf for m < 0
+    n = ew.abs(m)
+    up = m > 0.0
+    prod = 1.0
+    for k in range(16):
+        prod = where(n > k, prod * where(up, z + float(k), z - float(k + 1)), prod)
+    prod = where(up, where(prod == 0.0, 0.0, prod), where(prod == 0.0, math.inf, 1.0 / prod))
+    out = where((m == ew.floor(m)) & (n <= 16.0), prod, out)
     # SciPy's values at the poles and infinities (those of Cephes' recurrence in m):
     # Gamma(z) at a pole (z a non-positive integer) gives 0, Gamma(z + m) inf, both the
     # limit (-1)^m Gamma(1 - z) / Gamma(1 - z - m)
