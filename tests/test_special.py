@@ -27,7 +27,7 @@ TOL = {
             "gammaincc": 500, "betaln": 100, "beta": 100, "betainc": 4000, "betaincc": 4000,
             "i0": 4, "i1": 4, "stdtr": 4000, "chdtr": 1600, "chdtrc": 1100, "pdtr": 400,
             "pdtrc": 700, "gdtr": 900, "gdtrc": 700, "bdtr": 4000, "bdtrc": 4000, "nbdtr": 4000,
-            "nbdtrc": 4000, "fdtr": 4000, "fdtrc": 4000, "poch": 200, "ndtri": 4,
+            "nbdtrc": 4000, "fdtr": 4000, "fdtrc": 4000, "poch": 50, "ndtri": 4,
             "tandg": 30, "cotdg": 30, "exp1": 8, "expi": 50, "spence": 10, "zetac": 250,
             "loggamma": 40, "j0": 8, "j1": 8, "y0": 16, "y1": 12, "expn": 8, "yn": 24,
             "multigammaln": 40, "gammaincinv": 600, "gammainccinv": 600, "chdtri": 600,
@@ -37,7 +37,7 @@ TOL = {
             "gammaincc": 10, "betaincc": 1200, "stdtr": 400, "chdtr": 6,
             "chdtrc": 6, "pdtr": 10, "pdtrc": 4, "gdtr": 48, "gdtrc": 30, "bdtr": 400,
             "bdtrc": 400, "nbdtr": 400, "nbdtrc": 400, "fdtr": 400, "fdtrc": 400, "i1": 8, "i1e": 8,
-            "betaln": 40, "beta": 40, "poch": 40, "log_ndtr": 8, "gammaln": 8,
+            "betaln": 40, "beta": 40, "log_ndtr": 8, "gammaln": 8,
             "exp1": 8, "expi": 6, "zetac": 12, "j0": 6, "j1": 3, "y0": 10, "y1": 6, "expn": 8,
             "yn": 5, "multigammaln": 8, "gammaincinv": 600, "gammainccinv": 600, "chdtri": 600,
             "pdtri": 600, "betaincinv": 600, "bdtri": 600, "nbdtri": 600, "fdtri": 600,
@@ -58,7 +58,9 @@ DEFAULT_TOL = 4  # ulp
 # rounded steps reach 25 ulp at n = 100 with FMA and without.
 # against mpmath where SciPy is the less accurate one
 # worst found against mpmath: lavapipe up to 12 ulp, the H200 12.3 (gammaincc f64)
-POCH_MPMATH = {"float64": 0, "float32": 0}
+# worst measured on lavapipe: float64 3.31 (poch(0.268, 10)), float32 8.46 (poch(-3.7, -0.5),
+# the reflection through gamma and rgamma)
+POCH_MPMATH = {"float64": 4, "float32": 9}
 TOL_MPMATH = {"gammainc": {"float64": 16, "float32": 20}, "gammaincc": {"float64": 16, "float32": 20}}
 
 CORE = {"erf", "ndtr", "ndtri", "gammaln", "digamma", "gammainc", "betainc", "i0e", "expit", "xlogy",

@@ -515,14 +515,15 @@ def poch(z, m, /) -> Array:
     out = where(zpole & ypole, where(odd, -both, both), out)
     out = where(zpole & ~ypole, 0.0, where(ypole & ~zpole, math.inf, out))
     # m = inf: 0 at a pole of Gamma(z), else inf with Gamma(z)'s sign; m = -inf: NaN
+    nan = m * math.nan  # of the arguments' dtype (two Python scalars would make float64)
     minf = where(zpole, 0.0, where(m < 0.0, math.nan, ew.copysign(math.inf, gammasgn(z))))
     out = where(ew.isinf(m), minf, out)
     # z = inf: inf for 0 < m <= 2, 0 for -2 <= m < 0; z = -inf: -inf at m = 1, -0 at
     # m = -1; NaN otherwise (the recurrence's first step overflows or vanishes)
-    zinf = where((m > 0.0) & (m <= 2.0), math.inf, where((m < 0.0) & (m >= -2.0), 0.0, math.nan))
-    zninf = where(m == 1.0, -math.inf, where(m == -1.0, -0.0, math.nan))
+    zinf = where((m > 0.0) & (m <= 2.0), math.inf, where((m < 0.0) & (m >= -2.0), 0.0, nan))
+    zninf = where(m == 1.0, -math.inf, where(m == -1.0, -0.0, nan))
     out = where(ew.isinf(z), where(z > 0.0, zinf, zninf), out)
-    out = where(ew.isnan(m), where(zpole, 0.0, math.nan), where(ew.isnan(z), math.nan, out))
+    out = where(ew.isnan(m), where(zpole, 0.0, nan), where(ew.isnan(z), math.nan, out))
     return where(m == 0.0, 1.0, out)
 
 
