@@ -64,14 +64,15 @@ _K = {
                 YN_MAX="20000.0", LOG_MAX="710.5",
                 YN_DD_XLO="1e-24", YN_DD_XHI="1e30", YN_SCALE="0x1p64", YN_ISCALE="0x1p-64", YN_EMAX="17",
                 LPMV_STEPS="20000.0", LPMV_XSW="-0.35", HYP_SERIES_MAX="700.0",
-                HYP_LN2_HI="0.6931471803691238", HYP_LN2_LO="1.9082149292705877e-10"),
+                HYP_LN2_HI="0.6931471803691238", HYP_LN2_LO="1.9082149292705877e-10",
+                BC_SMALL="0x1p-30", BC_SERIES="0x1p-20"),
     "f32": dict(EPS="5.960464477539063e-08", TINY="1e-30", SPLIT="64.0", ERFC_BIG="10.1",
                 ERF_ONE="4.0", GAMMA_MAX="35.04", ERFCX_NEG="-9.4", MAXIT="500", HUGE="1e30",
                 EXP_HALF="85.0", EXP_SUB="-85.0", BINOM_BIG="1e20", BESSEL_TINY="1e-4", Y1_TINY="1e-36", YN_MAX="20000.0",
                 LOG_MAX="89.5", YN_DD_XLO="1e-18", YN_DD_XHI="1e30", YN_SCALE="0x1p32", YN_ISCALE="0x1p-32",
                 YN_EMAX="4", LPMV_STEPS="20000.0",
                 LPMV_XSW="-0.7", HYP_SERIES_MAX="85.0", HYP_LN2_HI="0.693145751953125",
-                HYP_LN2_LO="1.4286068203094173e-06"),
+                HYP_LN2_LO="1.4286068203094173e-06", BC_SMALL="0x1p-15", BC_SERIES="0x1p-10"),
 }
 
 
@@ -1747,6 +1748,95 @@ fn $T_hyp1f1(a: $T, b: $T, x: $T) -> $T {
 }""",
 }
 
+# Box-Cox: the exponent lam log(x) (or log(1 + lam y) / lam) in double length, then
+# expm1(h + l) = expm1(h) + e^h expm1(l) exactly: the exponent's rounding would cost
+# |exponent| ulp (boxcox1p(139, 2) in float32: 4.2), the double-length one nothing.
+_BOXCOX = {
+    # log(a + bh + bl) as hi + lo, a > 0 finite, |bh + bl| <= ulp(a): log a in double
+    # length plus log1p(c) = c - c^2 / 2, c = (bh + bl) / a in double length
+    "log_sum_dd": """
+fn $T_log_sum_dd(a: $T, bh: $T, bl: $T) -> vec2<$T> {
+    let l = $T_log_dd(a);
+    let ch = bh / a;
+    let q = $T_two_prod(ch, a);
+    let cl = ($T_launder($T_launder(bh - q.x) - q.y) + bl) / a;
+    let r = $T_two_sum(l.x, ch);
+    let lo = r.y + (l.y + (cl - 0.5 * ch * ch));
+    let h = $T_launder(r.x + lo);
+    return vec2<$T>(h, lo - $T_launder(h - r.x));
+}""",
+    # expm1(lam (L.x + L.y)) / lam, the product in double length (|lam L| >= BC_SMALL,
+    # |lam| <= 2^60)
+    "boxcox_tail": """
+fn $T_boxcox_tail(L: vec2<$T>, lam: $T) -> $T {
+    let p = $T_two_prod(lam, L.x);
+    let h = p.x;
+    let l = p.y + lam * L.y;
+    if (h > $EXP_HALF) {
+        // expm1 = exp to the last bit; e^(h/2) twice stays finite where e^h does not
+        let w = $T_exp(0.5 * h);
+        return w * $T_divide(w * $T_exp(l), lam);
+    }
+    let e = $T_expm1(h);
+    return $T_divide(e + (e + 1.0) * $T_expm1(l), lam);
+}""",
+    # log(1 + lam y) / lam as hi + lo, for finite y and lam != 0 with 1 + lam y > 0
+    # (x.y = 0: the simple form is to be taken)
+    "inv_boxcox_exponent": """
+fn $T_inv_boxcox_exponent(y: $T, lam: $T) -> vec3<$T> {
+    let z = lam * y;
+    if (abs(z) < $BC_SERIES) {
+        // y log1p(z) / z = y + y (-z/2 + z^2/3 - z^3/4)
+        return vec3<$T>(y, y * (z * (-0.5 + z * (0.3333333333333333 - 0.25 * z))), 1.0);
+    }
+    if (abs(lam) > 0x1p60 || abs(lam) < 0x1p-60 || abs(y) > 0x1p60) { return vec3<$T>(0.0, 0.0, 0.0); }
+    let zz = $T_two_prod(lam, y);
+    let s = $T_two_sum(1.0, zz.x);
+    if (!(s.x > 0.0)) { return vec3<$T>(0.0, 0.0, 0.0); }
+    let L = $T_log_sum_dd(s.x, s.y, zz.y);
+    let h = L.x / lam;
+    let r = $T_two_prod(h, lam);
+    return vec3<$T>(h, ($T_launder($T_launder(L.x - r.x) - r.y) + L.y) / lam, 1.0);
+}""",
+    "boxcox": """
+fn $T_boxcox(x: $T, lam: $T) -> $T {
+    let lx = $T_log(x);
+    if (lam == 0.0) { return lx; }
+    let u = lam * lx;
+    if ($T_isnan(u) || $T_isinf(u) || $T_isinf(x) || abs(lam) > 0x1p60) { return $T_expm1(u) / lam; }
+    if (abs(u) < $BC_SMALL) { return lx + lx * (0.5 * u); }
+    return $T_boxcox_tail($T_log_dd(x), lam);
+}""",
+    "boxcox1p": """
+fn $T_boxcox1p(x: $T, lam: $T) -> $T {
+    let lx = $T_log1p(x);
+    if (lam == 0.0) { return lx; }
+    let u = lam * lx;
+    if ($T_isnan(u) || $T_isinf(u) || $T_isinf(x) || abs(lam) > 0x1p60) { return $T_expm1(u) / lam; }
+    if (abs(u) < $BC_SMALL) { return lx + lx * (0.5 * u); }
+    let s = $T_two_sum(1.0, x);
+    return $T_boxcox_tail($T_log_sum_dd(s.x, s.y, 0.0), lam);
+}""",
+    "inv_boxcox": """
+fn $T_inv_boxcox(y: $T, lam: $T) -> $T {
+    if (lam == 0.0) { return $T_exp(y); }
+    if ($T_isnan(y) || $T_isinf(y) || $T_isnan(lam) || $T_isinf(lam)) { return $T_exp($T_log1p(lam * y) / lam); }
+    let u = $T_inv_boxcox_exponent(y, lam);
+    if (u.z == 0.0) { return $T_exp($T_log1p(lam * y) / lam); }
+    return $T_exp(u.x) * $T_exp(u.y);
+}""",
+    "inv_boxcox1p": """
+fn $T_inv_boxcox1p(y: $T, lam: $T) -> $T {
+    if (lam == 0.0) { return $T_expm1(y); }
+    if ($T_isnan(y) || $T_isinf(y) || $T_isnan(lam) || $T_isinf(lam)) { return $T_expm1($T_log1p(lam * y) / lam); }
+    let u = $T_inv_boxcox_exponent(y, lam);
+    if (u.z == 0.0) { return $T_expm1($T_log1p(lam * y) / lam); }
+    let e = $T_expm1(u.x);
+    return e + (e + 1.0) * $T_expm1(u.y);
+}""",
+}
+
+
 # op name -> arity; every one lowers to {T}_{name}(...) for real floating types
 OPS = {"erf": 1, "erfc": 1, "erfcx": 1, "ndtr": 1, "log_ndtr": 1, "ndtri": 1, "erfinv": 1,
        "gammaln": 1, "gamma": 1, "rgamma": 1, "gammasgn": 1, "digamma": 1,
@@ -1757,7 +1847,8 @@ OPS = {"erf": 1, "erfc": 1, "erfcx": 1, "ndtr": 1, "log_ndtr": 1, "ndtri": 1, "e
        "multigammaln": 2, "binom": 2,
        "j0": 1, "j1": 1, "y0": 1, "y1": 1, "yn": 2, "k0": 1, "k1": 1, "k0e": 1, "k1e": 1,
        "gammaincinv": 2, "gammainccinv": 2, "chdtri": 2, "pdtri": 2, "betaincinv": 3,
-       "bdtri": 3, "nbdtri": 3, "fdtri": 3, "stdtrit": 2, "lpmv": 3, "hyp1f1": 3}
+       "bdtri": 3, "nbdtri": 3, "fdtri": 3, "stdtrit": 2, "lpmv": 3, "hyp1f1": 3,
+       "boxcox": 2, "boxcox1p": 2, "inv_boxcox": 2, "inv_boxcox1p": 2}
 
 TABLE = {name: {"float": "{T}_" + name + "(" + ", ".join("{" + "abc"[i] + "}" for i in range(n)) + ")"}
          for name, n in OPS.items()}
@@ -1770,7 +1861,7 @@ def _build(T: str) -> dict[str, str]:
     out = {f"cheb_{name.lower()}": _clenshaw(T, name, getattr(C, name), eps) + "\n" for name in _FITS}
     for name in ("EI_R", "DIGAMMA_R", "J0_R", "J1_R"):
         out[f"cheb_{name.lower()}"] = _clenshaw(T, name, getattr(C, name + T.upper()), eps) + "\n"
-    for name, text in {**_GENERIC, **_MORE, **_BESSEL, **_INVERSES, **_LEGENDRE}.items():
+    for name, text in {**_GENERIC, **_MORE, **_BESSEL, **_INVERSES, **_LEGENDRE, **_BOXCOX}.items():
         if name == "zeta_em":
             text = _zeta_em(T)
         out[name] = substitute(text, subs).strip() + "\n"
