@@ -323,7 +323,7 @@ fn $T_erfinv(y: $T) -> $T {
     # |sin(pi x)| and sin(pi x) for finite x, reduced exactly
     "sinpi": """
 fn $T_sinpi(x: $T) -> $T {
-    let k = round(x);
+    let k = $T_round(x);
     let r = x - k;
     let s = $T_sin(3.141592653589793 * r);
     let odd = (k - 2.0 * floor(0.5 * k)) != 0.0;
@@ -476,7 +476,7 @@ fn $T_digamma(x: $T) -> $T {
     if (x > 0.0) { return $T_digamma_pos(x); }
     if (x == floor(x)) { return $T_nan(); }
     // psi(x) = psi(1 - x) - pi / tan(pi x)
-    let r = x - round(x);
+    let r = x - $T_round(x);
     return $T_digamma_pos(1.0 - x) - 3.141592653589793 / $T_tan(3.141592653589793 * r);
 }""",
     # log(1 + d) - d for d > -1
@@ -869,7 +869,7 @@ fn $T_exp1(x: $T) -> $T {
     "expn": """
 fn $T_expn(n0: $T, x: $T) -> $T {
     if ($T_isnan(n0) || $T_isnan(x) || $T_isinf(n0)) { return $T_nan(); }
-    let n = trunc(n0);
+    let n = $T_trunc(n0);
     if (n < 0.0 || x < 0.0) { return $T_nan(); }
     if ($T_isinf(x)) { return 0.0; }
     if (x == 0.0) {
@@ -1159,7 +1159,7 @@ fn $T_y1(x: $T) -> $T {
     "yn": """
 fn $T_yn(n0: $T, x: $T) -> $T {
     if ($T_isnan(n0) || $T_isnan(x) || x < 0.0 || $T_isinf(x)) { return $T_nan(); }
-    let n = abs(trunc(n0));
+    let n = abs($T_trunc(n0));
     // Y_{-n} = (-1)^n Y_n
     let odd = n0 < 0.0 && !$T_isinf(n) && (n - 2.0 * floor(0.5 * n)) != 0.0;
     // the pole's sign by select, not `-s * inf`: NVIDIA's Vulkan compiler returned garbage
@@ -1344,9 +1344,9 @@ fn $T_chdtri(v: $T, q: $T) -> $T {
     "pdtri": """
 fn $T_pdtri(k: $T, y: $T) -> $T {
     // k as SciPy casts it: truncated
-    if ($T_isnan(k) || $T_isnan(y) || trunc(k) < 0.0 || $T_isinf(k) || y < 0.0 || y >= 1.0) { return $T_nan(); }
+    if ($T_isnan(k) || $T_isnan(y) || $T_trunc(k) < 0.0 || $T_isinf(k) || y < 0.0 || y >= 1.0) { return $T_nan(); }
     if (y == 0.0) { return $T_inf(); }
-    return $T_igaminv_core(trunc(k) + 1.0, y, true);
+    return $T_igaminv_core($T_trunc(k) + 1.0, y, true);
 }""",
     # (x, 1 - x) with I_x(a, b) = y, 1 - y = yc (both given: each exact on its side);
     # a, b > 0 finite, 0 < y < 1
@@ -1443,7 +1443,7 @@ fn $T_betaincinv(a: $T, b: $T, y: $T) -> $T {
 fn $T_bdtri(k0: $T, n0: $T, y: $T) -> $T {
     if ($T_isnan(k0) || $T_isnan(n0) || $T_isnan(y) || y < 0.0 || y > 1.0) { return $T_nan(); }
     let k = floor(k0);
-    let n = trunc(n0);
+    let n = $T_trunc(n0);
     if (k < 0.0 || n <= k || $T_isinf(n0)) { return $T_nan(); }
     if (y == 0.0) { return 1.0; }
     if (y == 1.0) { return 0.0; }
@@ -1454,11 +1454,11 @@ fn $T_bdtri(k0: $T, n0: $T, y: $T) -> $T {
 fn $T_nbdtri(k0: $T, n0: $T, y: $T) -> $T {
     // k and n as SciPy casts them (truncated); the ends of y before n is checked
     if ($T_isnan(k0) || $T_isnan(n0) || $T_isnan(y) || y < 0.0 || y > 1.0) { return $T_nan(); }
-    let k = trunc(k0);
+    let k = $T_trunc(k0);
     if (k < 0.0 || $T_isinf(k)) { return $T_nan(); }
     if (y == 0.0) { return 0.0; }
     if (y == 1.0) { return 1.0; }
-    let n = trunc(n0);
+    let n = $T_trunc(n0);
     if (n <= 0.0 || $T_isinf(n)) { return $T_nan(); }
     // nbdtr(k, n, p) = I_p(n, k + 1)
     return $T_ibetinv(n, k + 1.0, y, 1.0 - y).x;
@@ -1537,13 +1537,13 @@ fn $T_lpmv_base(m: $T, v: $T, x: $T) -> $T {
     let t = 0.5 * (1.0 + x);
     // sin(pi r), cos(pi r) for |r| <= 1/2 from the kernels at pi r / 2 (|.| <= pi / 4):
     // no general argument reduction compiled in
-    let r = v - round(v);
+    let r = v - $T_round(v);
     let hs = $T_sin_kernel(1.5707963267948966 * r);
     let hc = $T_cos_kernel(1.5707963267948966 * r);
     let sp = 2.0 * hs * hc;
     let cp = 1.0 - 2.0 * hs * hs;
     // sin(pi v) / pi (v - r is an integer: its parity sets the sign)
-    let par = round(v) - 2.0 * floor(0.5 * round(v));
+    let par = $T_round(v) - 2.0 * floor(0.5 * $T_round(v));
     let vs = select(sp, -sp, par != 0.0) / 3.141592653589793;
     // the finite part: -vs ((1 - x) / (1 + x))^(m/2) (m - 1)! sum_{k < m} r1_k
     var head: $T = 0.0;
@@ -1692,7 +1692,7 @@ fn $T_hyp1f1_asym(a: $T, b: $T, x: $T) -> $T {
     let rest = $T_gammaln(b) - $T_gammaln(a) + (a - b) * $T_log(x);
     // e^(x + rest) as 2^n e^r, r = (x - n ln2_hi) - n ln2_lo + rest: x keeps its digits
     // and no factor overflows before the result does
-    let n = round((x + rest) * 1.4426950408889634);
+    let n = $T_round((x + rest) * 1.4426950408889634);
     let ni = i32(clamp(n, -2000.0, 2000.0));
     let r = $T_launder(x - n * $HYP_LN2_HI) - n * $HYP_LN2_LO + rest;
     return sg * sum * $T_scalbn($T_exp(r), ni);
