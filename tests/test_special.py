@@ -120,6 +120,23 @@ def test_special_values_match_scipy(name, dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_looped_kernel_reads_views_and_broadcasts(dtype):
+    # betainc's kernel runs its 4 elements per invocation in a loop (one inlined copy of
+    # the continued fractions): a transposed x, a broadcast row of a, b a 0-d array, and
+    # a size that is not a multiple of 4, each element against SciPy's
+    rng = np.random.default_rng(7)
+    x = rng.uniform(0, 1, (7, 5)).astype(dtype)
+    a = rng.uniform(0.2, 6, (1, 7)).astype(dtype)
+    b = np.asarray(2.5, dtype=dtype)
+    got = np.asarray(xp.special.betainc(xp.asarray(a), xp.asarray(b), xp.asarray(x).T))
+    with np.errstate(all="ignore"):
+        ref = scipy_special.betainc(a.astype(np.float64), 2.5, x.T.astype(np.float64))
+    tol = TOL["f64" if dtype is np.float64 else "f32"]["betainc"] * np.finfo(dtype).eps
+    assert got.shape == (5, 7) and got.dtype == dtype
+    np.testing.assert_allclose(got, ref, rtol=tol, atol=0)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 def test_yn_pole_at_zero(dtype):
     # the pole's sign for every order at x = +-0 (NVIDIA's compiler once returned garbage here
     # in float64), with the order's special values beside it

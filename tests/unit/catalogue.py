@@ -122,12 +122,23 @@ def float64_sqrt(v, dev):
                                                                  dt.float64)], dt.float64)], dt.float64)]
 
 
+def heavy_strided(v, dev):
+    """betainc(a, b, x) and erf(x), two outputs: x a transposed view, a a row broadcast;
+    betainc's continued fractions make the kernel loop over its 4 elements."""
+    rows, cols = SIZES[v]
+    x = data(1, (rows, cols), dt.float32, dev, OFFSETS[v], (1, rows))
+    a = data(2, (rows, cols), dt.float32, dev, OFFSETS[v] + 4, (0, 1))
+    b = const(SCALARS[v], dt.float32, dev)
+    return [op("betainc", [a, b, x], dt.float32), op("erf", [x], dt.float32)]
+
+
 GRAPHS = {
     "float_chain": float_chain,
     "int64_mixed": int64_mixed,
     "strided_where": strided_where,
     "complex_two_outputs": complex_two_outputs,
     "float64_sqrt": float64_sqrt,
+    "heavy_strided": heavy_strided,
 }
 
 

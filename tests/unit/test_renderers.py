@@ -86,6 +86,19 @@ def test_elementwise_text_calls_its_library():
     assert calls <= set(defined_functions(text))
 
 
+def test_heavy_kernels_call_compute_once_in_a_loop():
+    """A kernel with loops in its ops (betainc) calls ``compute`` once, in a loop over
+    the invocation's 4 elements (Mesa inlines every call: 4 copies took lavapipe's LLVM
+    minutes), and keeps the strided leaf's carry step; a cheap chain stays unrolled."""
+    heavy = KERNELS["elementwise/heavy_strided/native"]()
+    main = heavy[heavy.index("fn main("):]
+    assert main.count("compute(") == 1 and "for (var j = 0u; j < 4u;" in main
+    assert "if (j > 0u) {" in main and "ys[j] = compute(" in main
+    assert "ys[3].o1" in main  # the second output is stored from the loop's results
+    cheap = KERNELS["elementwise/float_chain/native"]()
+    assert cheap[cheap.index("fn main("):].count("compute(") == 4
+
+
 def test_digests_agree_across_processes():
     """Two interpreters with different hash seeds (set and dict orders of strings
     differ) render every kernel, and the helper libraries, to the same bytes as this

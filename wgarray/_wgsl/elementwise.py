@@ -357,7 +357,12 @@ def render(spec: ElementwiseSpec) -> str:
     # element.
     if reader.unravel:
         main += ["    " + x for x in reader.unravel_first("base")]
-    for j in range(PER_THREAD):
+    code = compute_fn(spec, "", launder_outputs=False)
+    lib = library(code)
+    if is_heavy(lib + code):
+        main += _element_loop(spec, reader, hoisted)
+        results = [f"ys[{j}]" for j in range(PER_THREAD)]
+    for j in range(PER_THREAD if not results else 0):
         main.append(f"    let e{j} = min(base + {j}u, n - 1u);")
         if reader.unravel and j:
             main += ["    " + x for x in reader.advance(f"base + {j}u < n", str(j))]
@@ -369,8 +374,36 @@ def render(spec: ElementwiseSpec) -> str:
         vals = [r if len(spec.outputs) == 1 else f"{r}.o{jo}" for r in results]
         main.extend("    " + line for line in store4(f"O{jo}", dname, vals, native))
     main.append("}")
-    code = compute_fn(spec, "", launder_outputs=False)
-    return "\n".join(decls) + "\n\n" + library(code) + "\n" + code + "\n" + "\n".join(main) + "\n"
+    return "\n".join(decls) + "\n\n" + lib + "\n" + code + "\n" + "\n".join(main) + "\n"
+
+
+# Past this much WGSL (or with a loop in it) the 4 elements of an invocation run as a
+# loop over one call of ``compute`` rather than 4 calls: Mesa's shader compilers inline
+# every call, and lavapipe's LLVM spent minutes on 4 inlined copies of betainc (two
+# continued fractions, ~40 helpers each); unrolled, a cheap chain keeps its straight line.
+HEAVY_CHARS = 8000
+_LOOP = re.compile(r"\b(loop|for|while)\b\s*[({]")
+
+
+def is_heavy(code: str) -> bool:
+    """Whether ``code`` (a compute function with its helpers) is worth running once per
+    element in a loop rather than inlined per element (``HEAVY_CHARS``)."""
+    return len(code) > HEAVY_CHARS or _LOOP.search(code) is not None
+
+
+def _element_loop(spec: ElementwiseSpec, reader: "LeafReader", hoisted) -> list[str]:
+    """The statements computing an invocation's 4 results into ``ys`` in a loop."""
+    native = spec.int64_native
+    ret = ty.wgsl_type(spec.outputs[0][1], native) if len(spec.outputs) == 1 else "Outs"
+    lines = [f"    var ys: array<{ret}, {PER_THREAD}>;",
+             f"    for (var j = 0u; j < {PER_THREAD}u; j = j + 1u) {{",
+             "        let e = min(base + j, n - 1u);"]
+    if reader.unravel:
+        lines += ["        if (j > 0u) {"] + ["            " + x for x in reader.advance("base + j < n", "l")] + ["        }"]
+    body, args = reader.element("e", "l", hoisted("j"), unravelled=True)
+    lines += ["        " + x for x in body]
+    lines += [f"        ys[j] = compute({', '.join(args)});", "    }"]
+    return lines
 
 
 def store4(buf: str, dname: str, vals: list[str], native: bool, vec4: bool = True, guard: bool = False) -> list[str]:

@@ -1352,21 +1352,30 @@ fn $T_pdtri(k: $T, y: $T) -> $T {
     # a, b > 0 finite, 0 < y < 1
     "ibetinv": """
 fn $T_ibetinv(a0: $T, b0: $T, y0: $T, yc0: $T) -> vec2<$T> {
+    // Each call site below is a whole inlined copy on Mesa (lavapipe's LLVM compiled this
+    // kernel for minutes in float64), so the logarithms are taken once and shared: B(a, b)
+    // is symmetric, and the tail estimate's log(y) and log(a) serve both orientations.
+    let lbeta = $T_betaln(a0, b0);
+    let ly0 = $T_log(y0);
+    let lyc0 = $T_log(yc0);
+    let la0 = $T_log(a0);
+    let lb0 = $T_log(b0);
     // solve on the side of the smaller target: I_w(b, a) = 1 - y for w = 1 - x past 1/2,
     // unless the lower tail's power law puts x below 1/2 (small a: x tiny even there,
     // and 1 - w would lose it)
-    let xp0 = $T_exp(($T_log(y0) + $T_log(a0) + $T_betaln(a0, b0)) / a0);
+    let xp0 = $T_exp((ly0 + la0 + lbeta) / a0);
     let flip = y0 > 0.5 && !(xp0 < 0.5);
     let a = select(a0, b0, flip);
     let b = select(b0, a0, flip);
     let y = select(y0, yc0, flip);
     let yc = select(yc0, y0, flip);
+    let ly = select(ly0, lyc0, flip);
     // x kept near 0 with a target past 1/2: the residual on the complement (yc exact)
     let upper = y > 0.5;
     var x: $T;
     if (a >= 1.0 && b >= 1.0) {
         // Abramowitz & Stegun 26.5.22 from the normal quantile
-        let t = sqrt(-2.0 * $T_log(y));
+        let t = sqrt(-2.0 * ly);
         let z = t - (2.30753 + t * 0.27061) / (1.0 + t * (0.99229 + t * 0.04481));
         let al = (z * z - 3.0) / 6.0;
         let h = 2.0 / (1.0 / (2.0 * a - 1.0) + 1.0 / (2.0 * b - 1.0));
@@ -1379,12 +1388,12 @@ fn $T_ibetinv(a0: $T, b0: $T, y0: $T, yc0: $T) -> vec2<$T> {
         let ta = $T_exp(a * la) / a;
         let tb = $T_exp(b * lb) / b;
         let wsum = ta + tb;
-        if (y < ta / wsum) { x = $T_exp($T_log(a * wsum * y) / a); }
-        else { x = 1.0 - $T_exp($T_log(b * wsum * yc) / b); }
+        let low = y < ta / wsum;
+        let e = $T_exp($T_log(select(b * wsum * yc, a * wsum * y, low)) / select(b, a, low));
+        x = select(1.0 - e, e, low);
     }
-    let lbeta = $T_betaln(a, b);
     // deep in the lower tail I ~ x^a / (a B(a, b)): the root to relative order x
-    let xp = $T_exp(($T_log(y) + $T_log(a) + lbeta) / a);
+    let xp = select(xp0, $T_exp((ly + lb0 + lbeta) / a), flip);
     if (xp < $TINY) { return select(vec2<$T>(xp, 1.0 - xp), vec2<$T>(1.0 - xp, xp), flip); }
     if (xp < 1e-3) { x = xp; }
     var lo: $T = 0.0;
@@ -1411,7 +1420,7 @@ fn $T_ibetinv(a0: $T, b0: $T, y0: $T, yc0: $T) -> vec2<$T> {
             let iv = ival;
             if (y < 0.1 && iv > 0.0) {
                 // Newton on log I against log x: exact for a power law, so fast far out
-                xn = x * $T_exp(-($T_log(iv) - $T_log(y)) * iv / (x * d));
+                xn = x * $T_exp(-($T_log(iv) - ly) * iv / (x * d));
             }
             if (abs(xn - x) <= 2.0 * $EPS * x) { x = xn; break; }
         }
