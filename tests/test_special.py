@@ -156,7 +156,13 @@ def test_lpmv_small_grid_matches_scipy(dtype):
     m, v, x = D._grid(np.array([0, 1, 3, -2.0]), np.array([0.0, 2, 4.5, -3.7, 9.25, 1.5]),
                       np.array([-1.0, -0.9, -0.5, 0.0, 0.3, 0.95, 1.0]))
     m, v, x = [np.concatenate([q, r]) for q, r in zip((m, v, x), ([0.0, 0, 2], [2.5, 3.0, 1.0], [1.5, -3.0, 2.0]))]
-    err, mism = _measure("lpmv", [m, v, x], dtype)
+    # the pole at x = -1 of a degree that is not an integer: SciPy's releases disagree on
+    # its sign for m = 0 (1.17.1: -inf; the H200 machine's SciPy: +inf), so it is checked
+    # against 1.17.1's values, -inf for m = 0 and +inf otherwise, not against SciPy
+    pole = (x == -1.0) & (v != np.floor(v))
+    got = np.asarray(xp.special.lpmv(*[xp.asarray(q[pole].astype(dtype)) for q in (m, v, x)]))
+    np.testing.assert_array_equal(got, np.where(m[pole] == 0, -np.inf, np.inf).astype(dtype))
+    err, mism = _measure("lpmv", [q[~pole] for q in (m, v, x)], dtype)
     assert mism == 0
     assert err <= TOL["f64" if dtype is np.float64 else "f32"]["lpmv"], f"lpmv: {err:.3g} ulp"
     with pytest.raises(TypeError, match="lpmv: expected real floating-point input"):

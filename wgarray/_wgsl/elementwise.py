@@ -377,18 +377,19 @@ def render(spec: ElementwiseSpec) -> str:
     return "\n".join(decls) + "\n\n" + lib + "\n" + code + "\n" + "\n".join(main) + "\n"
 
 
-# Past this much WGSL (or with a loop in it) the 4 elements of an invocation run as a
-# loop over one call of ``compute`` rather than 4 calls: Mesa's shader compilers inline
-# every call, and lavapipe's LLVM spent minutes on 4 inlined copies of betainc (two
-# continued fractions, ~40 helpers each); unrolled, a cheap chain keeps its straight line.
-HEAVY_CHARS = 8000
+# A kernel whose ops loop (continued fractions, series, Newton steps) runs its 4
+# elements as a loop over one call of ``compute`` rather than 4 calls: Mesa's shader
+# compilers inline every call, and lavapipe's LLVM spent minutes on 4 inlined copies of
+# betainc (two continued fractions, ~40 helpers each). Straight-line chains stay
+# unrolled, however long: NVIDIA's Vulkan driver lost the device compiling a chain of
+# 1000 adds in the loop form.
 _LOOP = re.compile(r"\b(loop|for|while)\b\s*[({]")
 
 
 def is_heavy(code: str) -> bool:
-    """Whether ``code`` (a compute function with its helpers) is worth running once per
-    element in a loop rather than inlined per element (``HEAVY_CHARS``)."""
-    return len(code) > HEAVY_CHARS or _LOOP.search(code) is not None
+    """Whether ``code`` (a compute function with its helpers) loops, so that it runs once
+    per element in a loop rather than inlined per element."""
+    return _LOOP.search(re.sub(r"//[^\n]*", "", code)) is not None
 
 
 def _element_loop(spec: ElementwiseSpec, reader: "LeafReader", hoisted) -> list[str]:

@@ -431,8 +431,11 @@ fn $T_rgamma(x: $T) -> $T {
         return 1.0 / $T_gamma_pos(x);
     }
     if (x == floor(x)) { return 0.0; }
-    if (-x > $GAMMA_MAX) { return $T_sinpi(x) * $T_inf(); }
-    if (1.0 - x > $GAMMA_MAX) { return ($T_sinpi(x) * -x) * $T_gamma_pos(-x) * 0.3183098861837907; }
+    // past the range the sign of sin(pi x) on an infinity (copysign: NVIDIA's float64
+    // gave round(x) for sinpi(x) * inf); 1 / pi first, so that the product of the range's
+    // edge does not overflow before it is scaled back (rgamma(-170.77) = -8.0e307)
+    if (-x > $GAMMA_MAX) { return $T_copysign($T_inf(), $T_sinpi(x)); }
+    if (1.0 - x > $GAMMA_MAX) { return (($T_sinpi(x) * 0.3183098861837907) * -x) * $T_gamma_pos(-x); }
     return $T_sinpi(x) * $T_gamma_pos(1.0 - x) * 0.3183098861837907;
 }""",
     "gammasgn": """
