@@ -431,7 +431,7 @@ def render_ojac(t: str, wg: int) -> str:
     k = 4 if cplx else 3
     decls = ojac_record(t, wg).declarations() + [
              f"var<workgroup> g_red: array<R, {wg * k}>;",
-             "var<workgroup> g_rot: atomic<u32>;", "var<workgroup> g_done: u32;"]
+             "var<workgroup> g_rot: atomic<u32>;", "var<workgroup> g_done: u32;", "var<workgroup> g_sweeps: u32;"]
     if cplx:
         put = "g_red[o + 2u] = apq.x; g_red[o + 3u] = apq.y;"
         get = "g = g + S(g_red[o + 2u], g_red[o + 3u]);"
@@ -448,8 +448,9 @@ def render_ojac(t: str, wg: int) -> str:
     let a0 = b * n * m; let v0 = b * n * n;
     let first = P[7] == 1u;
     if (lid == 0u) {{
-        g_done = select(FL[2u * b], 0u, first);
-        atomicStore(&g_rot, select(FL[2u * b + 1u], 0u, first));
+        g_done = select(FL[3u * b], 0u, first);
+        atomicStore(&g_rot, select(FL[3u * b + 1u], 0u, first));
+        g_sweeps = select(FL[3u * b + 2u], 0u, first);
     }}
     let done0 = workgroupUniformLoad(&g_done) != 0u;
     let last = P[12] == 1u;
@@ -536,13 +537,15 @@ def render_ojac(t: str, wg: int) -> str:
             if (lid == 0u) {{
                 if (atomicLoad(&g_rot) == 0u) {{ g_done = 1u; }}
                 atomicStore(&g_rot, 0u);
+                g_sweeps += 1u;
             }}
             if (workgroupUniformLoad(&g_done) != 0u) {{ break; }}
         }}
     }}
     if (lid == 0u) {{
-        FL[2u * b] = g_done;
-        FL[2u * b + 1u] = atomicLoad(&g_rot);
+        FL[3u * b] = g_done;
+        FL[3u * b + 1u] = atomicLoad(&g_rot);
+        FL[3u * b + 2u] = g_sweeps;
     }}
     if (last) {{
         // unit columns of V (A's scaled alike, so that A V stays A_0 V): the rounding
