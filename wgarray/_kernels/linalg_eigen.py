@@ -353,7 +353,8 @@ def _post_svd(A0: g.Data, Aw, Vw, mode: str):
 def _ojac(device, t, A0: g.Data, nz: int, m: int, n: int):
     """Run ojac on the nz contiguous m x n matrices of A0: the (A V, V) buffers, each
     matrix's columns contiguous (n x m and n x n, transposed), and its flags FL (three
-    u32 a matrix: converged, rotated in the last sweep, sweeps run)."""
+    u32 a matrix: converged, a coupling past the sweep bound in the last sweep, sweeps
+    run)."""
     rt = device.runtime
     isz = A0.dtype.itemsize
     Aw = rt.alloc(nz * m * n * isz)

@@ -435,7 +435,7 @@ def render_ojac(t: str, wg: int) -> str:
     can lift a few of those past tol again, a chain that ended after a sweep or two
     there and need not end at all on another device's rounding. Couplings between tol
     and OJAC_ACTIVE tol are still rotated away; what the chain leaves is below that,
-    whose square the refinement step (``_svd_finish``) leaves. At the end
+    and the refinement step (``_svd_finish``) squares it. At the end
     the columns of A are U sigma (sigma_j = |a_j|) and V holds the accumulated
     rotations. With ``first`` the dispatch loads A (matrix b, row i, column j at
     SRC[off + b s_mat + i s_row + j s_col]) and V = I."""
