@@ -324,3 +324,108 @@ def test_huge_and_tiny_entries_whole_matrix_vs_lapack(scale):
     w0 = np.linalg.eigvalsh(h.astype(np.float64))
     assert np.all(np.isfinite(w))
     assert np.abs(w - w0).max() <= 10 * _eps(np.float32) * 40 * np.abs(w0).max()
+
+
+# ------------------------------------------------- ojac's convergence on clustered values
+
+def _spectrum_matrix(m, n, kind, dtype, seed):
+    """m x n with a chosen spectrum: 'pca' as the R of PCA's data (16 strong
+    directions, geometric from 1 to 0.1, then n - 16 values within 5% of 1e-3: the
+    noise), 'repeated' (groups of four equal values, a few thousandths apart)."""
+    rng = np.random.default_rng(seed)
+    qu = np.linalg.qr(rng.standard_normal((m, n)))[0]
+    qv = np.linalg.qr(rng.standard_normal((n, n)))[0]
+    if kind == "pca":
+        s = np.concatenate([np.geomspace(1, 0.1, 16), 1e-3 * (1 + 0.05 * rng.random(n - 16))])
+    else:
+        s = np.repeat(1 + 0.003 * np.arange(-(-n // 4)), 4)[:n]
+    return ((qu * s) @ qv.T).astype(dtype)
+
+
+def _ojac_sweeps(monkeypatch):
+    """Wrap ``_ojac`` so that each call's flags (converged, active, sweeps run per
+    matrix) can be read after the result: returns the list the reader fills."""
+    from wgarray._kernels import linalg_eigen as le
+    calls = []
+    orig = le._ojac
+
+    def wrapped(device, t, A0, nz, m, n):
+        res = orig(device, t, A0, nz, m, n)
+        calls.append((device, res[2], nz))
+        return res
+
+    monkeypatch.setattr(le, "_ojac", wrapped)
+
+    def read():
+        return [device.runtime.read(fl, 0, 12 * nz).view(np.uint32).reshape(nz, 3).copy()
+                for device, fl, nz in calls]
+    return read
+
+
+# a solve that ends: sweeps measured on lavapipe stay at or below 13 (see the tests),
+# OUTER_SWEEPS is 30
+SWEEPS_ENDED = 20
+
+
+def _u_orthogonality(u):
+    uu = u.astype(_hi(u.dtype))
+    return float(np.abs(uu.conj().T @ uu - np.eye(u.shape[1])).max())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, pytest.param(np.float64, marks=needs_f64)])
+@pytest.mark.parametrize("kind,n", [("pca", 100), ("repeated", 100), ("pca", 48), ("repeated", 40)])
+def test_ojac_ends_on_clustered_values_and_matches_lapack(dtype, kind, n, monkeypatch):
+    # n > 64 (TRD_MIN), float32 on a device with float64: ojac on A V0, V0 from
+    # eigh(A^T A) formed in float64, whose columns are orthogonal to ~2 eps: one sweep
+    # that rotates nothing ends the solve (with A^T A in float32: 7 sweeps at order
+    # 128, 9 at 256). Otherwise (float64, no float64 on the device, n <= 64: ojac on A
+    # itself) a dozen sweeps at most, measured 13 for float64 'pca' at 48; the test
+    # is that the solve ends well before OUTER_SWEEPS, which a sweep flag raised by
+    # couplings just past the tolerance (a clustered pair's rotation turns by up to 45
+    # degrees and mixes every coupling of its two columns) need not allow
+    from wgarray._kernels import linalg_eigen as le
+    read = _ojac_sweeps(monkeypatch)
+    a = _spectrum_matrix(n, n, kind, dtype, seed=n + 21)
+    u, s, vh = (np.asarray(r) for r in la.svd(xp.asarray(a), full_matrices=False))
+    fl, = read()
+    done, _, sweeps = fl[0]
+    assert done == 1
+    assert sweeps <= (1 if n > le.TRD_MIN and F64 and dtype is np.float32 else SWEEPS_ENDED), fl
+    u0, s0, vh0 = np.linalg.svd(a, full_matrices=False)
+    _check(_svd_errors(a, u, s, vh), _svd_errors(a, u0, s0, vh0), dtype)
+    assert _u_orthogonality(u) <= 10 * max(_u_orthogonality(u0), _eps(dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, pytest.param(np.float64, marks=needs_f64)])
+@pytest.mark.parametrize("kind", ["ill", "rankdef", "random"])
+def test_preconditioned_svd_ends_and_matches_lapack(dtype, kind, monkeypatch):
+    # order 100 (not a multiple of 32): ill-conditioned (1e6 float32, 1e12 float64),
+    # rank deficient and random through the preconditioned path. Random float32 with
+    # float64 A^T A: one sweep; the null columns of a rank-deficient matrix (rounding
+    # noise, which Jacobi still makes orthogonal for U) take ~9, a float64 A^T A of
+    # condition 1e24 leaves the small values' vectors to Jacobi (13; 30 from A itself)
+    read = _ojac_sweeps(monkeypatch)
+    a = _matrix(100, 100, kind, dtype, seed=31)
+    u, s, vh = (np.asarray(r) for r in la.svd(xp.asarray(a), full_matrices=False))
+    fl, = read()
+    fast = kind == "random" and F64 and dtype is np.float32
+    assert fl[0, 0] == 1 and fl[0, 2] <= (1 if fast else SWEEPS_ENDED), fl
+    u0, s0, vh0 = np.linalg.svd(a, full_matrices=False)
+    _check(_svd_errors(a, u, s, vh), _svd_errors(a, u0, s0, vh0), dtype)
+    assert _u_orthogonality(u) <= 10 * max(_u_orthogonality(u0), _eps(dtype))
+
+
+def test_tall_pca_data_svd_ends_and_matches_lapack(monkeypatch):
+    # the shape of PCA(svd_solver="full"): centered low-rank-plus-noise data, QR first,
+    # then ojac on the R's preconditioned columns
+    read = _ojac_sweeps(monkeypatch)
+    rng = np.random.default_rng(41)
+    n = 72
+    x = (rng.standard_normal((3000, 16)) * np.geomspace(10, 1, 16)) @ rng.standard_normal((16, n)) \
+        + 0.1 * rng.standard_normal((3000, n))
+    a = (x - x.mean(0)).astype(np.float32)
+    u, s, vh = (np.asarray(r) for r in la.svd(xp.asarray(a), full_matrices=False))
+    fl, = read()
+    assert fl[0, 0] == 1 and fl[0, 2] <= (1 if F64 else SWEEPS_ENDED), fl
+    u0, s0, vh0 = np.linalg.svd(a, full_matrices=False)
+    _check(_svd_errors(a, u, s, vh), _svd_errors(a, u0, s0, vh0), np.float32)

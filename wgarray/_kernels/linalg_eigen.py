@@ -274,7 +274,7 @@ def _small_svd(node: g.Node, mode: str):
     t = _tag(dtype, device)
     if SVD_PRECONDITION and _trd_order(device, dtype, n):
         return _preconditioned_svd(A0, mode)
-    Aw, Vw = _ojac(device, t, A0, g.prod(batch), m, n)
+    Aw, Vw, _ = _ojac(device, t, A0, g.prod(batch), m, n)
     if dtype.kind == "f" and m == n <= ke.POST_MAX:
         return _post_svd(A0, Aw, Vw, mode)
     Ajac = g.Data(Aw, batch + (m, n), dtype, device, 0, _bstr(batch, m * n) + (1, m))
@@ -289,26 +289,38 @@ def _preconditioned_svd(A0: g.Data, mode: str):
     two where it spent ~8 from A itself; V = V0 W, then the refinement of
     ``_svd_finish`` as before (Jacobi on A V0 keeps its accuracy: V0 is orthogonal
     to working precision, and the small singular values come from the rotations of
-    A V0, not from A^T A). A^T A is formed from A / max|a_ij|, so that it neither
-    overflows nor underflows."""
+    A V0, not from A^T A).
+
+    A^T A, V0 and A V0 are formed in the refinement's precision (float64 for float32
+    input where the device has it; trd works in it anyway). In float32 the Gram
+    matrix's rounding, eps sigma_max^2, is what V0 misses by: PCA-like data (rank 16
+    plus noise, 240 singular values within ~5% of each other at 100000 x 256) has
+    noise eigenvalues of A^T A ~1e-6 sigma_max^2 apart, so V0 was a random basis of
+    the noise subspace and ojac ran 7 sweeps at order 128 (9 at 256) where plain A took
+    12; formed in float64, the rounded A V0 has columns orthogonal to ~2 eps (relative
+    coupling) and ojac ends after one sweep that rotates nothing. A^T A is formed from
+    A / max|a_ij| (the division in that precision too: in float32 its rounding moved
+    V0 by ~45 eps of coupling), so that it neither overflows nor underflows."""
     device = A0.device
     dtype = A0.dtype
     batch = A0.shape[:-2]
     m, n = A0.shape[-2:]
     nb = len(batch)
-    amax = _new_axes(reduce_axes(g.make_op("abs", [A0], dtype), (nb, nb + 1), "max")[0], 2, False)
-    ok = g.make_op("logical_and", [_ew("greater", dt.bool, amax, _scalar(0, dtype, device)),
+    work = _work_dtype(dtype, device)
+    Aw = _cast(A0, work)
+    amax = _new_axes(reduce_axes(g.make_op("abs", [Aw], work), (nb, nb + 1), "max")[0], 2, False)
+    ok = g.make_op("logical_and", [_ew("greater", dt.bool, amax, _scalar(0, work, device)),
                                    g.make_op("isfinite", [amax], dt.bool)], dt.bool)
-    div = _ew("where", dtype, ok, amax, _ew("add", dtype, _ew("multiply", dtype, amax, _scalar(0, dtype, device)),
-                                            _scalar(1, dtype, device)))
-    As = _contig(_ew("divide", dtype, A0, div))
+    div = _ew("where", work, ok, amax, _ew("add", work, _ew("multiply", work, amax, _scalar(0, work, device)),
+                                          _scalar(1, work, device)))
+    As = _contig(_ew("divide", work, Aw, div))
     G = matmul_nodes(_conj_t(As), As, batch)
     _, V0 = _trd_eigh(G, "eigh")
-    B = _contig(matmul_nodes(A0, V0, batch))
-    Aw, Vw = _ojac(device, _tag(dtype, device), B, g.prod(batch), m, n)
-    Ajac = g.Data(Aw, batch + (m, n), dtype, device, 0, _bstr(batch, m * n) + (1, m))
-    W = g.Data(Vw, batch + (n, n), dtype, device, 0, _bstr(batch, n * n) + (1, n))
-    Vjac = _contig(matmul_nodes(V0, W, batch))
+    B = _contig(_cast(matmul_nodes(Aw, V0, batch), dtype))
+    Ab, Vb, _ = _ojac(device, _tag(dtype, device), B, g.prod(batch), m, n)
+    Ajac = g.Data(Ab, batch + (m, n), dtype, device, 0, _bstr(batch, m * n) + (1, m))
+    W = g.Data(Vb, batch + (n, n), dtype, device, 0, _bstr(batch, n * n) + (1, n))
+    Vjac = _contig(matmul_nodes(V0, _cast(W, work), batch))
     return _svd_finish(A0, Ajac, Vjac, mode)
 
 
@@ -340,12 +352,14 @@ def _post_svd(A0: g.Data, Aw, Vw, mode: str):
 
 def _ojac(device, t, A0: g.Data, nz: int, m: int, n: int):
     """Run ojac on the nz contiguous m x n matrices of A0: the (A V, V) buffers, each
-    matrix's columns contiguous (n x m and n x n, transposed)."""
+    matrix's columns contiguous (n x m and n x n, transposed), and its flags FL (three
+    u32 a matrix: converged, a coupling past the sweep bound in the last sweep, sweeps
+    run)."""
     rt = device.runtime
     isz = A0.dtype.itemsize
     Aw = rt.alloc(nz * m * n * isz)
     Vw = rt.alloc(nz * n * n * isz)
-    FL = rt.alloc(nz * 8)
+    FL = rt.alloc(nz * 12)
     wg = _ojac_threads(device)
     n2 = n + (n & 1)
     npairs = n2 // 2
@@ -369,7 +383,7 @@ def _ojac(device, t, A0: g.Data, nz: int, m: int, n: int):
         launch(device, "linalg_eigen_ojac", (t, wg), ke.ojac_record, ke.render_ojac, bufs, nz,
                nz=nz, m=m, n=n, off=A0.offset, s_mat=m * n, s_row=n, s_col=1, first=int(r0 == 0), r0=r0, r1=r1,
                tolmul=tolmul, tpp=tpp, last=int(r1 == total))
-    return Aw, Vw
+    return Aw, Vw, FL
 
 
 def _small_eigh(node: g.Node, mode: str):
