@@ -72,6 +72,8 @@ def fits(device, n: int, work) -> bool:
     buffers of v and p; tql's of the rotations) and trd's reduction array."""
     lim = device.limits.get("max-compute-workgroup-storage-size", 16384)
     need = (4 * _cap(n) + _trd_threads(device)) * work.itemsize + 64
+    t = "f64" if work.itemsize == 8 else "f32"
+    need = max(need, kt.stein_workgroup_bytes(t, _cap(n), _stein_threads(device, n)))
     return 3 <= n <= MAX_N and need <= lim
 
 
@@ -150,21 +152,26 @@ def eigh(node: g.Node, mode: str):
         for i, ks in enumerate(_ranges(range(n - 3, -1, -1), cost1, budget)):
             launch(device, "linalg_trd", spec, kt.trd_record, kt.render_trd, bufs, nz, nz=nz, n=n, off=0,
                    s_mat=n * n, phase=1, k0=ks[-1], k1=ks[0] + 1, init=int(i == 0))
-    if vectors:
-        LAM = _tql(device, wt, cap, _threads(device), nz, n, D, E, SC, Q, vectors)
-    else:
-        LAM = _bisect(device, wt, nz, n, D, E, SC)
+    LAM, LO, HI = _bisect(device, wt, nz, n, D, E, SC)
     lam = _contig(_cast(g.Data(LAM, batch + (n,), work, device), dtype))
-    X = _contig(_cast(g.Data(Q, batch + (n, n), work, device), dtype)) if vectors else None
-    return lam, X, refine
+    if not vectors:
+        return lam, None, refine
+    ZT = _stein(device, wt, nz, n, D, E, LO, HI)
+    # T's eigenvectors Z as columns: ZT holds them as rows
+    Z = g.Data(ZT, batch + (n, n), work, device, 0, _bstr(batch, n * n) + (1, n))
+    if n > WY_MIN:
+        X = _q_wy(device, wt, work, batch, n, A, TAU, Z)
+    else:
+        X = matmul_nodes(g.Data(Q, batch + (n, n), work, device), Z, batch)
+    return lam, _contig(_cast(X, dtype)), refine
 
 
-def _q_wy(device, wt, work, batch, n, A, TAU):
-    """Q = H_0 H_1 ... H_{n-3} from trd's reflectors by compact WY blocks of
+def _q_wy(device, wt, work, batch, n, A, TAU, Z):
+    """Q Z, Q = H_0 H_1 ... H_{n-3} from trd's reflectors by compact WY blocks of
     ``kt.WY_NB`` (``wy``: V_b^T and M_b = V_b T_b, all blocks in one dispatch), applied
-    from the last block to the first as X <- X - M_b (V_b^T X), X = I at the start:
+    from the last block to the first as X <- X - M_b (V_b^T X), X = Z at the start:
     two matrix products a block on the tiled matmul (all SMs) where the one-workgroup
-    phase of trd ran the n reflectors one after another. The buffer of Q."""
+    phase of trd ran the n reflectors one after another. A contiguous Data."""
     rt = device.runtime
     nz = g.prod(batch)
     nb = kt.WY_NB
@@ -175,20 +182,12 @@ def _q_wy(device, wt, work, batch, n, A, TAU):
     wg = 64 if loop_bound(device) is not None else 256
     launch(device, "linalg_trd_wy", (wt, wg), kt.wy_record, kt.render_wy, {"A": A, "TAU": TAU, "VT": VT, "MB": MB},
            nz * nblk, nz=nz, n=n, nblk=nblk)
-    X = None
+    X = Z
     for b in range(nblk - 1, -1, -1):
         vt = g.Data(VT, batch + (nb, n), work, device, b * nb * n, _bstr(batch, nblk * nb * n) + (n, 1))
         mb = g.Data(MB, batch + (n, nb), work, device, b * n * nb, _bstr(batch, nblk * n * nb) + (nb, 1))
-        if X is None:
-            # X = I - M_b V_b^T
-            prod = matmul_nodes(mb, vt, batch)
-            ident = g.broadcast_view(eye(n, n, work, device), batch + (n, n))
-            X = _contig(g.make_op("subtract", [ident, prod], work))
-        else:
-            X = _contig(g.make_op("subtract", [X, matmul_nodes(mb, matmul_nodes(vt, X, batch), batch)], work))
-    if X.offset != 0 or not X.is_contiguous:
-        X = g.realize(g.Op("copy", [X], work))
-    return X.buf
+        X = _contig(g.make_op("subtract", [X, matmul_nodes(mb, matmul_nodes(vt, X, batch), batch)], work))
+    return X
 
 
 def _bstr(batch, mat: int) -> tuple:
@@ -215,14 +214,57 @@ def _bisect(device, wt, nz, n, DT, ET, SC):
     HI = rt.alloc(nz * n * isz)
     LAM = rt.alloc(nz * n * isz)
     bound = loop_bound(device)
-    per = steps if bound is None else max(1, (bound - 2 * n - 32) // (n + 2))
+    per = steps if bound is None else max(1, (bound - 3 * n - 32) // (n + 2))
     groups = -(-nz * n // BISECT_WG)
     bufs = {"DT": DT, "ET": ET, "SC": SC, "LO": LO, "HI": HI, "LAM": LAM}
     for s0 in range(0, steps, per):
         s1 = min(steps, s0 + per)
         launch(device, "linalg_trd_bisect", (wt, BISECT_WG), kt.bisect_record, kt.render_bisect, bufs, groups,
                nz=nz, n=n, iters=s1 - s0, first=int(s0 == 0), last=int(s1 == steps))
-    return LAM
+    return LAM, LO, HI
+
+
+def _stein_threads(device, n: int) -> int:
+    """stein's workgroup size: 64 (the solves run in one invocation, the
+    Gram-Schmidt steps over all); on lavapipe 128 past order 512, so that one
+    iteration of a cluster of the whole order stays within a dispatch's budget."""
+    return 128 if loop_bound(device) is not None and n > 512 else 64
+
+
+def _stein(device, wt, nz, n, DT, ET, LO, HI):
+    """The eigenvectors of the tridiagonals (DT, ET) for bisect's eigenvalues by
+    inverse iteration (``stein``, a workgroup per eigenvalue, a cluster's leader
+    running its members one after another): the buffer of Z^T (nz x n x n, vector j
+    in row j). On GPUs one dispatch; lavapipe cuts the iterations over dispatches
+    against ``loop_bound``, and as the clusters (known only on the device) set how
+    many, the host reads the state back after 1, 2, 4, ... more until every cluster
+    is done (one readback where no cluster needs a second dispatch)."""
+    rt = device.runtime
+    isz = 8 if wt == "f64" else 4
+    cap = _cap(n)
+    wg = _stein_threads(device, n)
+    SH = rt.alloc(nz * n * isz)
+    ST = rt.alloc(nz * n * 3 * 4)
+    ZT = rt.alloc(nz * n * n * isz)
+    bufs = {"DT": DT, "ET": ET, "LO": LO, "HI": HI, "SH": SH, "ST": ST, "ZT": ZT}
+    spec = (wt, cap, wg)
+    bound = loop_bound(device)
+    if bound is None:
+        launch(device, "linalg_trd_stein", spec, kt.stein_record, kt.render_stein, bufs, nz * n, nz=nz, n=n,
+               budget=0, first=1)
+        return ZT
+    budget = bound - 2 * n - 64  # the block's search and norm before the iterations
+    est, total, first = 1, 0, 1
+    while True:
+        for _ in range(est):
+            launch(device, "linalg_trd_stein", spec, kt.stein_record, kt.render_stein, bufs, nz * n, nz=nz, n=n,
+                   budget=budget, first=first)
+            first = 0
+        total += est
+        st = rt.read(ST, 0, nz * n * 3 * 4).view(np.uint32)
+        if int(st[0::3].min()) >= n or total > kt.STEIN_MAXITS * n:
+            return ZT
+        est *= 2
 
 
 def row_chunks(device, n: int, napply: int) -> int:

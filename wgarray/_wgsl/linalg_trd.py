@@ -476,6 +476,27 @@ def render_wy(t: str, wg: int) -> str:
     return _finish(decls, t, body)
 
 
+def _negligible(r: str) -> str:
+    """``negligible(t0, i)``: whether e_i (coupling rows i and i + 1 of the tridiagonal
+    at t0 in DT, ET) splits T: e_i = 0 or e_i^2 <= eps^2 |d_i d_i+1| (dsteqr's test,
+    squared: a square that underflows is below eps ||T|| by far, T being scaled to
+    [1, 2)). bisect and stein read the same blocks from it."""
+    eps = _eps(r)
+    return f"""fn negligible(t0: u32, i: u32) -> bool {{
+    let x = ET[t0 + i];
+    return x == R(0) || x * x <= {eps} * {eps} * r_abs(DT[t0 + i] * DT[t0 + i + 1u]);
+}}
+fn block_of(t0: u32, n: u32, j: u32) -> vec2<u32> {{
+    // the rows [b0, b1) of the unreduced block that holds row j
+    var b0 = j;
+    while (b0 > 0u && !negligible(t0, b0 - 1u)) {{ b0 -= 1u; }}
+    var b1 = j + 1u;
+    while (b1 < n && !negligible(t0, b1 - 1u)) {{ b1 += 1u; }}
+    return vec2<u32>(b0, b1);
+}}
+"""
+
+
 def bisect_record(t: str, wg: int) -> Launch:
     return record(f"linalg_trd_bisect_{t}_{wg}",
                   [("DT", "R", False), ("ET", "R", False), ("SC", "R", False), ("LO", "R", True), ("HI", "R", True),
@@ -489,20 +510,25 @@ def render_bisect(t: str, wg: int) -> str:
     P: nz, n, bisection steps this dispatch, first (brackets from the Gershgorin
     interval), last (write LAM = the midpoint, unscaled).
 
-    An invocation per eigenvalue j (ascending): bisection of [lo, hi] on the Sturm
-    count of T - x I (the number of negative pivots of its LDL^T, pivots below
-    pivmin replaced by -pivmin, as LAPACK's dstebz), keeping count(lo) <= j <
-    count(hi); the steps stop once no representable midpoint is left. T came scaled
-    to [1, 2), so the Gershgorin width is a few units and 2 + the mantissa's bits of
-    steps reach the eigenvalue's rounding level. A NaN anywhere in T gives NaN
-    values for the whole matrix."""
+    T splits at its negligible off-diagonals (``negligible``) into unreduced blocks;
+    invocation j takes the block [b0, b1) that holds row j and finds that block's
+    eigenvalue j - b0 (ascending): the values come out by block, each block's in
+    order (LAPACK's dstebz, order 'B'), and entry j of LO, HI, LAM belongs to the
+    block of row j, which is what stein reads. Bisection of [lo, hi] on the Sturm
+    count of T_block - x I (the number of negative pivots of its LDL^T, pivots below
+    pivmin replaced by -pivmin, as dstebz), keeping count(lo) <= j - b0 < count(hi);
+    the steps stop once no representable midpoint is left. T came scaled to [1, 2),
+    so the Gershgorin width is a few units and 2 + the mantissa's bits of steps reach
+    the eigenvalue's rounding level. A NaN anywhere in T gives NaN values for the
+    whole matrix."""
     r = t
     eps = _eps(r)
     tiny = "R(2.2250738585072014e-308)" if r == "f64" else "R(1.1754944e-38)"
     decls = bisect_record(t, wg).declarations()
-    body = [f"@compute @workgroup_size({wg})",
-            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
-            f"    let e = (wid.x + wid.y * 65535u) * {wg}u + lid;"]
+    body = _negligible(r).split("\n")
+    body += [f"@compute @workgroup_size({wg})",
+             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
+             f"    let e = (wid.x + wid.y * 65535u) * {wg}u + lid;"]
     body += f"""    let n = P[1];
     if (e >= P[0] * n) {{ return; }}
     let z = e / n; let j = e % n;
@@ -515,14 +541,16 @@ def render_bisect(t: str, wg: int) -> str:
         bad = bad || {r}_isnan(x) || {r}_isnan(DT[t0 + i]);
     }}
     bad = bad || {r}_isnan(DT[t0 + n - 1u]);
+    let bl = block_of(t0, n, j);
+    let b0 = bl.x; let b1 = bl.y; let jl = j - b0;
     let pivmin = max({tiny} * R(1e4), emax * {tiny} * R(1e4));
     var lo = R(0); var hi = R(0);
     if (P[3] == 1u) {{
-        lo = DT[t0]; hi = DT[t0];
-        for (var i = 0u; i < n; i++) {{
+        lo = DT[t0 + b0]; hi = lo;
+        for (var i = b0; i < b1; i++) {{
             var rad = R(0);
-            if (i > 0u) {{ rad += r_abs(ET[t0 + i - 1u]); }}
-            if (i + 1u < n) {{ rad += r_abs(ET[t0 + i]); }}
+            if (i > b0) {{ rad += r_abs(ET[t0 + i - 1u]); }}
+            if (i + 1u < b1) {{ rad += r_abs(ET[t0 + i]); }}
             lo = min(lo, DT[t0 + i] - rad); hi = max(hi, DT[t0 + i] + rad);
         }}
         let w = hi - lo;
@@ -535,16 +563,16 @@ def render_bisect(t: str, wg: int) -> str:
         let mid = R(0.5) * (lo + hi);
         if (!(mid > lo && mid < hi)) {{ break; }}
         var cnt = 0u;
-        var q = DT[t0] - mid;
+        var q = DT[t0 + b0] - mid;
         if (r_abs(q) < pivmin) {{ q = -pivmin; }}
         if (q < R(0)) {{ cnt += 1u; }}
-        for (var i = 1u; i < n; i++) {{
+        for (var i = b0 + 1u; i < b1; i++) {{
             let ei = ET[t0 + i - 1u];
             q = DT[t0 + i] - mid - ei * ei / q;
             if (r_abs(q) < pivmin) {{ q = -pivmin; }}
             if (q < R(0)) {{ cnt += 1u; }}
         }}
-        if (cnt > j) {{ hi = mid; }} else {{ lo = mid; }}
+        if (cnt > jl) {{ hi = mid; }} else {{ lo = mid; }}
     }}
     LO[e] = lo; HI[e] = hi;
     if (P[4] == 1u) {{
@@ -552,5 +580,261 @@ def render_bisect(t: str, wg: int) -> str:
         if (bad) {{ v = {r}_nan(); }}
         LAM[e] = v;
     }}
+}}""".split("\n")
+    return _finish(decls, t, body)
+
+
+STEIN_MAXITS = 5   # inverse iterations per eigenvalue at most (LAPACK's dstein: 5)
+STEIN_EXTRA = 2    # iterations past the first that passes the growth test (dstein: 2)
+STEIN_ORTOL = 1e-3  # consecutive eigenvalues closer than this times ||T_block||_1 form a cluster
+
+
+def stein_record(t: str, cap: int, wg: int) -> Launch:
+    return record(f"linalg_trd_stein_{t}_{cap}_{wg}",
+                  [("DT", "R", False), ("ET", "R", False), ("LO", "R", False), ("HI", "R", False),
+                   ("SH", "R", True), ("ST", "u32", True), ("ZT", "R", True)],
+                  ("nz", "n", "budget", "first"), wg)
+
+
+def stein_workgroup_bytes(t: str, cap: int, wg: int) -> int:
+    """stein's workgroup arrays: U's two diagonals and the iterate (cap each), the
+    pivot flags (a bit a row) and the reduction array (four entries a thread)."""
+    isz = 8 if t == "f64" else 4
+    return (3 * cap + 4 * wg) * isz + cap // 8 + 64
+
+
+def render_stein(t: str, cap: int, wg: int) -> str:
+    """Bindings DT, ET (nz x n: trd's tridiagonal, scaled), LO, HI (bisect's brackets:
+    slot j's eigenvalue, of the block that holds row j, is their midpoint), SH (nz x n:
+    the shift each slot's inverse iteration uses), ST (nz x n x 3 u32: a cluster's
+    next slot, its iterations and passed growth tests, between dispatches), ZT (nz x
+    n x n: the eigenvectors of T as rows, slot j in row j; zero outside the slot's
+    block); P: nz, n, budget (loop iterations one invocation may run in this dispatch;
+    0: unbounded), first (start from scratch, else resume). n <= cap.
+
+    Inverse iteration (LAPACK's dstein in shape), a workgroup per slot j: slot j
+    leads a cluster when it is its block's first or its eigenvalue lies more than
+    STEIN_ORTOL ||T_block||_1 above the slot before it; the leader runs its
+    cluster's eigenvalues one after another (the other workgroups return at once),
+    each from a pseudo-random start vector (a hash of row and slot): shift sigma =
+    the eigenvalue, raised to 10 eps |sigma| past the previous slot's shift where
+    they meet (so that repeated values get distinct factorizations); per iteration
+    the right side scaled to a 1-norm of m ||T_block|| eps, one solve with
+    T_block - sigma I by LU with partial pivoting (invocation 0: the factorization
+    fused with the forward substitution, U's diagonals and the iterate in workgroup
+    memory, the row swaps as bits; a pivot below eps ||T_block||, an exact zero
+    included, replaced by that size with its sign: a perturbation of the shift
+    in that row within the backward error), then modified Gram-Schmidt against the
+    cluster's earlier vectors (all invocations: one tree reduction a vector),
+    until the iterate's largest entry passes sqrt(0.1 / m) and STEIN_EXTRA more
+    iterations ran, STEIN_MAXITS at most; then scaled to unit 2-norm with its
+    largest entry positive. A 1 x 1 block's vector is the unit vector, exactly.
+    Where the back substitution's entries grow past BIG (several tiny pivots),
+    the entries so far are scaled down by BIG. A NaN in the block gives NaN
+    vectors."""
+    r = t
+    eps = _eps(r)
+    big = "R(1e150)" if r == "f64" else "R(1e15)"
+    lg = wg.bit_length() - 1
+    nw = max(1, cap // 32)
+    decls = stein_record(t, cap, wg).declarations()
+    decls += [f"var<workgroup> g_u1: array<R, {cap}>;", f"var<workgroup> g_u2: array<R, {cap}>;",
+              f"var<workgroup> g_v: array<R, {cap}>;", f"var<workgroup> g_sw: array<u32, {nw}>;",
+              f"var<workgroup> g_q: array<vec4<R>, {wg}>;",
+              "var<workgroup> g_k: u32;", "var<workgroup> g_b0: u32;", "var<workgroup> g_b1: u32;",
+              "var<workgroup> g_bad: u32;", "var<workgroup> g_done: u32;", "var<workgroup> g_extra: u32;",
+              "var<workgroup> g_nrm: R;"]
+    body = _negligible(r).split("\n")
+    body += f"""fn lam(i: u32) -> R {{ return R(0.5) * (LO[i] + HI[i]); }}
+fn rnd(row: u32, k: u32, s: u32) -> R {{
+    // uniform in [-1, 1), a hash of (row, slot, attempt)
+    var h = (row * 0x9E3779B1u) ^ ((k * 0x85EBCA77u) + (s * 0xC2B2AE3Du) + 0x27D4EB2Fu);
+    h = h ^ (h >> 15u); h = h * 0x2C1B3C6Du; h = h ^ (h >> 12u); h = h * 0x297A2D39u; h = h ^ (h >> 15u);
+    return R(f32(h >> 8u) * (1.0 / 8388608.0) - 1.0);
+}}
+fn shift_of(t0: u32, k: u32, lead: u32) -> R {{
+    var x = lam(t0 + k);
+    if (k > lead) {{
+        let xm = SH[t0 + k - 1u];
+        let pert = R(10) * {eps} * r_abs(x);
+        if (x - xm < pert) {{ x = xm + pert; }}
+    }}
+    SH[t0 + k] = x;
+    return x;
+}}
+@compute @workgroup_size({wg})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{
+    let b = wid.x + wid.y * 65535u;
+    if (b >= P[0] * P[1]) {{ return; }}
+    let n = P[1]; let z = b / n; let j = b % n; let t0 = z * n;
+    let budget = P[2]; let first = P[3] == 1u;
+    var its = 0u; var nconv = 0u;
+    if (lid == 0u) {{
+        var k = j;
+        if (!first) {{ k = ST[3u * b]; its = ST[3u * b + 1u]; nconv = ST[3u * b + 2u]; }}
+        g_k = k; g_bad = 0u;
+        if (k < n) {{
+            let bl = block_of(t0, n, j);
+            g_b0 = bl.x; g_b1 = bl.y;
+            var nrm = R(0);
+            var bad = false;
+            for (var i = bl.x; i < bl.y; i++) {{
+                var rs = r_abs(DT[t0 + i]);
+                if (i > bl.x) {{ rs += r_abs(ET[t0 + i - 1u]); }}
+                if (i + 1u < bl.y) {{ rs += r_abs(ET[t0 + i]); }}
+                nrm = max(nrm, rs);
+                bad = bad || {r}_isnan(rs);
+            }}
+            g_nrm = nrm;
+            if (bad) {{
+                g_bad = 1u;
+            }} else if (first && j > bl.x && !(lam(t0 + j) - lam(t0 + j - 1u) > R({STEIN_ORTOL}) * nrm)) {{
+                g_k = n;  // not a cluster's first slot: its leader computes it
+                ST[3u * b] = n;
+            }}
+        }}
+    }}
+    let k0 = workgroupUniformLoad(&g_k);
+    if (k0 >= n) {{ return; }}
+    let b0 = workgroupUniformLoad(&g_b0); let b1 = workgroupUniformLoad(&g_b1);
+    let m = b1 - b0;
+    let row0 = (t0 + j) * n;
+    if (workgroupUniformLoad(&g_bad) == 1u || m == 1u) {{
+        // a NaN in the block: NaN vectors; a 1 x 1 block: the unit vector
+        let one = select(R(1), {r}_nan(), g_bad == 1u);
+        let fill = select(R(0), {r}_nan(), g_bad == 1u);
+        for (var i = lid; i < n; i += {wg}u) {{ ZT[row0 + i] = select(fill, one, i == b0); }}
+        if (lid == 0u) {{ ST[3u * b] = n; }}
+        return;
+    }}
+    let nrm = workgroupUniformLoad(&g_nrm);
+    let lead = j;
+    let ortol = R({STEIN_ORTOL}) * nrm;
+    let tol = {eps} * nrm;
+    let target = R(m) * nrm * {eps};
+    let crit = r_sqrt(R(0.1) / R(m));
+    let eb = t0 + b0;
+    var sig = R(0);
+    if (first) {{
+        if (lid == 0u) {{ sig = shift_of(t0, j, lead); }}
+        for (var i = lid; i < m; i += {wg}u) {{ g_v[i] = rnd(b0 + i, j, 0u); }}
+    }} else {{
+        if (lid == 0u) {{ sig = SH[t0 + k0]; }}
+        for (var i = lid; i < m; i += {wg}u) {{ g_v[i] = ZT[(t0 + k0) * n + b0 + i]; }}
+    }}
+    workgroupBarrier();
+    let per = ({wg}u + m - 1u) / {wg}u;
+    var cost = 0u;
+    loop {{
+        let k = workgroupUniformLoad(&g_k);
+        if (k >= n) {{ break; }}
+        let vrow = (t0 + k) * n;
+        let need = 2u * m + (k - lead + 4u) * (2u * per + {lg + 2}u) + (n + {wg - 1}u) / {wg}u + 16u;
+        if (budget != 0u && cost > 0u && cost + need > budget) {{
+            // out of this dispatch's budget: the iterate to ZT, resumed by the next
+            for (var i = lid; i < m; i += {wg}u) {{ ZT[vrow + b0 + i] = g_v[i]; }}
+            break;
+        }}
+        cost += need;
+        var acc = R(0);
+        for (var i = lid; i < m; i += {wg}u) {{ acc += r_abs(g_v[i]); }}
+        g_q[lid] = vec4<R>(acc, R(0), R(0), R(0));
+{_tree(wg, "g_q", "g_q[lid] + g_q[o]")}
+        if (lid == 0u) {{
+            // (T_block - sig I) x = s v: LU with partial pivoting, the forward
+            // substitution fused with the factorization, then the back substitution
+            let sum1 = g_q[0].x;
+            let fresh = !(sum1 > R(0));  // the iterate vanished: a fresh start vector
+            let s = target / select(sum1, R(1), fresh);
+            var a = DT[eb] - sig; var bb = ET[eb];
+            var rr = select(g_v[0] * s, rnd(b0, k, its + 1u) * target / R(m), fresh);
+            var word = 0u;
+            for (var i = 0u; i + 1u < m; i++) {{
+                let ei = ET[eb + i]; let dn = DT[eb + i + 1u] - sig;
+                var en = R(0);
+                if (i + 2u < m) {{ en = ET[eb + i + 1u]; }}
+                let q = select(g_v[i + 1u] * s, rnd(b0 + i + 1u, k, its + 1u) * target / R(m), fresh);
+                if (r_abs(a) >= r_abs(ei)) {{
+                    var l = R(0);
+                    if (a != R(0)) {{ l = ei / a; }}
+                    g_u1[i] = a; g_u2[i] = bb; g_v[i] = rr;
+                    a = dn - l * bb; bb = en; rr = q - l * rr;
+                }} else {{
+                    let l = a / ei;
+                    g_u1[i] = ei; g_u2[i] = dn; g_v[i] = q;
+                    word = word | (1u << (i & 31u));
+                    a = bb - l * dn; bb = -l * en; rr = rr - l * q;
+                }}
+                if ((i & 31u) == 31u || i + 2u == m) {{ g_sw[i >> 5u] = word; word = 0u; }}
+            }}
+            g_u1[m - 1u] = a; g_u2[m - 1u] = R(0); g_v[m - 1u] = rr;
+            var x1 = R(0); var x2 = R(0); var fac = R(1); var extra = 0u;
+            for (var ii = m; ii > 0u; ii--) {{
+                let i = ii - 1u;
+                var p = g_u1[i];
+                if (r_abs(p) < tol) {{ p = select(tol, -tol, p < R(0)); }}
+                var u3 = R(0);
+                if (i + 2u < m && ((g_sw[i >> 5u] >> (i & 31u)) & 1u) == 1u) {{ u3 = ET[eb + i + 1u]; }}
+                var x = (g_v[i] * fac - g_u2[i] * x1 - u3 * x2) / p;
+                if (r_abs(x) > {big}) {{
+                    let f = R(1) / {big};
+                    x *= f; x1 *= f; x2 *= f; fac *= f;
+                    for (var q = i + 1u; q < m; q++) {{ g_v[q] *= f; }}
+                    extra += m - i;
+                }}
+                g_v[i] = x; x2 = x1; x1 = x;
+            }}
+            g_extra = extra;
+        }}
+        cost += workgroupUniformLoad(&g_extra);
+        // modified Gram-Schmidt against the cluster's finished vectors
+        for (var p = lead; p < k; p++) {{
+            let prow = (t0 + p) * n + b0;
+            var d = R(0);
+            for (var i = lid; i < m; i += {wg}u) {{ d += ZT[prow + i] * g_v[i]; }}
+            g_q[lid] = vec4<R>(d, R(0), R(0), R(0));
+{_tree(wg, "g_q", "g_q[lid] + g_q[o]")}
+            let c = workgroupUniformLoad(&g_q[0]).x;
+            for (var i = lid; i < m; i += {wg}u) {{ g_v[i] -= c * ZT[prow + i]; }}
+        }}
+        // the largest entry (by magnitude, with its sign), the 1-norm, the 2-norm squared
+        var st = vec4<R>(R(0), R(0), R(0), R(0));
+        for (var i = lid; i < m; i += {wg}u) {{
+            let x = g_v[i]; let ax = r_abs(x);
+            if (ax > st.x) {{ st.x = ax; st.y = x; }}
+            st.z += ax; st.w += x * x;
+        }}
+        g_q[lid] = st;
+{_tree(wg, "g_q", "vec4<R>(select(g_q[lid].xy, g_q[o].xy, g_q[o].x > g_q[lid].x), g_q[lid].zw + g_q[o].zw)")}
+        if (lid == 0u) {{
+            its += 1u;
+            if (g_q[0].x >= crit) {{ nconv += 1u; }}
+            g_done = select(0u, 1u, nconv > {STEIN_EXTRA}u || its >= {STEIN_MAXITS}u);
+        }}
+        if (workgroupUniformLoad(&g_done) == 1u) {{
+            let fin = g_q[0];
+            let sc = select(R(-1), R(1), fin.y >= R(0)) / r_sqrt(fin.w);
+            for (var i = lid; i < n; i += {wg}u) {{
+                var x = R(0);
+                if (i >= b0 && i < b1) {{ x = g_v[i - b0] * sc; }}
+                ZT[vrow + i] = x;
+            }}
+            storageBarrier();
+            if (lid == 0u) {{
+                let kn = k + 1u;
+                if (kn < b1 && lam(t0 + kn) - lam(t0 + k) <= ortol) {{
+                    g_k = kn; sig = shift_of(t0, kn, lead); its = 0u; nconv = 0u;
+                }} else {{
+                    g_k = n;
+                }}
+            }}
+            let kn = workgroupUniformLoad(&g_k);
+            if (kn < n) {{
+                for (var i = lid; i < m; i += {wg}u) {{ g_v[i] = rnd(b0 + i, kn, 0u); }}
+            }}
+            workgroupBarrier();
+        }}
+    }}
+    if (lid == 0u) {{ ST[3u * b] = g_k; ST[3u * b + 1u] = its; ST[3u * b + 2u] = nconv; }}
 }}""".split("\n")
     return _finish(decls, t, body)
