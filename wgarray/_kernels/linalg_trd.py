@@ -1,30 +1,38 @@
 """Host side of the tridiagonal route of eigh / eigvalsh for real matrices (kernels:
 ``_wgsl/linalg_trd.py``): the Householder reduction A = Q T Q^T (``trd``, a workgroup
-per matrix), the explicit Q (past order WY_MIN by compact WY blocks through the tiled
-matmul, ``wy``; below, in trd), then implicit QL on T with its rotations applied to Q
-(``tql``), then the values sorted with their vectors. This is LAPACK's dsytrd +
-dorgtr + dsteqr in shape. eigvalsh skips Q and runs bisection on Sturm counts
-(``bisect``, an invocation per eigenvalue) in place of QL.
+per matrix), the eigenvalues of T by bisection on Sturm counts (``bisect``, an
+invocation per eigenvalue, T split at its negligible off-diagonals), then for the
+vectors inverse iteration on T (``stein``, a workgroup per eigenvalue, clusters
+re-orthogonalized by their leaders) and the back-transformation X = Q Z (past order
+WY_MIN Q's compact WY blocks applied to Z through the tiled matmul, ``wy``; below, Q
+formed in trd and one product); the caller sorts. This is LAPACK's dsytrd + dstebz
++ dstein + dormtr in shape (dsyevx's route).
 
 Why this beside Jacobi: two-sided Jacobi spends ~8 sweeps of n^3-order rotations,
 each sweep's ~n rounds a barrier-bound step; here the O(n^3) part (the reduction and
-Q) is two passes over the trailing matrix per column, and QL's ~2n steps of O(n)
-rotations each end up cheap. On an NVIDIA H200 an order-256 eigh was ~60 ms of
-Jacobi in one workgroup.
+the back-transformation) is two passes over the trailing matrix per column and
+matrix products. On an NVIDIA H200 an order-256 eigh was ~60 ms of Jacobi in one
+workgroup. Implicit QL, which stood where bisection and inverse iteration stand now,
+is a chain of ~3 n^2 dependent rotations with barriers: 38 of eigh 256's 49.5 ms on
+the H200; bisection (2.0 ms there for eigvalsh 256) and inverse iteration are one
+short sequence per eigenvalue, all eigenvalues at once.
 
-Precision: the reduction and QL run in float64 where the device has it (float32
-input too), and that is LAPACK's backward stable algorithm, so the results need no
-refinement step: orthogonality and backward error come out at about sqrt(n) eps of
-the working precision, rounded once to the input's. On a device without float64 the
-route runs in float32 (what LAPACK's ssyevd does) and the values and vectors are
-those of the float32 algorithm.
+Precision: the reduction, bisection and inverse iteration run in float64 where the
+device has it (float32 input too), rounded once to the input's dtype. Inverse
+iteration's vectors carry about eps ||T|| / gap of their neighbours (gaps below
+1e-3 ||T|| are re-orthogonalized), which float32 results never see; float64 vectors
+take the caller's refinement step (``linalg_eigen._refined``: four products), which
+brings their orthogonality from up to 12x LAPACK's to below it. On a device without
+float64 the route runs in float32 and the same step brings the result to LAPACK's
+level.
 
-Dispatches: on GPUs the reduction is one dispatch, Q one (or wy and three a block of
-32 reflectors: two products and the subtraction), tql one, bisect one;
-lavapipe, which ends an invocation's loops past 65535 iterations, gets the column
-ranges and QL iterations cut over more, planned against ``loop_bound``; QL's number
-of iterations is only known on the device, so there the host reads the state back
-after the planned dispatches and runs more while a matrix is unfinished.
+Dispatches: on GPUs the reduction is one dispatch, bisect one, stein one, and Q Z
+two products and a subtraction a block of 32 reflectors (with wy before them; or
+one product up to WY_MIN); lavapipe, which ends an invocation's loops past 65535
+iterations, gets the column ranges, bisection steps and inverse iterations cut over
+more, planned against ``loop_bound``; the clusters that set how long inverse
+iteration runs are only known on the device, so there the host reads stein's state
+back after the planned dispatches and runs more while a cluster is unfinished.
 """
 from __future__ import annotations
 
@@ -39,8 +47,6 @@ from .budget import loop_bound
 from .linalg import cast as _cast, contig as _contig, eye, launch, tag as _tag
 from .matmul import matmul_nodes
 
-MAXIT = 30          # QL iterations per eigenvalue at most (LAPACK's dsteqr: 30 n in all)
-STEPS = 3.0         # QL steps per eigenvalue the lavapipe plan counts on (with the search: 1.5 to 3 seen)
 MAX_N = 1024        # the largest order the one-workgroup kernels take (workgroup memory)
 WY_MIN = 128        # Q by compact WY blocks through matmul past this order (below: in trd)
 
@@ -50,12 +56,6 @@ def _cap(n: int) -> int:
     while cap < n:
         cap *= 2
     return cap
-
-
-def _threads(device) -> int:
-    """256 threads a matrix on GPUs; 64 on lavapipe, which runs a workgroup's
-    invocations on one CPU thread (idle ones cost as much as busy ones)."""
-    return 64 if loop_bound(device) is not None else 256
 
 
 def _trd_threads(device) -> int:
@@ -68,8 +68,8 @@ def _trd_threads(device) -> int:
 
 
 def fits(device, n: int, work) -> bool:
-    """Whether the kernels' workgroup arrays fit: four of cap entries (trd's double
-    buffers of v and p; tql's of the rotations) and trd's reduction array."""
+    """Whether the kernels' workgroup arrays fit: trd's four of cap entries (double
+    buffers of v and p) and its reduction array; stein's (``stein_workgroup_bytes``)."""
     lim = device.limits.get("max-compute-workgroup-storage-size", 16384)
     need = (4 * _cap(n) + _trd_threads(device)) * work.itemsize + 64
     t = "f64" if work.itemsize == 8 else "f32"
@@ -103,8 +103,8 @@ def eigh(node: g.Node, mode: str):
     """(values, vectors, refine) of the real symmetric matrices of node's lower
     triangles, in node's dtype: the values (batch..., n) unsorted, the vectors as
     columns (batch..., n, n; None for mode 'eigvals' unless ``refine``), and whether
-    they still need the refinement step (a float32 result computed in float32), which
-    the caller applies (``linalg_eigen``), as it sorts."""
+    they still need the refinement step (a float32 result computed in float32, or
+    float64 vectors), which the caller applies (``linalg_eigen``), as it sorts."""
     device = node.device
     rt = device.runtime
     dtype = node.dtype
@@ -114,8 +114,11 @@ def eigh(node: g.Node, mode: str):
     work = work_dtype(dtype, device)
     wt = _tag(work, device)
     A0 = _contig(_cast(_contig(node), work))
-    # without float64 the float32 result takes one refinement step (its vectors too)
-    refine = work is not dt.float64 and dtype is not dt.float64
+    # one refinement step: without float64 for the float32 result (its vectors too);
+    # for float64 input for its vectors, whose orthogonality inverse iteration leaves
+    # at eps ||T|| / gap (up to 12x LAPACK's at order 70, 1e-3 ||T|| being the least
+    # gap it re-orthogonalizes)
+    refine = (work is not dt.float64 and dtype is not dt.float64) or (dtype is dt.float64 and mode == "eigh")
     vectors = mode == "eigh" or refine
     wg = _trd_threads(device)
     cap = _cap(n)
@@ -146,9 +149,7 @@ def eigh(node: g.Node, mode: str):
     for i, ks in enumerate(_ranges(range(n - 2), cost0, budget)):
         launch(device, "linalg_trd", spec, kt.trd_record, kt.render_trd, bufs, nz, nz=nz, n=n, off=A0.offset,
                s_mat=n * n, phase=0, k0=ks[0], k1=ks[-1] + 1, init=int(i == 0))
-    if vectors and n > WY_MIN:
-        Q = _q_wy(device, wt, work, batch, n, A, TAU)
-    elif vectors:
+    if vectors and n <= WY_MIN:
         for i, ks in enumerate(_ranges(range(n - 3, -1, -1), cost1, budget)):
             launch(device, "linalg_trd", spec, kt.trd_record, kt.render_trd, bufs, nz, nz=nz, n=n, off=0,
                    s_mat=n * n, phase=1, k0=ks[-1], k1=ks[0] + 1, init=int(i == 0))
@@ -203,10 +204,12 @@ BISECT_WG = 64
 
 
 def _bisect(device, wt, nz, n, DT, ET, SC):
-    """The eigenvalues (nz x n, ascending) of the tridiagonals by bisection on Sturm
-    counts, an invocation per eigenvalue (``bisect``): O(n) steps of O(n) each, all
-    eigenvalues at once where QL runs its ~n^2 rotations one after another. Steps:
-    2 + the mantissa's bits (the bracket starts a few units wide, T being scaled)."""
+    """The eigenvalues (nz x n, ascending within each unreduced block of T, the
+    blocks in row order) of the tridiagonals by bisection on Sturm counts, an
+    invocation per eigenvalue (``bisect``): O(n) steps of O(n) each, all eigenvalues
+    at once. Steps: 2 + the mantissa's bits (the bracket starts a few units wide, T
+    being scaled). The buffers of the values (unscaled) and of the final brackets
+    (scaled, as stein reads them)."""
     rt = device.runtime
     isz = 8 if wt == "f64" else 4
     steps = (53 if wt == "f64" else 24) + 4
@@ -244,9 +247,9 @@ def _stein(device, wt, nz, n, DT, ET, LO, HI):
     cap = _cap(n)
     wg = _stein_threads(device, n)
     SH = rt.alloc(nz * n * isz)
-    ST = rt.alloc(nz * n * 3 * 4)
+    SW = rt.alloc(nz * n * 3 * 4)
     ZT = rt.alloc(nz * n * n * isz)
-    bufs = {"DT": DT, "ET": ET, "LO": LO, "HI": HI, "SH": SH, "ST": ST, "ZT": ZT}
+    bufs = {"DT": DT, "ET": ET, "LO": LO, "HI": HI, "SH": SH, "SW": SW, "ZT": ZT}
     spec = (wt, cap, wg)
     bound = loop_bound(device)
     if bound is None:
@@ -261,58 +264,7 @@ def _stein(device, wt, nz, n, DT, ET, LO, HI):
                    budget=budget, first=first)
             first = 0
         total += est
-        st = rt.read(ST, 0, nz * n * 3 * 4).view(np.uint32)
+        st = rt.read(SW, 0, nz * n * 3 * 4).view(np.uint32)
         if int(st[0::3].min()) >= n or total > kt.STEIN_MAXITS * n:
             return ZT
         est *= 2
-
-
-def row_chunks(device, n: int, napply: int) -> int:
-    """Workgroups per matrix in tql: on GPUs the rows of Q spread over as many as give
-    each rotating invocation one row (each runs the scalar steps itself); lavapipe,
-    one invocation of a workgroup at a time, runs one."""
-    return -(-n // napply) if loop_bound(device) is None else 1
-
-
-def _tql(device, wt, cap, wg, nz, n, DT, ET, SC, Q, vectors):
-    """Run tql over the nz tridiagonals (DT, ET) until every matrix is done: the
-    eigenvalues buffer (nz x n, unsorted, unscaled)."""
-    rt = device.runtime
-    isz = 8 if wt == "f64" else 4
-    napply = wg - kt.APPLY0
-    nchunk = row_chunks(device, n, napply) if vectors else 1
-    rows = -(-n // nchunk)
-    D = rt.alloc(nz * nchunk * n * isz)
-    E = rt.alloc(nz * nchunk * n * isz)
-    ST = rt.alloc(nz * nchunk * 8)
-    LAM = rt.alloc(nz * n * isz)
-    bufs = {"DT": DT, "ET": ET, "SC": SC, "D": D, "E": E, "SW": ST, "Q": Q if vectors else rt.alloc(4), "LAM": LAM}
-    bound = loop_bound(device)
-    words = dict(nz=nz, n=n, nchunk=nchunk, rows=rows, vectors=int(vectors), maxit=MAXIT)
-    spec = (wt, cap, wg)
-    if bound is None:
-        launch(device, "linalg_trd_tql", spec, kt.tql_record, kt.render_tql, bufs, nz * nchunk, budget=0, first=1,
-               **words)
-        return LAM
-    budget = bound - 3 * -(-n // wg) - 32
-    rpt = -(-rows // napply) if vectors else 0
-
-    def dispatches(rem):
-        # about two QL steps per eigenvalue, each over the n - l rows left, and the
-        # search for the split point before each
-        return max(1, math.ceil(STEPS * (2 + rpt) * rem * rem / 2 / budget + rem * 8 / budget))
-
-    est = dispatches(n)
-    first = 1
-    total = 0
-    while True:
-        for _ in range(est):
-            launch(device, "linalg_trd_tql", spec, kt.tql_record, kt.render_tql, bufs, nz * nchunk, budget=budget,
-                   first=first, **words)
-            first = 0
-        total += est
-        st = rt.read(ST, 0, nz * nchunk * 8).view(np.uint32)
-        left = int(n - st[0::2].min())
-        if left <= 0 or total > 4 * MAXIT * n:
-            return LAM
-        est = dispatches(left)
