@@ -234,6 +234,14 @@ def _stein_threads(device, n: int) -> int:
     return 128 if loop_bound(device) is not None and n > 512 else 64
 
 
+def _stein_budget(device, n: int) -> int | None:
+    """The loop iterations a stein invocation may spend on inverse iterations in one
+    dispatch (None: unbounded, one dispatch): ``loop_bound`` less the block's search
+    and norm that every dispatch repeats first."""
+    bound = loop_bound(device)
+    return None if bound is None else bound - 2 * n - 64
+
+
 def _stein(device, wt, nz, n, DT, ET, LO, HI):
     """The eigenvectors of the tridiagonals (DT, ET) for bisect's eigenvalues by
     inverse iteration (``stein``, a workgroup per eigenvalue, a cluster's leader
@@ -251,12 +259,11 @@ def _stein(device, wt, nz, n, DT, ET, LO, HI):
     ZT = rt.alloc(nz * n * n * isz)
     bufs = {"DT": DT, "ET": ET, "LO": LO, "HI": HI, "SH": SH, "SW": SW, "ZT": ZT}
     spec = (wt, cap, wg)
-    bound = loop_bound(device)
-    if bound is None:
+    budget = _stein_budget(device, n)
+    if budget is None:
         launch(device, "linalg_trd_stein", spec, kt.stein_record, kt.render_stein, bufs, nz * n, nz=nz, n=n,
                budget=0, first=1)
         return ZT
-    budget = bound - 2 * n - 64  # the block's search and norm before the iterations
     est, total, first = 1, 0, 1
     while True:
         for _ in range(est):
