@@ -370,13 +370,13 @@ def test_svd_preconditioned_batched_and_nan():
            np.float32)
 
 
-def test_eigh_vectors_past_their_order_leave_the_tridiagonal_route():
-    # eigh's vectors go back to block Jacobi past TRD_MAX_VECTORS (faster there on a
-    # large GPU); eigvalsh keeps the route up to the kernels' own limit
-    from wgarray._kernels import linalg_eigen
-    n = linalg_eigen.TRD_MAX_VECTORS
-    small = xp.asarray(np.eye(n, dtype=np.float32))._node
-    big = xp.asarray(np.eye(n + 1, dtype=np.float32))._node
-    assert linalg_eigen.uses_trd(small, "eigh")
-    assert not linalg_eigen.uses_trd(big, "eigh")
-    assert linalg_eigen.uses_trd(big, "eigvals") == linalg_eigen._trd_order(big.device, big.dtype, n + 1)
+def test_eigh_and_eigvalsh_take_the_route_up_to_the_kernels_limit():
+    # eigh's vectors take the tridiagonal route as far as eigvalsh does (up to the
+    # kernels' workgroup memory and MAX_N; past that, block Jacobi)
+    from wgarray._kernels import linalg_eigen, linalg_trd
+    assert linalg_eigen.TRD_MAX_VECTORS == linalg_trd.MAX_N
+    for n in (384, 512, linalg_eigen.TRD_MAX_VECTORS, linalg_eigen.TRD_MAX_VECTORS + 1):
+        node = xp.asarray(np.eye(n, dtype=np.float32))._node
+        fits = linalg_eigen._trd_order(node.device, node.dtype, n)
+        assert linalg_eigen.uses_trd(node, "eigh") == linalg_eigen.uses_trd(node, "eigvals") == fits
+    assert not linalg_eigen._trd_order(node.device, node.dtype, linalg_trd.MAX_N + 1)
