@@ -485,7 +485,7 @@ def render_stein(t: str, cap: int, wg: int) -> str:
               f"var<workgroup> g_q: array<vec4<R>, {wg}>;",
               "var<workgroup> g_k: u32;", "var<workgroup> g_b0: u32;", "var<workgroup> g_b1: u32;",
               "var<workgroup> g_bad: u32;", "var<workgroup> g_done: u32;", "var<workgroup> g_extra: u32;",
-              "var<workgroup> g_nrm: R;"]
+              "var<workgroup> g_nrm: R;", "var<workgroup> g_lo: atomic<u32>;", "var<workgroup> g_hi: atomic<u32>;"]
     body = _negligible(r).split("\n")
     body += f"""fn lam(i: u32) -> R {{ return R(0.5) * (LO[i] + HI[i]); }}
 fn rnd(row: u32, k: u32, s: u32) -> R {{
@@ -514,26 +514,37 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     if (lid == 0u) {{
         var k = j;
         if (!first) {{ k = SW[3u * b]; its = SW[3u * b + 1u]; nconv = SW[3u * b + 2u]; }}
-        g_k = k; g_bad = 0u;
-        if (k < n) {{
-            let bl = block_of(t0, n, j);
-            g_b0 = bl.x; g_b1 = bl.y;
-            var nrm = R(0);
-            var bad = false;
-            for (var i = bl.x; i < bl.y; i++) {{
-                var rs = r_abs(DT[t0 + i]);
-                if (i > bl.x) {{ rs += r_abs(ET[t0 + i - 1u]); }}
-                if (i + 1u < bl.y) {{ rs += r_abs(ET[t0 + i]); }}
-                nrm = max(nrm, rs);
-                bad = bad || {r}_isnan(rs);
-            }}
-            g_nrm = nrm;
-            if (bad) {{
-                g_bad = 1u;
-            }} else if (first && j > bl.x && !(lam(t0 + j) - lam(t0 + j - 1u) > R({STEIN_ORTOL}) * nrm)) {{
-                g_k = n;  // not a cluster's first slot: its leader computes it
-                SW[3u * b] = n;
-            }}
+        g_k = k;
+        atomicStore(&g_lo, 0u); atomicStore(&g_hi, n);
+    }}
+    if (workgroupUniformLoad(&g_k) >= n) {{ return; }}
+    // the block of row j (the nearest splits on either side), its norm and whether
+    // it holds a NaN: all invocations
+    for (var i = lid; i + 1u < n; i += {wg}u) {{
+        if (negligible(t0, i)) {{
+            if (i < j) {{ atomicMax(&g_lo, i + 1u); }} else {{ atomicMin(&g_hi, i + 1u); }}
+        }}
+    }}
+    workgroupBarrier();
+    if (lid == 0u) {{ g_b0 = atomicLoad(&g_lo); g_b1 = atomicLoad(&g_hi); }}
+    let bl = vec2<u32>(workgroupUniformLoad(&g_b0), workgroupUniformLoad(&g_b1));
+    var rmax = R(0);
+    var bad = false;
+    for (var i = bl.x + lid; i < bl.y; i += {wg}u) {{
+        var rs = r_abs(DT[t0 + i]);
+        if (i > bl.x) {{ rs += r_abs(ET[t0 + i - 1u]); }}
+        if (i + 1u < bl.y) {{ rs += r_abs(ET[t0 + i]); }}
+        if ({r}_isnan(rs)) {{ bad = true; }} else {{ rmax = max(rmax, rs); }}
+    }}
+    g_q[lid] = vec4<R>(rmax, select(R(0), R(1), bad), R(0), R(0));
+{_tree(wg, "g_q", "vec4<R>(max(g_q[lid].xy, g_q[o].xy), R(0), R(0))")}
+    if (lid == 0u) {{
+        let nrm = g_q[0].x;
+        g_nrm = nrm;
+        g_bad = select(0u, 1u, g_q[0].y > R(0));
+        if (g_bad == 0u && first && j > bl.x && !(lam(t0 + j) - lam(t0 + j - 1u) > R({STEIN_ORTOL}) * nrm)) {{
+            g_k = n;  // not a cluster's first slot: its leader computes it
+            SW[3u * b] = n;
         }}
     }}
     let k0 = workgroupUniformLoad(&g_k);
