@@ -488,6 +488,11 @@ def render_stein(t: str, cap: int, wg: int) -> str:
               "var<workgroup> g_nrm: R;", "var<workgroup> g_lo: atomic<u32>;", "var<workgroup> g_hi: atomic<u32>;"]
     body = _negligible(r).split("\n")
     body += f"""fn lam(i: u32) -> R {{ return R(0.5) * (LO[i] + HI[i]); }}
+fn pivot(p: R, tol: R) -> R {{
+    // a pivot below tol (an exact zero too) raised to tol, its sign kept
+    if (r_abs(p) < tol) {{ return select(tol, -tol, p < R(0)); }}
+    return p;
+}}
 fn rnd(row: u32, k: u32, s: u32) -> R {{
     // uniform in [-1, 1), a hash of (row, slot, attempt)
     var h = (row * 0x9E3779B1u) ^ ((k * 0x85EBCA77u) + (s * 0xC2B2AE3Du) + 0x27D4EB2Fu);
@@ -542,8 +547,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         let nrm = g_q[0].x;
         g_nrm = nrm;
         g_bad = select(0u, 1u, g_q[0].y > R(0));
-        if (g_bad == 0u && first && j > bl.x && !(lam(t0 + j) - lam(t0 + j - 1u) > R({STEIN_ORTOL}) * nrm)) {{
-            g_k = n;  // not a cluster's first slot: its leader computes it
+        if (g_bad == 0u && first && j > bl.x && lam(t0 + j) - lam(t0 + j - 1u) <= R({STEIN_ORTOL}) * nrm) {{
+            // not a cluster's first slot: its leader computes it (the test is the
+            // leader's own for going on, so that every slot has one leader)
+            g_k = n;
             SW[3u * b] = n;
         }}
     }}
@@ -593,42 +600,48 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         for (var i = lid; i < m; i += {wg}u) {{ acc += r_abs(g_v[i]); }}
         g_q[lid] = vec4<R>(acc, R(0), R(0), R(0));
 {_tree(wg, "g_q", "g_q[lid] + g_q[o]")}
+        let sum1 = g_q[0].x;
+        var s = bnorm / sum1;
+        if (!(sum1 > R(0))) {{
+            // the iterate vanished (the cluster's earlier vectors span it): a fresh start
+            for (var i = lid; i < m; i += {wg}u) {{ g_v[i] = rnd(b0 + i, k, its + 1u); }}
+            s = bnorm / R(m);
+        }}
+        workgroupBarrier();
         if (lid == 0u) {{
             // (T_block - sig I) x = s v: LU with partial pivoting, the forward
-            // substitution fused with the factorization, then the back substitution
-            let sum1 = g_q[0].x;
-            let fresh = !(sum1 > R(0));  // the iterate vanished: a fresh start vector
-            let s = bnorm / select(sum1, R(1), fresh);
+            // substitution fused with the factorization (one reciprocal a row: the
+            // pivot's, which both the multiplier and the back substitution use), then
+            // the back substitution
             var a = DT[eb] - sig; var bb = ET[eb];
-            var rr = select(g_v[0] * s, rnd(b0, k, its + 1u) * bnorm / R(m), fresh);
+            var rr = g_v[0] * s;
             var word = 0u;
             for (var i = 0u; i + 1u < m; i++) {{
                 let ei = ET[eb + i]; let dn = DT[eb + i + 1u] - sig;
                 var en = R(0);
                 if (i + 2u < m) {{ en = ET[eb + i + 1u]; }}
-                let q = select(g_v[i + 1u] * s, rnd(b0 + i + 1u, k, its + 1u) * bnorm / R(m), fresh);
+                let q = g_v[i + 1u] * s;
                 if (r_abs(a) >= r_abs(ei)) {{
-                    var l = R(0);
-                    if (a != R(0)) {{ l = ei / a; }}
-                    g_u1[i] = a; g_u2[i] = bb; g_v[i] = rr;
+                    let rp = R(1) / pivot(a, tol);
+                    g_u1[i] = rp; g_u2[i] = bb; g_v[i] = rr;
+                    let l = ei * rp;
                     a = dn - l * bb; bb = en; rr = q - l * rr;
                 }} else {{
-                    let l = a / ei;
-                    g_u1[i] = ei; g_u2[i] = dn; g_v[i] = q;
+                    let rp = R(1) / pivot(ei, tol);
+                    g_u1[i] = rp; g_u2[i] = dn; g_v[i] = q;
                     word = word | (1u << (i & 31u));
+                    let l = a * rp;
                     a = bb - l * dn; bb = -l * en; rr = rr - l * q;
                 }}
                 if ((i & 31u) == 31u || i + 2u == m) {{ g_sw[i >> 5u] = word; word = 0u; }}
             }}
-            g_u1[m - 1u] = a; g_u2[m - 1u] = R(0); g_v[m - 1u] = rr;
+            g_u1[m - 1u] = R(1) / pivot(a, tol); g_u2[m - 1u] = R(0); g_v[m - 1u] = rr;
             var x1 = R(0); var x2 = R(0); var fac = R(1); var extra = 0u;
             for (var ii = m; ii > 0u; ii--) {{
                 let i = ii - 1u;
-                var p = g_u1[i];
-                if (r_abs(p) < tol) {{ p = select(tol, -tol, p < R(0)); }}
                 var u3 = R(0);
                 if (i + 2u < m && ((g_sw[i >> 5u] >> (i & 31u)) & 1u) == 1u) {{ u3 = ET[eb + i + 1u]; }}
-                var x = (g_v[i] * fac - g_u2[i] * x1 - u3 * x2) / p;
+                var x = (g_v[i] * fac - g_u2[i] * x1 - u3 * x2) * g_u1[i];
                 if (r_abs(x) > {big}) {{
                     let f = R(1) / {big};
                     x *= f; x1 *= f; x2 *= f; fac *= f;
