@@ -439,8 +439,9 @@ def stein_record(t: str, cap: int, wg: int) -> Launch:
 
 
 def stein_workgroup_bytes(t: str, cap: int, wg: int) -> int:
-    """stein's workgroup arrays: U's two diagonals and the iterate (cap each), the
-    pivot flags (a bit a row) and the reduction array (four entries a thread)."""
+    """stein's workgroup arrays: U's superdiagonal, the pivots' reciprocals and the
+    iterate (cap each), the row swaps (a bit a row) and the reduction array (four
+    entries a thread)."""
     isz = 8 if t == "f64" else 4
     return (3 * cap + 4 * wg) * isz + cap // 8 + 64
 
@@ -463,10 +464,13 @@ def render_stein(t: str, cap: int, wg: int) -> str:
     they meet (so that repeated values get distinct factorizations); per iteration
     the right side scaled to a 1-norm of m ||T_block|| eps, one solve with
     T_block - sigma I by LU with partial pivoting (invocation 0: the factorization
-    fused with the forward substitution, U's diagonals and the iterate in workgroup
-    memory, the row swaps as bits; a pivot below eps ||T_block||, an exact zero
-    included, replaced by that size with its sign: a perturbation of the shift
-    in that row within the backward error), then modified Gram-Schmidt against the
+    fused with the forward substitution, U's first superdiagonal, its pivots'
+    reciprocals and the iterate in workgroup memory, the row swaps as bits, the
+    second superdiagonal read back from ET where a row was swapped; a pivot below
+    eps ||T_block||, an exact zero included, replaced by that size with its sign:
+    a perturbation of the shift in that row within the backward error; the solve
+    is one chain of dependent steps, so one reciprocal a row serves both the
+    multiplier and the back substitution), then modified Gram-Schmidt against the
     cluster's earlier vectors (all invocations: one tree reduction a vector),
     until the iterate's largest entry passes sqrt(0.1 / m) and STEIN_EXTRA more
     iterations ran, STEIN_MAXITS at most; then scaled to unit 2-norm with its
