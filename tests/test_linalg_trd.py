@@ -161,6 +161,26 @@ def test_inverse_iteration_in_one_dispatch_as_on_gpus(monkeypatch):
     _check(_errors(h, w, v), _errors(h, w0, v0), np.float32)
 
 
+@pytest.mark.parametrize("threads", [64, 7])
+def test_multisection_as_on_gpus_vs_lapack(threads, monkeypatch):
+    # GPUs find the eigenvalues by multisection (a workgroup an eigenvalue; 7: a width
+    # that is no power of two), eigvalsh's and eigh's: the same values as bisection's,
+    # a 1 x 1 block's exactly
+    from wgarray._kernels import linalg_trd as lt
+    monkeypatch.setattr(lt, "_multisect_threads", lambda device: threads)
+    h = np.stack([_sym(70, "clustered", np.float32, 30), _sym(70, "diagonal", np.float32, 31),
+                  _hard("wilkinson_padded")[:70, :70].astype(np.float32)])
+    w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
+    wv = np.asarray(la.eigvalsh(xp.asarray(h)))
+    for k in range(3):
+        w0, v0 = np.linalg.eigh(h[k])
+        _check(_errors(h[k], w[k], v[k]), _errors(h[k], w0, v0), np.float32)
+        _check(_errors(h[k], wv[k], None), _errors(h[k], w0, None), np.float32)
+    np.testing.assert_array_equal(wv[1], np.sort(np.diag(h[1])))
+    monkeypatch.setattr(lt, "_multisect_threads", lambda device: 0)
+    np.testing.assert_allclose(np.asarray(la.eigvalsh(xp.asarray(h))), wv, rtol=0, atol=4 * _eps(np.float32) * 8)
+
+
 def _wilkinson(m=21):
     k = (m - 1) // 2
     return np.diag(np.abs(np.arange(-k, k + 1)).astype(float)) + np.diag(np.ones(m - 1), 1) + \

@@ -333,6 +333,7 @@ def _linalg_trd(v):
         out[f"linalg_trd/trd_{t}"] = lambda t=t: kt.render_trd(t, 128, 64)
         out[f"linalg_trd/wy_{t}"] = lambda t=t: kt.render_wy(t, 64)
         out[f"linalg_trd/bisect_{t}"] = lambda t=t: kt.render_bisect(t, 64)
+        out[f"linalg_trd/multisect_{t}"] = lambda t=t: kt.render_multisect(t, 64)
         out[f"linalg_trd/stein_{t}"] = lambda t=t: kt.render_stein(t, 128, 64)
         out[f"linalg_trd/stein_{t}_wide"] = lambda t=t: kt.render_stein(t, 1024, 128)
     return out

@@ -132,6 +132,7 @@ def _opens_aliased(record, text: str) -> bool:
     (ke.post_eigh_record, ke.render_post_eigh, ("f64", "f32")),
     (ke.post_svd_record, ke.render_post_svd, ("f64", "f32")),
     (kt.bisect_record, kt.render_bisect, ("f64", 64)),
+    (kt.multisect_record, kt.render_multisect, ("f32", 64)),
     (kt.stein_record, kt.render_stein, ("f32", 256, 64)),
 ], ids=lambda v: v.__name__ if callable(v) else "-".join(map(str, v)))
 def test_linalg_records_open_their_wgsl(record, render, spec):

@@ -203,23 +203,35 @@ def _bstr(batch, mat: int) -> tuple:
 BISECT_WG = 64
 
 
+def _multisect_threads(device) -> int:
+    """Invocations an eigenvalue on GPUs (multisection, ``multisect``: 10 Sturm counts
+    in a row where bisection runs 57; one dispatch, its loops ~11 n long); 0 on
+    lavapipe, whose workgroups run their invocations one after another: bisect there."""
+    return 64 if loop_bound(device) is None else 0
+
+
 def _bisect(device, wt, nz, n, DT, ET, SC):
     """The eigenvalues (nz x n, ascending within each unreduced block of T, the
     blocks in row order) of the tridiagonals by bisection on Sturm counts, an
     invocation per eigenvalue (``bisect``): O(n) steps of O(n) each, all eigenvalues
     at once. Steps: 2 + the mantissa's bits (the bracket starts a few units wide, T
-    being scaled). The buffers of the values (unscaled) and of the final brackets
-    (scaled, as stein reads them)."""
+    being scaled); on GPUs multisection in their place. The buffers of the values
+    (unscaled) and of the final brackets (scaled, as stein reads them)."""
     rt = device.runtime
     isz = 8 if wt == "f64" else 4
     steps = (53 if wt == "f64" else 24) + 4
     LO = rt.alloc(nz * n * isz)
     HI = rt.alloc(nz * n * isz)
     LAM = rt.alloc(nz * n * isz)
+    bufs = {"DT": DT, "ET": ET, "SC": SC, "LO": LO, "HI": HI, "LAM": LAM}
+    ms = _multisect_threads(device)
+    if ms:
+        launch(device, "linalg_trd_multisect", (wt, ms), kt.multisect_record, kt.render_multisect, bufs, nz * n,
+               nz=nz, n=n, iters=kt.multisect_steps(wt, ms))
+        return LAM, LO, HI
     bound = loop_bound(device)
     per = steps if bound is None else max(1, (bound - 3 * n - 32) // (n + 2))
     groups = -(-nz * n // BISECT_WG)
-    bufs = {"DT": DT, "ET": ET, "SC": SC, "LO": LO, "HI": HI, "LAM": LAM}
     for s0 in range(0, steps, per):
         s1 = min(steps, s0 + per)
         launch(device, "linalg_trd_bisect", (wt, BISECT_WG), kt.bisect_record, kt.render_bisect, bufs, groups,

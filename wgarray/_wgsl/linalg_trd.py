@@ -7,6 +7,7 @@
   wy     Q's compact WY blocks (V^T and V T) for the back-transformation by matmul
   bisect the eigenvalues of T by bisection on Sturm counts, an invocation each, T
          split into unreduced blocks at its negligible off-diagonals
+  multisect  the same by multisection, a workgroup each (GPUs)
   stein  T's eigenvectors by inverse iteration, a workgroup per eigenvalue, each
          cluster's vectors computed in order by its first one's workgroup and
          re-orthogonalized there
@@ -18,6 +19,8 @@ stein over as many inverse iterations as a per-dispatch budget of loop iteration
 (a parameter) allows, counted in the kernel. Real element types only (f32, f64).
 """
 from __future__ import annotations
+
+import math
 
 from .._runtime.launch import Launch
 from .linalg import _finish, record
@@ -706,5 +709,114 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         }}
     }}
     if (lid == 0u) {{ SW[3u * b] = g_k; SW[3u * b + 1u] = its; SW[3u * b + 2u] = nconv; }}
+}}""".split("\n")
+    return _finish(decls, t, body)
+
+
+def multisect_record(t: str, wg: int) -> Launch:
+    return record(f"linalg_trd_multisect_{t}_{wg}",
+                  [("DT", "R", False), ("ET", "R", False), ("SC", "R", False), ("LO", "R", True), ("HI", "R", True),
+                   ("LAM", "R", True)],
+                  ("nz", "n", "iters"), wg)
+
+
+def multisect_steps(t: str, wg: int) -> int:
+    """Multisection steps to the bracket width that bisect's steps reach: each step
+    cuts it wg + 1 ways."""
+    bits = (53 if t == "f64" else 24) + 4
+    return -(-bits * 1000 // int(1000 * math.log2(wg + 1))) + 1
+
+
+def render_multisect(t: str, wg: int) -> str:
+    """bisect's job (the same bindings, brackets and values; P: nz, n, steps) by
+    multisection, a workgroup per eigenvalue: each step evaluates the Sturm count at
+    wg points spread evenly inside [lo, hi], one an invocation, and keeps the piece
+    between the last point whose count is at most j - b0 and the first past it, so
+    that the bracket shrinks wg + 1 times a step (wg = 64: 10 steps of one Sturm
+    count where bisect runs 57 one after another; the count's division makes each a
+    chain of n dependent steps). The same invariant count(lo) <= j - b0 < count(hi)
+    holds whatever the counts' rounding, and the block, Gershgorin interval and
+    pivmin are bisect's, computed by all invocations. For GPUs; lavapipe, which runs
+    a workgroup's invocations one after another, takes bisect."""
+    r = t
+    eps = _eps(r)
+    tiny = "R(2.2250738585072014e-308)" if r == "f64" else "R(1.1754944e-38)"
+    decls = multisect_record(t, wg).declarations()
+    decls += [f"var<workgroup> g_r: array<vec4<R>, {wg}>;", "var<workgroup> g_lo: atomic<u32>;",
+              "var<workgroup> g_hi: atomic<u32>;", "var<workgroup> g_first: atomic<u32>;",
+              "var<workgroup> g_b0: u32;", "var<workgroup> g_b1: u32;", "var<workgroup> g_t: u32;"]
+    body = _negligible(r).split("\n")
+    body += [f"@compute @workgroup_size({wg})",
+             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
+             "    let e = wid.x + wid.y * 65535u;"]
+    body += f"""    let n = P[1];
+    if (e >= P[0] * n) {{ return; }}
+    let z = e / n; let j = e % n;
+    let t0 = z * n;
+    if (lid == 0u) {{ atomicStore(&g_lo, 0u); atomicStore(&g_hi, n); }}
+    workgroupBarrier();
+    var emax = R(0);
+    var bad = false;
+    for (var i = lid; i < n; i += {wg}u) {{
+        bad = bad || {r}_isnan(DT[t0 + i]);
+        if (i + 1u < n) {{
+            let x = ET[t0 + i];
+            emax = max(emax, x * x);
+            bad = bad || {r}_isnan(x);
+            if (negligible(t0, i)) {{
+                if (i < j) {{ atomicMax(&g_lo, i + 1u); }} else {{ atomicMin(&g_hi, i + 1u); }}
+            }}
+        }}
+    }}
+    workgroupBarrier();
+    if (lid == 0u) {{ g_b0 = atomicLoad(&g_lo); g_b1 = atomicLoad(&g_hi); }}
+    let b0 = workgroupUniformLoad(&g_b0); let b1 = workgroupUniformLoad(&g_b1);
+    let jl = j - b0;
+    var glo = DT[t0 + b0]; var ghi = glo;
+    for (var i = b0 + lid; i < b1; i += {wg}u) {{
+        var rad = R(0);
+        if (i > b0) {{ rad += r_abs(ET[t0 + i - 1u]); }}
+        if (i + 1u < b1) {{ rad += r_abs(ET[t0 + i]); }}
+        glo = min(glo, DT[t0 + i] - rad); ghi = max(ghi, DT[t0 + i] + rad);
+    }}
+    g_r[lid] = vec4<R>(emax, select(R(0), R(1), bad), -glo, ghi);
+{_tree(wg, "g_r", "max(g_r[lid], g_r[o])")}
+    let red = g_r[0];
+    let pivmin = max({tiny} * R(1e4), red.x * {tiny} * R(1e4));
+    var lo = -red.z; var hi = red.w;
+    let w = hi - lo;
+    let pad = R(2) * {eps} * max(r_abs(lo), r_abs(hi)) + R(2) * pivmin + {eps} * w;
+    lo -= pad; hi += pad;
+    if (b1 == b0 + 1u) {{ lo = DT[t0 + b0]; hi = lo; }}  // a 1 x 1 block: its entry, exactly
+    for (var it = 0u; it < P[2]; it++) {{
+        let step = (hi - lo) / R({wg + 1});
+        let x = min(lo + R(lid + 1u) * step, hi);
+        var cnt = 0u;
+        var q = DT[t0 + b0] - x;
+        if (r_abs(q) < pivmin) {{ q = -pivmin; }}
+        if (q < R(0)) {{ cnt += 1u; }}
+        for (var i = b0 + 1u; i < b1; i++) {{
+            let ei = ET[t0 + i - 1u];
+            q = DT[t0 + i] - x - ei * ei / q;
+            if (r_abs(q) < pivmin) {{ q = -pivmin; }}
+            if (q < R(0)) {{ cnt += 1u; }}
+        }}
+        if (lid == 0u) {{ atomicStore(&g_first, {wg}u); }}
+        workgroupBarrier();
+        if (cnt > jl) {{ atomicMin(&g_first, lid); }}
+        workgroupBarrier();
+        if (lid == 0u) {{ g_t = atomicLoad(&g_first); }}
+        let tf = workgroupUniformLoad(&g_t);
+        // every invocation computes the same points from the same lo, hi
+        let nlo = select(min(lo + R(tf) * step, hi), lo, tf == 0u);
+        let nhi = select(min(lo + R(tf + 1u) * step, hi), hi, tf == {wg}u);
+        lo = nlo; hi = nhi;
+    }}
+    if (lid == 0u) {{
+        LO[e] = lo; HI[e] = hi;
+        var v = R(0.5) * (lo + hi) * SC[z];
+        if (red.y > R(0)) {{ v = {r}_nan(); }}
+        LAM[e] = v;
+    }}
 }}""".split("\n")
     return _finish(decls, t, body)
