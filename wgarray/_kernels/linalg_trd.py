@@ -1,12 +1,13 @@
 """Host side of the tridiagonal route of eigh / eigvalsh for real matrices (kernels:
-``_wgsl/linalg_trd.py``): the Householder reduction A = Q T Q^T (``trd``, a workgroup
-per matrix), the eigenvalues of T by bisection on Sturm counts (``bisect``, an
-invocation per eigenvalue, T split at its negligible off-diagonals), then for the
-vectors inverse iteration on T (``stein``, a workgroup per eigenvalue, clusters
-re-orthogonalized by their leaders) and the back-transformation X = Q Z (past order
-WY_MIN Q's compact WY blocks applied to Z through the tiled matmul, ``wy``; below, Q
-formed in trd and one product); the caller sorts. This is LAPACK's dsytrd + dstebz
-+ dstein + dormtr in shape (dsyevx's route).
+``_wgsl/linalg_trd.py``): the Householder reduction A = Q T Q^T (``trd``, a
+workgroup per matrix), the eigenvalues of T by bisection on Sturm counts
+(``bisect``, an invocation per eigenvalue, T split at its negligible off-diagonals;
+on GPUs multisection, ``multisect``), then for the vectors inverse iteration on T
+(``stein``, a workgroup per eigenvalue, clusters re-orthogonalized by their leaders)
+and the back-transformation X = Q Z (past order WY_MIN Q's compact WY blocks applied
+to Z through the tiled matmul, ``wy``; below, Q formed in trd and one product); the
+caller sorts. This is LAPACK's dsytrd + dstebz + dstein + dormtr in shape (dsyevx's
+route).
 
 Why this beside Jacobi: two-sided Jacobi spends ~8 sweeps of n^3-order rotations,
 each sweep's ~n rounds a barrier-bound step; here the O(n^3) part (the reduction and
@@ -19,20 +20,23 @@ short sequence per eigenvalue, all eigenvalues at once.
 
 Precision: the reduction, bisection and inverse iteration run in float64 where the
 device has it (float32 input too), rounded once to the input's dtype. Inverse
-iteration's vectors carry about eps ||T|| / gap of their neighbours (gaps below
-1e-3 ||T|| are re-orthogonalized), which float32 results never see; float64 vectors
-take the caller's refinement step (``linalg_eigen._refined``: four products), which
+iteration's vectors carry about eps ||T|| / gap of their neighbours (gaps below 1e-3
+||T|| are re-orthogonalized), which float32 results never see; float64 vectors take
+the caller's refinement step (``linalg_eigen._refined``: four products), which
 brings their orthogonality from up to 12x LAPACK's to below it. On a device without
 float64 the route runs in float32 and the same step brings the result to LAPACK's
 level.
 
-Dispatches: on GPUs the reduction is one dispatch, bisect one, stein one, and Q Z
-two products and a subtraction a block of 32 reflectors (with wy before them; or
-one product up to WY_MIN); lavapipe, which ends an invocation's loops past 65535
-iterations, gets the column ranges, bisection steps and inverse iterations cut over
-more, planned against ``loop_bound``; the clusters that set how long inverse
-iteration runs are only known on the device, so there the host reads stein's state
-back after the planned dispatches and runs more while a cluster is unfinished.
+Dispatches: on GPUs the reduction is one dispatch, the eigenvalues one
+(multisection, ``multisect``, a workgroup an eigenvalue, in bisect's place), stein
+one, and Q Z two products and a subtraction a block of 32 reflectors (with wy before
+them; or one product up to WY_MIN): eigh of order 256 from float32 is 33 dispatches
+in all (with the casts and the sort), 37 from float64 (the refinement's products);
+lavapipe, which ends an invocation's loops past 65535 iterations, gets the column
+ranges, bisection steps and inverse iterations cut over more, planned against
+``loop_bound``; the clusters that set how long inverse iteration runs are only known
+on the device, so there the host reads stein's state back after the planned
+dispatches and runs more while a cluster is unfinished.
 """
 from __future__ import annotations
 
