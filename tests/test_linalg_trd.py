@@ -1,11 +1,12 @@
 """eigh / eigvalsh of real matrices past order 64: the tridiagonal route (Householder
-reduction, bisection, inverse iteration, ``wgarray/_kernels/linalg_trd.py``) against
-NumPy's LAPACK: backward error, orthogonality and value errors each within 10x of
-NumPy's own on the same input (measured against float64), on inputs that stress the
-reduction (zero columns, graded entries), the splitting of T (diagonal, identity,
-block-diagonal input: exact results) and inverse iteration (clusters, repeated
-values, Wilkinson's matrices, glued Wilkinson matrices whose eigenvalues pair up to
-the last digits)."""
+reduction, bisection, inverse iteration; implicit QL without float64,
+``wgarray/_kernels/linalg_trd.py``) against NumPy's LAPACK: backward error,
+orthogonality and value errors each within 10x of NumPy's own on the same input
+(measured against float64), on inputs that stress the reduction (zero columns, graded
+entries), the splitting of T (diagonal, identity, block-diagonal input: exact results)
+and inverse iteration (clusters, repeated values, Wilkinson's matrices, glued Wilkinson
+matrices whose eigenvalues pair up to the last digits).
+"""
 import numpy as np
 import pytest
 
@@ -135,6 +136,37 @@ def test_huge_and_tiny_entries(scale):
     _check(_errors(h, w, v), _errors(h, w0, v0), np.float32)
 
 
+needs_no_f64 = pytest.mark.skipif(F64, reason="QL serves the vectors only without float64")
+
+
+@needs_no_f64
+@pytest.mark.parametrize("n", [70, 101])
+def test_ql_rows_of_q_split_over_workgroups_as_on_gpus(n, monkeypatch):
+    # GPUs cut Q's rows over several workgroups a matrix, each running the same QL
+    # steps on its own copy of the tridiagonal: forced here, uneven chunks included
+    from wgarray._kernels import linalg_trd as lt
+    monkeypatch.setattr(lt, "row_chunks", lambda device, n, napply: 3)
+    a = np.stack([_sym(n, "random", np.float32, n), _sym(n, "clustered", np.float32, n + 1)])
+    w, v = (np.asarray(r) for r in la.eigh(xp.asarray(a)))
+    for k in range(2):
+        w0, v0 = np.linalg.eigh(a[k])
+        _check(_errors(a[k], w[k], v[k]), _errors(a[k], w0, v0), np.float32)
+
+
+@needs_no_f64
+def test_ql_gpu_workgroup_sizes_vs_lapack(monkeypatch):
+    # GPUs run trd with up to 1024 invocations and tql with 256 (lavapipe: 64 each):
+    # the same passes, another thread layout
+    from wgarray._kernels import linalg_trd as lt
+    monkeypatch.setattr(lt, "_trd_threads", lambda device: 256)
+    monkeypatch.setattr(lt, "_threads", lambda device: 128)
+    h = _sym(97, "clustered", np.float32, 4)
+    w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
+    w0, v0 = np.linalg.eigh(h)
+    _check(_errors(h, w, v), _errors(h, w0, v0), np.float32)
+
+
+@needs_f64
 @pytest.mark.parametrize("kind", ["clustered", "identity_perturbed"])
 def test_inverse_iteration_cut_over_many_dispatches(kind, monkeypatch):
     # a budget of about one inverse iteration a dispatch: every cluster's leader stops
@@ -148,6 +180,7 @@ def test_inverse_iteration_cut_over_many_dispatches(kind, monkeypatch):
         _check(_errors(h[k], w[k], v[k]), _errors(h[k], w0, v0), np.float32)
 
 
+@needs_f64
 def test_inverse_iteration_in_one_dispatch_as_on_gpus(monkeypatch):
     # GPUs run stein in one dispatch without a budget (the loops here stay short of
     # lavapipe's bound), and trd with up to 1024 invocations, stein with 128
@@ -392,11 +425,14 @@ def test_svd_preconditioned_batched_and_nan():
 
 def test_eigh_and_eigvalsh_take_the_route_up_to_the_kernels_limit():
     # eigh's vectors take the tridiagonal route as far as eigvalsh does (up to the
-    # kernels' workgroup memory and MAX_N; past that, block Jacobi)
+    # kernels' workgroup memory and MAX_N; past that, block Jacobi); without float64
+    # (QL) up to TRD_MAX_VECTORS_QL
     from wgarray._kernels import linalg_eigen, linalg_trd
     assert linalg_eigen.TRD_MAX_VECTORS == linalg_trd.MAX_N
-    for n in (384, 512, linalg_eigen.TRD_MAX_VECTORS, linalg_eigen.TRD_MAX_VECTORS + 1):
+    top = linalg_eigen.TRD_MAX_VECTORS if F64 else linalg_eigen.TRD_MAX_VECTORS_QL
+    for n in (384, 385, 512, linalg_eigen.TRD_MAX_VECTORS, linalg_eigen.TRD_MAX_VECTORS + 1):
         node = xp.asarray(np.eye(n, dtype=np.float32))._node
         fits = linalg_eigen._trd_order(node.device, node.dtype, n)
-        assert linalg_eigen.uses_trd(node, "eigh") == linalg_eigen.uses_trd(node, "eigvals") == fits
+        assert linalg_eigen.uses_trd(node, "eigvals") == fits
+        assert linalg_eigen.uses_trd(node, "eigh") == (fits and n <= top)
     assert not linalg_eigen._trd_order(node.device, node.dtype, linalg_trd.MAX_N + 1)

@@ -95,15 +95,17 @@ WATCHDOG_SWEEPS = 4  # whole-matrix sweeps per dispatch at most (order 256: ~30 
 # eigvalsh costs (1024: 147 ms, nearly all of it the reduction) plus Q's WY blocks
 # applied to Z through matmul: ~3 n / 32 + 10 dispatches (order 1024: ~105) where
 # block Jacobi runs ~7 a round, ~n / 16 rounds a sweep, ~8 sweeps.
+# Without float64 the vectors come from QL (``linalg_trd``), and the old limit holds.
 TRD_MAX_VECTORS = linalg_trd.MAX_N
+TRD_MAX_VECTORS_QL = 384
 
 
 def uses_trd(node: g.Node, mode: str) -> bool:
     """Whether eigh / eigvalsh of this node take the tridiagonal route
     (``linalg_trd``): real matrices of order TRD_MIN < n that its kernels hold (for
-    eigh, n <= TRD_MAX_VECTORS)."""
+    eigh, n <= TRD_MAX_VECTORS; without float64, TRD_MAX_VECTORS_QL)."""
     n = node.shape[-1]
-    if mode == "eigh" and n > TRD_MAX_VECTORS:
+    if mode == "eigh" and n > (TRD_MAX_VECTORS if node.device.has_f64 else TRD_MAX_VECTORS_QL):
         return False
     return mode in ("eigh", "eigvals") and _trd_order(node.device, node.dtype, n)
 

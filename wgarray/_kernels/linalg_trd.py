@@ -24,12 +24,17 @@ iteration's vectors carry about eps ||T|| / gap of their neighbours (gaps below 
 ||T|| are re-orthogonalized), which float32 results never see; float64 vectors take
 the caller's refinement step (``linalg_eigen._refined``: four products), which
 brings their orthogonality from up to 12x LAPACK's to below it. On a device without
-float64 the route runs in float32 and the same step brings the result to LAPACK's
-level.
+float64 the route runs in float32 with implicit QL for the vectors (``tql``: its
+rotations applied to Q) and the same step brings the result to LAPACK's level:
+inverse iteration's vectors there, for clusters whose gaps fall below float32's
+resolution, are mixtures of the cluster's eigenvectors (orthogonal, but not
+eigenvectors of a nearby T), so their Rayleigh quotients, the refinement's values,
+strayed by up to the cluster's width (identity + 1e-7 noise at order 300: 1.7e-6
+against QL's 4.0e-7; order 257, clustered: 1.3e-6 against 5.6e-7).
 
 Dispatches: on GPUs the reduction is one dispatch, the eigenvalues one
 (multisection, ``multisect``, a workgroup an eigenvalue, in bisect's place), stein
-one, and Q Z two products and a subtraction a block of 32 reflectors (with wy before
+one (without float64: tql one), and Q Z two products and a subtraction a block of 32 reflectors (with wy before
 them; or one product up to WY_MIN): eigh of order 256 from float32 is 33 dispatches
 in all (with the casts and the sort), 37 from float64 (the refinement's products);
 lavapipe, which ends an invocation's loops past 65535 iterations, gets the column
@@ -51,6 +56,8 @@ from .budget import loop_bound
 from .linalg import cast as _cast, contig as _contig, eye, launch, tag as _tag
 from .matmul import matmul_nodes
 
+MAXIT = 30          # QL iterations per eigenvalue at most (LAPACK's dsteqr: 30 n in all)
+STEPS = 3.0         # QL steps per eigenvalue the lavapipe plan counts on (with the search: 1.5 to 3 seen)
 MAX_N = 1024        # the largest order the one-workgroup kernels take (workgroup memory)
 WY_MIN = 128        # Q by compact WY blocks through matmul past this order (below: in trd)
 
@@ -60,6 +67,12 @@ def _cap(n: int) -> int:
     while cap < n:
         cap *= 2
     return cap
+
+
+def _threads(device) -> int:
+    """256 threads a matrix on GPUs; 64 on lavapipe, which runs a workgroup's
+    invocations on one CPU thread (idle ones cost as much as busy ones)."""
+    return 64 if loop_bound(device) is not None else 256
 
 
 def _trd_threads(device) -> int:
@@ -157,6 +170,12 @@ def eigh(node: g.Node, mode: str):
         for i, ks in enumerate(_ranges(range(n - 3, -1, -1), cost1, budget)):
             launch(device, "linalg_trd", spec, kt.trd_record, kt.render_trd, bufs, nz, nz=nz, n=n, off=0,
                    s_mat=n * n, phase=1, k0=ks[-1], k1=ks[0] + 1, init=int(i == 0))
+    if vectors and work is not dt.float64:
+        # without float64: implicit QL on Q (see the module's docstring)
+        Qb = _q_wy(device, wt, work, batch, n, A, TAU, None).buf if n > WY_MIN else Q
+        LAM = _tql(device, wt, cap, _threads(device), nz, n, D, E, SC, Qb, True)
+        lam = _contig(_cast(g.Data(LAM, batch + (n,), work, device), dtype))
+        return lam, _contig(_cast(g.Data(Qb, batch + (n, n), work, device), dtype)), refine
     LAM, LO, HI = _bisect(device, wt, nz, n, D, E, SC)
     lam = _contig(_cast(g.Data(LAM, batch + (n,), work, device), dtype))
     if not vectors:
@@ -174,9 +193,10 @@ def eigh(node: g.Node, mode: str):
 def _q_wy(device, wt, work, batch, n, A, TAU, Z):
     """Q Z, Q = H_0 H_1 ... H_{n-3} from trd's reflectors by compact WY blocks of
     ``kt.WY_NB`` (``wy``: V_b^T and M_b = V_b T_b, all blocks in one dispatch), applied
-    from the last block to the first as X <- X - M_b (V_b^T X), X = Z at the start:
-    two matrix products a block on the tiled matmul (all SMs) where the one-workgroup
-    phase of trd ran the n reflectors one after another. A contiguous Data."""
+    from the last block to the first as X <- X - M_b (V_b^T X), X = Z at the start
+    (Z None: Q itself, its first block one product): two matrix products a block on
+    the tiled matmul (all SMs) where the one-workgroup phase of trd ran the n
+    reflectors one after another. A contiguous Data at offset 0."""
     rt = device.runtime
     nz = g.prod(batch)
     nb = kt.WY_NB
@@ -191,7 +211,14 @@ def _q_wy(device, wt, work, batch, n, A, TAU, Z):
     for b in range(nblk - 1, -1, -1):
         vt = g.Data(VT, batch + (nb, n), work, device, b * nb * n, _bstr(batch, nblk * nb * n) + (n, 1))
         mb = g.Data(MB, batch + (n, nb), work, device, b * n * nb, _bstr(batch, nblk * n * nb) + (nb, 1))
-        X = _contig(g.make_op("subtract", [X, matmul_nodes(mb, matmul_nodes(vt, X, batch), batch)], work))
+        if X is None:
+            # Q itself (Z = I): X = I - M_b V_b^T
+            ident = g.broadcast_view(eye(n, n, work, device), batch + (n, n))
+            X = _contig(g.make_op("subtract", [ident, matmul_nodes(mb, vt, batch)], work))
+        else:
+            X = _contig(g.make_op("subtract", [X, matmul_nodes(mb, matmul_nodes(vt, X, batch), batch)], work))
+    if X.offset != 0 or not X.is_contiguous:
+        X = g.realize(g.Op("copy", [X], work))
     return X
 
 
@@ -291,3 +318,54 @@ def _stein(device, wt, nz, n, DT, ET, LO, HI):
         if int(st[0::3].min()) >= n or total > kt.STEIN_MAXITS * n:
             return ZT
         est *= 2
+
+
+def row_chunks(device, n: int, napply: int) -> int:
+    """Workgroups per matrix in tql: on GPUs the rows of Q spread over as many as give
+    each rotating invocation one row (each runs the scalar steps itself); lavapipe,
+    one invocation of a workgroup at a time, runs one."""
+    return -(-n // napply) if loop_bound(device) is None else 1
+
+
+def _tql(device, wt, cap, wg, nz, n, DT, ET, SC, Q, vectors):
+    """Run tql over the nz tridiagonals (DT, ET) until every matrix is done: the
+    eigenvalues buffer (nz x n, unsorted, unscaled)."""
+    rt = device.runtime
+    isz = 8 if wt == "f64" else 4
+    napply = wg - kt.APPLY0
+    nchunk = row_chunks(device, n, napply) if vectors else 1
+    rows = -(-n // nchunk)
+    D = rt.alloc(nz * nchunk * n * isz)
+    E = rt.alloc(nz * nchunk * n * isz)
+    ST = rt.alloc(nz * nchunk * 8)
+    LAM = rt.alloc(nz * n * isz)
+    bufs = {"DT": DT, "ET": ET, "SC": SC, "D": D, "E": E, "SW": ST, "Q": Q if vectors else rt.alloc(4), "LAM": LAM}
+    bound = loop_bound(device)
+    words = dict(nz=nz, n=n, nchunk=nchunk, rows=rows, vectors=int(vectors), maxit=MAXIT)
+    spec = (wt, cap, wg)
+    if bound is None:
+        launch(device, "linalg_trd_tql", spec, kt.tql_record, kt.render_tql, bufs, nz * nchunk, budget=0, first=1,
+               **words)
+        return LAM
+    budget = bound - 3 * -(-n // wg) - 32
+    rpt = -(-rows // napply) if vectors else 0
+
+    def dispatches(rem):
+        # about two QL steps per eigenvalue, each over the n - l rows left, and the
+        # search for the split point before each
+        return max(1, math.ceil(STEPS * (2 + rpt) * rem * rem / 2 / budget + rem * 8 / budget))
+
+    est = dispatches(n)
+    first = 1
+    total = 0
+    while True:
+        for _ in range(est):
+            launch(device, "linalg_trd_tql", spec, kt.tql_record, kt.render_tql, bufs, nz * nchunk, budget=budget,
+                   first=first, **words)
+            first = 0
+        total += est
+        st = rt.read(ST, 0, nz * nchunk * 8).view(np.uint32)
+        left = int(n - st[0::2].min())
+        if left <= 0 or total > 4 * MAXIT * n:
+            return LAM
+        est = dispatches(left)

@@ -4,6 +4,10 @@
   trd    Householder reduction of a whole symmetric matrix to tridiagonal form,
          A = Q T Q^T, one workgroup per matrix (phase 0, columns k0..k1), and the
          explicit Q by backward accumulation of the reflectors (phase 1)
+  tql    implicit QL with Wilkinson shifts on T, the rotations applied to the rows of
+         Q (its columns becoming the eigenvectors; for devices without float64); Q's
+         rows can be cut over several workgroups per matrix, each of which runs the
+         same scalar iteration on its own copy of (d, e)
   wy     Q's compact WY blocks (V^T and V T) for the back-transformation by matmul
   bisect the eigenvalues of T by bisection on Sturm counts, an invocation each, T
          split into unreduced blocks at its negligible off-diagonals
@@ -15,8 +19,9 @@
 They run in phases over several dispatches where the device bounds an invocation's
 loops (lavapipe: 65535 iterations of all loops together), the state between them in
 device buffers: trd over column ranges and bisect over steps planned on the host,
-stein over as many inverse iterations as a per-dispatch budget of loop iterations
-(a parameter) allows, counted in the kernel. Real element types only (f32, f64).
+stein and tql over as many inverse or QL iterations as a per-dispatch budget of
+loop iterations (a parameter) allows, counted in the kernel. Real element types
+only (f32, f64).
 """
 from __future__ import annotations
 
@@ -241,6 +246,167 @@ def render_trd(t: str, cap: int, wg: int) -> str:
             }}
             storageBarrier(); workgroupBarrier();
         }}
+    }}
+}}""".split("\n")
+    return _finish(decls, t, body)
+
+
+def tql_record(t: str, cap: int, wg: int) -> Launch:
+    return record(f"linalg_trd_tql_{t}_{cap}_{wg}",
+                  [("DT", "R", False), ("ET", "R", False), ("SC", "R", False), ("D", "R", True), ("E", "R", True),
+                   ("SW", "u32", True), ("Q", "S", True), ("LAM", "R", True)],
+                  ("nz", "n", "nchunk", "rows", "vectors", "budget", "maxit", "first"), wg)
+
+
+APPLY0 = 32  # invocations below this one (a GPU's first warp) do not rotate rows of Q
+
+
+def render_tql(t: str, cap: int, wg: int) -> str:
+    """Bindings DT, ET (nz x n: the tridiagonal from trd, e_i coupling d_i and
+    d_{i+1}), SC (nz: the scale to undo), D, E (nz nchunk x n: each workgroup's own
+    (d, e), kept between dispatches), SW (nz nchunk x 2 u32: the index l of the next
+    eigenvalue, iterations spent on it), Q (nz x n x n: rotated in place, its rows
+    split over the nchunk workgroups of a matrix, ``rows`` each), LAM (nz x n: the
+    eigenvalues, unsorted, written by chunk 0 once l reaches n); P: nz, n, nchunk,
+    rows, vectors, budget (loop iterations one invocation may run in this dispatch;
+    0: unbounded), maxit (QL iterations per eigenvalue at most), first (copy DT, ET;
+    else resume). wg > APPLY0.
+
+    QL (EISPACK's tql2): for l = 0, 1, ..., find the first m >= l with
+    |e_m| <= eps (|d_m| + |d_m+1|); while m > l, one implicit QL step with the
+    Wilkinson shift on the block l..m. Invocation 0 computes a step's rotations
+    (m - 1 down to l) into one half of a double buffer and updates (d, e), while
+    invocations APPLY0.. apply the previous step's rotations from the other half to
+    their rows of Q (the carried entry in a register: one load and one store per
+    rotation); one barrier a step. The scalar chain is the critical path, the
+    rotation of Q runs beside it. T came scaled to [1, 2), so the unscaled hypot of
+    two entries neither overflows nor loses precision to underflow where it
+    matters. Every workgroup of a matrix runs the same scalar steps on its own
+    copy, bit for bit alike."""
+    r = t
+    eps = _eps(r)
+    decls = tql_record(t, cap, wg).declarations()
+    decls += [f"var<workgroup> g_c: array<R, {2 * cap}>;", f"var<workgroup> g_s: array<R, {2 * cap}>;",
+              "var<workgroup> g_m: u32;", "var<workgroup> g_lo: u32;", "var<workgroup> g_l: u32;",
+              "var<workgroup> g_it: u32;"]
+    napply = wg - APPLY0
+    body = [f"@compute @workgroup_size({wg})",
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
+            "    let b = wid.x + wid.y * 65535u;",
+            "    if (b >= P[0] * P[2]) { return; }"]
+    body += f"""    let n = P[1]; let z = b / P[2]; let ch = b % P[2];
+    let s0 = b * n; let t0 = z * n;
+    let first = P[7] == 1u;
+    if (lid == 0u) {{
+        g_l = select(SW[2u * b], 0u, first);
+        g_it = select(SW[2u * b + 1u], 0u, first);
+    }}
+    let l0 = workgroupUniformLoad(&g_l);
+    if (l0 >= n) {{ return; }}
+    if (first) {{
+        for (var i = lid; i < n; i += {wg}u) {{ D[s0 + i] = DT[t0 + i]; E[s0 + i] = select(ET[t0 + i], R(0), i + 1u == n); }}
+        storageBarrier(); workgroupBarrier();
+        if (lid == 0u) {{
+            // a NaN anywhere (an inf or NaN input): NaN values at once, no iterations
+            var bad = false;
+            for (var i = 0u; i < n; i++) {{ bad = bad || {r}_isnan(D[s0 + i]) || {r}_isnan(E[s0 + i]); }}
+            if (bad) {{
+                for (var i = 0u; i < n; i++) {{ D[s0 + i] = {r}_nan(); }}
+                g_l = n;
+            }}
+        }}
+        storageBarrier(); workgroupBarrier();
+    }}
+    let vec = P[4] == 1u;
+    let r0 = ch * P[3]; let r1 = min(n, r0 + P[3]);
+    let rpt = select(0u, (P[3] + {napply - 1}u) / {napply}u, vec);
+    let budget = P[5];
+    let q0 = z * n * n;
+    var cost = 0u;
+    var pend = false; var pm = 0u; var plo = 0u; var par = 0u;
+    var par_next = 0u;
+    loop {{
+        let l = workgroupUniformLoad(&g_l);
+        // this step's scalar part, the pending rotations, and this step's own (which a
+        // stopping iteration still applies)
+        let need = 2u * (n - l) + select(0u, rpt * (pm - plo + 1u), pend) + rpt * (n - l + 1u) + 16u;
+        let stop = l >= n || (budget != 0u && cost + need > budget);
+        if (stop && !pend) {{ break; }}
+        if (!stop && lid == 0u) {{
+            let h = par_next * {cap}u;
+            var m = l;
+            for (; m + 1u < n; m++) {{
+                let dd = r_abs(D[s0 + m]) + r_abs(D[s0 + m + 1u]);
+                if (r_abs(E[s0 + m]) <= {eps} * dd) {{ break; }}
+            }}
+            g_m = m;
+            g_lo = m;
+            if (m == l || g_it >= P[6]) {{
+                g_l = l + 1u; g_it = 0u; g_m = l;
+            }} else {{
+                g_it += 1u;
+                let el = E[s0 + l]; let dl = D[s0 + l];
+                var g = (D[s0 + l + 1u] - dl) / (R(2) * el);
+                var rr = sqrt(g * g + R(1));
+                g = D[s0 + m] - dl + el / (g + select(-rr, rr, g >= R(0)));
+                var s = R(1); var c = R(1); var p = R(0);
+                var i = m;
+                var under = false;
+                var dn = D[s0 + m];  // d_(i+1), carried
+                while (i > l) {{
+                    i -= 1u;
+                    let ei = E[s0 + i]; let di = D[s0 + i];
+                    let f = s * ei; let bb = c * ei;
+                    rr = sqrt(f * f + g * g);  // the native root: its argument is finite, >= 0
+                    E[s0 + i + 1u] = rr;
+                    if (rr == R(0)) {{
+                        D[s0 + i + 1u] = dn - p; E[s0 + m] = R(0); under = true;
+                        break;
+                    }}
+                    let ir = R(1) / rr;
+                    s = f * ir; c = g * ir;
+                    g = dn - p;
+                    rr = (di - g) * s + R(2) * c * bb;
+                    p = s * rr;
+                    D[s0 + i + 1u] = g + p;
+                    g = c * rr - bb;
+                    g_c[h + i] = c; g_s[h + i] = s;
+                    g_lo = i;
+                    dn = di;
+                }}
+                if (!under) {{
+                    D[s0 + l] = dn - p; E[s0 + l] = g; E[s0 + m] = R(0);
+                }}
+            }}
+        }}
+        if (pend && lid >= {APPLY0}u) {{
+            let h = par * {cap}u;
+            for (var k = r0 + lid - {APPLY0}u; k < r1; k += {napply}u) {{
+                let row = q0 + k * n;
+                var cur = Q[row + pm];
+                for (var i = pm; i > plo; i--) {{
+                    let a = Q[row + i - 1u];
+                    Q[row + i] = g_s[h + i - 1u] * a + g_c[h + i - 1u] * cur;
+                    cur = g_c[h + i - 1u] * a - g_s[h + i - 1u] * cur;
+                }}
+                Q[row + plo] = cur;
+            }}
+        }}
+        workgroupBarrier();
+        if (pend) {{ cost += rpt * (pm - plo + 1u); }}
+        if (stop) {{ break; }}
+        cost += 2u * (n - l) + 8u;
+        let m = workgroupUniformLoad(&g_m);
+        let lo = workgroupUniformLoad(&g_lo);
+        pend = vec && lo < m; pm = m; plo = lo; par = par_next;
+        par_next = 1u - par_next;
+    }}
+    let l = workgroupUniformLoad(&g_l);
+    if (lid == 0u) {{ SW[2u * b] = l; SW[2u * b + 1u] = g_it; }}
+    if (l >= n && ch == 0u) {{
+        storageBarrier(); workgroupBarrier();
+        let sc = SC[z];
+        for (var i = lid; i < n; i += {wg}u) {{ LAM[t0 + i] = D[s0 + i] * sc; }}
     }}
 }}""".split("\n")
     return _finish(decls, t, body)
