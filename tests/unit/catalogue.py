@@ -332,6 +332,7 @@ def _linalg_trd(v):
     for t in ("f32", "f64"):  # real matrices only
         out[f"linalg_trd/trd_{t}"] = lambda t=t: kt.render_trd(t, 128, 64)
         out[f"linalg_trd/wy_{t}"] = lambda t=t: kt.render_wy(t, 64)
+        out[f"linalg_trd/tql_{t}"] = lambda t=t: kt.render_tql(t, 128, 64)
         out[f"linalg_trd/bisect_{t}"] = lambda t=t: kt.render_bisect(t, 64)
         out[f"linalg_trd/multisect_{t}"] = lambda t=t: kt.render_multisect(t, 64)
         out[f"linalg_trd/stein_{t}"] = lambda t=t: kt.render_stein(t, 128, 64)
