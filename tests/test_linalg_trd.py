@@ -1,8 +1,12 @@
 """eigh / eigvalsh of real matrices past order 64: the tridiagonal route (Householder
-reduction, implicit QL, ``wgarray/_kernels/linalg_trd.py``) against NumPy's LAPACK:
-backward error, orthogonality and value errors each within 10x of NumPy's own on the
-same input (measured against float64), on inputs that stress the reduction (zero
-columns, graded entries) and the QL iteration (clusters, repeated values, splits)."""
+reduction, bisection, inverse iteration; implicit QL without float64,
+``wgarray/_kernels/linalg_trd.py``) against NumPy's LAPACK: backward error,
+orthogonality and value errors each within 10x of NumPy's own on the same input
+(measured against float64), on inputs that stress the reduction (zero columns, graded
+entries), the splitting of T (diagonal, identity, block-diagonal input: exact results)
+and inverse iteration (clusters, repeated values, Wilkinson's matrices, glued Wilkinson
+matrices whose eigenvalues pair up to the last digits).
+"""
 import numpy as np
 import pytest
 
@@ -132,8 +136,12 @@ def test_huge_and_tiny_entries(scale):
     _check(_errors(h, w, v), _errors(h, w0, v0), np.float32)
 
 
+needs_no_f64 = pytest.mark.skipif(F64, reason="QL serves the vectors only without float64")
+
+
+@needs_no_f64
 @pytest.mark.parametrize("n", [70, 101])
-def test_rows_of_q_split_over_workgroups_as_on_gpus(n, monkeypatch):
+def test_ql_rows_of_q_split_over_workgroups_as_on_gpus(n, monkeypatch):
     # GPUs cut Q's rows over several workgroups a matrix, each running the same QL
     # steps on its own copy of the tridiagonal: forced here, uneven chunks included
     from wgarray._kernels import linalg_trd as lt
@@ -145,7 +153,8 @@ def test_rows_of_q_split_over_workgroups_as_on_gpus(n, monkeypatch):
         _check(_errors(a[k], w[k], v[k]), _errors(a[k], w0, v0), np.float32)
 
 
-def test_gpu_workgroup_sizes_vs_lapack(monkeypatch):
+@needs_no_f64
+def test_ql_gpu_workgroup_sizes_vs_lapack(monkeypatch):
     # GPUs run trd with up to 1024 invocations and tql with 256 (lavapipe: 64 each):
     # the same passes, another thread layout
     from wgarray._kernels import linalg_trd as lt
@@ -157,12 +166,167 @@ def test_gpu_workgroup_sizes_vs_lapack(monkeypatch):
     _check(_errors(h, w, v), _errors(h, w0, v0), np.float32)
 
 
+@needs_f64
+@pytest.mark.parametrize("kind", ["clustered", "identity_perturbed"])
+def test_inverse_iteration_cut_over_many_dispatches(kind, monkeypatch):
+    # a budget of about one inverse iteration a dispatch: every cluster's leader stops
+    # and resumes mid-cluster, mid-vector (identity_perturbed: one cluster of all 70)
+    from wgarray._kernels import linalg_trd as lt
+    monkeypatch.setattr(lt, "_stein_budget", lambda device, n: 3 * n)
+    h = np.stack([_sym(70, kind, np.float32, 11), _sym(70, "random", np.float32, 12)])
+    w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
+    for k in range(2):
+        w0, v0 = np.linalg.eigh(h[k])
+        _check(_errors(h[k], w[k], v[k]), _errors(h[k], w0, v0), np.float32)
+
+
+@needs_f64
+def test_inverse_iteration_in_one_dispatch_as_on_gpus(monkeypatch):
+    # GPUs run stein in one dispatch without a budget (the loops here stay short of
+    # lavapipe's bound), and trd with up to 1024 invocations, stein with 128
+    from wgarray._kernels import linalg_trd as lt
+    monkeypatch.setattr(lt, "_stein_budget", lambda device, n: None)
+    monkeypatch.setattr(lt, "_trd_threads", lambda device: 256)
+    monkeypatch.setattr(lt, "_stein_threads", lambda device, n: 128)
+    h = _sym(97, "clustered", np.float32, 4)
+    w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
+    w0, v0 = np.linalg.eigh(h)
+    _check(_errors(h, w, v), _errors(h, w0, v0), np.float32)
+
+
+@pytest.mark.parametrize("threads", [64, 7])
+def test_multisection_as_on_gpus_vs_lapack(threads, monkeypatch):
+    # GPUs find the eigenvalues by multisection (a workgroup an eigenvalue; 7: a width
+    # that is no power of two), eigvalsh's and eigh's: the same values as bisection's,
+    # a 1 x 1 block's exactly
+    from wgarray._kernels import linalg_trd as lt
+    monkeypatch.setattr(lt, "_multisect_threads", lambda device: threads)
+    h = np.stack([_sym(70, "clustered", np.float32, 30), _sym(70, "diagonal", np.float32, 31),
+                  _hard("wilkinson_padded")[:70, :70].astype(np.float32)])
+    w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
+    wv = np.asarray(la.eigvalsh(xp.asarray(h)))
+    for k in range(3):
+        w0, v0 = np.linalg.eigh(h[k])
+        _check(_errors(h[k], w[k], v[k]), _errors(h[k], w0, v0), np.float32)
+        _check(_errors(h[k], wv[k], None), _errors(h[k], w0, None), np.float32)
+    np.testing.assert_array_equal(wv[1], np.sort(np.diag(h[1])))
+    monkeypatch.setattr(lt, "_multisect_threads", lambda device: 0)
+    np.testing.assert_allclose(np.asarray(la.eigvalsh(xp.asarray(h))), wv, rtol=0, atol=4 * _eps(np.float32) * 8)
+
+
+def _wilkinson(m=21):
+    k = (m - 1) // 2
+    return np.diag(np.abs(np.arange(-k, k + 1)).astype(float)) + np.diag(np.ones(m - 1), 1) + \
+        np.diag(np.ones(m - 1), -1)
+
+
+def _glued(copies, glue, m=21):
+    # copies of W21+ on the diagonal, each coupled to the next by ``glue``: pairs of
+    # eigenvalues agree to ~1e-14 within a copy, and the copies' values cluster
+    a = np.zeros((copies * m, copies * m))
+    for c in range(copies):
+        a[c * m:(c + 1) * m, c * m:(c + 1) * m] = _wilkinson(m)
+    for c in range(1, copies):
+        a[c * m - 1, c * m] = a[c * m, c * m - 1] = glue
+    return a
+
+
+def _rotated(a, seed):
+    q, _ = np.linalg.qr(np.random.default_rng(seed).standard_normal(a.shape))
+    h = q @ a @ q.T
+    return (h + h.T) / 2
+
+
+def _hard(kind):
+    if kind == "wilkinson_tridiagonal":  # T itself: the reduction leaves it as it is
+        return _wilkinson(105)
+    if kind == "wilkinson_padded":  # W21+ and a spread spectrum beside it
+        return np.diag(np.r_[np.zeros(21), np.arange(60) * 0.1 + 20]) + np.pad(_wilkinson(), ((0, 60), (0, 60)))
+    if kind == "glued_1e-8":
+        return _rotated(_glued(4, 1e-8), 1)
+    if kind == "glued_eps":
+        return _rotated(_glued(5, 2.2e-16), 2)
+    if kind == "glued_tridiagonal":
+        return _glued(5, 1e-14)
+    if kind == "two_values":  # Q diag(1, ..., 1, 2, ..., 2) Q^T: two eigenspaces of 48 and 49
+        w = np.r_[np.ones(48), 2 * np.ones(49)]
+        q, _ = np.linalg.qr(np.random.default_rng(3).standard_normal((97, 97)))
+        h = (q * w) @ q.T
+        return (h + h.T) / 2
+    raise ValueError(kind)
+
+
+HARD = ("wilkinson_tridiagonal", "wilkinson_padded", "glued_1e-8", "glued_eps", "glued_tridiagonal", "two_values")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, pytest.param(np.float64, marks=needs_f64)])
+@pytest.mark.parametrize("kind", HARD)
+def test_clusters_and_wilkinson_matrices_vs_lapack(kind, dtype):
+    h = _hard(kind).astype(dtype)
+    w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
+    assert np.all(np.diff(w) >= 0)
+    w0, v0 = np.linalg.eigh(h)
+    _check(_errors(h, w, v), _errors(h, w0, v0), dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, pytest.param(np.float64, marks=needs_f64)])
+def test_diagonal_and_identity_exact(dtype):
+    # T splits into 1 x 1 blocks: each value is its entry and each vector a unit
+    # vector, exactly (repeated entries included)
+    d = np.repeat(np.arange(20.0) - 7.5, 4)[np.random.default_rng(5).permutation(80)].astype(dtype)
+    for h in (np.diag(d), np.eye(97, dtype=dtype)):
+        w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
+        np.testing.assert_array_equal(w, np.sort(np.diag(h)))
+        assert np.all((v == 0) | (np.abs(v) == 1)) and np.all(np.abs(v).sum(axis=0) == 1)
+        np.testing.assert_array_equal((v * w) @ v.T, h)
+        np.testing.assert_array_equal(np.asarray(la.eigvalsh(xp.asarray(h))), np.sort(np.diag(h)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, pytest.param(np.float64, marks=needs_f64)])
+def test_block_diagonal_vectors_stay_in_their_blocks(dtype):
+    # a zero coupling splits T exactly: every vector is zero outside one block, and
+    # 1 x 1 blocks give their entry and a unit vector
+    rng = np.random.default_rng(6)
+    sizes = (1, 5, 17, 1, 30, 2, 1, 73)
+    n = sum(sizes)
+    h = np.zeros((n, n), dtype)
+    starts = np.cumsum((0,) + sizes[:-1])
+    for s0, m in zip(starts, sizes):
+        a = rng.standard_normal((m, m))
+        h[s0:s0 + m, s0:s0 + m] = (a + a.T) / 2
+    w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
+    w0, v0 = np.linalg.eigh(h)
+    _check(_errors(h, w, v), _errors(h, w0, v0), dtype)
+    block = np.repeat(np.arange(len(sizes)), sizes)
+    for c in range(n):
+        assert len(set(block[v[:, c] != 0])) == 1, c
+    for s0, m in zip(starts, sizes):
+        if m == 1:
+            assert h[s0, s0] in w
+            assert np.any(np.all(v == np.eye(n, dtype=dtype)[:, [s0]], axis=0))
+
+
+def test_batched_stack_of_kinds_each_as_alone():
+    # matrices of one stack split differently (diagonal, clusters, none): each comes
+    # out as alone, eigvalsh too
+    kinds = ("clustered", "diagonal", "random", "repeated")
+    h = np.stack([_sym(65, k, np.float32, 20 + i) for i, k in enumerate(kinds)]).reshape(2, 2, 65, 65)
+    w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
+    wv = np.asarray(la.eigvalsh(xp.asarray(h)))
+    for i in range(2):
+        for j in range(2):
+            w0, v0 = np.linalg.eigh(h[i, j])
+            _check(_errors(h[i, j], w[i, j], v[i, j]), _errors(h[i, j], w0, v0), np.float32)
+            _check(_errors(h[i, j], wv[i, j], None), _errors(h[i, j], w0, None), np.float32)
+
+
 @pytest.mark.parametrize("func", ["eigh", "eigvalsh"])
 def test_dispatches_stay_few_and_independent_of_sweeps(func):
-    # a few dozen dispatches at most (the reduction, Q's WY blocks, QL, casts and the
-    # sort, and without float64 the refinement; lavapipe cuts the reduction and QL over
-    # a few more), not the O(n^2 / block) rounds of block Jacobi (hundreds here), and
-    # at most one host round trip (lavapipe's check that QL finished)
+    # a few dozen dispatches at most (the reduction, bisection, inverse iteration, Q's
+    # WY blocks applied to Z, casts and the sort, and without float64 the refinement;
+    # lavapipe cuts the reduction over a few more), not the O(n^2 / block) rounds of
+    # block Jacobi (hundreds here), and at most one host round trip (lavapipe's check
+    # that inverse iteration finished)
     n = 129
     x = xp.asarray(_sym(n, "random", np.float32, 5))
     getattr(la, func)(x)  # compile
@@ -186,9 +350,9 @@ def test_larger_orders_vs_lapack(n):
 
 @pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
 def test_inf_or_nan_entry_gives_nan_values_at_once(bad):
-    # no QL iterations on a NaN tridiagonal (they would run to the iteration limit):
-    # every value NaN (without float64, the float32 refinement step after it turns some
-    # of them into infinities; none stays finite)
+    # no inverse iterations on a NaN tridiagonal (they would run to the iteration
+    # limit, its cluster to all n): every value NaN (without float64, the float32
+    # refinement step after it turns some of them into infinities; none stays finite)
     h = _sym(75, "random", np.float32, 6)
     h[9, 4] = bad
     w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
@@ -259,13 +423,16 @@ def test_svd_preconditioned_batched_and_nan():
            np.float32)
 
 
-def test_eigh_vectors_past_their_order_leave_the_tridiagonal_route():
-    # eigh's vectors go back to block Jacobi past TRD_MAX_VECTORS (faster there on a
-    # large GPU); eigvalsh keeps the route up to the kernels' own limit
-    from wgarray._kernels import linalg_eigen
-    n = linalg_eigen.TRD_MAX_VECTORS
-    small = xp.asarray(np.eye(n, dtype=np.float32))._node
-    big = xp.asarray(np.eye(n + 1, dtype=np.float32))._node
-    assert linalg_eigen.uses_trd(small, "eigh")
-    assert not linalg_eigen.uses_trd(big, "eigh")
-    assert linalg_eigen.uses_trd(big, "eigvals") == linalg_eigen._trd_order(big.device, big.dtype, n + 1)
+def test_eigh_and_eigvalsh_take_the_route_up_to_the_kernels_limit():
+    # eigh's vectors take the tridiagonal route as far as eigvalsh does (up to the
+    # kernels' workgroup memory and MAX_N; past that, block Jacobi); without float64
+    # (QL) up to TRD_MAX_VECTORS_QL
+    from wgarray._kernels import linalg_eigen, linalg_trd
+    assert linalg_eigen.TRD_MAX_VECTORS == linalg_trd.MAX_N
+    top = linalg_eigen.TRD_MAX_VECTORS if F64 else linalg_eigen.TRD_MAX_VECTORS_QL
+    for n in (384, 385, 512, linalg_eigen.TRD_MAX_VECTORS, linalg_eigen.TRD_MAX_VECTORS + 1):
+        node = xp.asarray(np.eye(n, dtype=np.float32))._node
+        fits = linalg_eigen._trd_order(node.device, node.dtype, n)
+        assert linalg_eigen.uses_trd(node, "eigvals") == fits
+        assert linalg_eigen.uses_trd(node, "eigh") == (fits and n <= top)
+    assert not linalg_eigen._trd_order(node.device, node.dtype, linalg_trd.MAX_N + 1)

@@ -27,6 +27,7 @@ from wgarray._wgsl import gather as gk
 from wgarray._wgsl import linalg as kl
 from wgarray._wgsl import linalg_blocked as kb
 from wgarray._wgsl import linalg_eigen as ke
+from wgarray._wgsl import linalg_trd as kt
 from wgarray._wgsl import matmul as km
 from wgarray._wgsl import ops, snippets
 from wgarray._wgsl import reduce as rd
@@ -337,6 +338,19 @@ def _linalg_eigen(v):
     return out
 
 
+def _linalg_trd(v):
+    out = {}
+    for t in ("f32", "f64"):  # real matrices only
+        out[f"linalg_trd/trd_{t}"] = lambda t=t: kt.render_trd(t, 128, 64)
+        out[f"linalg_trd/wy_{t}"] = lambda t=t: kt.render_wy(t, 64)
+        out[f"linalg_trd/tql_{t}"] = lambda t=t: kt.render_tql(t, 128, 64)
+        out[f"linalg_trd/bisect_{t}"] = lambda t=t: kt.render_bisect(t, 64)
+        out[f"linalg_trd/multisect_{t}"] = lambda t=t: kt.render_multisect(t, 64)
+        out[f"linalg_trd/stein_{t}"] = lambda t=t: kt.render_stein(t, 128, 64)
+        out[f"linalg_trd/stein_{t}_wide"] = lambda t=t: kt.render_stein(t, 1024, 128)
+    return out
+
+
 def _fft(v):
     out = {}
     real = fused(float_chain(v, NATIVE)[0])
@@ -375,6 +389,7 @@ FAMILIES = {
     "linalg": _linalg,
     "linalg_blocked": _linalg_blocked,
     "linalg_eigen": _linalg_eigen,
+    "linalg_trd": _linalg_trd,
     "fft": _fft,
 }
 

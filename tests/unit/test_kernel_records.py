@@ -16,6 +16,7 @@ from wgarray._wgsl import gather as gk
 from wgarray._wgsl import linalg as kl
 from wgarray._wgsl import linalg_blocked as kb
 from wgarray._wgsl import linalg_eigen as ke
+from wgarray._wgsl import linalg_trd as kt
 from wgarray._wgsl import matmul as km
 
 from .catalogue import NATIVE as DEV
@@ -130,6 +131,9 @@ def _opens_aliased(record, text: str) -> bool:
     (ke.refine_svd_record, ke.render_refine_svd, ("c128",)),
     (ke.post_eigh_record, ke.render_post_eigh, ("f64", "f32")),
     (ke.post_svd_record, ke.render_post_svd, ("f64", "f32")),
+    (kt.bisect_record, kt.render_bisect, ("f64", 64)),
+    (kt.multisect_record, kt.render_multisect, ("f32", 64)),
+    (kt.stein_record, kt.render_stein, ("f32", 256, 64)),
 ], ids=lambda v: v.__name__ if callable(v) else "-".join(map(str, v)))
 def test_linalg_records_open_their_wgsl(record, render, spec):
     rec = record(*spec)
@@ -146,3 +150,6 @@ def test_linalg_records_name_what_the_drivers_pass():
     assert kl.qr_record("f32").offset("j1") == 12
     # the block permutation's table follows its PERMUTE_HEAD fields
     assert len(ke.permute_record("f32").params) == ke.PERMUTE_HEAD
+    # stein reads bisect's brackets and the tridiagonal under the names trd wrote
+    assert kt.stein_record("f64", 128, 64).arg_names == ("DT", "ET", "LO", "HI", "SH", "SW", "ZT")
+    assert kt.bisect_record("f64", 64).arg_names[:5] == ("DT", "ET", "SC", "LO", "HI")

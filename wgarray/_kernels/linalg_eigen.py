@@ -2,7 +2,8 @@
 SVD of square and small matrices (kernels: ``_wgsl/linalg_eigen.py``).
 
 Real eigvalsh of order TRD_MIN < n <= ``linalg_trd.MAX_N`` and real eigh of order
-TRD_MIN < n <= TRD_MAX_VECTORS take the tridiagonal route of ``linalg_trd`` (Householder reduction, implicit QL or bisection), which does
+TRD_MIN < n <= TRD_MAX_VECTORS take the tridiagonal route of ``linalg_trd``
+(Householder reduction, bisection, inverse iteration for the vectors), which does
 O(n^3) work in two passes over the trailing matrix per column where Jacobi spends
 ~8 sweeps of rotations; the Jacobi solvers below serve the rest: real n <= TRD_MIN
 (two dispatches: jeig and the one-workgroup refinement), complex Hermitian matrices,
@@ -87,19 +88,24 @@ WATCHDOG_SWEEPS = 4  # whole-matrix sweeps per dispatch at most (order 256: ~30 
                      # the dispatches after convergence return at once
 
 
-# eigh's vectors by the tridiagonal route only up to this order: its reduction and QL
-# run in one workgroup a matrix, which the block Jacobi solver outruns on a large GPU
-# past ~512 (H200, float32: eigh 256 49 ms against Jacobi's 69; 1024 871 ms against
-# 440). eigvalsh, without the vectors, stays ahead up to MAX_N (1024: 147 ms).
-TRD_MAX_VECTORS = 384
+# eigh's vectors by the tridiagonal route up to this order. With implicit QL for the
+# vectors the route stopped at 384: QL's chain of rotations in one workgroup made it
+# slower than block Jacobi past ~512 (H200, float32: eigh 256 49 ms against Jacobi's
+# 69; 1024 871 ms against 440). Bisection and inverse iteration cost about what
+# eigvalsh costs (1024: 147 ms, nearly all of it the reduction) plus Q's WY blocks
+# applied to Z through matmul: ~3 n / 32 + 10 dispatches (order 1024: ~105) where
+# block Jacobi runs ~7 a round, ~n / 16 rounds a sweep, ~8 sweeps.
+# Without float64 the vectors come from QL (``linalg_trd``), and the old limit holds.
+TRD_MAX_VECTORS = linalg_trd.MAX_N
+TRD_MAX_VECTORS_QL = 384
 
 
 def uses_trd(node: g.Node, mode: str) -> bool:
     """Whether eigh / eigvalsh of this node take the tridiagonal route
     (``linalg_trd``): real matrices of order TRD_MIN < n that its kernels hold (for
-    eigh, n <= TRD_MAX_VECTORS)."""
+    eigh, n <= TRD_MAX_VECTORS; without float64, TRD_MAX_VECTORS_QL)."""
     n = node.shape[-1]
-    if mode == "eigh" and n > TRD_MAX_VECTORS:
+    if mode == "eigh" and n > (TRD_MAX_VECTORS if node.device.has_f64 else TRD_MAX_VECTORS_QL):
         return False
     return mode in ("eigh", "eigvals") and _trd_order(node.device, node.dtype, n)
 

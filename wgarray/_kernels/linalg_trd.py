@@ -1,30 +1,47 @@
 """Host side of the tridiagonal route of eigh / eigvalsh for real matrices (kernels:
-``_wgsl/linalg_trd.py``): the Householder reduction A = Q T Q^T (``trd``, a workgroup
-per matrix), the explicit Q (past order WY_MIN by compact WY blocks through the tiled
-matmul, ``wy``; below, in trd), then implicit QL on T with its rotations applied to Q
-(``tql``), then the values sorted with their vectors. This is LAPACK's dsytrd +
-dorgtr + dsteqr in shape. eigvalsh skips Q and runs bisection on Sturm counts
-(``bisect``, an invocation per eigenvalue) in place of QL.
+``_wgsl/linalg_trd.py``): the Householder reduction A = Q T Q^T (``trd``, a
+workgroup per matrix), the eigenvalues of T by bisection on Sturm counts
+(``bisect``, an invocation per eigenvalue, T split at its negligible off-diagonals;
+on GPUs multisection, ``multisect``), then for the vectors inverse iteration on T
+(``stein``, a workgroup per eigenvalue, clusters re-orthogonalized by their leaders)
+and the back-transformation X = Q Z (past order WY_MIN Q's compact WY blocks applied
+to Z through the tiled matmul, ``wy``; below, Q formed in trd and one product); the
+caller sorts. This is LAPACK's dsytrd + dstebz + dstein + dormtr in shape (dsyevx's
+route).
 
 Why this beside Jacobi: two-sided Jacobi spends ~8 sweeps of n^3-order rotations,
 each sweep's ~n rounds a barrier-bound step; here the O(n^3) part (the reduction and
-Q) is two passes over the trailing matrix per column, and QL's ~2n steps of O(n)
-rotations each end up cheap. On an NVIDIA H200 an order-256 eigh was ~60 ms of
-Jacobi in one workgroup.
+the back-transformation) is two passes over the trailing matrix per column and
+matrix products. On an NVIDIA H200 an order-256 eigh was ~60 ms of Jacobi in one
+workgroup. Implicit QL, which stood where bisection and inverse iteration stand now,
+is a chain of ~3 n^2 dependent rotations with barriers: 38 of eigh 256's 49.5 ms on
+the H200; bisection (2.0 ms there for eigvalsh 256) and inverse iteration are one
+short sequence per eigenvalue, all eigenvalues at once.
 
-Precision: the reduction and QL run in float64 where the device has it (float32
-input too), and that is LAPACK's backward stable algorithm, so the results need no
-refinement step: orthogonality and backward error come out at about sqrt(n) eps of
-the working precision, rounded once to the input's. On a device without float64 the
-route runs in float32 (what LAPACK's ssyevd does) and the values and vectors are
-those of the float32 algorithm.
+Precision: the reduction, bisection and inverse iteration run in float64 where the
+device has it (float32 input too), rounded once to the input's dtype. Inverse
+iteration's vectors carry about eps ||T|| / gap of their neighbours (gaps below 1e-3
+||T|| are re-orthogonalized), which float32 results never see; float64 vectors take
+the caller's refinement step (``linalg_eigen._refined``: four products), which
+brings their orthogonality from up to 12x LAPACK's to below it. On a device without
+float64 the route runs in float32 with implicit QL for the vectors (``tql``: its
+rotations applied to Q) and the same step brings the result to LAPACK's level:
+inverse iteration's vectors there, for clusters whose gaps fall below float32's
+resolution, are mixtures of the cluster's eigenvectors (orthogonal, but not
+eigenvectors of a nearby T), so their Rayleigh quotients, the refinement's values,
+strayed by up to the cluster's width (identity + 1e-7 noise at order 300: 1.7e-6
+against QL's 4.0e-7; order 257, clustered: 1.3e-6 against 5.6e-7).
 
-Dispatches: on GPUs the reduction is one dispatch, Q one (or wy and three a block of
-32 reflectors: two products and the subtraction), tql one, bisect one;
+Dispatches: on GPUs the reduction is one dispatch, the eigenvalues one
+(multisection, ``multisect``, a workgroup an eigenvalue, in bisect's place), stein
+one (without float64: tql one), and Q Z two products and a subtraction a block of 32 reflectors (with wy before
+them; or one product up to WY_MIN): eigh of order 256 from float32 is 33 dispatches
+in all (with the casts and the sort), 37 from float64 (the refinement's products);
 lavapipe, which ends an invocation's loops past 65535 iterations, gets the column
-ranges and QL iterations cut over more, planned against ``loop_bound``; QL's number
-of iterations is only known on the device, so there the host reads the state back
-after the planned dispatches and runs more while a matrix is unfinished.
+ranges, bisection steps and inverse iterations cut over more, planned against
+``loop_bound``; the clusters that set how long inverse iteration runs are only known
+on the device, so there the host reads stein's state back after the planned
+dispatches and runs more while a cluster is unfinished.
 """
 from __future__ import annotations
 
@@ -68,10 +85,12 @@ def _trd_threads(device) -> int:
 
 
 def fits(device, n: int, work) -> bool:
-    """Whether the kernels' workgroup arrays fit: four of cap entries (trd's double
-    buffers of v and p; tql's of the rotations) and trd's reduction array."""
+    """Whether the kernels' workgroup arrays fit: trd's four of cap entries (double
+    buffers of v and p) and its reduction array; stein's (``stein_workgroup_bytes``)."""
     lim = device.limits.get("max-compute-workgroup-storage-size", 16384)
     need = (4 * _cap(n) + _trd_threads(device)) * work.itemsize + 64
+    t = "f64" if work.itemsize == 8 else "f32"
+    need = max(need, kt.stein_workgroup_bytes(t, _cap(n), _stein_threads(device, n)))
     return 3 <= n <= MAX_N and need <= lim
 
 
@@ -101,8 +120,8 @@ def eigh(node: g.Node, mode: str):
     """(values, vectors, refine) of the real symmetric matrices of node's lower
     triangles, in node's dtype: the values (batch..., n) unsorted, the vectors as
     columns (batch..., n, n; None for mode 'eigvals' unless ``refine``), and whether
-    they still need the refinement step (a float32 result computed in float32), which
-    the caller applies (``linalg_eigen``), as it sorts."""
+    they still need the refinement step (a float32 result computed in float32, or
+    float64 vectors), which the caller applies (``linalg_eigen``), as it sorts."""
     device = node.device
     rt = device.runtime
     dtype = node.dtype
@@ -112,8 +131,11 @@ def eigh(node: g.Node, mode: str):
     work = work_dtype(dtype, device)
     wt = _tag(work, device)
     A0 = _contig(_cast(_contig(node), work))
-    # without float64 the float32 result takes one refinement step (its vectors too)
-    refine = work is not dt.float64 and dtype is not dt.float64
+    # one refinement step: without float64 for the float32 result (its vectors too);
+    # for float64 input for its vectors, whose orthogonality inverse iteration leaves
+    # at eps ||T|| / gap (up to 12x LAPACK's at order 70, 1e-3 ||T|| being the least
+    # gap it re-orthogonalizes)
+    refine = (work is not dt.float64 and dtype is not dt.float64) or (dtype is dt.float64 and mode == "eigh")
     vectors = mode == "eigh" or refine
     wg = _trd_threads(device)
     cap = _cap(n)
@@ -144,27 +166,37 @@ def eigh(node: g.Node, mode: str):
     for i, ks in enumerate(_ranges(range(n - 2), cost0, budget)):
         launch(device, "linalg_trd", spec, kt.trd_record, kt.render_trd, bufs, nz, nz=nz, n=n, off=A0.offset,
                s_mat=n * n, phase=0, k0=ks[0], k1=ks[-1] + 1, init=int(i == 0))
-    if vectors and n > WY_MIN:
-        Q = _q_wy(device, wt, work, batch, n, A, TAU)
-    elif vectors:
+    if vectors and n <= WY_MIN:
         for i, ks in enumerate(_ranges(range(n - 3, -1, -1), cost1, budget)):
             launch(device, "linalg_trd", spec, kt.trd_record, kt.render_trd, bufs, nz, nz=nz, n=n, off=0,
                    s_mat=n * n, phase=1, k0=ks[-1], k1=ks[0] + 1, init=int(i == 0))
-    if vectors:
-        LAM = _tql(device, wt, cap, _threads(device), nz, n, D, E, SC, Q, vectors)
-    else:
-        LAM = _bisect(device, wt, nz, n, D, E, SC)
+    if vectors and work is not dt.float64:
+        # without float64: implicit QL on Q (see the module's docstring)
+        Qb = _q_wy(device, wt, work, batch, n, A, TAU, None).buf if n > WY_MIN else Q
+        LAM = _tql(device, wt, cap, _threads(device), nz, n, D, E, SC, Qb, True)
+        lam = _contig(_cast(g.Data(LAM, batch + (n,), work, device), dtype))
+        return lam, _contig(_cast(g.Data(Qb, batch + (n, n), work, device), dtype)), refine
+    LAM, LO, HI = _bisect(device, wt, nz, n, D, E, SC)
     lam = _contig(_cast(g.Data(LAM, batch + (n,), work, device), dtype))
-    X = _contig(_cast(g.Data(Q, batch + (n, n), work, device), dtype)) if vectors else None
-    return lam, X, refine
+    if not vectors:
+        return lam, None, refine
+    ZT = _stein(device, wt, nz, n, D, E, LO, HI)
+    # T's eigenvectors Z as columns: ZT holds them as rows
+    Z = g.Data(ZT, batch + (n, n), work, device, 0, _bstr(batch, n * n) + (1, n))
+    if n > WY_MIN:
+        X = _q_wy(device, wt, work, batch, n, A, TAU, Z)
+    else:
+        X = matmul_nodes(g.Data(Q, batch + (n, n), work, device), Z, batch)
+    return lam, _contig(_cast(X, dtype)), refine
 
 
-def _q_wy(device, wt, work, batch, n, A, TAU):
-    """Q = H_0 H_1 ... H_{n-3} from trd's reflectors by compact WY blocks of
+def _q_wy(device, wt, work, batch, n, A, TAU, Z):
+    """Q Z, Q = H_0 H_1 ... H_{n-3} from trd's reflectors by compact WY blocks of
     ``kt.WY_NB`` (``wy``: V_b^T and M_b = V_b T_b, all blocks in one dispatch), applied
-    from the last block to the first as X <- X - M_b (V_b^T X), X = I at the start:
-    two matrix products a block on the tiled matmul (all SMs) where the one-workgroup
-    phase of trd ran the n reflectors one after another. The buffer of Q."""
+    from the last block to the first as X <- X - M_b (V_b^T X), X = Z at the start
+    (Z None: Q itself, its first block one product): two matrix products a block on
+    the tiled matmul (all SMs) where the one-workgroup phase of trd ran the n
+    reflectors one after another. A contiguous Data at offset 0."""
     rt = device.runtime
     nz = g.prod(batch)
     nb = kt.WY_NB
@@ -175,20 +207,19 @@ def _q_wy(device, wt, work, batch, n, A, TAU):
     wg = 64 if loop_bound(device) is not None else 256
     launch(device, "linalg_trd_wy", (wt, wg), kt.wy_record, kt.render_wy, {"A": A, "TAU": TAU, "VT": VT, "MB": MB},
            nz * nblk, nz=nz, n=n, nblk=nblk)
-    X = None
+    X = Z
     for b in range(nblk - 1, -1, -1):
         vt = g.Data(VT, batch + (nb, n), work, device, b * nb * n, _bstr(batch, nblk * nb * n) + (n, 1))
         mb = g.Data(MB, batch + (n, nb), work, device, b * n * nb, _bstr(batch, nblk * n * nb) + (nb, 1))
         if X is None:
-            # X = I - M_b V_b^T
-            prod = matmul_nodes(mb, vt, batch)
+            # Q itself (Z = I): X = I - M_b V_b^T
             ident = g.broadcast_view(eye(n, n, work, device), batch + (n, n))
-            X = _contig(g.make_op("subtract", [ident, prod], work))
+            X = _contig(g.make_op("subtract", [ident, matmul_nodes(mb, vt, batch)], work))
         else:
             X = _contig(g.make_op("subtract", [X, matmul_nodes(mb, matmul_nodes(vt, X, batch), batch)], work))
     if X.offset != 0 or not X.is_contiguous:
         X = g.realize(g.Op("copy", [X], work))
-    return X.buf
+    return X
 
 
 def _bstr(batch, mat: int) -> tuple:
@@ -203,26 +234,90 @@ def _bstr(batch, mat: int) -> tuple:
 BISECT_WG = 64
 
 
+def _multisect_threads(device) -> int:
+    """Invocations an eigenvalue on GPUs (multisection, ``multisect``: 10 Sturm counts
+    in a row where bisection runs 57; one dispatch, its loops ~11 n long); 0 on
+    lavapipe, whose workgroups run their invocations one after another: bisect there."""
+    return 64 if loop_bound(device) is None else 0
+
+
 def _bisect(device, wt, nz, n, DT, ET, SC):
-    """The eigenvalues (nz x n, ascending) of the tridiagonals by bisection on Sturm
-    counts, an invocation per eigenvalue (``bisect``): O(n) steps of O(n) each, all
-    eigenvalues at once where QL runs its ~n^2 rotations one after another. Steps:
-    2 + the mantissa's bits (the bracket starts a few units wide, T being scaled)."""
+    """The eigenvalues (nz x n, ascending within each unreduced block of T, the
+    blocks in row order) of the tridiagonals by bisection on Sturm counts, an
+    invocation per eigenvalue (``bisect``): O(n) steps of O(n) each, all eigenvalues
+    at once. Steps: 2 + the mantissa's bits (the bracket starts a few units wide, T
+    being scaled); on GPUs multisection in their place. The buffers of the values
+    (unscaled) and of the final brackets (scaled, as stein reads them)."""
     rt = device.runtime
     isz = 8 if wt == "f64" else 4
     steps = (53 if wt == "f64" else 24) + 4
     LO = rt.alloc(nz * n * isz)
     HI = rt.alloc(nz * n * isz)
     LAM = rt.alloc(nz * n * isz)
-    bound = loop_bound(device)
-    per = steps if bound is None else max(1, (bound - 2 * n - 32) // (n + 2))
-    groups = -(-nz * n // BISECT_WG)
     bufs = {"DT": DT, "ET": ET, "SC": SC, "LO": LO, "HI": HI, "LAM": LAM}
+    ms = _multisect_threads(device)
+    if ms:
+        launch(device, "linalg_trd_multisect", (wt, ms), kt.multisect_record, kt.render_multisect, bufs, nz * n,
+               nz=nz, n=n, iters=kt.multisect_steps(wt, ms))
+        return LAM, LO, HI
+    bound = loop_bound(device)
+    per = steps if bound is None else max(1, (bound - 3 * n - 32) // (n + 2))
+    groups = -(-nz * n // BISECT_WG)
     for s0 in range(0, steps, per):
         s1 = min(steps, s0 + per)
         launch(device, "linalg_trd_bisect", (wt, BISECT_WG), kt.bisect_record, kt.render_bisect, bufs, groups,
                nz=nz, n=n, iters=s1 - s0, first=int(s0 == 0), last=int(s1 == steps))
-    return LAM
+    return LAM, LO, HI
+
+
+def _stein_threads(device, n: int) -> int:
+    """stein's workgroup size: 64 (the solves run in one invocation, the
+    Gram-Schmidt steps over all); on lavapipe 128 past order 512, so that one
+    iteration of a cluster of the whole order stays within a dispatch's budget."""
+    return 128 if loop_bound(device) is not None and n > 512 else 64
+
+
+def _stein_budget(device, n: int) -> int | None:
+    """The loop iterations a stein invocation may spend on inverse iterations in one
+    dispatch (None: unbounded, one dispatch): ``loop_bound`` less the block's search
+    and norm that every dispatch repeats first."""
+    bound = loop_bound(device)
+    return None if bound is None else bound - 2 * n - 64
+
+
+def _stein(device, wt, nz, n, DT, ET, LO, HI):
+    """The eigenvectors of the tridiagonals (DT, ET) for bisect's eigenvalues by
+    inverse iteration (``stein``, a workgroup per eigenvalue, a cluster's leader
+    running its members one after another): the buffer of Z^T (nz x n x n, vector j
+    in row j). On GPUs one dispatch; lavapipe cuts the iterations over dispatches
+    against ``loop_bound``, and as the clusters (known only on the device) set how
+    many, the host reads the state back after 1, 2, 4, ... more until every cluster
+    is done (one readback where no cluster needs a second dispatch)."""
+    rt = device.runtime
+    isz = 8 if wt == "f64" else 4
+    cap = _cap(n)
+    wg = _stein_threads(device, n)
+    SH = rt.alloc(nz * n * isz)
+    SW = rt.alloc(nz * n * 3 * 4)
+    ZT = rt.alloc(nz * n * n * isz)
+    bufs = {"DT": DT, "ET": ET, "LO": LO, "HI": HI, "SH": SH, "SW": SW, "ZT": ZT}
+    spec = (wt, cap, wg)
+    budget = _stein_budget(device, n)
+    if budget is None:
+        launch(device, "linalg_trd_stein", spec, kt.stein_record, kt.render_stein, bufs, nz * n, nz=nz, n=n,
+               budget=0, first=1)
+        return ZT
+    est, total, first = 1, 0, 1
+    while True:
+        for _ in range(est):
+            launch(device, "linalg_trd_stein", spec, kt.stein_record, kt.render_stein, bufs, nz * n, nz=nz, n=n,
+                   budget=budget, first=first)
+            first = 0
+        total += est
+        st = rt.read(SW, 0, nz * n * 3 * 4).view(np.uint32)
+        if int(st[0::3].min()) >= n or total > kt.STEIN_MAXITS * n:
+            return ZT
+        est *= 2
 
 
 def row_chunks(device, n: int, napply: int) -> int:

@@ -1,21 +1,31 @@
 """WGSL kernels of the tridiagonal route of the real symmetric eigensolver (host side:
 ``wgarray/_kernels/linalg_trd.py``).
 
-  trd   Householder reduction of a whole symmetric matrix to tridiagonal form,
-        A = Q T Q^T, one workgroup per matrix (phase 0, columns k0..k1), and the
-        explicit Q by backward accumulation of the reflectors (phase 1)
-  tql   implicit QL with Wilkinson shifts on the tridiagonal T (d, e), the rotations
-        applied to the rows of Q (its columns becoming the eigenvectors); Q's rows can
-        be cut over several workgroups per matrix, each of which runs the same scalar
-        iteration on its own copy of (d, e)
+  trd    Householder reduction of a whole symmetric matrix to tridiagonal form,
+         A = Q T Q^T, one workgroup per matrix (phase 0, columns k0..k1), and the
+         explicit Q by backward accumulation of the reflectors (phase 1)
+  tql    implicit QL with Wilkinson shifts on T, the rotations applied to the rows of
+         Q (its columns becoming the eigenvectors; for devices without float64); Q's
+         rows can be cut over several workgroups per matrix, each of which runs the
+         same scalar iteration on its own copy of (d, e)
+  wy     Q's compact WY blocks (V^T and V T) for the back-transformation by matmul
+  bisect the eigenvalues of T by bisection on Sturm counts, an invocation each, T
+         split into unreduced blocks at its negligible off-diagonals
+  multisect  the same by multisection, a workgroup each (GPUs)
+  stein  T's eigenvectors by inverse iteration, a workgroup per eigenvalue, each
+         cluster's vectors computed in order by its first one's workgroup and
+         re-orthogonalized there
 
-Both run in phases over several dispatches where the device bounds an invocation's
+They run in phases over several dispatches where the device bounds an invocation's
 loops (lavapipe: 65535 iterations of all loops together), the state between them in
-device buffers: trd over column ranges planned on the host, tql over as many QL
-iterations as a per-dispatch budget of loop iterations (a parameter) allows, counted
-in the kernel. Real element types only (f32, f64).
+device buffers: trd over column ranges and bisect over steps planned on the host,
+stein and tql over as many inverse or QL iterations as a per-dispatch budget of
+loop iterations (a parameter) allows, counted in the kernel. Real element types
+only (f32, f64).
 """
 from __future__ import annotations
+
+import math
 
 from .._runtime.launch import Launch
 from .linalg import _finish, record
@@ -476,6 +486,27 @@ def render_wy(t: str, wg: int) -> str:
     return _finish(decls, t, body)
 
 
+def _negligible(r: str) -> str:
+    """``negligible(t0, i)``: whether e_i (coupling rows i and i + 1 of the tridiagonal
+    at t0 in DT, ET) splits T: e_i = 0 or e_i^2 <= eps^2 |d_i d_i+1| (dsteqr's test,
+    squared: a square that underflows is below eps ||T|| by far, T being scaled to
+    [1, 2)). bisect and stein read the same blocks from it."""
+    eps = _eps(r)
+    return f"""fn negligible(t0: u32, i: u32) -> bool {{
+    let x = ET[t0 + i];
+    return x == R(0) || x * x <= {eps} * {eps} * r_abs(DT[t0 + i] * DT[t0 + i + 1u]);
+}}
+fn block_of(t0: u32, n: u32, j: u32) -> vec2<u32> {{
+    // the rows [b0, b1) of the unreduced block that holds row j
+    var b0 = j;
+    while (b0 > 0u && !negligible(t0, b0 - 1u)) {{ b0 -= 1u; }}
+    var b1 = j + 1u;
+    while (b1 < n && !negligible(t0, b1 - 1u)) {{ b1 += 1u; }}
+    return vec2<u32>(b0, b1);
+}}
+"""
+
+
 def bisect_record(t: str, wg: int) -> Launch:
     return record(f"linalg_trd_bisect_{t}_{wg}",
                   [("DT", "R", False), ("ET", "R", False), ("SC", "R", False), ("LO", "R", True), ("HI", "R", True),
@@ -489,20 +520,25 @@ def render_bisect(t: str, wg: int) -> str:
     P: nz, n, bisection steps this dispatch, first (brackets from the Gershgorin
     interval), last (write LAM = the midpoint, unscaled).
 
-    An invocation per eigenvalue j (ascending): bisection of [lo, hi] on the Sturm
-    count of T - x I (the number of negative pivots of its LDL^T, pivots below
-    pivmin replaced by -pivmin, as LAPACK's dstebz), keeping count(lo) <= j <
-    count(hi); the steps stop once no representable midpoint is left. T came scaled
-    to [1, 2), so the Gershgorin width is a few units and 2 + the mantissa's bits of
-    steps reach the eigenvalue's rounding level. A NaN anywhere in T gives NaN
-    values for the whole matrix."""
+    T splits at its negligible off-diagonals (``negligible``) into unreduced blocks;
+    invocation j takes the block [b0, b1) that holds row j and finds that block's
+    eigenvalue j - b0 (ascending): the values come out by block, each block's in
+    order (LAPACK's dstebz, order 'B'), and entry j of LO, HI, LAM belongs to the
+    block of row j, which is what stein reads. Bisection of [lo, hi] on the Sturm
+    count of T_block - x I (the number of negative pivots of its LDL^T, pivots below
+    pivmin replaced by -pivmin, as dstebz), keeping count(lo) <= j - b0 < count(hi);
+    the steps stop once no representable midpoint is left. T came scaled to [1, 2),
+    so the Gershgorin width is a few units and 2 + the mantissa's bits of steps reach
+    the eigenvalue's rounding level; a 1 x 1 block's value is its entry. A NaN
+    anywhere in T gives NaN values for the whole matrix."""
     r = t
     eps = _eps(r)
     tiny = "R(2.2250738585072014e-308)" if r == "f64" else "R(1.1754944e-38)"
     decls = bisect_record(t, wg).declarations()
-    body = [f"@compute @workgroup_size({wg})",
-            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
-            f"    let e = (wid.x + wid.y * 65535u) * {wg}u + lid;"]
+    body = _negligible(r).split("\n")
+    body += [f"@compute @workgroup_size({wg})",
+             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
+             f"    let e = (wid.x + wid.y * 65535u) * {wg}u + lid;"]
     body += f"""    let n = P[1];
     if (e >= P[0] * n) {{ return; }}
     let z = e / n; let j = e % n;
@@ -515,19 +551,22 @@ def render_bisect(t: str, wg: int) -> str:
         bad = bad || {r}_isnan(x) || {r}_isnan(DT[t0 + i]);
     }}
     bad = bad || {r}_isnan(DT[t0 + n - 1u]);
+    let bl = block_of(t0, n, j);
+    let b0 = bl.x; let b1 = bl.y; let jl = j - b0;
     let pivmin = max({tiny} * R(1e4), emax * {tiny} * R(1e4));
     var lo = R(0); var hi = R(0);
     if (P[3] == 1u) {{
-        lo = DT[t0]; hi = DT[t0];
-        for (var i = 0u; i < n; i++) {{
+        lo = DT[t0 + b0]; hi = lo;
+        for (var i = b0; i < b1; i++) {{
             var rad = R(0);
-            if (i > 0u) {{ rad += r_abs(ET[t0 + i - 1u]); }}
-            if (i + 1u < n) {{ rad += r_abs(ET[t0 + i]); }}
+            if (i > b0) {{ rad += r_abs(ET[t0 + i - 1u]); }}
+            if (i + 1u < b1) {{ rad += r_abs(ET[t0 + i]); }}
             lo = min(lo, DT[t0 + i] - rad); hi = max(hi, DT[t0 + i] + rad);
         }}
         let w = hi - lo;
         let pad = R(2) * {eps} * max(r_abs(lo), r_abs(hi)) + R(2) * pivmin + {eps} * w;
         lo -= pad; hi += pad;
+        if (b1 == b0 + 1u) {{ lo = DT[t0 + b0]; hi = lo; }}  // a 1 x 1 block: its entry, exactly
     }} else {{
         lo = LO[e]; hi = HI[e];
     }}
@@ -535,21 +574,414 @@ def render_bisect(t: str, wg: int) -> str:
         let mid = R(0.5) * (lo + hi);
         if (!(mid > lo && mid < hi)) {{ break; }}
         var cnt = 0u;
-        var q = DT[t0] - mid;
+        var q = DT[t0 + b0] - mid;
         if (r_abs(q) < pivmin) {{ q = -pivmin; }}
         if (q < R(0)) {{ cnt += 1u; }}
-        for (var i = 1u; i < n; i++) {{
+        for (var i = b0 + 1u; i < b1; i++) {{
             let ei = ET[t0 + i - 1u];
             q = DT[t0 + i] - mid - ei * ei / q;
             if (r_abs(q) < pivmin) {{ q = -pivmin; }}
             if (q < R(0)) {{ cnt += 1u; }}
         }}
-        if (cnt > j) {{ hi = mid; }} else {{ lo = mid; }}
+        if (cnt > jl) {{ hi = mid; }} else {{ lo = mid; }}
     }}
     LO[e] = lo; HI[e] = hi;
     if (P[4] == 1u) {{
         var v = R(0.5) * (lo + hi) * SC[z];
         if (bad) {{ v = {r}_nan(); }}
+        LAM[e] = v;
+    }}
+}}""".split("\n")
+    return _finish(decls, t, body)
+
+
+STEIN_MAXITS = 5   # inverse iterations per eigenvalue at most (LAPACK's dstein: 5)
+STEIN_EXTRA = 2    # iterations past the first that passes the growth test (dstein: 2)
+STEIN_ORTOL = 1e-3  # consecutive eigenvalues closer than this times ||T_block||_1 form a cluster
+
+
+def stein_record(t: str, cap: int, wg: int) -> Launch:
+    return record(f"linalg_trd_stein_{t}_{cap}_{wg}",
+                  [("DT", "R", False), ("ET", "R", False), ("LO", "R", False), ("HI", "R", False),
+                   ("SH", "R", True), ("SW", "u32", True), ("ZT", "R", True)],
+                  ("nz", "n", "budget", "first"), wg)
+
+
+def stein_workgroup_bytes(t: str, cap: int, wg: int) -> int:
+    """stein's workgroup arrays: U's superdiagonal, the pivots' reciprocals and the
+    iterate (cap each), the row swaps (a bit a row) and the reduction array (four
+    entries a thread)."""
+    isz = 8 if t == "f64" else 4
+    return (3 * cap + 4 * wg) * isz + cap // 8 + 64
+
+
+def render_stein(t: str, cap: int, wg: int) -> str:
+    """Bindings DT, ET (nz x n: trd's tridiagonal, scaled), LO, HI (bisect's brackets:
+    slot j's eigenvalue, of the block that holds row j, is their midpoint), SH (nz x n:
+    the shift each slot's inverse iteration uses), SW (nz x n x 3 u32: a cluster's
+    next slot, its iterations and passed growth tests, between dispatches), ZT (nz x
+    n x n: the eigenvectors of T as rows, slot j in row j; zero outside the slot's
+    block); P: nz, n, budget (loop iterations one invocation may run in this dispatch;
+    0: unbounded), first (start from scratch, else resume). n <= cap.
+
+    Inverse iteration (LAPACK's dstein in shape), a workgroup per slot j: slot j
+    leads a cluster when it is its block's first or its eigenvalue lies more than
+    STEIN_ORTOL ||T_block||_1 above the slot before it; the leader runs its
+    cluster's eigenvalues one after another (the other workgroups return at once),
+    each from a pseudo-random start vector (a hash of row and slot): shift sigma =
+    the eigenvalue, raised to 10 eps |sigma| past the previous slot's shift where
+    they meet (so that repeated values get distinct factorizations); per iteration
+    the right side scaled to a 1-norm of m ||T_block|| eps, one solve with
+    T_block - sigma I by LU with partial pivoting (invocation 0: the factorization
+    fused with the forward substitution, U's first superdiagonal, its pivots'
+    reciprocals and the iterate in workgroup memory, the row swaps as bits, the
+    second superdiagonal read back from ET where a row was swapped; a pivot below
+    eps ||T_block||, an exact zero included, replaced by that size with its sign:
+    a perturbation of the shift in that row within the backward error; the solve
+    is one chain of dependent steps, so one reciprocal a row serves both the
+    multiplier and the back substitution), then modified Gram-Schmidt against the
+    cluster's earlier vectors (all invocations: one tree reduction a vector),
+    until the iterate's largest entry passes sqrt(0.1 / m) and STEIN_EXTRA more
+    iterations ran, STEIN_MAXITS at most; then scaled to unit 2-norm with its
+    largest entry positive. A 1 x 1 block's vector is the unit vector, exactly.
+    Where the back substitution's entries grow past BIG (several tiny pivots),
+    the entries so far are scaled down by BIG. A NaN in the block gives NaN
+    vectors."""
+    r = t
+    eps = _eps(r)
+    big = "R(1e150)" if r == "f64" else "R(1e15)"
+    lg = wg.bit_length() - 1
+    nw = max(1, cap // 32)
+    decls = stein_record(t, cap, wg).declarations()
+    decls += [f"var<workgroup> g_u1: array<R, {cap}>;", f"var<workgroup> g_u2: array<R, {cap}>;",
+              f"var<workgroup> g_v: array<R, {cap}>;", f"var<workgroup> g_sw: array<u32, {nw}>;",
+              f"var<workgroup> g_q: array<vec4<R>, {wg}>;",
+              "var<workgroup> g_k: u32;", "var<workgroup> g_b0: u32;", "var<workgroup> g_b1: u32;",
+              "var<workgroup> g_bad: u32;", "var<workgroup> g_done: u32;", "var<workgroup> g_extra: u32;",
+              "var<workgroup> g_nrm: R;", "var<workgroup> g_lo: atomic<u32>;", "var<workgroup> g_hi: atomic<u32>;"]
+    body = _negligible(r).split("\n")
+    body += f"""fn lam(i: u32) -> R {{ return R(0.5) * (LO[i] + HI[i]); }}
+fn pivot(p: R, tol: R) -> R {{
+    // a pivot below tol (an exact zero too) raised to tol, its sign kept
+    if (r_abs(p) < tol) {{ return select(tol, -tol, p < R(0)); }}
+    return p;
+}}
+fn rnd(row: u32, k: u32, s: u32) -> R {{
+    // uniform in [-1, 1), a hash of (row, slot, attempt)
+    var h = (row * 0x9E3779B1u) ^ ((k * 0x85EBCA77u) + (s * 0xC2B2AE3Du) + 0x27D4EB2Fu);
+    h = h ^ (h >> 15u); h = h * 0x2C1B3C6Du; h = h ^ (h >> 12u); h = h * 0x297A2D39u; h = h ^ (h >> 15u);
+    return R(f32(h >> 8u) * (1.0 / 8388608.0) - 1.0);
+}}
+fn shift_of(t0: u32, k: u32, lead: u32) -> R {{
+    var x = lam(t0 + k);
+    if (k > lead) {{
+        let xm = SH[t0 + k - 1u];
+        let pert = R(10) * {eps} * r_abs(x);
+        if (x - xm < pert) {{ x = xm + pert; }}
+    }}
+    SH[t0 + k] = x;
+    return x;
+}}
+@compute @workgroup_size({wg})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{
+    let b = wid.x + wid.y * 65535u;
+    if (b >= P[0] * P[1]) {{ return; }}
+    let n = P[1]; let z = b / n; let j = b % n; let t0 = z * n;
+    let budget = P[2]; let first = P[3] == 1u;
+    var its = 0u; var nconv = 0u;
+    if (lid == 0u) {{
+        var k = j;
+        if (!first) {{ k = SW[3u * b]; its = SW[3u * b + 1u]; nconv = SW[3u * b + 2u]; }}
+        g_k = k;
+        atomicStore(&g_lo, 0u); atomicStore(&g_hi, n);
+    }}
+    if (workgroupUniformLoad(&g_k) >= n) {{ return; }}
+    // the block of row j (the nearest splits on either side), its norm and whether
+    // it holds a NaN: all invocations
+    for (var i = lid; i + 1u < n; i += {wg}u) {{
+        if (negligible(t0, i)) {{
+            if (i < j) {{ atomicMax(&g_lo, i + 1u); }} else {{ atomicMin(&g_hi, i + 1u); }}
+        }}
+    }}
+    workgroupBarrier();
+    if (lid == 0u) {{ g_b0 = atomicLoad(&g_lo); g_b1 = atomicLoad(&g_hi); }}
+    let bl = vec2<u32>(workgroupUniformLoad(&g_b0), workgroupUniformLoad(&g_b1));
+    var rmax = R(0);
+    var bad = false;
+    for (var i = bl.x + lid; i < bl.y; i += {wg}u) {{
+        var rs = r_abs(DT[t0 + i]);
+        if (i > bl.x) {{ rs += r_abs(ET[t0 + i - 1u]); }}
+        if (i + 1u < bl.y) {{ rs += r_abs(ET[t0 + i]); }}
+        if ({r}_isnan(rs)) {{ bad = true; }} else {{ rmax = max(rmax, rs); }}
+    }}
+    g_q[lid] = vec4<R>(rmax, select(R(0), R(1), bad), R(0), R(0));
+{_tree(wg, "g_q", "vec4<R>(max(g_q[lid].xy, g_q[o].xy), R(0), R(0))")}
+    if (lid == 0u) {{
+        let nrm = g_q[0].x;
+        g_nrm = nrm;
+        g_bad = select(0u, 1u, g_q[0].y > R(0));
+        if (g_bad == 0u && first && j > bl.x && lam(t0 + j) - lam(t0 + j - 1u) <= R({STEIN_ORTOL}) * nrm) {{
+            // not a cluster's first slot: its leader computes it (the test is the
+            // leader's own for going on, so that every slot has one leader)
+            g_k = n;
+            SW[3u * b] = n;
+        }}
+    }}
+    let k0 = workgroupUniformLoad(&g_k);
+    if (k0 >= n) {{ return; }}
+    let b0 = workgroupUniformLoad(&g_b0); let b1 = workgroupUniformLoad(&g_b1);
+    let m = b1 - b0;
+    let row0 = (t0 + j) * n;
+    if (workgroupUniformLoad(&g_bad) == 1u || m == 1u) {{
+        // a NaN in the block: NaN vectors; a 1 x 1 block: the unit vector
+        let one = select(R(1), {r}_nan(), g_bad == 1u);
+        let fill = select(R(0), {r}_nan(), g_bad == 1u);
+        for (var i = lid; i < n; i += {wg}u) {{ ZT[row0 + i] = select(fill, one, i == b0); }}
+        if (lid == 0u) {{ SW[3u * b] = n; }}
+        return;
+    }}
+    let nrm = workgroupUniformLoad(&g_nrm);
+    let lead = j;
+    let ortol = R({STEIN_ORTOL}) * nrm;
+    let tol = {eps} * nrm;
+    let bnorm = R(m) * nrm * {eps};
+    let crit = r_sqrt(R(0.1) / R(m));
+    let eb = t0 + b0;
+    var sig = R(0);
+    if (first) {{
+        if (lid == 0u) {{ sig = shift_of(t0, j, lead); }}
+        for (var i = lid; i < m; i += {wg}u) {{ g_v[i] = rnd(b0 + i, j, 0u); }}
+    }} else {{
+        if (lid == 0u) {{ sig = SH[t0 + k0]; }}
+        for (var i = lid; i < m; i += {wg}u) {{ g_v[i] = ZT[(t0 + k0) * n + b0 + i]; }}
+    }}
+    workgroupBarrier();
+    let per = ({wg}u + m - 1u) / {wg}u;
+    var cost = 0u;
+    loop {{
+        let k = workgroupUniformLoad(&g_k);
+        if (k >= n) {{ break; }}
+        let vrow = (t0 + k) * n;
+        let need = 2u * m + (k - lead + 4u) * (2u * per + {lg + 2}u) + (n + {wg - 1}u) / {wg}u + 16u;
+        if (budget != 0u && cost > 0u && cost + need > budget) {{
+            // out of this dispatch's budget: the iterate to ZT, resumed by the next
+            for (var i = lid; i < m; i += {wg}u) {{ ZT[vrow + b0 + i] = g_v[i]; }}
+            break;
+        }}
+        cost += need;
+        var acc = R(0);
+        for (var i = lid; i < m; i += {wg}u) {{ acc += r_abs(g_v[i]); }}
+        g_q[lid] = vec4<R>(acc, R(0), R(0), R(0));
+{_tree(wg, "g_q", "g_q[lid] + g_q[o]")}
+        let sum1 = g_q[0].x;
+        var s = bnorm / sum1;
+        if (!(sum1 > R(0))) {{
+            // the iterate vanished (the cluster's earlier vectors span it): a fresh start
+            for (var i = lid; i < m; i += {wg}u) {{ g_v[i] = rnd(b0 + i, k, its + 1u); }}
+            s = bnorm / R(m);
+        }}
+        workgroupBarrier();
+        if (lid == 0u) {{
+            // (T_block - sig I) x = s v: LU with partial pivoting, the forward
+            // substitution fused with the factorization (one reciprocal a row: the
+            // pivot's, which both the multiplier and the back substitution use), then
+            // the back substitution
+            var a = DT[eb] - sig; var bb = ET[eb];
+            var rr = g_v[0] * s;
+            var word = 0u;
+            for (var i = 0u; i + 1u < m; i++) {{
+                let ei = ET[eb + i]; let dn = DT[eb + i + 1u] - sig;
+                var en = R(0);
+                if (i + 2u < m) {{ en = ET[eb + i + 1u]; }}
+                let q = g_v[i + 1u] * s;
+                if (r_abs(a) >= r_abs(ei)) {{
+                    let rp = R(1) / pivot(a, tol);
+                    g_u1[i] = rp; g_u2[i] = bb; g_v[i] = rr;
+                    let l = ei * rp;
+                    a = dn - l * bb; bb = en; rr = q - l * rr;
+                }} else {{
+                    let rp = R(1) / pivot(ei, tol);
+                    g_u1[i] = rp; g_u2[i] = dn; g_v[i] = q;
+                    word = word | (1u << (i & 31u));
+                    let l = a * rp;
+                    a = bb - l * dn; bb = -l * en; rr = rr - l * q;
+                }}
+                if ((i & 31u) == 31u || i + 2u == m) {{ g_sw[i >> 5u] = word; word = 0u; }}
+            }}
+            g_u1[m - 1u] = R(1) / pivot(a, tol); g_u2[m - 1u] = R(0); g_v[m - 1u] = rr;
+            var x1 = R(0); var x2 = R(0); var fac = R(1); var extra = 0u;
+            for (var ii = m; ii > 0u; ii--) {{
+                let i = ii - 1u;
+                var u3 = R(0);
+                if (i + 2u < m && ((g_sw[i >> 5u] >> (i & 31u)) & 1u) == 1u) {{ u3 = ET[eb + i + 1u]; }}
+                var x = (g_v[i] * fac - g_u2[i] * x1 - u3 * x2) * g_u1[i];
+                if (r_abs(x) > {big}) {{
+                    let f = R(1) / {big};
+                    x *= f; x1 *= f; x2 *= f; fac *= f;
+                    for (var q = i + 1u; q < m; q++) {{ g_v[q] *= f; }}
+                    extra += m - i;
+                }}
+                g_v[i] = x; x2 = x1; x1 = x;
+            }}
+            g_extra = extra;
+        }}
+        cost += workgroupUniformLoad(&g_extra);
+        // modified Gram-Schmidt against the cluster's finished vectors
+        for (var p = lead; p < k; p++) {{
+            let prow = (t0 + p) * n + b0;
+            var d = R(0);
+            for (var i = lid; i < m; i += {wg}u) {{ d += ZT[prow + i] * g_v[i]; }}
+            g_q[lid] = vec4<R>(d, R(0), R(0), R(0));
+{_tree(wg, "g_q", "g_q[lid] + g_q[o]")}
+            let c = workgroupUniformLoad(&g_q[0]).x;
+            for (var i = lid; i < m; i += {wg}u) {{ g_v[i] -= c * ZT[prow + i]; }}
+        }}
+        // the largest entry (by magnitude, with its sign), the 1-norm, the 2-norm squared
+        var st = vec4<R>(R(0), R(0), R(0), R(0));
+        for (var i = lid; i < m; i += {wg}u) {{
+            let x = g_v[i]; let ax = r_abs(x);
+            if (ax > st.x) {{ st.x = ax; st.y = x; }}
+            st.z += ax; st.w += x * x;
+        }}
+        g_q[lid] = st;
+{_tree(wg, "g_q", "vec4<R>(select(g_q[lid].xy, g_q[o].xy, g_q[o].x > g_q[lid].x), g_q[lid].zw + g_q[o].zw)")}
+        if (lid == 0u) {{
+            its += 1u;
+            if (g_q[0].x >= crit) {{ nconv += 1u; }}
+            g_done = select(0u, 1u, nconv > {STEIN_EXTRA}u || its >= {STEIN_MAXITS}u);
+        }}
+        if (workgroupUniformLoad(&g_done) == 1u) {{
+            let fin = g_q[0];
+            let sc = select(R(-1), R(1), fin.y >= R(0)) / r_sqrt(fin.w);
+            for (var i = lid; i < n; i += {wg}u) {{
+                var x = R(0);
+                if (i >= b0 && i < b1) {{ x = g_v[i - b0] * sc; }}
+                ZT[vrow + i] = x;
+            }}
+            storageBarrier();
+            if (lid == 0u) {{
+                let kn = k + 1u;
+                if (kn < b1 && lam(t0 + kn) - lam(t0 + k) <= ortol) {{
+                    g_k = kn; sig = shift_of(t0, kn, lead); its = 0u; nconv = 0u;
+                }} else {{
+                    g_k = n;
+                }}
+            }}
+            let kn = workgroupUniformLoad(&g_k);
+            if (kn < n) {{
+                for (var i = lid; i < m; i += {wg}u) {{ g_v[i] = rnd(b0 + i, kn, 0u); }}
+            }}
+            workgroupBarrier();
+        }}
+    }}
+    if (lid == 0u) {{ SW[3u * b] = g_k; SW[3u * b + 1u] = its; SW[3u * b + 2u] = nconv; }}
+}}""".split("\n")
+    return _finish(decls, t, body)
+
+
+def multisect_record(t: str, wg: int) -> Launch:
+    return record(f"linalg_trd_multisect_{t}_{wg}",
+                  [("DT", "R", False), ("ET", "R", False), ("SC", "R", False), ("LO", "R", True), ("HI", "R", True),
+                   ("LAM", "R", True)],
+                  ("nz", "n", "iters"), wg)
+
+
+def multisect_steps(t: str, wg: int) -> int:
+    """Multisection steps to the bracket width that bisect's steps reach: each step
+    cuts it wg + 1 ways."""
+    bits = (53 if t == "f64" else 24) + 4
+    return -(-bits * 1000 // int(1000 * math.log2(wg + 1))) + 1
+
+
+def render_multisect(t: str, wg: int) -> str:
+    """bisect's job (the same bindings, brackets and values; P: nz, n, steps) by
+    multisection, a workgroup per eigenvalue: each step evaluates the Sturm count at
+    wg points spread evenly inside [lo, hi], one an invocation, and keeps the piece
+    between the last point whose count is at most j - b0 and the first past it, so
+    that the bracket shrinks wg + 1 times a step (wg = 64: 10 steps of one Sturm
+    count where bisect runs 57 one after another; the count's division makes each a
+    chain of n dependent steps). The same invariant count(lo) <= j - b0 < count(hi)
+    holds whatever the counts' rounding, and the block, Gershgorin interval and
+    pivmin are bisect's, computed by all invocations. For GPUs; lavapipe, which runs
+    a workgroup's invocations one after another, takes bisect."""
+    r = t
+    eps = _eps(r)
+    tiny = "R(2.2250738585072014e-308)" if r == "f64" else "R(1.1754944e-38)"
+    decls = multisect_record(t, wg).declarations()
+    decls += [f"var<workgroup> g_r: array<vec4<R>, {wg}>;", "var<workgroup> g_lo: atomic<u32>;",
+              "var<workgroup> g_hi: atomic<u32>;", "var<workgroup> g_first: atomic<u32>;",
+              "var<workgroup> g_b0: u32;", "var<workgroup> g_b1: u32;", "var<workgroup> g_t: u32;"]
+    body = _negligible(r).split("\n")
+    body += [f"@compute @workgroup_size({wg})",
+             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
+             "    let e = wid.x + wid.y * 65535u;"]
+    body += f"""    let n = P[1];
+    if (e >= P[0] * n) {{ return; }}
+    let z = e / n; let j = e % n;
+    let t0 = z * n;
+    if (lid == 0u) {{ atomicStore(&g_lo, 0u); atomicStore(&g_hi, n); }}
+    workgroupBarrier();
+    var emax = R(0);
+    var bad = false;
+    for (var i = lid; i < n; i += {wg}u) {{
+        bad = bad || {r}_isnan(DT[t0 + i]);
+        if (i + 1u < n) {{
+            let x = ET[t0 + i];
+            emax = max(emax, x * x);
+            bad = bad || {r}_isnan(x);
+            if (negligible(t0, i)) {{
+                if (i < j) {{ atomicMax(&g_lo, i + 1u); }} else {{ atomicMin(&g_hi, i + 1u); }}
+            }}
+        }}
+    }}
+    workgroupBarrier();
+    if (lid == 0u) {{ g_b0 = atomicLoad(&g_lo); g_b1 = atomicLoad(&g_hi); }}
+    let b0 = workgroupUniformLoad(&g_b0); let b1 = workgroupUniformLoad(&g_b1);
+    let jl = j - b0;
+    var glo = DT[t0 + b0]; var ghi = glo;
+    for (var i = b0 + lid; i < b1; i += {wg}u) {{
+        var rad = R(0);
+        if (i > b0) {{ rad += r_abs(ET[t0 + i - 1u]); }}
+        if (i + 1u < b1) {{ rad += r_abs(ET[t0 + i]); }}
+        glo = min(glo, DT[t0 + i] - rad); ghi = max(ghi, DT[t0 + i] + rad);
+    }}
+    g_r[lid] = vec4<R>(emax, select(R(0), R(1), bad), -glo, ghi);
+{_tree(wg, "g_r", "max(g_r[lid], g_r[o])")}
+    let red = g_r[0];
+    let pivmin = max({tiny} * R(1e4), red.x * {tiny} * R(1e4));
+    var lo = -red.z; var hi = red.w;
+    let w = hi - lo;
+    let pad = R(2) * {eps} * max(r_abs(lo), r_abs(hi)) + R(2) * pivmin + {eps} * w;
+    lo -= pad; hi += pad;
+    if (b1 == b0 + 1u) {{ lo = DT[t0 + b0]; hi = lo; }}  // a 1 x 1 block: its entry, exactly
+    for (var it = 0u; it < P[2]; it++) {{
+        let step = (hi - lo) / R({wg + 1});
+        let x = min(lo + R(lid + 1u) * step, hi);
+        var cnt = 0u;
+        var q = DT[t0 + b0] - x;
+        if (r_abs(q) < pivmin) {{ q = -pivmin; }}
+        if (q < R(0)) {{ cnt += 1u; }}
+        for (var i = b0 + 1u; i < b1; i++) {{
+            let ei = ET[t0 + i - 1u];
+            q = DT[t0 + i] - x - ei * ei / q;
+            if (r_abs(q) < pivmin) {{ q = -pivmin; }}
+            if (q < R(0)) {{ cnt += 1u; }}
+        }}
+        if (lid == 0u) {{ atomicStore(&g_first, {wg}u); }}
+        workgroupBarrier();
+        if (cnt > jl) {{ atomicMin(&g_first, lid); }}
+        workgroupBarrier();
+        if (lid == 0u) {{ g_t = atomicLoad(&g_first); }}
+        let tf = workgroupUniformLoad(&g_t);
+        // every invocation computes the same points from the same lo, hi
+        let nlo = select(min(lo + R(tf) * step, hi), lo, tf == 0u);
+        let nhi = select(min(lo + R(tf + 1u) * step, hi), hi, tf == {wg}u);
+        lo = nlo; hi = nhi;
+    }}
+    if (lid == 0u) {{
+        LO[e] = lo; HI[e] = hi;
+        var v = R(0.5) * (lo + hi) * SC[z];
+        if (red.y > R(0)) {{ v = {r}_nan(); }}
         LAM[e] = v;
     }}
 }}""".split("\n")
