@@ -358,6 +358,23 @@ def test_tall_qr_and_svd_within_10x_of_numpy(d, kind):
     assert ok(float(np.abs(sv.astype(np.float64) - true).max() / true[0]), nverr)
 
 
+def test_tall_qr_works_in_the_input_precision_past_the_buffer_limit(monkeypatch):
+    """Where a float64 copy of the input would pass the device's largest buffer, the
+    tall path works in float32 (then within 10x of a few float32 ulps) and allocates
+    nothing larger than the input."""
+    a = with_cond(3000, 48, xp.float32, 1e3, seed=3)
+    x = xp.asarray(a)
+    limit = a.nbytes + 64  # the float32 input fits, a float64 copy does not
+    monkeypatch.setattr(type(x.device), "max_buffer_bytes", property(lambda self: limit))
+    q, r = (to_np(v) for v in la.qr(x))
+    U, S, Vh = (to_np(v) for v in la.svd(x, full_matrices=False))
+    monkeypatch.undo()
+    floor = 4 * eps(xp.float32)
+    for ours, ref in zip(errs64(a, q, r) + errs64(a, U, S, Vh), errs64(a, *np.linalg.qr(a))
+                         + errs64(a, *np.linalg.svd(a, full_matrices=False))):
+        assert ours <= 10 * max(ref, floor)
+
+
 @pytest.mark.parametrize("d", [xp.float32, xp.complex64], ids=["float32", "complex64"])
 def test_tsqr_fallback_rank_deficient_within_10x_of_lapack(d):
     """The tree of Householder QRs that backs CholeskyQR, on its own: rank-deficient

@@ -336,12 +336,12 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
 
 def _qr_tall(x: Array, rounded: bool) -> QRResult:
     """The tall path: CholeskyQR, else TSQR, both in the refinement precision
-    (``blk.work_dtype``: float64 for float32 input where the device has it), the result
+    (``blk.tall_work_dtype``: float64 for float32 input where the device has it), the result
     rounded to x's dtype or (``rounded`` False, for svd's U = Q U_R) left in it."""
     res = blk.qr_tall(x._node, rounded)
     if res is not None:
         return QRResult(Array._new(res[0]), Array._new(res[1]))
-    work = blk.work_dtype(x.dtype, x.device)
+    work = blk.tall_work_dtype(x._node)
     q, r = _positive_diagonal(_qr_tsqr(dtf.astype(x, work)))
     if rounded and work is not x.dtype:
         return QRResult(dtf.astype(q, x.dtype), dtf.astype(r, x.dtype))

@@ -280,14 +280,25 @@ def _eye3(nb: int, n: int, dtype, device) -> _Mat:
 MAX_SHIFTED = 3  # shifted CholeskyQR steps before the caller falls back to Householder
 
 
+def tall_work_dtype(node: g.Node) -> dt.DType:
+    """The precision the tall QR works in: ``work_dtype`` (float64 for float32 input
+    where the device has it), unless the (batch..., m, n) copy in it would pass the
+    device's largest buffer (lavapipe's 128 MiB: a 100000 x 256 float64 copy is
+    205 MB), where it works in the input's own."""
+    work = work_dtype(node.dtype, node.device)
+    if work is not node.dtype and node.size * work.itemsize > node.device.max_buffer_bytes:
+        return node.dtype
+    return work
+
+
 def qr_tall(node: g.Node, rounded: bool = True):
     """Shifted CholeskyQR of the (batch..., m, n) ``node``, m >= n: (Q, R) Data of
     shapes (batch..., m, n) and (batch..., n, n), in ``node``'s dtype (``rounded``) or
     in the work precision, or None where it cannot reach an orthonormal Q (rank
     deficiency, condition near 1 / eps of the work precision): the caller falls back.
 
-    Everything runs in the refinement precision (``work_dtype``: float64 for float32
-    input where the device has it) and is rounded once at the end. In float32 the Gram
+    Everything runs in the refinement precision (``tall_work_dtype``: float64 for
+    float32 input where the device has it) and is rounded once at the end. In float32 the Gram
     matrix alone, summed over m rows, cost max |Q^T Q - I| ~2.5e-7 and a backward
     error ~4.4e-7 on 4000 x 64 PCA-like data, against NumPy's 3.1e-9 and 3.6e-8 (NumPy
     factors float32 input in float64 and rounds); in float64 the rounding of Q and R is
@@ -306,7 +317,7 @@ def qr_tall(node: g.Node, rounded: bool = True):
     for well-conditioned input)."""
     device = node.device
     dtype = node.dtype
-    work = work_dtype(dtype, device)
+    work = tall_work_dtype(node)
     rdt = dt.real_of(work)
     batch = node.shape[:-2]
     m, n = node.shape[-2:]
