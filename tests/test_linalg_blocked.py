@@ -15,7 +15,7 @@ from wgarray._kernels import linalg_blocked as blk
 from wgarray import debug
 from wgarray import linalg as la
 from wgarray._array import Array
-from conftest import COMPLEX, REAL_FLOAT, ids, npdt, to_np
+from conftest import COMPLEX, HAS_F64, REAL_FLOAT, ids, npdt, to_np
 
 FLOAT = REAL_FLOAT + COMPLEX
 SIZES = [1, 7, 33, 100, 130]
@@ -283,6 +283,96 @@ def test_svd_tall_within_10x_of_lapack_and_of_the_square_core(d):
     # wide: through the conjugate transpose; matrix_norm(ord=2) is the largest value
     assert bound(err(to_np(la.svdvals(xp.asarray(a.T)))), floor, d)
     assert bound(abs(float(to_np(la.matrix_norm(xp.asarray(a), ord=2))) - 1.0), floor, d)
+
+
+def pca_like(m, n, seed=0):
+    """Rank-16 signal plus 0.1 Gaussian noise, float32 (what PCA and Ridge factor)."""
+    rng = np.random.default_rng(seed)
+    basis = rng.standard_normal((16, n))
+    return ((rng.standard_normal((m, 16)) * np.geomspace(10, 1, 16)) @ basis
+            + 0.1 * rng.standard_normal((m, n))).astype(np.float32)
+
+
+def tall_floor(d) -> float:
+    """A few ulps of the precision the tall path works in: float64 for float32 input
+    where the device has it (then the bound is NumPy's own error, which for float32 is
+    float64 LAPACK's rounded), else the input's own."""
+    return 4 * eps(xp.float64 if HAS_F64 else d)
+
+
+def errs64(a, *fs):
+    """Backward error ||A - prod(fs)|| / ||A|| and max |F0^H F0 - I|, in float64."""
+    a = np.asarray(a, np.complex128 if np.iscomplexobj(a) else np.float64)
+    fs = [np.asarray(f, a.dtype) for f in fs]
+    p = fs[0]
+    for f in fs[1:]:
+        p = p * f if f.ndim == 1 else p @ f
+    q = fs[0]
+    return (float(np.linalg.norm(a - p) / np.linalg.norm(a)),
+            float(np.abs(ct(q) @ q - np.eye(q.shape[-1])).max()))
+
+
+TALL_CASES = [(xp.float32, "pca")] + [(d, k) for d in REAL_FLOAT for k in ("cond10", "condhigh", "rankdef", "zerocols")]
+
+
+@pytest.mark.parametrize("d,kind", TALL_CASES, ids=[f"{d.name}-{k}" for d, k in TALL_CASES])
+def test_tall_qr_and_svd_within_10x_of_numpy(d, kind):
+    """qr and svd of tall input (the CholeskyQR path; TSQR where it fails: columns of
+    zeros and repeated columns) against NumPy on the same input: backward errors,
+    max |Q^T Q - I| and |U^T U - I|, and the singular values, within 10x of NumPy's
+    (floored at a few ulps of the precision the path works in); R upper triangular
+    with a non-negative diagonal; two CholeskyQR steps for well-conditioned input."""
+    m, n = 3000, 48
+    if kind == "pca":
+        a = pca_like(m, n)
+    else:
+        cond = {"cond10": 10.0, "condhigh": hi_cond(d), "rankdef": 10.0, "zerocols": 10.0}[kind]
+        a = with_cond(m, n, d, cond, seed=n + len(kind), rank=n - 5 if kind == "rankdef" else None)
+        if kind == "zerocols":
+            a[:, 3] = 0
+            a[:, 10] = a[:, 7]
+    floor = tall_floor(d)
+
+    def ok(ours, ref):
+        return ours <= 10 * max(ref, floor)
+
+    debug.reset_counters()
+    q, r = (to_np(x) for x in la.qr(xp.asarray(a)))
+    if kind == "cond10":  # one leaf block: a Gram matrix, Cholesky and Q = A R^-1, twice
+        assert debug.counters()["dispatches"] <= 30
+    assert q.dtype == a.dtype and r.dtype == a.dtype
+    assert np.all(np.tril(r, -1) == 0) and np.all(np.diagonal(r) >= 0)
+    back, orth = errs64(a, q, r)
+    nback, north = errs64(a, *np.linalg.qr(a))
+    assert ok(back, nback) and ok(orth, north), (back, nback, orth, north)
+    U, S, Vh = (to_np(x) for x in la.svd(xp.asarray(a), full_matrices=False))
+    un, sn, vhn = np.linalg.svd(a, full_matrices=False)
+    true = np.linalg.svd(a.astype(np.float64), compute_uv=False)
+    back, orth = errs64(a, U, S, Vh)
+    nback, north = errs64(a, un, sn, vhn)
+    assert ok(back, nback) and ok(orth, north), (back, nback, orth, north)
+    verr = float(np.abs(S.astype(np.float64) - true).max() / true[0])
+    nverr = float(np.abs(sn.astype(np.float64) - true).max() / true[0])
+    assert ok(verr, nverr), (verr, nverr)
+    sv = to_np(la.svdvals(xp.asarray(a)))
+    assert ok(float(np.abs(sv.astype(np.float64) - true).max() / true[0]), nverr)
+
+
+def test_tall_qr_works_in_the_input_precision_past_the_buffer_limit(monkeypatch):
+    """Where a float64 copy of the input would pass the device's largest buffer, the
+    tall path works in float32 (then within 10x of a few float32 ulps) and allocates
+    nothing larger than the input."""
+    a = with_cond(3000, 48, xp.float32, 1e3, seed=3)
+    x = xp.asarray(a)
+    limit = a.nbytes + 64  # the float32 input fits, a float64 copy does not
+    monkeypatch.setattr(type(x.device), "max_buffer_bytes", property(lambda self: limit))
+    q, r = (to_np(v) for v in la.qr(x))
+    U, S, Vh = (to_np(v) for v in la.svd(x, full_matrices=False))
+    monkeypatch.undo()
+    floor = 4 * eps(xp.float32)
+    for ours, ref in zip(errs64(a, q, r) + errs64(a, U, S, Vh), errs64(a, *np.linalg.qr(a))
+                         + errs64(a, *np.linalg.svd(a, full_matrices=False))):
+        assert ours <= 10 * max(ref, floor)
 
 
 @pytest.mark.parametrize("d", [xp.float32, xp.complex64], ids=["float32", "complex64"])
