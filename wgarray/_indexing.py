@@ -48,6 +48,7 @@ from . import _core
 from . import _dtypes as dt
 from ._graph import node as g
 from . import _inplace
+from . import _tally
 from ._array import _NODE, Array, _View
 from ._graph.transfer import upload
 from ._kernels import gather as kg
@@ -262,10 +263,28 @@ def compose_view_key(root_shape, outer, view_shape, inner):
     return _host_key(out)
 
 
+# The flat indices of the last few masks, by the mask's node (held here, so its id
+# stays its own and an in-place write to a realized mask copies first): one mask used
+# twice (scikit-learn's Ridge: ``s[idx]``, then ``d[idx] = ...``) is compacted, and
+# its count read back, once.
+MASK_MEMO_ENTRIES = 4
+_MASKS: list = []  # [(node, flat indices)], the newest last
+
+
 def _mask_flat_indices(mask: Array) -> g.Node:
     """The flat C-order indices (int64) of the True entries of ``mask``: device-side
-    stream compaction (its count is the one readback a mask index needs)."""
-    return nonzero_flat(mask._node)[0]
+    stream compaction. Its count is the one readback a mask index needs, unless the
+    mask is one of the last few (``_MASKS``) or a tallied label test (``_tally``)."""
+    node = mask._node
+    with mask.device.runtime.lock:
+        for i, (held, flat) in enumerate(_MASKS):
+            if held is node:
+                return flat
+        flat = nonzero_flat(node, _tally.mask_count(node))[0]
+        _MASKS.append((node, flat))
+        if len(_MASKS) > MASK_MEMO_ENTRIES:
+            del _MASKS[0]
+    return flat
 
 
 def _plan_advanced(x_shape, entries, device, func):

@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from . import _core
 from . import _dtypes as dt
+from . import _tally
 from ._graph import node as g
 from ._kernels import gather as kg
 from ._kernels import sort as ks
@@ -110,7 +111,9 @@ def _unique(x, func: str, with_inverse: bool):
                 _MEMO[memo_key] = (flat.buf, (k, src, starts, inv))
                 if len(_MEMO) > MEMO_ENTRIES:
                     _MEMO.popitem(last=False)
-    values = Array._new(kg.gather(flat, g.Data(src, (k,), dt.uint32, device)))
+    values_node = kg.gather(flat, g.Data(src, (k,), dt.uint32, device))
+    _tally.register(flat, inv, starts, values_node, k)  # mask counts of these labels (``_tally``)
+    values = Array._new(values_node)
     src_node = g.Data(src, (k,), dt.uint32, device)
     indices = Array._new(g.make_op("cast", [src_node], dt.int64))
     starts_node = g.Data(starts, (k + 1,), dt.uint32, device)

@@ -365,6 +365,47 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         count("bytes_downloaded", nbytes)
         return out[offset - start: offset - start + nbytes]
 
+    def read_many(self, parts) -> list[np.ndarray]:
+        """``read`` of several small ranges ``(buf, offset, nbytes)`` in one round trip:
+        each copied into its place in one pooled staging buffer, one submit, one map.
+        A host-side decision that needs a few small arrays (a tally and the value it is
+        looked up with) pays one readback, not one per array (~250 us each on an H200)."""
+        spans = []
+        total = 0
+        for buf, offset, nbytes in parts:
+            start = offset - offset % 4
+            end = offset + nbytes
+            end += -end % 4
+            spans.append((buf, start, end, total, offset - start, nbytes))
+            total += end - start
+        if total > SMALL_READ:
+            return [self.read(buf, offset, nbytes) for buf, offset, nbytes in parts]
+        if total == 0:
+            return [np.empty(0, np.uint8) for _ in parts]
+        size = size_class(total)
+        with self.lock:
+            bucket = self._staging[size]
+            staging = bucket.pop() if bucket else self.wgpu.create_buffer(size=size, usage=_STAGING_USAGE)
+            try:
+                self._end_pass()
+                for buf, start, end, at, _, _ in spans:
+                    if end > start:
+                        self.encoder.copy_buffer_to_buffer(buf.buffer, start, staging, at, end - start)
+                self.flush()
+                self._map_read(staging, total)
+                try:
+                    if self._native is not None:
+                        raw = self._native.mapped_bytes(staging, total)
+                    else:
+                        raw = np.frombuffer(staging.read_mapped(0, total, copy=False), np.uint8).copy()
+                finally:
+                    self._unmap(staging)
+            finally:
+                bucket.append(staging)
+        count("readbacks")
+        count("bytes_downloaded", sum(p[2] for p in parts))
+        return [raw[at + skip: at + skip + nbytes] for _, _, _, at, skip, nbytes in spans]
+
     def _read_small(self, buf: DeviceBuffer, start: int, end: int) -> np.ndarray:
         """One copy into one pooled staging buffer and one map: the element read of a
         synchronizing loop step, without the chunked path's bookkeeping."""
