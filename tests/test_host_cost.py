@@ -103,6 +103,26 @@ def test_unique_of_same_array_sorts_once_and_sees_later_writes():
     np.testing.assert_array_equal(np.asarray(inv), np.unique(host, return_inverse=True)[1])
 
 
+def test_unique_of_a_copy_of_unique_values_is_memoized_and_sees_writes():
+    # scikit-learn's unique_labels: unique_values(concat([unique_values(y)])); from the
+    # second call on, neither sort runs (each reads a count back)
+    host = np.random.default_rng(6).integers(-3, 7, 5000).astype(np.int64)
+    y = _realized(host)
+    first = xp.unique_values(xp.concat([xp.unique_values(y)]))
+    np.testing.assert_array_equal(np.asarray(first), np.unique(host))
+    debug.reset_counters()
+    values = xp.unique_values(y)
+    again = xp.unique_values(xp.concat([values]))
+    xp.evaluate(again)
+    assert debug.counters().get("readbacks", 0) == 0
+    np.testing.assert_array_equal(np.asarray(again), np.unique(host))
+    values[0] = 100  # a write into the memoized values copies them first
+    np.testing.assert_array_equal(np.asarray(values), np.concatenate([[100], np.unique(host)[1:]]))
+    np.testing.assert_array_equal(np.asarray(xp.unique_values(y)), np.unique(host))
+    np.testing.assert_array_equal(np.asarray(xp.unique_values(xp.concat([values]))),
+                                  np.unique(np.concatenate([[100], np.unique(host)[1:]])))
+
+
 @pytest.mark.parametrize("shape", [(40_000, 32), (2048 * 3 + 77, 5), (257 * 16, 128)], ids=str)
 def test_column_sums_of_tall_arrays_match_numpy(shape, monkeypatch):
     monkeypatch.setattr(kr, "COLUMNS_MIN_ELEMENTS", 0)  # the path at test sizes
