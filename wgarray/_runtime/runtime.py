@@ -89,13 +89,17 @@ def size_class(nbytes: int) -> int:
 class DeviceBuffer:
     """A pooled storage buffer. Returned to its pool when the last reference goes."""
 
-    __slots__ = ("runtime", "buffer", "size", "uid", "__weakref__")
+    __slots__ = ("runtime", "buffer", "size", "uid", "sealed", "__weakref__")
 
     def __init__(self, runtime: Runtime, buffer, size: int, uid: int):
         self.runtime = runtime
         self.buffer = buffer
         self.size = size
         self.uid = uid  # of the GPU buffer, kept across reuse so bind groups stay cached
+        # True where the contents change only by the namespace's in-place writes (an
+        # upload, a memoized result: see wgarray/_known.py), never by a kernel family's
+        # own steps in place (a solver's workspace, a flag)
+        self.sealed = False
 
     def __del__(self):
         rt = self.runtime
