@@ -370,6 +370,11 @@ def _install_operators():
 
     def forward(fname):
         def op(self, other):
+            t = type(other)
+            if t is float or t is int or t is Array:  # the common lazy op (_core.fast_operator)
+                out = ns.fast_operator(fname, self, other, True)
+                if out is not None:
+                    return out
             if not _operand_ok(other, fname):
                 return NotImplemented
             return getattr(ns.elementwise, fname)(self, other)
@@ -377,6 +382,11 @@ def _install_operators():
 
     def reflected(fname):
         def op(self, other):
+            t = type(other)
+            if t is float or t is int:
+                out = ns.fast_operator(fname, self, other, False)
+                if out is not None:
+                    return out
             if not _operand_ok(other, fname):
                 return NotImplemented
             return getattr(ns.elementwise, fname)(other, self)

@@ -23,6 +23,7 @@ import contextlib
 import functools
 import os
 import itertools
+import operator
 import struct
 import sys
 import threading
@@ -32,6 +33,7 @@ import numpy as np
 import wgpu
 
 from . import launch as _launch
+from .counters import COUNTERS as _COUNTERS
 from .counters import count
 from .errors import KernelCompileError
 
@@ -59,6 +61,8 @@ POOL_CACHE_BYTES = int(os.environ.get("WGARRAY_POOL_CACHE_MB", 4096)) << 20
 POOL_CACHE_BUFFERS = 4096
 
 _buffer_ids = itertools.count(1)
+_UID = operator.attrgetter("uid")
+_SIZE = operator.attrgetter("size")
 
 
 def public_caller() -> str:
@@ -778,8 +782,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         self.keep_counts: dict[int, int] = {}  # uid -> references to it in keep
         self.n_dispatches = 0
 
-    def _bind_group(self, kernel: Kernel, buffers):
-        key = (kernel.layout_key, tuple(b.uid for b in buffers))
+    def _bind_group(self, kernel: Kernel, buffers, uids=None):
+        key = (kernel.layout_key, tuple(map(_UID, buffers)) if uids is None else uids)
         bg = self._bind_groups.get(key)
         if bg is not None:
             self._bind_groups.move_to_end(key)
@@ -819,7 +823,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             if cpass is None:
                 cpass = self.cpass = self._begin_pass(kernel.name)
                 self._pass_pipeline = None
-            bg = self._bind_group(kernel, buffers)
+            uids = tuple(map(_UID, buffers))
+            bg = self._bind_group(kernel, buffers, uids)
             if self._pass_pipeline is not kernel.pipeline:  # a pass keeps its pipeline set
                 cpass.set_pipeline(kernel.pipeline)
                 self._pass_pipeline = kernel.pipeline
@@ -834,15 +839,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
                 self._close_pass()
             self.keep.extend(buffers)
             kept = self.keep_counts
-            nbytes = 0
-            for b in buffers:
-                kept[b.uid] = kept.get(b.uid, 0) + 1
-                nbytes += b.size
-            if held is not None:
-                nbytes = sum(b.size for b in held)
-            self.keep_bytes += nbytes
+            for uid in uids:
+                kept[uid] = kept.get(uid, 0) + 1
+            self.keep_bytes += sum(map(_SIZE, buffers if held is None else held))
             self.n_dispatches += 1
-        count("dispatches")
+        _COUNTERS["dispatches"] += 1
 
     def flush(self) -> None:
         """Submit everything recorded so far."""
