@@ -64,9 +64,11 @@ def reduction(node: g.Node, key):
 
 
 def keep_reduction(buf, key, result: g.Node) -> g.Node:
-    """Memoize ``result`` (realized, where small) as the reduction ``key`` of ``buf``."""
-    if buf is not None and g.prod(result.shape) <= MAX_RESULT:
-        result = g.realize(result)
+    """Memoize ``result`` (where small and data) as the reduction ``key`` of ``buf``."""
+    result = g.settle(result)
+    # only a result that is data already: one still to compute (a cast of an index, of
+    # a 32-bit partial back to 8 bits) stays lazy, to fuse into what reads it
+    if buf is not None and type(result) is g.Data and g.prod(result.shape) <= MAX_RESULT:
         if result.buf is not buf:  # (a result on buf itself would keep it alive from here)
             result.buf.sealed = True  # a fresh output: only arrays and this memo reach it
             _put(_RESULTS, buf, key, result)
