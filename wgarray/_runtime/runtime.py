@@ -124,6 +124,7 @@ class BufferPool:
         self.free: dict[int, list] = collections.defaultdict(list)
         self.pending: list = []  # released while a batch may still use them
         self.cached_bytes = 0
+        self.limit = None  # the device's largest buffer (bytes), on first use
         self.order: collections.OrderedDict = collections.OrderedDict()  # (size, uid) -> buffer, oldest first
         # uid -> GPU buffer of every DeviceBuffer alive. Holding them here keeps a GPU
         # buffer reachable when its DeviceBuffer dies in a reference cycle: otherwise the
@@ -133,7 +134,9 @@ class BufferPool:
 
     def acquire(self, nbytes: int) -> DeviceBuffer:
         rt = self.runtime
-        limit = rt.device.max_buffer_bytes
+        limit = self.limit
+        if limit is None:  # the device's, fixed once it is open (as it is here)
+            limit = self.limit = rt.device.max_buffer_bytes
         if nbytes > limit:
             raise MemoryError(
                 f"{public_caller()}: cannot allocate {nbytes} bytes on {rt.device.name!r}: "
