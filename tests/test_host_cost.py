@@ -579,3 +579,30 @@ def test_memoized_small_read_is_by_structure_offsets_and_scalars():
         np.testing.assert_array_equal(np.asarray(x * zero).view(np.uint32), (host * np.float32(zero)).view(np.uint32))
     x[0] = -1.0
     assert not bool(x[0] > 0.5)
+
+
+def test_take_of_indices_of_known_range_skips_the_bounds_readback():
+    # scikit-learn's svd_flip: take(ravel(u), argmax(abs(u), axis=0) + arange(n) * m)
+    host = np.random.default_rng(9).standard_normal((6, 5)).astype(np.float32)
+    u = xp.asarray(host)
+    xp.evaluate(u)
+    rows = xp.argmax(xp.abs(u), axis=0)
+    shift = xp.arange(5)
+    debug.reset_counters()
+    picked = xp.take(xp.reshape(u, (-1,)), rows * 5 + shift)  # row r, column c of u
+    assert debug.counters().get("readbacks", 0) == 0
+    want_rows = np.argmax(np.abs(host), axis=0)
+    np.testing.assert_array_equal(np.asarray(picked), host.ravel()[want_rows * 5 + np.arange(5)])
+    back = xp.take(xp.arange(10), xp.arange(5) - 5)  # negative, in range: -5..-1
+    np.testing.assert_array_equal(np.asarray(back), np.arange(5, 10))
+    with pytest.raises(IndexError):
+        xp.take(xp.arange(5), xp.arange(5) + 1)  # one past the end: still checked
+    with pytest.raises(IndexError):
+        xp.take(xp.arange(5), xp.arange(5) - 6)
+    small = xp.astype(xp.arange(200), xp.int8)  # a cast that wraps: no range, checked
+    with pytest.raises(IndexError):
+        xp.take(xp.arange(100), small)  # 100..127 (and -128..-101) are out of bounds
+    r = xp.arange(4)
+    r[0] = 7  # an in-place write drops the range
+    with pytest.raises(IndexError):
+        xp.take(xp.arange(5), r)

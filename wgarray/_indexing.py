@@ -48,6 +48,7 @@ from . import _core
 from . import _dtypes as dt
 from ._graph import node as g
 from . import _inplace
+from . import _known
 from . import _tally
 from ._array import _NODE, Array, _View
 from ._graph.transfer import upload
@@ -370,7 +371,11 @@ def _plan_advanced(x_shape, entries, device, func):
                 bad = h[(h < -n) | (h >= n)].ravel()[0]
                 raise IndexError(f"{func}: index {bad} is out of bounds for axis {a.axis} with size {n}")
         elif a.node.size and n_out:
-            device_check = True
+            # indices of a known range (an arange, an argmax, arithmetic of them) are in
+            # bounds without the device's check and its readback (``_known``)
+            known = _known.value_range(a.node)
+            if known is None or known[0] < -n or known[1] >= n:
+                device_check = True
     flat = g.Iota(out_shape, device, offset & 0xFFFFFFFF, tuple(s & 0xFFFFFFFF for s in strides))
     ok_all = None
     for a in advs:

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import weakref
 
+import numpy as np
+
 from ._graph import node as g
 from ._graph.fusion import const_blob, signature
 
@@ -46,10 +48,70 @@ def _put(table, buf, key, value) -> None:
     entries[key] = value
 
 
+_RANGES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # DeviceBuffer -> (lo, hi) of its integers
+
+
 def forget(buf) -> None:
     """Drop what is memoized from ``buf`` (an in-place write is about to change it)."""
     _READS.pop(buf, None)
     _RESULTS.pop(buf, None)
+    _RANGES.pop(buf, None)
+
+
+# ------------------------------------------------------------ integer ranges
+#
+# Indices computed on the device from values of a known range need no bounds check,
+# which costs a readback at the call (the kernel's flag word): scikit-learn's svd_flip
+# takes ``take(ravel(u), argmax(abs(u), axis=0) + arange(n) * m)``, in bounds by
+# construction. A buffer whose integers are known to lie in [lo, hi] (an arange, the
+# positions of an argmax) says so here; ``value_range`` carries ranges through the
+# integer arithmetic of a small graph, refusing anything that could wrap.
+
+def keep_range(buf, lo: int, hi: int) -> None:
+    """Record that every integer of ``buf`` (a fresh output) lies in [lo, hi]."""
+    _RANGES[buf] = (lo, hi)
+
+
+def _fits(dtype, lo: int, hi: int) -> bool:
+    info = np.iinfo(dtype.numpy)
+    return info.min <= lo and hi <= info.max
+
+
+def value_range(node: g.Node, depth: int = 0):
+    """(lo, hi) bounding every value of the integer ``node``, or None where unknown."""
+    node = g.settle(node)
+    t = type(node)
+    if t is g.Const:
+        v = node.value
+        return (int(v), int(v)) if type(v) in (int, bool) else None
+    if node.dtype.kind not in "iu":
+        return None
+    if t is g.Data:
+        return _RANGES.get(node.buf) if node.buf is not None else None
+    if t is g.Iota:
+        if any(n == 0 for n in node.shape):
+            return None
+        hi = node.offset + sum((n - 1) * st for n, st in zip(node.shape, node.strides))
+        return (node.offset, hi) if hi < 2 ** 32 else None
+    if t is not g.Op or depth > MAX_GRAPH:
+        return None
+    srcs = [value_range(s, depth + 1) for s in node.srcs]
+    if any(r is None for r in srcs):
+        return None
+    op = node.op
+    if op == "cast" or op == "copy":
+        out = srcs[0]
+    elif op == "add":
+        out = (srcs[0][0] + srcs[1][0], srcs[0][1] + srcs[1][1])
+    elif op == "subtract":
+        out = (srcs[0][0] - srcs[1][1], srcs[0][1] - srcs[1][0])
+    elif op == "multiply":
+        products = [a * b for a in srcs[0] for b in srcs[1]]
+        out = (min(products), max(products))
+    else:
+        return None
+    # every intermediate in its own dtype, unwrapped (the sources' too, by recursion)
+    return out if _fits(node.dtype, *out) else None
 
 
 def reduction(node: g.Node, key):
@@ -103,4 +165,4 @@ def keep_read(buf, key, host) -> None:
         _put(_READS, buf, key, host)
 
 
-__all__ = ["forget", "reduction", "keep_reduction", "read", "keep_read"]
+__all__ = ["forget", "reduction", "keep_reduction", "read", "keep_read", "keep_range", "value_range"]

@@ -81,6 +81,10 @@ def _reduce_node(node: g.Node, axes, kind: str, keepdims: builtins.bool, func: s
             return found
     vals, ids = kr.reduce_axes(node, axes, kind, post)
     if ids is not None:
+        settled = g.settle(ids)
+        if type(settled) is g.Data:  # positions within each run (``_known``: no bounds check of an index of them)
+            _known.keep_range(settled.buf, 0, length - 1)
+        del settled
         out = g.make_op("cast", [ids], dt.int64)
     else:
         out = vals if vals.dtype is node.dtype or post is not None else g.make_op("cast", [vals], node.dtype)
