@@ -808,16 +808,19 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         with self.lock:
             if self._store_run is not None:
                 self._record_stores()
-            if (len(self.params) + len(params) + self.param_align > PARAM_RING
+            used = len(self.params)
+            if (used + len(params) + self.param_align > PARAM_RING
                     or self.n_dispatches >= MAX_BATCH_DISPATCHES
                     or self.keep_bytes > BATCH_FLUSH_BYTES):
                 # the last: a batch keeps every buffer it uses alive until it is
                 # submitted, so a long loop that never synchronizes would allocate a
                 # fresh buffer for every temporary (slow: ~3 ms per 64 MiB on an H200)
                 self.flush()
-            pad = -len(self.params) % self.param_align
-            self.params += b"\0" * pad
-            offset = len(self.params)
+                used = 0
+            pad = -used % self.param_align
+            if pad:
+                self.params += b"\0" * pad
+            offset = used + pad
             self.params += params
             stamps = self._timing
             if stamps is not None and stamps.per_dispatch:
@@ -827,7 +830,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
                 cpass = self.cpass = self._begin_pass(kernel.name)
                 self._pass_pipeline = None
             uids = tuple(map(_UID, buffers))
-            bg = self._bind_group(kernel, buffers, uids)
+            bg = self._bind_groups.get((kernel.layout_key, uids))  # (_bind_group's hit, without its call)
+            if bg is None:
+                bg = self._bind_group(kernel, buffers, uids)
+            else:
+                self._bind_groups.move_to_end((kernel.layout_key, uids))
             if self._pass_pipeline is not kernel.pipeline:  # a pass keeps its pipeline set
                 cpass.set_pipeline(kernel.pipeline)
                 self._pass_pipeline = kernel.pipeline
