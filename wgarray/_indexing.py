@@ -282,10 +282,31 @@ def _mask_flat_indices(mask: Array) -> g.Node:
             if held is node:
                 return flat
         flat = nonzero_flat(node, _tally.mask_count(node))[0]
-        _MASKS.append((node, flat))
-        if len(_MASKS) > MASK_MEMO_ENTRIES:
-            del _MASKS[0]
+        if _small_graph(node):
+            _MASKS.append((node, flat))
+            if len(_MASKS) > MASK_MEMO_ENTRIES:
+                del _MASKS[0]
     return flat
+
+
+MASK_MEMO_BYTES = 1 << 20
+
+
+def _small_graph(node: g.Node) -> bool:
+    """Whether ``node`` is a small graph over small buffers (at most MASK_MEMO_BYTES in
+    all): what the mask memo may hold without keeping large arrays alive."""
+    node = g.settle(node)
+    if g.prod(node.shape) * 8 > MASK_MEMO_BYTES or getattr(node, "n_nodes", 1) > 16:
+        return False
+    stack, total, seen = [node], 0, set()
+    while stack:
+        n = g.settle(stack.pop())
+        if type(n) is g.Op:
+            stack.extend(n.srcs)
+        elif type(n) is g.Data and n.buf is not None and n.buf.uid not in seen:
+            seen.add(n.buf.uid)
+            total += n.buf.size
+    return total <= MASK_MEMO_BYTES
 
 
 def _plan_advanced(x_shape, entries, device, func):
