@@ -24,6 +24,9 @@ Stages of wgarray's round trip (each as the runtime runs it, called here one by 
 - ``read``: the mapped bytes copied into a new host array;
 - ``unmap``.
 
+Then the Python work of the same calls (bytecodes and functions, counted by
+``sys.settrace``: machine-independent, so it compares runs on a loaded host).
+
 The raw wgpu-py round trip (``raw``) records one dispatch of a fixed pipeline and bind
 group and the same copy, then submit, map, wait, read and unmap: what is left above it
 in wgarray's total is wgarray's own host work.
@@ -157,6 +160,50 @@ def _host_times(rt, rounds):
     return times
 
 
+def _host_work(rt):
+    """Python work of one call of each case of ``_host_times``: bytecodes executed and
+    Python functions called (``sys.settrace``), the same on every machine and run, so a
+    change of host cost shows on a shared or loaded host too (the C side, wgpu's calls
+    included, is not in it)."""
+    x = wx.asarray(np.random.default_rng(0).random((1000, 64), dtype=np.float32))
+    wx.evaluate(x)
+    y = (x - 1.5) ** 2
+    cases = {
+        "lazy op x * 2.0": lambda: x * 2.0,
+        "sum((x - 1.5) ** 2) all axes": lambda: wx.sum((x - 1.5) ** 2),
+        "sum((x - 1.5) ** 2, axis=0)": lambda: wx.sum((x - 1.5) ** 2, axis=0),
+        "sum((x - 1.5) ** 2, axis=1)": lambda: wx.sum((x - 1.5) ** 2, axis=1),
+        "sum(y) all axes, y pending": lambda: wx.sum(y),
+        "sum(y, axis=0), y pending": lambda: wx.sum(y, axis=0),
+        "sum(y, axis=1), y pending": lambda: wx.sum(y, axis=1),
+        "mean(y, axis=1), y pending": lambda: wx.mean(y, axis=1),
+    }
+    counts = [0, 0]
+
+    def tracer(frame, event, arg):
+        if event == "call":
+            counts[1] += 1
+            frame.f_trace_opcodes = True
+        elif event == "opcode":
+            counts[0] += 1
+        return tracer
+
+    out = {}
+    for name, fn in cases.items():
+        for _ in range(50):
+            fn()
+        rt.sync()
+        counts[:] = [0, 0]
+        sys.settrace(tracer)
+        try:
+            fn()
+        finally:
+            sys.settrace(None)
+        out[name] = tuple(counts)
+        rt.sync()
+    return out
+
+
 def _write_times(rt, rounds):
     """Host time per element write of a loop of 1000 (``x[i, i] = v``, as scikit-learn's
     fill_diagonal runs it), with a Python scalar and with a 0-d array, and the device
@@ -230,6 +277,10 @@ def main():
     print(f"\nhost time of one call, no waiting, median us over {args.rounds} rounds")
     for name, values in _host_times(rt, args.rounds).items():
         print(f"{name:34s} {_median_us(values):8.1f}")
+
+    print("\nPython work of one call: bytecodes, functions called")
+    for name, (ops, calls) in _host_work(rt).items():
+        print(f"{name:34s} {ops:8d} {calls:6d}")
 
     print("\nhost time per element write, a loop of 1000, median us")
     for name, (values, dispatches, stores) in _write_times(rt, args.rounds).items():

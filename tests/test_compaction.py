@@ -90,3 +90,96 @@ def test_scan_rows_and_reduce_rows_api():
     v, _ = kr.reduce_rows(i8, 6, 3000, "min")
     assert v.dtype == xp.int32
     assert_exact(xp.Array._new(v), a.min(axis=1).astype(np.int32))
+
+
+# ------------------------------------------------------------ tallied label masks
+
+def _readbacks():
+    return debug.counters().get("readbacks", 0)
+
+
+@pytest.mark.parametrize("label_dtype", ["int64", "int32", "uint8", "int16"])
+def test_class_masks_of_unique_labels_read_back_once(label_dtype):
+    # the loops of a class-wise fit (scikit-learn's LDA): X[inverse == i] for each value
+    # number, then X[y == c] for each class value c (an element of the classes array),
+    # and the complements; one readback per loop (the counts, then the classes' values)
+    if label_dtype not in {d.name for d in DTYPES}:
+        pytest.skip(f"{label_dtype} is not offered by this device")
+    rng = np.random.default_rng(3)
+    yh = (rng.integers(0, 7, 900) * 3 + 2).astype(label_dtype)  # classes 2, 5, ..., 20
+    Xh = rng.standard_normal((900, 3)).astype(np.float32)
+    y, X = xp.asarray(yh), xp.asarray(Xh)
+    classes, inverse = xp.unique_inverse(y)
+    xp.evaluate(classes)  # the inverse stays a lazy cast of the unique's value numbers
+    debug.reset_counters()
+    got = [X[inverse == i] for i in range(classes.shape[0])]
+    assert _readbacks() <= 1
+    want_classes = np.unique(yh)
+    for i, r in enumerate(got):
+        np.testing.assert_array_equal(np.asarray(r), Xh[yh == want_classes[i]])
+    debug.reset_counters()
+    masked = [(X[y == c], X[y != c]) for c in classes]
+    assert _readbacks() <= 1
+    for c, (eq, ne) in zip(want_classes, masked):
+        np.testing.assert_array_equal(np.asarray(eq), Xh[yh == c])
+        np.testing.assert_array_equal(np.asarray(ne), Xh[yh != c])
+    debug.reset_counters()
+    assert X[y == 1].shape == (0, 3)  # a value that is no class (a Python scalar)
+    assert X[inverse == 100].shape == (0, 3) and X[inverse != -1].shape == (900, 3)
+    assert X[2 == y].shape == ((yh == 2).sum(), 3)
+    assert _readbacks() == 0
+
+
+def test_tallied_labels_see_in_place_writes():
+    # a write into the labels (or into the classes array) after the counts were read
+    # must give the new counts
+    yh = np.array([0, 1, 1, 2, 2, 2, 3, 3, 3, 3], np.int64)
+    y = xp.asarray(yh)
+    classes = xp.unique_values(y)
+    xp.evaluate(classes)
+    assert xp.nonzero(y == 2)[0].shape == (3,)
+    y[0] = 2
+    yh[0] = 2
+    for c in range(5):
+        np.testing.assert_array_equal(np.asarray(xp.nonzero(y == c)[0]), np.nonzero(yh == c)[0])
+    c3 = classes[3]
+    assert xp.nonzero(y == c3)[0].shape == (4,)
+    classes[3] = 1
+    np.testing.assert_array_equal(np.asarray(xp.nonzero(y == classes[3])[0]), np.nonzero(yh == 1)[0])
+    np.testing.assert_array_equal(np.asarray(xp.nonzero(y == c3)[0]), np.nonzero(yh == 3)[0])
+
+
+def test_tally_leaves_other_masks_to_the_device():
+    # float labels, a cast that could wrap, and a mask of another shape: counted on the device
+    yh = np.array([0.0, -0.0, 1.0, np.nan, 1.0], np.float32)
+    y = xp.asarray(yh)
+    xp.unique_values(y)
+    np.testing.assert_array_equal(np.asarray(xp.nonzero(y == 0.0)[0]), np.nonzero(yh == 0.0)[0])
+    zh = np.arange(300, dtype=np.int64) % 260
+    z = xp.asarray(zh)
+    xp.unique_values(z)
+    small = xp.astype(z, xp.uint8)  # 256..259 wrap to 0..3
+    np.testing.assert_array_equal(np.asarray(xp.nonzero(small == 2)[0]), np.nonzero(zh.astype(np.uint8) == 2)[0])
+    inverse = xp.unique_inverse(z).inverse_indices
+    np.testing.assert_array_equal(np.asarray(xp.nonzero(xp.astype(inverse, xp.uint8) == 3)[0]),
+                                  np.nonzero(np.unique_inverse(zh).inverse_indices.astype(np.uint8) == 3)[0])
+
+
+def test_a_mask_used_twice_is_compacted_and_counted_once():
+    sh = np.array([3.0, 0.0, 2.0, 1e-20, 5.0], np.float32)
+    s = xp.asarray(sh)
+    idx = s > 1e-15
+    first = s[idx]
+    debug.reset_counters()
+    again = s[idx]
+    d = xp.zeros((5,), dtype=xp.float32)
+    d[idx] = first * 2.0
+    assert _readbacks() == 0
+    np.testing.assert_array_equal(np.asarray(again), sh[sh > 1e-15])
+    want = np.zeros(5, np.float32)
+    want[sh > 1e-15] = sh[sh > 1e-15] * 2
+    np.testing.assert_array_equal(np.asarray(d), want)
+    m = xp.asarray(np.array([True, False, True, True, False]))
+    assert s[m].shape == (3,)
+    m[1] = True  # a write into a realized mask: the memo's mask keeps its old value
+    np.testing.assert_array_equal(np.asarray(s[m]), sh[[0, 1, 2, 3]])

@@ -103,6 +103,26 @@ def test_unique_of_same_array_sorts_once_and_sees_later_writes():
     np.testing.assert_array_equal(np.asarray(inv), np.unique(host, return_inverse=True)[1])
 
 
+def test_unique_of_a_copy_of_unique_values_is_memoized_and_sees_writes():
+    # scikit-learn's unique_labels: unique_values(concat([unique_values(y)])); from the
+    # second call on, neither sort runs (each reads a count back)
+    host = np.random.default_rng(6).integers(-3, 7, 5000).astype(np.int64)
+    y = _realized(host)
+    first = xp.unique_values(xp.concat([xp.unique_values(y)]))
+    np.testing.assert_array_equal(np.asarray(first), np.unique(host))
+    debug.reset_counters()
+    values = xp.unique_values(y)
+    again = xp.unique_values(xp.concat([values]))
+    xp.evaluate(again)
+    assert debug.counters().get("readbacks", 0) == 0
+    np.testing.assert_array_equal(np.asarray(again), np.unique(host))
+    values[0] = 100  # a write into the memoized values copies them first
+    np.testing.assert_array_equal(np.asarray(values), np.concatenate([[100], np.unique(host)[1:]]))
+    np.testing.assert_array_equal(np.asarray(xp.unique_values(y)), np.unique(host))
+    np.testing.assert_array_equal(np.asarray(xp.unique_values(xp.concat([values]))),
+                                  np.unique(np.concatenate([[100], np.unique(host)[1:]])))
+
+
 @pytest.mark.parametrize("shape", [(40_000, 32), (2048 * 3 + 77, 5), (257 * 16, 128)], ids=str)
 def test_column_sums_of_tall_arrays_match_numpy(shape, monkeypatch):
     monkeypatch.setattr(kr, "COLUMNS_MIN_ELEMENTS", 0)  # the path at test sizes
@@ -141,6 +161,7 @@ def test_column_sum_takes_the_tall_path_only_for_large_arrays(monkeypatch):
     xp.evaluate(xp.sum(a, axis=0))
     direct = debug.counters()["dispatches"]
     monkeypatch.setattr(kr, "COLUMNS_MIN_ELEMENTS", 0)
+    a = _realized(host)  # another buffer: a repeat on the same one is memoized (wgarray/_known.py)
     debug.reset_counters()
     got = xp.sum(a, axis=0)
     xp.evaluate(got)
@@ -506,3 +527,82 @@ def test_loop_step_frees_its_buffers_without_the_cyclic_collector():
     t = h * np.float32(5.0) + np.float32(1.0)
     w = (t - (t * t).sum(axis=1)[:, None]).sum(axis=1)
     np.testing.assert_allclose(got, w.mean() + w.var() + w.max(), rtol=1e-5)
+
+
+# ----------------------------------------------- repeated checks on unchanged data
+
+def test_repeated_finite_check_of_an_uploaded_array_reads_back_once():
+    # scikit-learn's check_array: bool(isfinite(sum(X))), asked again for the same X
+    host = np.random.default_rng(7).standard_normal((300, 7)).astype(np.float32)
+    X = xp.asarray(host)
+    assert bool(xp.isfinite(xp.sum(X)))
+    debug.reset_counters()
+    for _ in range(3):
+        assert bool(xp.isfinite(xp.sum(X)))
+    assert float(xp.sum(X)) == float(xp.sum(X))
+    assert debug.counters().get("readbacks", 0) == 1  # the sum itself, once
+    assert debug.counters().get("dispatches", 0) == 0
+    np.testing.assert_allclose(float(xp.sum(X)), host.sum(dtype=np.float64), rtol=1e-5)
+    X[3, 2] = float("nan")  # an in-place write: the memos of X are dropped
+    assert not bool(xp.isfinite(xp.sum(X)))
+    X[3, 2] = 1.0
+    assert bool(xp.isfinite(xp.sum(X)))
+    host[3, 2] = 1.0
+    np.testing.assert_allclose(float(xp.sum(X)), host.sum(dtype=np.float64), rtol=1e-5)
+
+
+def test_memoized_reductions_keep_their_keys_apart_and_copy_on_write():
+    host = np.random.default_rng(8).integers(-5, 9, (40, 30)).astype(np.float32)
+    X = xp.asarray(host)
+    for _ in range(2):
+        np.testing.assert_array_equal(np.asarray(xp.sum(X, axis=0)), host.sum(axis=0))
+        np.testing.assert_array_equal(np.asarray(xp.sum(X, axis=1)), host.sum(axis=1))
+        np.testing.assert_array_equal(np.asarray(xp.sum(X, axis=1, keepdims=True)), host.sum(axis=1, keepdims=True))
+        np.testing.assert_array_equal(np.asarray(xp.max(X, axis=1)), host.max(axis=1))
+        np.testing.assert_array_equal(np.asarray(xp.mean(X, axis=1)), host.mean(axis=1))
+        np.testing.assert_array_equal(np.asarray(xp.sum(X[1:], axis=1)), host[1:].sum(axis=1))
+        assert float(xp.min(X)) == host.min() and float(xp.sum(X)) == host.sum()
+    s = xp.sum(X)
+    s[...] = 5.0  # written in place: the memoized result is copied first
+    assert float(s) == 5.0 and float(xp.sum(X)) == host.sum()
+    Y = X + 1.0  # a computed array is not memoized by (its buffer may be a workspace)
+    np.testing.assert_array_equal(np.asarray(xp.sum(Y, axis=0)), (host + 1).sum(axis=0))
+
+
+def test_memoized_small_read_is_by_structure_offsets_and_scalars():
+    host = np.array([1.0, -2.0, np.inf, 4.0], np.float32)
+    x = xp.asarray(host)
+    assert bool(x[0] > 0.5) and not bool(x[1] > 0.5) and not bool(x[0] > 1.5)
+    assert not bool(xp.isfinite(x[2])) and bool(xp.isfinite(x[3]))
+    assert bool(x[0] > 0.5) and not bool(x[0] > 1.5) and bool(x[0] >= 1.0)
+    for zero in (-0.0, 0.0, -0.0):  # scalars by their bits: -0.0 is not 0.0
+        np.testing.assert_array_equal(np.asarray(x * zero).view(np.uint32), (host * np.float32(zero)).view(np.uint32))
+    x[0] = -1.0
+    assert not bool(x[0] > 0.5)
+
+
+def test_take_of_indices_of_known_range_skips_the_bounds_readback():
+    # scikit-learn's svd_flip: take(ravel(u), argmax(abs(u), axis=0) + arange(n) * m)
+    host = np.random.default_rng(9).standard_normal((6, 5)).astype(np.float32)
+    u = xp.asarray(host)
+    xp.evaluate(u)
+    rows = xp.argmax(xp.abs(u), axis=0)
+    shift = xp.arange(5)
+    debug.reset_counters()
+    picked = xp.take(xp.reshape(u, (-1,)), rows * 5 + shift)  # row r, column c of u
+    assert debug.counters().get("readbacks", 0) == 0
+    want_rows = np.argmax(np.abs(host), axis=0)
+    np.testing.assert_array_equal(np.asarray(picked), host.ravel()[want_rows * 5 + np.arange(5)])
+    back = xp.take(xp.arange(10), xp.arange(5) - 5)  # negative, in range: -5..-1
+    np.testing.assert_array_equal(np.asarray(back), np.arange(5, 10))
+    with pytest.raises(IndexError):
+        xp.take(xp.arange(5), xp.arange(5) + 1)  # one past the end: still checked
+    with pytest.raises(IndexError):
+        xp.take(xp.arange(5), xp.arange(5) - 6)
+    small = xp.astype(xp.arange(200), xp.int8)  # a cast that wraps: no range, checked
+    with pytest.raises(IndexError):
+        xp.take(xp.arange(100), small)  # 100..127 (and -128..-101) are out of bounds
+    r = xp.arange(4)
+    r[0] = 7  # an in-place write drops the range
+    with pytest.raises(IndexError):
+        xp.take(xp.arange(5), r)

@@ -46,13 +46,14 @@ from ._info import __array_namespace_info__
 from ._evaluate import evaluate
 from ._validation import AxisError
 from . import debug
-from . import _array, _elementwise_functions, _indexing
+from . import _array, _core, _elementwise_functions, _indexing
 
 # what Array's methods call (see wgarray._array.ns)
 _array.ns.__dict__.update(
     namespace=_sys.modules[__name__], elementwise=_elementwise_functions, asarray=asarray, matmul=matmul,
     matrix_transpose=matrix_transpose, permute_dims=permute_dims, getitem=_indexing.getitem, setitem=_indexing.setitem,
-    setitem_inplace=_indexing.setitem_inplace, compose_view_key=_indexing.compose_view_key)
+    setitem_inplace=_indexing.setitem_inplace, compose_view_key=_indexing.compose_view_key,
+    fast_operator=_core.fast_operator)
 
 __all__ = (
     ["__array_api_version__", "__array_namespace_info__", "Array", "Device", "devices", "evaluate", "debug",

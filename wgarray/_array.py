@@ -17,6 +17,7 @@ import weakref
 import numpy as np
 
 from . import _dtypes as dt
+from . import _known
 from ._graph import node as g
 from ._graph.transfer import download, upload
 from ._runtime.device import Device, default_device, resolve_device
@@ -138,7 +139,16 @@ class Array:
                     # array once, so a loop over its elements costs one round trip.
                     self._host = origin[0]._numpy()[origin[2]]
                     return self._host
-                host = download(self._realize())
+                node = self._node
+                # a small value computed from unchanged data and read before (``_known``)
+                buf, key, host = _known.read(node) if g.prod(node.shape) <= _known.MAX_READ else (None, None, None)
+                del node
+                if host is None:
+                    host = download(self._realize())
+                    if buf is not None:
+                        _known.keep_read(buf, key, host.copy())
+                else:
+                    host = host.copy()  # each array's mirror its own (a DLPack export may write it)
                 host.flags.writeable = False
                 self._host = host
             return self._host
@@ -360,6 +370,11 @@ def _install_operators():
 
     def forward(fname):
         def op(self, other):
+            t = type(other)
+            if t is float or t is int or t is Array:  # the common lazy op (_core.fast_operator)
+                out = ns.fast_operator(fname, self, other, True)
+                if out is not None:
+                    return out
             if not _operand_ok(other, fname):
                 return NotImplemented
             return getattr(ns.elementwise, fname)(self, other)
@@ -367,6 +382,11 @@ def _install_operators():
 
     def reflected(fname):
         def op(self, other):
+            t = type(other)
+            if t is float or t is int:
+                out = ns.fast_operator(fname, self, other, False)
+                if out is not None:
+                    return out
             if not _operand_ok(other, fname):
                 return NotImplemented
             return getattr(ns.elementwise, fname)(other, self)

@@ -11,7 +11,7 @@ import numpy as np
 from . import _dtypes as dt
 from ._graph import node as g
 from ._array import Array
-from ._ops import shortcuts
+from ._ops import FUNCTIONS, shortcuts
 from ._runtime.device import Device, default_device
 from ._validation import check_category  # noqa: F401 - callers use _core.check_category
 
@@ -246,6 +246,23 @@ def _fast_binary(name: str, x: Array, other, x_first: builtins.bool, category: s
             return Array._new(g.make_op(cheaper, [node], out))
     srcs = [node, other] if x_first else [other, node]
     return Array._new(g.make_op(name, srcs, out))
+
+
+# The binary operators' ops that the fast path takes as they are: {name: (category, rule)}.
+_FAST_OPERATORS = {name: (op.category, op.result) for name, op in FUNCTIONS.items()
+                   if len(op.params) == 2 and op.result in _FAST_RULES
+                   and (name not in _SHORTCUTS or name in _RHS_ONLY)}
+
+
+def fast_operator(name: str, x: Array, other, x_first: builtins.bool):
+    """``x <op> other`` (``other <op> x`` where not ``x_first``) by ``_fast_binary``, for
+    Array's operators, which then skip the operand check and the generated wrapper of
+    the general path (a loop step's lazy ops: ~1 us of the ~3.5 of ``x * 2.0`` on
+    lavapipe's host). None where the fast path does not hold."""
+    found = _FAST_OPERATORS.get(name)
+    if found is None:
+        return None
+    return _fast_binary(name, x, other, x_first, found[0], found[1])
 
 
 def elementwise_function(name: str, args, category: str, rule: str):

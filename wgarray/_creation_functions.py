@@ -10,6 +10,7 @@ import numpy as np
 
 from . import _core
 from . import _dtypes as dt
+from . import _known
 from ._graph import node as g
 from ._array import Array
 from ._runtime.device import Device, resolve_device
@@ -165,7 +166,10 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Array:
         node = g.make_op("multiply", [node, _core.const(step, d, device, "arange")], d)
     if start != 0:
         node = g.make_op("add", [node, _core.const(start, d, device, "arange")], d)
-    return Array._new(g.realize(node))
+    data = g.realize(node)
+    if all_int and d.kind in "iu" and n:  # an index built from it needs no bounds check (``_known``)
+        _known.keep_range(data.buf, min(start, last), max(start, last))
+    return Array._new(data)
 
 
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> Array:

@@ -48,6 +48,8 @@ from . import _core
 from . import _dtypes as dt
 from ._graph import node as g
 from . import _inplace
+from . import _known
+from . import _tally
 from ._array import _NODE, Array, _View
 from ._graph.transfer import upload
 from ._kernels import gather as kg
@@ -262,10 +264,49 @@ def compose_view_key(root_shape, outer, view_shape, inner):
     return _host_key(out)
 
 
+# The flat indices of the last few masks, by the mask's node (held here, so its id
+# stays its own and an in-place write to a realized mask copies first): one mask used
+# twice (scikit-learn's Ridge: ``s[idx]``, then ``d[idx] = ...``) is compacted, and
+# its count read back, once.
+MASK_MEMO_ENTRIES = 4
+_MASKS: list = []  # [(node, flat indices)], the newest last
+
+
 def _mask_flat_indices(mask: Array) -> g.Node:
     """The flat C-order indices (int64) of the True entries of ``mask``: device-side
-    stream compaction (its count is the one readback a mask index needs)."""
-    return nonzero_flat(mask._node)[0]
+    stream compaction. Its count is the one readback a mask index needs, unless the
+    mask is one of the last few (``_MASKS``) or a tallied label test (``_tally``)."""
+    node = mask._node
+    with mask.device.runtime.lock:
+        for i, (held, flat) in enumerate(_MASKS):
+            if held is node:
+                return flat
+        flat = nonzero_flat(node, _tally.mask_count(node))[0]
+        if _small_graph(node):
+            _MASKS.append((node, flat))
+            if len(_MASKS) > MASK_MEMO_ENTRIES:
+                del _MASKS[0]
+    return flat
+
+
+MASK_MEMO_BYTES = 1 << 20
+
+
+def _small_graph(node: g.Node) -> bool:
+    """Whether ``node`` is a small graph over small buffers (at most MASK_MEMO_BYTES in
+    all): what the mask memo may hold without keeping large arrays alive."""
+    node = g.settle(node)
+    if g.prod(node.shape) * 8 > MASK_MEMO_BYTES or getattr(node, "n_nodes", 1) > 16:
+        return False
+    stack, total, seen = [node], 0, set()
+    while stack:
+        n = g.settle(stack.pop())
+        if type(n) is g.Op:
+            stack.extend(n.srcs)
+        elif type(n) is g.Data and n.buf is not None and n.buf.uid not in seen:
+            seen.add(n.buf.uid)
+            total += n.buf.size
+    return total <= MASK_MEMO_BYTES
 
 
 def _plan_advanced(x_shape, entries, device, func):
@@ -351,7 +392,11 @@ def _plan_advanced(x_shape, entries, device, func):
                 bad = h[(h < -n) | (h >= n)].ravel()[0]
                 raise IndexError(f"{func}: index {bad} is out of bounds for axis {a.axis} with size {n}")
         elif a.node.size and n_out:
-            device_check = True
+            # indices of a known range (an arange, an argmax, arithmetic of them) are in
+            # bounds without the device's check and its readback (``_known``)
+            known = _known.value_range(a.node)
+            if known is None or known[0] < -n or known[1] >= n:
+                device_check = True
     flat = g.Iota(out_shape, device, offset & 0xFFFFFFFF, tuple(s & 0xFFFFFFFF for s in strides))
     ok_all = None
     for a in advs:

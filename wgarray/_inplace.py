@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import sys
 
+from . import _known
+from . import _tally
 from ._graph import node as g
 from ._array import _NODE, Array
 from ._graph.fusion import FusedInput
@@ -96,6 +98,9 @@ def own(root: Array) -> bool:
     if changed:  # views re-derive their nodes (on the new buffer) and drop host mirrors
         root._version += 1
         root._host = None
+    buf = _NODE.__get__(root, Array).buf  # the write goes into this buffer: what is known of it goes
+    _tally.forget(buf)
+    _known.forget(buf)
     return changed
 
 

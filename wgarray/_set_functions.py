@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from . import _core
 from . import _dtypes as dt
+from . import _tally
 from ._graph import node as g
 from ._kernels import gather as kg
 from ._kernels import sort as ks
@@ -98,19 +99,30 @@ def _unique(x, func: str, with_inverse: bool):
     if n == 0:
         return empty((0,), x.dtype), empty((0,), dt.int64), empty(x.shape, dt.int64), empty((0,), dt.int64)
     flat = g.reshape_view(x._node, (n,))
+    if type(flat) is g.Op and flat.op == "copy" and flat.realized is None:
+        # a copy has its source's values (concat of one array: scikit-learn's
+        # unique_labels takes the unique of concat([unique_values(y)])), so its unique
+        # is memoized by the source's buffer
+        src = g.settle(flat.srcs[0])
+        if type(src) is g.Data and src.dtype is flat.dtype:
+            flat = src
     memo_key = _memo_key(flat, with_inverse)
     with device.runtime.lock:  # the memo is shared by threads
         found = _MEMO.get(memo_key) if memo_key is not None else None
         if found is not None and found[0] is flat.buf:
             _MEMO.move_to_end(memo_key)
-            k, src, starts, inv = found[1]
+            k, src, starts, inv, values_node = found[1]
         else:
             k, src, starts, inv = ks.unique(flat, with_inverse)
+            values_node = kg.gather(flat, g.Data(src, (k,), dt.uint32, device))
             if memo_key is not None:
-                _MEMO[memo_key] = (flat.buf, (k, src, starts, inv))
+                # the values too: a memoized unique gives the same values buffer each
+                # time, so a unique of those values (above) is memoized in turn
+                _MEMO[memo_key] = (flat.buf, (k, src, starts, inv, values_node))
                 if len(_MEMO) > MEMO_ENTRIES:
                     _MEMO.popitem(last=False)
-    values = Array._new(kg.gather(flat, g.Data(src, (k,), dt.uint32, device)))
+    _tally.register(flat, inv, starts, values_node, k)  # mask counts of these labels (``_tally``)
+    values = Array._new(values_node)
     src_node = g.Data(src, (k,), dt.uint32, device)
     indices = Array._new(g.make_op("cast", [src_node], dt.int64))
     starts_node = g.Data(starts, (k + 1,), dt.uint32, device)

@@ -15,6 +15,7 @@ import struct
 
 from . import _core
 from . import _dtypes as dt
+from . import _known
 from ._graph import node as g
 from ._ops import REDUCTIONS
 from ._kernels import compact as kcompact
@@ -72,12 +73,23 @@ def _reduce_node(node: g.Node, axes, kind: str, keepdims: builtins.bool, func: s
         else:
             out = g.Const(REDUCTIONS[kind].reduction_identity, node.dtype, node.device, shape)
         return post(out) if post is not None else out
+    post_key = None if post is None else getattr(post, "key", None)
+    buf = None
+    if post is None or post_key is not None:  # a repeat on unchanged data: its result (``_known``)
+        buf, key, found = _known.reduction(node, (kind, axes, keepdims, post_key))
+        if found is not None:
+            return found
     vals, ids = kr.reduce_axes(node, axes, kind, post)
     if ids is not None:
+        settled = g.settle(ids)
+        if type(settled) is g.Data:  # positions within each run (``_known``: no bounds check of an index of them)
+            _known.keep_range(settled.buf, 0, length - 1)
+        del settled
         out = g.make_op("cast", [ids], dt.int64)
     else:
         out = vals if vals.dtype is node.dtype or post is not None else g.make_op("cast", [vals], node.dtype)
-    return g.reshape_view(out, shape)
+    out = g.reshape_view(out, shape)
+    return _known.keep_reduction(buf, key, out) if buf is not None else out
 
 
 class _DivideBy:

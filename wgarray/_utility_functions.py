@@ -11,6 +11,7 @@ import builtins
 
 from . import _core
 from . import _dtypes as dt
+from . import _tally
 from ._graph import node as g
 from ._kernels import compact as kcompact
 from ._array import Array
@@ -89,7 +90,7 @@ def nonzero(x: Array, /) -> tuple[Array, ...]:
     order. Compaction runs on the device; only the count is read back."""
     _core.check_array(x, "nonzero")
     check_ndim(x, "nonzero")
-    flat, count = kcompact.nonzero_flat(x._node)
+    flat, count = kcompact.nonzero_flat(x._node, _tally.mask_count(x._node))
     if x.ndim == 1:
         return (Array._new(flat),)
     if count == 0:

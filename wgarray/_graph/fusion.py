@@ -22,7 +22,7 @@ from .._wgsl import types as ty
 # float32 division's short fma path on devices whose fma is fused (realmath's
 # f32_divide_fma); WGARRAY_FMA_DIVISION=0 keeps the fma-free exact path everywhere
 FMA_DIVISION = os.environ.get("WGARRAY_FMA_DIVISION", "1") != "0"
-_FMA_OPS = ("divide", "reciprocal")
+_FMA_OPS = frozenset(("divide", "reciprocal"))
 
 
 def realize(node: g.Node) -> g.Data:
@@ -158,6 +158,8 @@ def signature(outputs, vec4: bool = True):
     buffers: list = []
     buffer_index: dict[int, int] = {}
     consts: list = []
+    const_dtypes: list = []
+    divides: list = []  # the result dtypes of the float division ops (see fma_fused)
     Op, Data, Const, Iota = g.Op, g.Data, g.Const, g.Iota
 
     def visit(node):
@@ -172,12 +174,24 @@ def signature(outputs, vec4: bool = True):
         if t is Op:
             # the sources as seen now: another thread may realize an op (and drop its
             # sources) while this plan is made
-            refs = tuple([visit(s) for s in node.srcs])
+            # (one and two sources spelled out: a comprehension is a call of its own, and
+            # every lazy op's reduction or realization walks here)
+            srcs = node.srcs
+            if len(srcs) == 1:
+                refs = (visit(srcs[0]),)
+            elif len(srcs) == 2:
+                refs = (visit(srcs[0]), visit(srcs[1]))
+            else:
+                refs = tuple([visit(s) for s in srcs])
             ref = ("I", len(instrs))
-            instrs.append((node.op, node.dtype.name, node.arg, refs))
+            op = node.op
+            instrs.append((op, node.dtype.name, node.arg, refs))
+            if op in _FMA_OPS:
+                divides.append(node.dtype.name)
         elif t is Const:
             ref = ("K", len(consts))
             consts.append(node)
+            const_dtypes.append(node.dtype.name)
         else:  # Data or Iota
             key = (node.buf.uid if t is Data else None, node.offset, node.strides)
             i = leaf_index.get(key)
@@ -199,17 +213,19 @@ def signature(outputs, vec4: bool = True):
         return ref
 
     try:
-        out_refs = tuple([(visit(o), o.dtype.name) for o in outputs])
+        if len(outputs) == 1:
+            out_refs = ((visit(outputs[0]), outputs[0].dtype.name),)
+        else:
+            out_refs = tuple([(visit(o), o.dtype.name) for o in outputs])
     finally:
         # visit refers to itself through its closure cell: clearing the cell breaks
         # that cycle, which would otherwise hold this walk's leaves (and their buffers)
         # until the cyclic collector runs, so a loop step could not reuse them
         visit = None  # noqa: F841
-    const_dtypes = tuple([c.dtype.name for c in consts])
+    const_dtypes = tuple(const_dtypes)
     # the device's fma matters to float32 division alone (its short fma path): probed,
     # and part of the key, only for kernels that divide float32
-    fma_fused = (FMA_DIVISION and any(op in _FMA_OPS and out == "float32" for op, out, _, _ in instrs)
-                 and float32_behaviour(device).fma_fused)
+    fma_fused = bool(FMA_DIVISION and "float32" in divides and float32_behaviour(device).fma_fused)
     key = (outputs[0].shape, device.has_int64, fma_fused, vec4, tuple(instrs), tuple(leaf_keys), const_dtypes,
            out_refs)
     return key, leaves, consts, buffers, slots

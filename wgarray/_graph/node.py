@@ -155,6 +155,9 @@ def settle(node: Node) -> Node:
     return node
 
 
+_new_op = object.__new__
+
+
 def make_op(op: str, srcs, dtype, arg=None) -> Node:
     """An Op over ``srcs`` (all of one shape), realizing sources that make it too big."""
     srcs = [s.realized if type(s) is Op and s.realized is not None else s for s in srcs]  # settle
@@ -168,7 +171,19 @@ def make_op(op: str, srcs, dtype, arg=None) -> Node:
     if shape is None:
         shape = srcs[0].shape
     if n_nodes <= MAX_FUSED_NODES and n_leaves <= MAX_FUSED_LEAVES:
-        return Op(op, srcs, dtype, arg, shape)
+        # Op(op, srcs, dtype, arg, shape) with the counts just made, not made again
+        # (every lazy op of the namespace passes here)
+        node = _new_op(Op)
+        node.op = op
+        node.srcs = tuple(srcs)
+        node.arg = arg
+        node.dtype = dtype
+        node.shape = shape
+        node.device = srcs[0].device
+        node.realized = None
+        node.n_nodes = n_nodes
+        node.n_leaves = n_leaves
+        return node
     while 1 + sum(s.n_nodes for s in srcs) > MAX_FUSED_NODES or sum(s.n_leaves for s in srcs) > MAX_FUSED_LEAVES:
         i = max(range(len(srcs)), key=lambda k: (isinstance(srcs[k], Op), srcs[k].n_nodes))
         if not isinstance(srcs[i], Op):

@@ -17,6 +17,7 @@ def upload(host: np.ndarray, device) -> g.Data:
     shape = host.shape  # np.ascontiguousarray makes 0-d arrays 1-d
     host = np.ascontiguousarray(host, dtype=host.dtype.newbyteorder("<"))
     buf = device.runtime.upload(host.reshape(-1).view(np.uint8) if host.size else b"")
+    buf.sealed = True  # an array's data: written only through the namespace (wgarray/_known.py)
     return g.Data(buf, shape, dtype, device)
 
 

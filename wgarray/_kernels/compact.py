@@ -8,8 +8,9 @@ first occurrence, run start and inverse of each unique value.
 
 ``nonzero_flat(node) -> (Data, int)``
     The flat C-order indices (int64, shape ``(count,)``) of the nonzero elements of
-    ``node``, and ``count``: one scan of the fused flags, one read of 4 bytes, one
-    scatter; nothing else crosses to the host.
+    ``node``, and ``count``: one scan of the fused flags, one read of 4 bytes (none
+    where the caller knows the count and passes it), one scatter; nothing else
+    crosses to the host.
 """
 from __future__ import annotations
 
@@ -31,23 +32,25 @@ def nonzero_flags(node: g.Node) -> g.Node:
     return g.make_op("cast", [flags], dt.uint32)
 
 
-def positions(flags: g.Node) -> tuple[g.Data, int]:
+def positions(flags: g.Node, count: int | None = None) -> tuple[g.Data, int]:
     """The exclusive scan of the (n,) uint32 0/1 ``flags`` (``n + 1`` words: each kept
-    element's output slot, then the count) and the count, read back."""
+    element's output slot, then the count) and the count, read back unless the caller
+    knows it (``count``)."""
     pos = exclusive_scan(flags)
     n = flags.size
-    count = int(pos.device.runtime.read(pos.buf, 4 * n, 4).view("<u4")[0])
+    if count is None:
+        count = int(pos.device.runtime.read(pos.buf, 4 * n, 4).view("<u4")[0])
     return pos, count
 
 
-def nonzero_flat(node: g.Node) -> tuple[g.Data, int]:
+def nonzero_flat(node: g.Node, count: int | None = None) -> tuple[g.Data, int]:
     device = node.device
     rt = device.runtime
     n = node.size
     if n == 0:
         return g.Data(rt.alloc(8), (0,), dt.int64, device), 0
     flags = nonzero_flags(node)
-    pos, count = positions(flags)
+    pos, count = positions(flags, count)
     out = rt.alloc(max(count, 1) * 8)
     if count:
         inp = FusedInput(flags)

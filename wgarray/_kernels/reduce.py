@@ -421,8 +421,14 @@ def _first_block_layout(spec, params: bytes, leaves, consts):
     return leaf_at, const_at
 
 
-def _first_block(params: bytes, leaf_at, const_at, leaves, consts) -> bytes:
-    """A recorded first block with the offsets and scalars of another graph written in."""
+def _first_block(params: bytes, leaf_at, const_at, leaves, consts, recorded=None) -> bytes:
+    """A recorded first block with the offsets and scalars of another graph written in;
+    the block itself where ``recorded`` (the offsets and scalar bytes it holds) equals
+    the new graph's (a loop step reducing the same arrays with the same scalars)."""
+    if recorded is not None:
+        blobs = tuple([const_blob(c) for c in consts]) if consts else ()
+        if recorded == (tuple([leaf.offset for leaf in leaves]), blobs):
+            return params
     params = bytearray(params)
     for at, leaf in zip(leaf_at, leaves):
         params[at:at + 4] = (leaf.offset & 0xFFFFFFFF).to_bytes(4, "little")
@@ -493,7 +499,7 @@ class _Moments:
 class _Program:
     """The passes of one reduction, replayed for another graph of the same signature."""
 
-    __slots__ = ("steps", "shape", "arg", "leaf_at", "const_at", "post_spec", "dtype")
+    __slots__ = ("steps", "shape", "arg", "leaf_at", "const_at", "post_spec", "dtype", "recorded")
 
     @classmethod
     def of(cls, passes, sig, shape, arg, post_key=None):
@@ -529,6 +535,7 @@ class _Program:
         program.shape = shape
         program.arg = arg
         program.leaf_at, program.const_at = layout
+        program.recorded = (tuple([leaf.offset for leaf in leaves]), tuple([const_blob(c) for c in consts]))
         last = passes[-1]
         # spec, rows, store of a post-map planned again per call; None for none, or for
         # one whose key holds it (then the last block's post words are replayed too)
@@ -555,7 +562,7 @@ class _Program:
         prev_out = prev_idx = None
         for i, (kernel, out_bytes, idx_bytes, groups, params, post_words) in enumerate(steps):
             if i == 0:
-                params = _first_block(params, self.leaf_at, self.const_at, leaves, consts)
+                params = _first_block(params, self.leaf_at, self.const_at, leaves, consts, self.recorded)
                 bufs = list(buffers)
             else:
                 bufs = [prev_out, prev_idx] if arg else [prev_out]

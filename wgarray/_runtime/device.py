@@ -59,6 +59,7 @@ class Device:
         self.limits = dict(adapter.limits)
         self._wgpu_device = None
         self._runtime = None
+        self._has_int64 = None
         self._lock = threading.RLock()
 
     # -- capabilities ------------------------------------------------------------
@@ -77,7 +78,12 @@ class Device:
 
     @property
     def has_int64(self) -> bool:
-        return "shader-int64" in self.features
+        # asked by every graph walk (the planner's key): kept once the device is open
+        # (``features`` opens it; its features are final then)
+        found = self._has_int64
+        if found is None:
+            found = self._has_int64 = "shader-int64" in self.features
+        return found
 
     @property
     def has_subgroups(self) -> bool:

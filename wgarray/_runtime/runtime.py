@@ -23,6 +23,7 @@ import contextlib
 import functools
 import os
 import itertools
+import operator
 import struct
 import sys
 import threading
@@ -32,6 +33,7 @@ import numpy as np
 import wgpu
 
 from . import launch as _launch
+from .counters import COUNTERS as _COUNTERS
 from .counters import count
 from .errors import KernelCompileError
 
@@ -59,6 +61,8 @@ POOL_CACHE_BYTES = int(os.environ.get("WGARRAY_POOL_CACHE_MB", 4096)) << 20
 POOL_CACHE_BUFFERS = 4096
 
 _buffer_ids = itertools.count(1)
+_UID = operator.attrgetter("uid")
+_SIZE = operator.attrgetter("size")
 
 
 def public_caller() -> str:
@@ -89,13 +93,17 @@ def size_class(nbytes: int) -> int:
 class DeviceBuffer:
     """A pooled storage buffer. Returned to its pool when the last reference goes."""
 
-    __slots__ = ("runtime", "buffer", "size", "uid", "__weakref__")
+    __slots__ = ("runtime", "buffer", "size", "uid", "sealed", "__weakref__")
 
     def __init__(self, runtime: Runtime, buffer, size: int, uid: int):
         self.runtime = runtime
         self.buffer = buffer
         self.size = size
         self.uid = uid  # of the GPU buffer, kept across reuse so bind groups stay cached
+        # True where the contents change only by the namespace's in-place writes (an
+        # upload, a memoized result: see wgarray/_known.py), never by a kernel family's
+        # own steps in place (a solver's workspace, a flag)
+        self.sealed = False
 
     def __del__(self):
         rt = self.runtime
@@ -116,6 +124,7 @@ class BufferPool:
         self.free: dict[int, list] = collections.defaultdict(list)
         self.pending: list = []  # released while a batch may still use them
         self.cached_bytes = 0
+        self.limit = None  # the device's largest buffer (bytes), on first use
         self.order: collections.OrderedDict = collections.OrderedDict()  # (size, uid) -> buffer, oldest first
         # uid -> GPU buffer of every DeviceBuffer alive. Holding them here keeps a GPU
         # buffer reachable when its DeviceBuffer dies in a reference cycle: otherwise the
@@ -125,7 +134,9 @@ class BufferPool:
 
     def acquire(self, nbytes: int) -> DeviceBuffer:
         rt = self.runtime
-        limit = rt.device.max_buffer_bytes
+        limit = self.limit
+        if limit is None:  # the device's, fixed once it is open (as it is here)
+            limit = self.limit = rt.device.max_buffer_bytes
         if nbytes > limit:
             raise MemoryError(
                 f"{public_caller()}: cannot allocate {nbytes} bytes on {rt.device.name!r}: "
@@ -364,6 +375,47 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         count("readbacks")
         count("bytes_downloaded", nbytes)
         return out[offset - start: offset - start + nbytes]
+
+    def read_many(self, parts) -> list[np.ndarray]:
+        """``read`` of several small ranges ``(buf, offset, nbytes)`` in one round trip:
+        each copied into its place in one pooled staging buffer, one submit, one map.
+        A host-side decision that needs a few small arrays (a tally and the value it is
+        looked up with) pays one readback, not one per array (~250 us each on an H200)."""
+        spans = []
+        total = 0
+        for buf, offset, nbytes in parts:
+            start = offset - offset % 4
+            end = offset + nbytes
+            end += -end % 4
+            spans.append((buf, start, end, total, offset - start, nbytes))
+            total += end - start
+        if total > SMALL_READ:
+            return [self.read(buf, offset, nbytes) for buf, offset, nbytes in parts]
+        if total == 0:
+            return [np.empty(0, np.uint8) for _ in parts]
+        size = size_class(total)
+        with self.lock:
+            bucket = self._staging[size]
+            staging = bucket.pop() if bucket else self.wgpu.create_buffer(size=size, usage=_STAGING_USAGE)
+            try:
+                self._end_pass()
+                for buf, start, end, at, _, _ in spans:
+                    if end > start:
+                        self.encoder.copy_buffer_to_buffer(buf.buffer, start, staging, at, end - start)
+                self.flush()
+                self._map_read(staging, total)
+                try:
+                    if self._native is not None:
+                        raw = self._native.mapped_bytes(staging, total)
+                    else:
+                        raw = np.frombuffer(staging.read_mapped(0, total, copy=False), np.uint8).copy()
+                finally:
+                    self._unmap(staging)
+            finally:
+                bucket.append(staging)
+        count("readbacks")
+        count("bytes_downloaded", sum(p[2] for p in parts))
+        return [raw[at + skip: at + skip + nbytes] for _, _, _, at, skip, nbytes in spans]
 
     def _read_small(self, buf: DeviceBuffer, start: int, end: int) -> np.ndarray:
         """One copy into one pooled staging buffer and one map: the element read of a
@@ -733,8 +785,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         self.keep_counts: dict[int, int] = {}  # uid -> references to it in keep
         self.n_dispatches = 0
 
-    def _bind_group(self, kernel: Kernel, buffers):
-        key = (kernel.layout_key, tuple(b.uid for b in buffers))
+    def _bind_group(self, kernel: Kernel, buffers, uids=None):
+        key = (kernel.layout_key, tuple(map(_UID, buffers)) if uids is None else uids)
         bg = self._bind_groups.get(key)
         if bg is not None:
             self._bind_groups.move_to_end(key)
@@ -756,16 +808,19 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         with self.lock:
             if self._store_run is not None:
                 self._record_stores()
-            if (len(self.params) + len(params) + self.param_align > PARAM_RING
+            used = len(self.params)
+            if (used + len(params) + self.param_align > PARAM_RING
                     or self.n_dispatches >= MAX_BATCH_DISPATCHES
                     or self.keep_bytes > BATCH_FLUSH_BYTES):
                 # the last: a batch keeps every buffer it uses alive until it is
                 # submitted, so a long loop that never synchronizes would allocate a
                 # fresh buffer for every temporary (slow: ~3 ms per 64 MiB on an H200)
                 self.flush()
-            pad = -len(self.params) % self.param_align
-            self.params += b"\0" * pad
-            offset = len(self.params)
+                used = 0
+            pad = -used % self.param_align
+            if pad:
+                self.params += b"\0" * pad
+            offset = used + pad
             self.params += params
             stamps = self._timing
             if stamps is not None and stamps.per_dispatch:
@@ -774,7 +829,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             if cpass is None:
                 cpass = self.cpass = self._begin_pass(kernel.name)
                 self._pass_pipeline = None
-            bg = self._bind_group(kernel, buffers)
+            uids = tuple(map(_UID, buffers))
+            bg = self._bind_groups.get((kernel.layout_key, uids))  # (_bind_group's hit, without its call)
+            if bg is None:
+                bg = self._bind_group(kernel, buffers, uids)
+            else:
+                self._bind_groups.move_to_end((kernel.layout_key, uids))
             if self._pass_pipeline is not kernel.pipeline:  # a pass keeps its pipeline set
                 cpass.set_pipeline(kernel.pipeline)
                 self._pass_pipeline = kernel.pipeline
@@ -789,15 +849,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
                 self._close_pass()
             self.keep.extend(buffers)
             kept = self.keep_counts
-            nbytes = 0
-            for b in buffers:
-                kept[b.uid] = kept.get(b.uid, 0) + 1
-                nbytes += b.size
-            if held is not None:
-                nbytes = sum(b.size for b in held)
-            self.keep_bytes += nbytes
+            for uid in uids:
+                kept[uid] = kept.get(uid, 0) + 1
+            self.keep_bytes += sum(map(_SIZE, buffers if held is None else held))
             self.n_dispatches += 1
-        count("dispatches")
+        _COUNTERS["dispatches"] += 1
 
     def flush(self) -> None:
         """Submit everything recorded so far."""
