@@ -576,7 +576,11 @@ def test_memoized_small_read_is_by_structure_offsets_and_scalars():
     assert not bool(xp.isfinite(x[2])) and bool(xp.isfinite(x[3]))
     assert bool(x[0] > 0.5) and not bool(x[0] > 1.5) and bool(x[0] >= 1.0)
     for zero in (-0.0, 0.0, -0.0):  # scalars by their bits: -0.0 is not 0.0
-        np.testing.assert_array_equal(np.asarray(x * zero).view(np.uint32), (host * np.float32(zero)).view(np.uint32))
+        got, want = np.asarray(x * zero), host * np.float32(zero)
+        # inf * 0 is NaN, whose sign and payload the device chooses (the H200: 0x7fffffff)
+        assert np.array_equal(np.isnan(got), np.isnan(want))
+        keep = ~np.isnan(want)
+        np.testing.assert_array_equal(got[keep].view(np.uint32), want[keep].view(np.uint32))
     x[0] = -1.0
     assert not bool(x[0] > 0.5)
 
