@@ -130,13 +130,13 @@ def _median_us(values) -> float:
     return float(np.median(values)) * 1e6
 
 
-def _host_times(rt, rounds):
-    """Host time (no waiting) of a lazy op and of reductions, each round from a
-    synchronized device (untimed), as one step of a loop is."""
+def _host_cases() -> dict:
+    """The host-cost cases: a lazy op and reductions of a realized 1000 x 64 array
+    (with a fused prologue) and of a pending one."""
     x = wx.asarray(np.random.default_rng(0).random((1000, 64), dtype=np.float32))
     wx.evaluate(x)
     y = (x - 1.5) ** 2
-    cases = {
+    return {
         "lazy op x * 2.0": lambda: x * 2.0,
         "sum((x - 1.5) ** 2) all axes": lambda: wx.sum((x - 1.5) ** 2),
         "sum((x - 1.5) ** 2, axis=0)": lambda: wx.sum((x - 1.5) ** 2, axis=0),
@@ -146,6 +146,12 @@ def _host_times(rt, rounds):
         "sum(y, axis=1), y pending": lambda: wx.sum(y, axis=1),
         "mean(y, axis=1), y pending": lambda: wx.mean(y, axis=1),
     }
+
+
+def _host_times(rt, rounds):
+    """Host time (no waiting) of a lazy op and of reductions, each round from a
+    synchronized device (untimed), as one step of a loop is."""
+    cases = _host_cases()
     times = {}
     for name, fn in cases.items():
         for _ in range(50):
@@ -165,19 +171,7 @@ def _host_work(rt):
     Python functions called (``sys.settrace``), the same on every machine and run, so a
     change of host cost shows on a shared or loaded host too (the C side, wgpu's calls
     included, is not in it)."""
-    x = wx.asarray(np.random.default_rng(0).random((1000, 64), dtype=np.float32))
-    wx.evaluate(x)
-    y = (x - 1.5) ** 2
-    cases = {
-        "lazy op x * 2.0": lambda: x * 2.0,
-        "sum((x - 1.5) ** 2) all axes": lambda: wx.sum((x - 1.5) ** 2),
-        "sum((x - 1.5) ** 2, axis=0)": lambda: wx.sum((x - 1.5) ** 2, axis=0),
-        "sum((x - 1.5) ** 2, axis=1)": lambda: wx.sum((x - 1.5) ** 2, axis=1),
-        "sum(y) all axes, y pending": lambda: wx.sum(y),
-        "sum(y, axis=0), y pending": lambda: wx.sum(y, axis=0),
-        "sum(y, axis=1), y pending": lambda: wx.sum(y, axis=1),
-        "mean(y, axis=1), y pending": lambda: wx.mean(y, axis=1),
-    }
+    cases = _host_cases()
     counts = [0, 0]
 
     def tracer(frame, event, arg):

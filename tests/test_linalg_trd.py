@@ -69,6 +69,14 @@ def _check(ours, theirs, dtype):
         assert e <= 10 * max(theirs[k], _eps(dtype)), (k, e, theirs[k])
 
 
+def _check_stack(a):
+    """eigh of a float32 stack, each matrix against LAPACK's errors on it."""
+    w, v = (np.asarray(r) for r in la.eigh(xp.asarray(a)))
+    for k in range(a.shape[0]):
+        w0, v0 = np.linalg.eigh(a[k])
+        _check(_errors(a[k], w[k], v[k]), _errors(a[k], w0, v0), np.float32)
+
+
 def _case(dtype, n, kind):
     marks = [needs_f64] if dtype is np.float64 else []
     return pytest.param(dtype, n, kind, marks=marks, id=f"{np.dtype(dtype).name}-{n}-{kind}")
@@ -146,11 +154,7 @@ def test_ql_rows_of_q_split_over_workgroups_as_on_gpus(n, monkeypatch):
     # steps on its own copy of the tridiagonal: forced here, uneven chunks included
     from wgarray._kernels import linalg_trd as lt
     monkeypatch.setattr(lt, "row_chunks", lambda device, n, napply: 3)
-    a = np.stack([_sym(n, "random", np.float32, n), _sym(n, "clustered", np.float32, n + 1)])
-    w, v = (np.asarray(r) for r in la.eigh(xp.asarray(a)))
-    for k in range(2):
-        w0, v0 = np.linalg.eigh(a[k])
-        _check(_errors(a[k], w[k], v[k]), _errors(a[k], w0, v0), np.float32)
+    _check_stack(np.stack([_sym(n, "random", np.float32, n), _sym(n, "clustered", np.float32, n + 1)]))
 
 
 @needs_no_f64
@@ -174,11 +178,7 @@ def test_inverse_iteration_cut_over_many_dispatches(kind, monkeypatch):
     from wgarray._kernels import linalg_trd as lt
     monkeypatch.setattr(lt, "_stein_budget", lambda device, n: 3 * n)
     monkeypatch.setattr(lt, "STEIN_MAX_CLUSTER", 10 ** 9)  # stein even for the cluster of 70
-    h = np.stack([_sym(70, kind, np.float32, 11), _sym(70, "random", np.float32, 12)])
-    w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
-    for k in range(2):
-        w0, v0 = np.linalg.eigh(h[k])
-        _check(_errors(h[k], w[k], v[k]), _errors(h[k], w0, v0), np.float32)
+    _check_stack(np.stack([_sym(70, kind, np.float32, 11), _sym(70, "random", np.float32, 12)]))
 
 
 @needs_f64
