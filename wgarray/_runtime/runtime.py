@@ -393,26 +393,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
             return [self.read(buf, offset, nbytes) for buf, offset, nbytes in parts]
         if total == 0:
             return [np.empty(0, np.uint8) for _ in parts]
-        size = size_class(total)
-        with self.lock:
-            bucket = self._staging[size]
-            staging = bucket.pop() if bucket else self.wgpu.create_buffer(size=size, usage=_STAGING_USAGE)
-            try:
-                self._end_pass()
-                for buf, start, end, at, _, _ in spans:
-                    if end > start:
-                        self.encoder.copy_buffer_to_buffer(buf.buffer, start, staging, at, end - start)
-                self.flush()
-                self._map_read(staging, total)
-                try:
-                    if self._native is not None:
-                        raw = self._native.mapped_bytes(staging, total)
-                    else:
-                        raw = np.frombuffer(staging.read_mapped(0, total, copy=False), np.uint8).copy()
-                finally:
-                    self._unmap(staging)
-            finally:
-                bucket.append(staging)
+        raw = self._staged([(buf, start, end, at) for buf, start, end, at, _, _ in spans], total)
         count("readbacks")
         count("bytes_downloaded", sum(p[2] for p in parts))
         return [raw[at + skip: at + skip + nbytes] for _, _, _, at, skip, nbytes in spans]
@@ -420,26 +401,30 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
     def _read_small(self, buf: DeviceBuffer, start: int, end: int) -> np.ndarray:
         """One copy into one pooled staging buffer and one map: the element read of a
         synchronizing loop step, without the chunked path's bookkeeping."""
-        n = end - start
-        size = size_class(n)
+        return self._staged([(buf, start, end, 0)], end - start)
+
+    def _staged(self, copies, total: int) -> np.ndarray:
+        """The bytes of ``copies`` ``(buf, start, end, at)``, each copied to ``at`` of one
+        pooled staging buffer of ``total`` bytes: one submit, one map."""
+        size = size_class(total)
         with self.lock:
             bucket = self._staging[size]
             staging = bucket.pop() if bucket else self.wgpu.create_buffer(size=size, usage=_STAGING_USAGE)
             try:
                 self._end_pass()
-                self.encoder.copy_buffer_to_buffer(buf.buffer, start, staging, 0, n)
+                for buf, start, end, at in copies:
+                    if end > start:
+                        self.encoder.copy_buffer_to_buffer(buf.buffer, start, staging, at, end - start)
                 self.flush()
-                self._map_read(staging, n)
+                self._map_read(staging, total)
                 try:
                     if self._native is not None:
-                        out = self._native.mapped_bytes(staging, n)
-                    else:
-                        out = np.frombuffer(staging.read_mapped(0, n, copy=False), np.uint8).copy()
+                        return self._native.mapped_bytes(staging, total)
+                    return np.frombuffer(staging.read_mapped(0, total, copy=False), np.uint8).copy()
                 finally:
                     self._unmap(staging)
             finally:
                 bucket.append(staging)
-        return out
 
     def _map_read(self, staging, nbytes: int) -> None:
         """Map bytes [0, nbytes) of a staging buffer whose copy has been submitted.
