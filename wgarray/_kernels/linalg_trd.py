@@ -52,6 +52,7 @@ import numpy as np
 from .. import _dtypes as dt
 from .._graph import node as g
 from .._wgsl import linalg_trd as kt
+from . import linalg_sytrd as _sytrd
 from .budget import loop_bound
 from .linalg import cast as _cast, contig as _contig, eye, launch, tag as _tag
 from .matmul import matmul_nodes
@@ -163,9 +164,15 @@ def eigh(node: g.Node, mode: str):
 
     bufs = {"SRC": A0.buf, "A": A, "Q": Q, "D": D, "E": E, "TAU": TAU, "SC": SC}
     spec = (wt, cap, wg)
-    for i, ks in enumerate(_ranges(range(n - 2), cost0, budget)):
+    if _sytrd.wanted(device, nz, n):
+        # trd's init alone (A symmetric and scaled), then the blocked reduction
         launch(device, "linalg_trd", spec, kt.trd_record, kt.render_trd, bufs, nz, nz=nz, n=n, off=A0.offset,
-               s_mat=n * n, phase=0, k0=ks[0], k1=ks[-1] + 1, init=int(i == 0))
+               s_mat=n * n, phase=0, k0=0, k1=0, init=1)
+        _sytrd.reduce(device, wt, isz, nz, n, A, D, E, TAU)
+    else:
+        for i, ks in enumerate(_ranges(range(n - 2), cost0, budget)):
+            launch(device, "linalg_trd", spec, kt.trd_record, kt.render_trd, bufs, nz, nz=nz, n=n,
+                   off=A0.offset, s_mat=n * n, phase=0, k0=ks[0], k1=ks[-1] + 1, init=int(i == 0))
     if vectors and n <= WY_MIN:
         for i, ks in enumerate(_ranges(range(n - 3, -1, -1), cost1, budget)):
             launch(device, "linalg_trd", spec, kt.trd_record, kt.render_trd, bufs, nz, nz=nz, n=n, off=0,

@@ -45,6 +45,49 @@ def _tree(wg: int, arr: str, op: str) -> str:
     }}"""
 
 
+def reflector_fn(wg: int, extra: str, stage: str) -> str:
+    """WGSL ``fn reflect(a0, v0, k, m, n, lid{extra})`` for a workgroup of ``wg``: the
+    Householder reflector H = I - tau v v^T (v_0 = 1, LAPACK's dlarfg, the norm taken
+    scaled by the largest entry) that maps row k of A past the diagonal (m entries from
+    rk = a0 + k n + k + 1) onto beta e_0; d_k = a_kk, e_k = beta and tau into D, E, TAU,
+    tau in ``g_tau``; then ``stage`` stores v, ``scal`` being 1 / (alpha - beta) (v_i =
+    a_i scal past the first). The caller declares g_r (wg entries), g_tau and g_sc."""
+    return f"""fn reflect(a0: u32, v0: u32, k: u32, m: u32, n: u32, lid: u32{extra}) {{
+    let rk = a0 + k * n + k + 1u;
+    var mx = R(0);
+    for (var i = lid + 1u; i < m; i += {wg}u) {{ mx = max(mx, r_abs(A[rk + i])); }}
+    g_r[lid] = mx;
+{_tree(wg, "g_r", "max(g_r[lid], g_r[o])")}
+    let gmx = workgroupUniformLoad(&g_r[0]);
+    var ss = R(0);
+    if (gmx > R(0)) {{
+        let inv = R(1) / gmx;
+        for (var i = lid + 1u; i < m; i += {wg}u) {{ let x = A[rk + i] * inv; ss += x * x; }}
+    }}
+    workgroupBarrier();
+    g_r[lid] = ss;
+{_tree(wg, "g_r", "g_r[lid] + g_r[o]")}
+    if (lid == 0u) {{
+        let alpha = A[rk];
+        let xn = gmx * r_sqrt(g_r[0]);
+        var tau = R(0); var beta = alpha; var scal = R(0);
+        if (xn > R(0)) {{
+            let big = max(r_abs(alpha), xn);
+            let qa = alpha / big; let qx = xn / big;
+            beta = -select(R(-1), R(1), alpha >= R(0)) * big * r_sqrt(qa * qa + qx * qx);
+            tau = (beta - alpha) / beta;
+            scal = R(1) / (alpha - beta);
+        }}
+        g_tau = tau; g_sc = scal;
+        D[v0 + k] = A[a0 + k * n + k]; E[v0 + k] = beta; TAU[v0 + k] = tau;
+    }}
+    workgroupBarrier();
+    let scal = g_sc;
+{stage}    storageBarrier(); workgroupBarrier();
+}}
+"""
+
+
 def trd_record(t: str, cap: int, wg: int) -> Launch:
     return record(f"linalg_trd_{t}_{cap}_{wg}",
                   [("SRC", "S", False), ("A", "S", True), ("Q", "S", True), ("D", "R", True), ("E", "R", True),
@@ -77,45 +120,13 @@ def render_trd(t: str, cap: int, wg: int) -> str:
     decls += [f"var<workgroup> g_v: array<R, {2 * cap}>;", f"var<workgroup> g_w: array<R, {2 * cap}>;",
               f"var<workgroup> g_r: array<R, {wg}>;", "var<workgroup> g_tau: R;", "var<workgroup> g_sc: R;"]
     cast = "f32(mx)" if r == "f32" else "f32(min(mx, R(1e30)))"
-    body = f"""fn reflect(a0: u32, v0: u32, k: u32, m: u32, n: u32, lid: u32, h: u32) {{
-    // the reflector of row k past the diagonal (m entries): tau in g_tau, v (v_0 = 1)
-    // into g_v[h..] and over the row; d_k, e_k = beta, tau into D, E, TAU
-    let rk = a0 + k * n + k + 1u;
-    var mx = R(0);
-    for (var i = lid + 1u; i < m; i += {wg}u) {{ mx = max(mx, r_abs(A[rk + i])); }}
-    g_r[lid] = mx;
-{_tree(wg, "g_r", "max(g_r[lid], g_r[o])")}
-    let gmx = workgroupUniformLoad(&g_r[0]);
-    var ss = R(0);
-    if (gmx > R(0)) {{
-        let inv = R(1) / gmx;
-        for (var i = lid + 1u; i < m; i += {wg}u) {{ let x = A[rk + i] * inv; ss += x * x; }}
-    }}
-    workgroupBarrier();
-    g_r[lid] = ss;
-{_tree(wg, "g_r", "g_r[lid] + g_r[o]")}
-    if (lid == 0u) {{
-        let alpha = A[rk];
-        let xn = gmx * r_sqrt(g_r[0]);
-        var tau = R(0); var beta = alpha; var scal = R(0);
-        if (xn > R(0)) {{
-            let big = max(r_abs(alpha), xn);
-            let qa = alpha / big; let qx = xn / big;
-            beta = -select(R(-1), R(1), alpha >= R(0)) * big * r_sqrt(qa * qa + qx * qx);
-            tau = (beta - alpha) / beta;
-            scal = R(1) / (alpha - beta);
-        }}
-        g_tau = tau; g_sc = scal;
-        D[v0 + k] = A[a0 + k * n + k]; E[v0 + k] = beta; TAU[v0 + k] = tau;
-    }}
-    workgroupBarrier();
-    let scal = g_sc;
-    for (var i = lid; i < m; i += {wg}u) {{ g_v[h + i] = select(A[rk + i] * scal, R(1), i == 0u); }}
+    stage = f"""    for (var i = lid; i < m; i += {wg}u) {{ g_v[h + i] = select(A[rk + i] * scal, R(1), i == 0u); }}
     workgroupBarrier();
     for (var i = lid; i < m; i += {wg}u) {{ A[rk + i] = g_v[h + i]; }}
-    storageBarrier(); workgroupBarrier();
-}}
-""".split("\n")
+"""
+    # the reflector of row k past the diagonal (m entries): tau in g_tau, v (v_0 = 1)
+    # into g_v[h..] and over the row; d_k, e_k = beta, tau into D, E, TAU
+    body = reflector_fn(wg, ", h: u32", stage).split("\n")
     body += [f"@compute @workgroup_size({wg})",
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
             "    let b = wid.x + wid.y * 65535u;",

@@ -1,0 +1,210 @@
+"""WGSL kernels of the blocked tridiagonal reduction A = Q T Q^T of real symmetric
+matrices over the whole device (host side: ``wgarray/_kernels/linalg_sytrd.py``).
+LAPACK's dsytrd with dlatrd's panel in shape: the columns of a panel of NB are
+reduced one after another against the trailing matrix as it stood at the panel's
+start, the panel's earlier reflectors entering as corrections (V W^T + W V^T), and
+the trailing matrix is updated once a panel by a rank-2 NB product.
+
+  tcol   one workgroup per matrix: finishes the previous column's w (from symv's
+         partial products), brings column k up to date, forms its reflector, and the
+         products V^T v, W^T v that symv's correction needs
+  tsymv  p = A22 v - V (W^T v) - W (V^T v) over many workgroups: row blocks by column
+         chunks, each chunk's partial sums into AVP (tcol adds them up)
+  tupd   A22 -= V W^T + W V^T over the rows and columns past the panel, a 32 x 32
+         tile a workgroup
+
+The half of the work that is matrix-vector products (symv) reads the trailing matrix
+once a column, across all the device's cores, where the one-workgroup reduction
+(``linalg_trd.render_trd``) streams it through one core twice a column. The output
+is trd's: d, e, tau, and reflector k's v in row k of A past the diagonal.
+
+Buffers: A (nz x n x n, full symmetric storage, scaled), VW (nz x n x 2 NB: row r
+holds V[r, 0:NB] then W[r, 0:NB], zero above each column's support), AVP (nz x
+ceil(n / CB) x n), Y (nz x 2 NB: V^T v then W^T v), D, E, TAU (nz x n).
+"""
+from __future__ import annotations
+
+from .._runtime.launch import Launch
+from .linalg import _finish, record
+from .linalg_trd import _tree, reflector_fn
+
+NB = 32     # columns a panel
+CB = 32     # columns of A a symv workgroup sums over
+SW = 64     # rows a symv workgroup (its threads)
+TILE = 32   # tupd's tile side (64 threads, 4 x 4 entries each)
+
+
+def tcol_record(t: str, wg: int) -> Launch:
+    return record(f"linalg_sytrd_tcol_{t}_{wg}",
+                  [("A", "S", True), ("VW", "R", True), ("AVP", "R", False), ("Y", "R", True), ("D", "R", True),
+                   ("E", "R", True), ("TAU", "R", True)],
+                  ("nz", "n", "k", "i", "mode", "cbn"), wg)
+
+
+def render_tcol(t: str, wg: int) -> str:
+    """P: nz, n, k, i (k's column in its panel), mode, cbn (the chunks of the last
+    symv). A workgroup per matrix (wg >= 2 NB, a power of two).
+
+    Mode 0 and 1 first finish column k - 1 when i > 0: p = tau (sum of its symv's
+    chunks), w = p - (tau / 2) (p . v) v into W's column i - 1 (zero above row k).
+    Mode 0 then brings column k (rows k..n-1, kept in row k) up to date with the
+    panel's i earlier columns, a_k -= V W[k, :]^T + W V[k, :]^T, forms its reflector
+    (d_k, e_k, tau_k; v into row k past the diagonal and into V's column i) and
+    Y = [V^T v, W^T v] over the i earlier columns. Mode 2 writes the last 2 x 2 block
+    (after the last panel's update)."""
+    nb2 = 2 * NB
+    chunks = wg // nb2
+    decls = tcol_record(t, wg).declarations()
+    decls += [f"var<workgroup> g_r: array<R, {wg}>;", f"var<workgroup> g_k: array<R, {nb2}>;",
+              "var<workgroup> g_tau: R;", "var<workgroup> g_sc: R;"]
+    stage = f"""    for (var e = lid; e < n; e += {wg}u) {{
+        var v = R(0);
+        if (e == k + 1u) {{ v = R(1); }} else if (e > k + 1u) {{ v = A[a0 + k * n + e] * scal; }}
+        if (e > k) {{ A[a0 + k * n + e] = v; }}
+        VW[w0 + e * {nb2}u + ic] = v;
+    }}
+"""
+    body = reflector_fn(wg, ", w0: u32, ic: u32", stage).split("\n")
+    body += [f"@compute @workgroup_size({wg})",
+             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
+             "    let b = wid.x + wid.y * 65535u;",
+             "    if (b >= P[0]) { return; }"]
+    body += f"""    let n = P[1]; let k = P[2]; let i = P[3]; let mode = P[4]; let cbn = P[5];
+    let a0 = b * n * n; let v0 = b * n; let w0 = b * n * {nb2}u;
+    let p0 = b * ((n + {CB - 1}u) / {CB}u) * n;
+    if (mode == 2u) {{
+        if (lid == 0u) {{
+            D[v0 + n - 2u] = A[a0 + (n - 2u) * (n + 1u)];
+            E[v0 + n - 2u] = A[a0 + (n - 1u) * n + n - 2u];
+            D[v0 + n - 1u] = A[a0 + (n - 1u) * (n + 1u)];
+            E[v0 + n - 1u] = R(0);
+            TAU[v0 + n - 2u] = R(0);
+            TAU[v0 + n - 1u] = R(0);
+        }}
+        return;
+    }}
+    if (i > 0u) {{
+        let kp = k - 1u; let wc = {NB}u + i - 1u;
+        if (lid == 0u) {{ g_tau = TAU[v0 + kp]; }}
+        let tau = workgroupUniformLoad(&g_tau);
+        var dp = R(0);
+        for (var r = k + lid; r < n; r += {wg}u) {{
+            var s = R(0);
+            for (var c = 0u; c < cbn; c++) {{ s += AVP[p0 + c * n + r]; }}
+            let p = tau * s;
+            VW[w0 + r * {nb2}u + wc] = p;
+            dp += p * A[a0 + kp * n + r];
+        }}
+        g_r[lid] = dp;
+{_tree(wg, "g_r", "g_r[lid] + g_r[o]")}
+        let al = R(-0.5) * tau * g_r[0];
+        for (var r = lid; r < n; r += {wg}u) {{
+            let at = w0 + r * {nb2}u + wc;
+            if (r < k) {{ VW[at] = R(0); }} else {{ VW[at] = VW[at] + al * A[a0 + kp * n + r]; }}
+        }}
+        storageBarrier(); workgroupBarrier();
+    }}
+    if (mode == 1u) {{ return; }}
+    if (lid < {nb2}u) {{ g_k[lid] = VW[w0 + k * {nb2}u + lid]; }}
+    workgroupBarrier();
+    for (var r = k + lid; r < n; r += {wg}u) {{
+        var a = A[a0 + k * n + r];
+        let vw = w0 + r * {nb2}u;
+        for (var j = 0u; j < i; j++) {{ a -= VW[vw + j] * g_k[{NB}u + j] + VW[vw + {NB}u + j] * g_k[j]; }}
+        A[a0 + k * n + r] = a;
+    }}
+    storageBarrier(); workgroupBarrier();
+    reflect(a0, v0, k, n - k - 1u, n, lid, w0, i);
+    // Y = [V^T v, W^T v] over the panel's earlier columns: {chunks} row chunks of the
+    // {nb2} columns, then one sum a column
+    let jj = lid % {nb2}u; let ch = lid / {nb2}u;
+    var s = R(0);
+    if (jj % {NB}u < i) {{
+        for (var r = k + 1u + ch; r < n; r += {chunks}u) {{ s += VW[w0 + r * {nb2}u + jj] * A[a0 + k * n + r]; }}
+    }}
+    g_r[lid] = s;
+    workgroupBarrier();
+    if (lid < {nb2}u) {{
+        var y = R(0);
+        for (var c = 0u; c < {chunks}u; c++) {{ y += g_r[c * {nb2}u + lid]; }}
+        Y[b * {nb2}u + lid] = y;
+    }}
+}}""".split("\n")
+    return _finish(decls, t, body)
+
+
+def tsymv_record(t: str) -> Launch:
+    return record(f"linalg_sytrd_tsymv_{t}",
+                  [("A", "S", False), ("VW", "R", False), ("Y", "R", False), ("AVP", "R", True)],
+                  ("nz", "n", "k", "i", "rb", "cbn"), SW)
+
+
+def render_tsymv(t: str) -> str:
+    """P: nz, n, k, i, rb (row blocks of SW), cbn (column chunks of CB). Workgroup
+    (z, chunk c, row block): for its rows r of k+1..n-1, the sum over the chunk's
+    columns of A[c, r] v_c (A symmetric: read down columns, contiguous across the
+    threads), less, in chunk 0, the panel's correction V[r, :] W^T v + W[r, :] V^T v
+    over its i earlier columns; into AVP's row of the chunk."""
+    nb2 = 2 * NB
+    decls = tsymv_record(t).declarations() + [f"var<workgroup> g_v: array<R, {CB}>;"]
+    body = [f"@compute @workgroup_size({SW})",
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
+            "    let b = wid.x + wid.y * 65535u;",
+            "    let per = P[4] * P[5];",
+            "    if (b >= P[0] * per) { return; }"]
+    body += f"""    let n = P[1]; let k = P[2]; let i = P[3];
+    let z = b / per; let cb = (b % per) / P[4]; let rbi = b % P[4];
+    let a0 = z * n * n;
+    let c0 = k + 1u + cb * {CB}u; let c1 = min(n, c0 + {CB}u);
+    if (lid < {CB}u) {{ g_v[lid] = select(R(0), A[a0 + k * n + c0 + lid], c0 + lid < n); }}
+    workgroupBarrier();
+    let r = k + 1u + rbi * {SW}u + lid;
+    if (r >= n) {{ return; }}
+    var s = R(0);
+    for (var c = c0; c < c1; c++) {{ s += A[a0 + c * n + r] * g_v[c - c0]; }}
+    if (cb == 0u) {{
+        let vw = z * n * {nb2}u + r * {nb2}u; let y0 = z * {nb2}u;
+        for (var j = 0u; j < i; j++) {{ s -= VW[vw + j] * Y[y0 + {NB}u + j] + VW[vw + {NB}u + j] * Y[y0 + j]; }}
+    }}
+    AVP[(z * ((n + {CB - 1}u) / {CB}u) + cb) * n + r] = s;
+}}""".split("\n")
+    return _finish(decls, t, body)
+
+
+def tupd_record(t: str) -> Launch:
+    return record(f"linalg_sytrd_tupd_{t}", [("A", "S", True), ("VW", "R", False)],
+                  ("nz", "n", "k1", "nbu", "tiles"), 64)
+
+
+def render_tupd(t: str) -> str:
+    """P: nz, n, k1 (the first row and column past the panel), nbu (the panel's
+    columns), tiles (TILE-tiles a side of the trailing matrix). A workgroup per
+    (z, tile): A[r, c] -= sum_j V[r, j] W[c, j] + W[r, j] V[c, j] for its 32 x 32
+    entries, 4 x 4 an invocation, both triangles (symv reads columns of either)."""
+    nb2 = 2 * NB
+    q = TILE // 8
+    decls = tupd_record(t).declarations()
+    loads, fmas, stores = [], [], []
+    for a in range(q):
+        loads.append(f"        let ra{a} = w0 + min(r0 + {a}u, n - 1u) * {nb2}u + j;"
+                     f" let ca{a} = w0 + min(c0 + {a}u, n - 1u) * {nb2}u + j;")
+        loads.append(f"        let vr{a} = VW[ra{a}]; let wr{a} = VW[ra{a} + {NB}u];"
+                     f" let vc{a} = VW[ca{a}]; let wc{a} = VW[ca{a} + {NB}u];")
+    for a in range(q):
+        for c in range(q):
+            fmas.append(f"        s{a}{c} += vr{a} * wc{c} + wr{a} * vc{c};")
+            stores.append(f"    if (r0 + {a}u < n && c0 + {c}u < n) {{ A[a0 + (r0 + {a}u) * n + c0 + {c}u] -= s{a}{c}; }}")
+    accs = "    " + " ".join(f"var s{a}{c} = R(0);" for a in range(q) for c in range(q))
+    body = ["@compute @workgroup_size(64)",
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
+            "    let b = wid.x + wid.y * 65535u;",
+            "    let per = P[4] * P[4];",
+            "    if (b >= P[0] * per) { return; }",
+            "    let n = P[1]; let k1 = P[2]; let nbu = P[3];",
+            "    let z = b / per; let ti = (b % per) / P[4]; let tj = b % P[4];",
+            f"    let a0 = z * n * n; let w0 = z * n * {nb2}u;",
+            f"    let r0 = k1 + ti * {TILE}u + (lid / 8u) * {q}u; let c0 = k1 + tj * {TILE}u + (lid % 8u) * {q}u;",
+            accs,
+            "    for (var j = 0u; j < nbu; j++) {"]
+    body += loads + fmas + ["    }"] + stores + ["}"]
+    return _finish(decls, t, body)
