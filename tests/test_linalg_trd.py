@@ -470,3 +470,72 @@ def test_large_clusters_take_ql_for_the_vectors(kind, monkeypatch):
     assert len(calls) == (1 if kind == "pca_gram" else 0)
     w0, v0 = np.linalg.eigh(h)
     _check(_errors(h, w, v), _errors(h, w0, v0), np.float32)
+
+
+# ----------------------------------------------------- the blocked reduction
+# GPUs reduce matrices from order linalg_sytrd.BLOCKED_MIN by panels over the whole
+# device (``_kernels/linalg_sytrd.py``); forced here at small orders, panel edges
+# (orders around multiples of its 32 columns, plus 2) included
+
+@pytest.fixture
+def blocked(monkeypatch):
+    from wgarray._kernels import linalg_eigen as le, linalg_sytrd as ls
+    calls = []
+    reduce = ls.reduce
+    monkeypatch.setattr(le, "TRD_MIN", 2)  # the tridiagonal route from order 3
+    monkeypatch.setattr(ls, "wanted", lambda device, nz, n: True)
+    monkeypatch.setattr(ls, "reduce", lambda *a: calls.append(a[3:5]) or reduce(*a))
+    return calls
+
+
+BLOCKED = [_case(d, n, "random") for d in (np.float32, np.float64) for n in (3, 4, 33, 34, 35, 66, 67, 100)] + \
+    [_case(d, 70, k) for d in (np.float32, np.float64) for k in KINDS[1:] + ("zero",)]
+
+
+@pytest.mark.parametrize("dtype,n,kind", BLOCKED)
+def test_blocked_reduction_vs_lapack(dtype, n, kind, blocked):
+    h = _sym(n, kind, dtype, seed=n + len(kind))
+    w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
+    assert blocked == [(1, n)]
+    assert np.all(np.diff(w) >= 0)
+    w0, v0 = np.linalg.eigh(h)
+    _check(_errors(h, w, v), _errors(h, w0, v0), dtype)
+    wv = np.asarray(la.eigvalsh(xp.asarray(h)))
+    _check(_errors(h, wv, None), _errors(h, w0, None), dtype)
+
+
+@pytest.mark.parametrize("kind", HARD)
+def test_blocked_reduction_hard_matrices_vs_lapack(kind, blocked):
+    h = _hard(kind).astype(np.float32)
+    w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
+    assert blocked
+    w0, v0 = np.linalg.eigh(h)
+    _check(_errors(h, w, v), _errors(h, w0, v0), np.float32)
+
+
+@pytest.mark.parametrize("scale", [1e25, 1e-25])
+def test_blocked_reduction_stack_scaled_and_nan(scale, blocked):
+    # a stack: each matrix scaled on its own, a NaN kept to its matrix
+    h = np.stack([_sym(67, "random", np.float64, 3) * scale, _sym(67, "graded", np.float64, 4),
+                  _sym(67, "random", np.float64, 5)]).astype(np.float32)
+    h[2, 9, 4] = np.nan
+    w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
+    assert blocked == [(3, 67)]
+    assert np.all(np.isnan(w[2])) and np.all(np.isfinite(w[:2])) and np.all(np.isfinite(v[:2]))
+    for k in range(2):
+        w0, v0 = np.linalg.eigh(h[k])
+        _check(_errors(h[k], w[k], v[k]), _errors(h[k], w0, v0), np.float32)
+
+
+def test_blocked_reduction_dispatches_and_no_readback(blocked):
+    # two dispatches a column, two a panel of 32, trd's init and the last 2 x 2 block:
+    # all queued, nothing read back beyond what the unblocked route reads
+    h = xp.asarray(_sym(100, "random", np.float32, 9))
+    la.eigvalsh(h)  # compiled
+    debug.reset_counters()
+    float(xp.sum(la.eigvalsh(h)))
+    plain = debug.counters()
+    n = 100
+    assert blocked
+    assert plain["dispatches"] >= 2 * (n - 2) + 2 * -(-(n - 2) // 32) + 2
+    assert plain["readbacks"] == 1

@@ -24,14 +24,32 @@ ceil(n / CB) x n), Y (nz x 2 NB: V^T v then W^T v), D, E, TAU (nz x n).
 """
 from __future__ import annotations
 
+import re
+
 from .._runtime.launch import Launch
 from .linalg import _finish, record
 from .linalg_trd import _tree, reflector_fn
 
 NB = 32     # columns a panel
-CB = 32     # columns of A a symv workgroup sums over
-SW = 64     # rows a symv workgroup (its threads)
+CB = 64     # columns of A a symv workgroup sums over
+SW = 64     # rows a symv workgroup
+LANES = 4   # threads a row in a symv workgroup, each over every LANES-th column of the chunk
 TILE = 32   # tupd's tile side (64 threads, 4 x 4 entries each)
+
+
+def _sum(out: str, j: str, count: str, term: str, start: str = "0u", step: str = "1u", ways: int = 4) -> str:
+    """WGSL adding ``term`` (an expression in ``j``) over j = start, start + step, ...
+    below ``count`` into ``out`` (declared by the caller), in ``ways`` independent
+    accumulators: the loads of ``ways`` terms in flight at once, where one chain of
+    adds would wait out each load's latency."""
+    accs = [f"{out}_{w}" for w in range(ways)]
+    word = re.compile(rf"\b{j}\b")
+    terms = " ".join(f"{a} += {word.sub(f'({j} + {w}u * {step})', term)};" for w, a in enumerate(accs))
+    return (f"    {{ {' '.join(f'var {a} = R(0);' for a in accs)}\n"
+            f"    var {j} = {start};\n"
+            f"    for (; {j} + {ways - 1}u * {step} < {count}; {j} += {ways}u * {step}) {{ {terms} }}\n"
+            f"    for (; {j} < {count}; {j} += {step}) {{ {accs[0]} += {term}; }}\n"
+            f"    {out} += {' + '.join(accs)}; }}\n")
 
 
 def tcol_record(t: str, wg: int) -> Launch:
@@ -90,8 +108,7 @@ def render_tcol(t: str, wg: int) -> str:
         var dp = R(0);
         for (var r = k + lid; r < n; r += {wg}u) {{
             var s = R(0);
-            for (var c = 0u; c < cbn; c++) {{ s += AVP[p0 + c * n + r]; }}
-            let p = tau * s;
+{_sum("s", "c", "cbn", "AVP[p0 + c * n + r]")}            let p = tau * s;
             VW[w0 + r * {nb2}u + wc] = p;
             dp += p * A[a0 + kp * n + r];
         }}
@@ -108,10 +125,10 @@ def render_tcol(t: str, wg: int) -> str:
     if (lid < {nb2}u) {{ g_k[lid] = VW[w0 + k * {nb2}u + lid]; }}
     workgroupBarrier();
     for (var r = k + lid; r < n; r += {wg}u) {{
-        var a = A[a0 + k * n + r];
+        var a = R(0);
         let vw = w0 + r * {nb2}u;
-        for (var j = 0u; j < i; j++) {{ a -= VW[vw + j] * g_k[{NB}u + j] + VW[vw + {NB}u + j] * g_k[j]; }}
-        A[a0 + k * n + r] = a;
+{_sum("a", "j", "i", f"VW[vw + j] * g_k[{NB}u + j] + VW[vw + {NB}u + j] * g_k[j]")}
+        A[a0 + k * n + r] -= a;
     }}
     storageBarrier(); workgroupBarrier();
     reflect(a0, v0, k, n - k - 1u, n, lid, w0, i);
@@ -120,8 +137,7 @@ def render_tcol(t: str, wg: int) -> str:
     let jj = lid % {nb2}u; let ch = lid / {nb2}u;
     var s = R(0);
     if (jj % {NB}u < i) {{
-        for (var r = k + 1u + ch; r < n; r += {chunks}u) {{ s += VW[w0 + r * {nb2}u + jj] * A[a0 + k * n + r]; }}
-    }}
+{_sum("s", "r", "n", f"VW[w0 + r * {nb2}u + jj] * A[a0 + k * n + r]", f"k + 1u + ch", f"{chunks}u")}    }}
     g_r[lid] = s;
     workgroupBarrier();
     if (lid < {nb2}u) {{
@@ -136,18 +152,21 @@ def render_tcol(t: str, wg: int) -> str:
 def tsymv_record(t: str) -> Launch:
     return record(f"linalg_sytrd_tsymv_{t}",
                   [("A", "S", False), ("VW", "R", False), ("Y", "R", False), ("AVP", "R", True)],
-                  ("nz", "n", "k", "i", "rb", "cbn"), SW)
+                  ("nz", "n", "k", "i", "rb", "cbn"), SW * LANES)
 
 
 def render_tsymv(t: str) -> str:
     """P: nz, n, k, i, rb (row blocks of SW), cbn (column chunks of CB). Workgroup
-    (z, chunk c, row block): for its rows r of k+1..n-1, the sum over the chunk's
-    columns of A[c, r] v_c (A symmetric: read down columns, contiguous across the
-    threads), less, in chunk 0, the panel's correction V[r, :] W^T v + W[r, :] V^T v
-    over its i earlier columns; into AVP's row of the chunk."""
+    (z, chunk c, row block), SW rows by LANES lanes: for its rows r of k+1..n-1, the
+    sum over the chunk's columns of A[c, r] v_c (A symmetric: read down columns,
+    contiguous across the rows' threads; lane q takes every LANES-th column), less,
+    in chunk 0, the panel's correction V[r, :] W^T v + W[r, :] V^T v over its i
+    earlier columns; the lanes' sums added in workgroup memory, into AVP's row of the
+    chunk."""
     nb2 = 2 * NB
-    decls = tsymv_record(t).declarations() + [f"var<workgroup> g_v: array<R, {CB}>;"]
-    body = [f"@compute @workgroup_size({SW})",
+    decls = tsymv_record(t).declarations() + [f"var<workgroup> g_v: array<R, {CB}>;",
+                                              f"var<workgroup> g_s: array<R, {SW * LANES}>;"]
+    body = [f"@compute @workgroup_size({SW * LANES})",
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
             "    let b = wid.x + wid.y * 65535u;",
             "    let per = P[4] * P[5];",
@@ -158,15 +177,23 @@ def render_tsymv(t: str) -> str:
     let c0 = k + 1u + cb * {CB}u; let c1 = min(n, c0 + {CB}u);
     if (lid < {CB}u) {{ g_v[lid] = select(R(0), A[a0 + k * n + c0 + lid], c0 + lid < n); }}
     workgroupBarrier();
-    let r = k + 1u + rbi * {SW}u + lid;
-    if (r >= n) {{ return; }}
+    let q = lid / {SW}u;
+    let r = min(k + 1u + rbi * {SW}u + lid % {SW}u, n - 1u);
     var s = R(0);
-    for (var c = c0; c < c1; c++) {{ s += A[a0 + c * n + r] * g_v[c - c0]; }}
+{_sum("s", "c", "c1", "A[a0 + c * n + r] * g_v[c - c0]", "c0 + q", f"{LANES}u")}
     if (cb == 0u) {{
         let vw = z * n * {nb2}u + r * {nb2}u; let y0 = z * {nb2}u;
-        for (var j = 0u; j < i; j++) {{ s -= VW[vw + j] * Y[y0 + {NB}u + j] + VW[vw + {NB}u + j] * Y[y0 + j]; }}
+        var u = R(0);
+{_sum("u", "j", "i", f"VW[vw + j] * Y[y0 + {NB}u + j] + VW[vw + {NB}u + j] * Y[y0 + j]", "q", f"{LANES}u", 2)}
+        s -= u;
     }}
-    AVP[(z * ((n + {CB - 1}u) / {CB}u) + cb) * n + r] = s;
+    g_s[lid] = s;
+    workgroupBarrier();
+    if (lid < {SW}u && k + 1u + rbi * {SW}u + lid < n) {{
+        var t = R(0);
+        for (var l = 0u; l < {LANES}u; l++) {{ t += g_s[l * {SW}u + lid]; }}
+        AVP[(z * ((n + {CB - 1}u) / {CB}u) + cb) * n + r] = t;
+    }}
 }}""".split("\n")
     return _finish(decls, t, body)
 

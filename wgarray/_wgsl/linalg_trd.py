@@ -608,7 +608,7 @@ def render_bisect(t: str, wg: int) -> str:
 
 STEIN_MAXITS = 5   # inverse iterations per eigenvalue at most (LAPACK's dstein: 5)
 STEIN_EXTRA = 2    # iterations past the first that passes the growth test (dstein: 2)
-STEIN_ORTOL = 1e-3  # consecutive eigenvalues closer than this times ||T_block||_1 form a cluster
+STEIN_ORTOL = 1e-6  # consecutive eigenvalues closer than this times ||T_block||_1 form a cluster
 
 
 def stein_record(t: str, cap: int, wg: int) -> Launch:
