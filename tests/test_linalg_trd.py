@@ -448,26 +448,47 @@ def test_eigh_and_eigvalsh_take_the_route_up_to_the_kernels_limit():
 
 
 @needs_f64
-@pytest.mark.parametrize("kind", ["pca_gram", "random"])
-def test_large_clusters_take_ql_for_the_vectors(kind, monkeypatch):
-    # a Gram matrix of PCA-like data (rank 8 plus noise: 92 eigenvalues within 1e-3 of
-    # ||T||) makes one cluster that stein would orthogonalize one vector after another;
-    # eigh takes QL's vectors for it (the values by bisection still), stein's otherwise
+@pytest.mark.parametrize("kind", ["pca_gram", "random", "two_values"])
+def test_large_clusters_iterate_alone_then_orthonormalize(kind, monkeypatch):
+    # a Gram matrix of PCA-like data (rank 8 plus noise: 92 eigenvalues ~1e-11 ||T||
+    # apart) makes one cluster that stein would orthogonalize one vector after another;
+    # eigh runs each slot's inverse iteration alone and orthonormalizes the vectors by
+    # CholeskyQR2 instead (two_values: eigenspaces of 48 and 49, exactly repeated),
+    # stein's clusters otherwise; QL serves none of them
     from wgarray._kernels import linalg_trd as lt
-    calls = []
-    tql = lt._tql
-    monkeypatch.setattr(lt, "_tql", lambda *a: calls.append(1) or tql(*a))
+    calls, ql = [], []
+    orth, tql = lt._orthonormal, lt._tql
+    monkeypatch.setattr(lt, "_orthonormal", lambda x: calls.append(1) or orth(x))
+    monkeypatch.setattr(lt, "_tql", lambda *a: ql.append(1) or tql(*a))
     rng = np.random.default_rng(5)
     n = 100
     if kind == "pca_gram":
         x = rng.standard_normal((2000, 8)) * 30 @ rng.standard_normal((8, n)) + rng.standard_normal((2000, n))
         h = (x.T @ x).astype(np.float32)
+    elif kind == "two_values":
+        h = _hard("two_values").astype(np.float32)
     else:
         h = _sym(n, "random", np.float32, 6)
-    assert (lt._largest_cluster_of(np.linalg.eigvalsh(h.astype(np.float64))[None]) > lt.STEIN_MAX_CLUSTER) == \
-        (kind == "pca_gram")
+    big = kind != "random"
+    assert (lt._largest_cluster_of(np.linalg.eigvalsh(h.astype(np.float64))[None]) > lt.STEIN_MAX_CLUSTER) == big
     w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
-    assert len(calls) == (1 if kind == "pca_gram" else 0)
+    assert (len(calls), len(ql)) == ((1, 0) if big else (0, 0))
+    w0, v0 = np.linalg.eigh(h)
+    _check(_errors(h, w, v), _errors(h, w0, v0), np.float32)
+
+
+@needs_f64
+def test_large_clusters_fall_back_to_ql_where_cholesky_fails(monkeypatch):
+    # where CholeskyQR cannot orthonormalize the lone vectors (qr_tall gives None),
+    # the vectors come from QL
+    from wgarray._kernels import linalg_trd as lt
+    ql = []
+    tql = lt._tql
+    monkeypatch.setattr(lt, "_orthonormal", lambda x: None)
+    monkeypatch.setattr(lt, "_tql", lambda *a: ql.append(1) or tql(*a))
+    h = _hard("two_values").astype(np.float32)
+    w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
+    assert ql == [1]
     w0, v0 = np.linalg.eigh(h)
     _check(_errors(h, w, v), _errors(h, w0, v0), np.float32)
 

@@ -11,11 +11,12 @@ dispatches, all in order on the queue, no readback.
 """
 from __future__ import annotations
 
+import struct
+
 from .._wgsl import linalg_sytrd as ks
 from .budget import loop_bound
-from .linalg import launch
 
-BLOCKED_MIN = 192   # order from which GPUs take this route (below: trd's one dispatch)
+X
 MAX_BATCH = 64      # matrices at most (more: trd's workgroup a matrix fills the device)
 
 
@@ -35,7 +36,14 @@ def wanted(device, nz: int, n: int) -> bool:
 def reduce(device, wt: str, isz: int, nz: int, n: int, A, D, E, TAU) -> None:
     """Reduce the nz scaled symmetric matrices in A (full storage, as trd's init leaves
     them) to tridiagonal form: D, E, TAU and the reflectors in A's rows, as trd's
-    phase 0 writes them."""
+    phase 0 writes them.
+
+    The ~2 n dispatches go straight to the runtime, each kernel and its buffers in
+    binding order looked up once and the parameters packed by one Struct: the host's
+    share per dispatch is the runtime's own. None counts towards the batch's bytes
+    (``held=()``): every buffer here lives for the whole reduction, so no batch needs
+    submitting early to free temporaries (A's 8 MiB at order 1024 in float64 would
+    otherwise submit every ~30 dispatches)."""
     rt = device.runtime
     nb = ks.NB
     cbm = -(-n // ks.CB)
@@ -43,23 +51,26 @@ def reduce(device, wt: str, isz: int, nz: int, n: int, A, D, E, TAU) -> None:
     AVP = rt.alloc(nz * cbm * n * isz)
     Y = rt.alloc(nz * 2 * nb * isz)
     wg = _tcol_threads(device)
-    col = {"A": A, "VW": VW, "AVP": AVP, "Y": Y, "D": D, "E": E, "TAU": TAU}
-    mv = {"A": A, "VW": VW, "Y": Y, "AVP": AVP}
-    up = {"A": A, "VW": VW}
+    bufs = {"A": A, "VW": VW, "AVP": AVP, "Y": Y, "D": D, "E": E, "TAU": TAU}
+
+    def kernel(family, spec, rec, ren):
+        k = rt.compile((family, spec), lambda: (rec(*spec), ren(*spec)))
+        return k, k.record.buffers({b.name: bufs[b.name] for b in k.record.args})
+
+    tcol, tcol_b = kernel("linalg_sytrd_tcol", (wt, wg), ks.tcol_record, ks.render_tcol)
+    symv, symv_b = kernel("linalg_sytrd_tsymv", (wt,), ks.tsymv_record, ks.render_tsymv)
+    tupd, tupd_b = kernel("linalg_sytrd_tupd", (wt,), ks.tupd_record, ks.render_tupd)
+    six, five = struct.Struct("<6I").pack, struct.Struct("<5I").pack
+    dispatch = rt.dispatch
     cbn = 0
     for k0 in range(0, n - 2, nb):
         k1 = min(k0 + nb, n - 2)
         for k in range(k0, k1):
-            launch(device, "linalg_sytrd_tcol", (wt, wg), ks.tcol_record, ks.render_tcol, col, nz,
-                   nz=nz, n=n, k=k, i=k - k0, mode=0, cbn=cbn)
+            dispatch(tcol, tcol_b, six(nz, n, k, k - k0, 0, cbn), nz, ())  # tcol: mode 0
             m = n - k - 1
             rb, cbn = -(-m // ks.SW), -(-m // ks.CB)
-            launch(device, "linalg_sytrd_tsymv", (wt,), ks.tsymv_record, ks.render_tsymv, mv, nz * rb * cbn,
-                   nz=nz, n=n, k=k, i=k - k0, rb=rb, cbn=cbn)
-        launch(device, "linalg_sytrd_tcol", (wt, wg), ks.tcol_record, ks.render_tcol, col, nz,
-               nz=nz, n=n, k=k1, i=k1 - k0, mode=1, cbn=cbn)
+            dispatch(symv, symv_b, six(nz, n, k, k - k0, rb, cbn), nz * rb * cbn, ())
+        dispatch(tcol, tcol_b, six(nz, n, k1, k1 - k0, 1, cbn), nz, ())  # mode 1: the panel's last w
         tiles = -(-(n - k1) // ks.TILE)
-        launch(device, "linalg_sytrd_tupd", (wt,), ks.tupd_record, ks.render_tupd, up, nz * tiles * tiles,
-               nz=nz, n=n, k1=k1, nbu=k1 - k0, tiles=tiles)
-    launch(device, "linalg_sytrd_tcol", (wt, wg), ks.tcol_record, ks.render_tcol, col, nz,
-           nz=nz, n=n, k=0, i=0, mode=2, cbn=0)
+        dispatch(tupd, tupd_b, five(nz, n, k1, k1 - k0, tiles), nz * tiles * tiles, ())
+    dispatch(tcol, tcol_b, six(nz, n, 0, 0, 2, 0), nz, ())  # mode 2: the last 2 x 2 block

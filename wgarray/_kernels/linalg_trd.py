@@ -190,16 +190,38 @@ def eigh(node: g.Node, mode: str):
     lam = _contig(_cast(g.Data(LAM, batch + (n,), work, device), dtype))
     if not vectors:
         return lam, None, refine
-    if _largest_cluster(device, LAM, nz, n, isz) > STEIN_MAX_CLUSTER:
-        return ql()
-    ZT = _stein(device, wt, nz, n, D, E, LO, HI)
+    alone = _largest_cluster(device, LAM, nz, n, isz) > STEIN_MAX_CLUSTER
+    ZT = _stein(device, wt, nz, n, D, E, LO, HI, reorth=not alone)
     # T's eigenvectors Z as columns: ZT holds them as rows
     Z = g.Data(ZT, batch + (n, n), work, device, 0, _bstr(batch, n * n) + (1, n))
     if n > WY_MIN:
         X = _q_wy(device, wt, work, batch, n, A, TAU, Z)
     else:
         X = matmul_nodes(g.Data(Q, batch + (n, n), work, device), Z, batch)
+    if alone:
+        X = _orthonormal(X)
+        if X is None:
+            return ql()
     return lam, _contig(_cast(X, dtype)), refine
+
+
+def _orthonormal(X: g.Node):
+    """X's columns orthonormalized in their order (CholeskyQR2, ``qr_tall``), or None
+    where the Cholesky factor does not exist (X numerically rank-deficient).
+
+    For eigenvectors from inverse iteration without re-orthogonalization (a cluster
+    too large to orthogonalize one vector after another): in float64 each vector's
+    error is ~eps ||T|| / gap along its neighbours', so that vectors of well-separated
+    eigenvalues are orthogonal already and Q ~ X there, and within a tight cluster
+    (gaps ~1e-11 ||T|| in a PCA Gram matrix's noise) the vectors are mixtures of the
+    cluster's eigenvectors whose residual ||T x - lambda x|| stays ~eps ||T||
+    (mixing costs |c| gap); orthonormalizing them mixes only within the cluster, as
+    a Cholesky factor of a nearly diagonal Gram matrix does. Exactly repeated values
+    give independent random vectors of the eigenspace (distinct start vectors), which
+    CholeskyQR orthonormalizes as well."""
+    from .linalg_blocked import qr_tall  # here: linalg_blocked imports linalg_eigen, which imports this module
+    out = qr_tall(X, rounded=False)
+    return None if out is None else out[0]
 
 
 # stein orthogonalizes a cluster's vectors one after another in one workgroup: a Gram
@@ -328,7 +350,7 @@ def _stein_budget(device, n: int) -> int | None:
     return None if bound is None else bound - 2 * n - 64
 
 
-def _stein(device, wt, nz, n, DT, ET, LO, HI):
+def _stein(device, wt, nz, n, DT, ET, LO, HI, reorth: bool = True):
     """The eigenvectors of the tridiagonals (DT, ET) for bisect's eigenvalues by
     inverse iteration (``stein``, a workgroup per eigenvalue, a cluster's leader
     running its members one after another): the buffer of Z^T (nz x n x n, vector j
@@ -344,7 +366,7 @@ def _stein(device, wt, nz, n, DT, ET, LO, HI):
     SW = rt.alloc(nz * n * 3 * 4)
     ZT = rt.alloc(nz * n * n * isz)
     bufs = {"DT": DT, "ET": ET, "LO": LO, "HI": HI, "SH": SH, "SW": SW, "ZT": ZT}
-    spec = (wt, cap, wg)
+    spec = (wt, cap, wg, reorth)
     budget = _stein_budget(device, n)
     if budget is None:
         launch(device, "linalg_trd_stein", spec, kt.stein_record, kt.render_stein, bufs, nz * n, nz=nz, n=n,

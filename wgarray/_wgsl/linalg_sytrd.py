@@ -18,9 +18,12 @@ once a column, across all the device's cores, where the one-workgroup reduction
 (``linalg_trd.render_trd``) streams it through one core twice a column. The output
 is trd's: d, e, tau, and reflector k's v in row k of A past the diagonal.
 
-Buffers: A (nz x n x n, full symmetric storage, scaled), VW (nz x n x 2 NB: row r
-holds V[r, 0:NB] then W[r, 0:NB], zero above each column's support), AVP (nz x
-ceil(n / CB) x n), Y (nz x 2 NB: V^T v then W^T v), D, E, TAU (nz x n).
+Buffers: A (nz x n x n, full symmetric storage, scaled), VW (nz x 2 NB x n: V's NB
+columns then W's, zero above each column's support), AVP (nz x
+ceil(n / CB) x n), Y (nz x 2 NB: V^T v then W^T v), D, E, TAU (nz x n). VW holds
+its columns contiguous (consecutive threads take consecutive rows: one cache line
+serves many of them; a row a thread, rows of 2 NB apart, would cost a line a load
+and bind tcol, one core, to its load rate).
 """
 from __future__ import annotations
 
@@ -79,7 +82,7 @@ def render_tcol(t: str, wg: int) -> str:
         var v = R(0);
         if (e == k + 1u) {{ v = R(1); }} else if (e > k + 1u) {{ v = A[a0 + k * n + e] * scal; }}
         if (e > k) {{ A[a0 + k * n + e] = v; }}
-        VW[w0 + e * {nb2}u + ic] = v;
+        VW[w0 + ic * n + e] = v;
     }}
 """
     body = reflector_fn(wg, ", w0: u32, ic: u32", stage).split("\n")
@@ -109,40 +112,39 @@ def render_tcol(t: str, wg: int) -> str:
         for (var r = k + lid; r < n; r += {wg}u) {{
             var s = R(0);
 {_sum("s", "c", "cbn", "AVP[p0 + c * n + r]")}            let p = tau * s;
-            VW[w0 + r * {nb2}u + wc] = p;
+            VW[w0 + wc * n + r] = p;
             dp += p * A[a0 + kp * n + r];
         }}
         g_r[lid] = dp;
 {_tree(wg, "g_r", "g_r[lid] + g_r[o]")}
         let al = R(-0.5) * tau * g_r[0];
         for (var r = lid; r < n; r += {wg}u) {{
-            let at = w0 + r * {nb2}u + wc;
+            let at = w0 + wc * n + r;
             if (r < k) {{ VW[at] = R(0); }} else {{ VW[at] = VW[at] + al * A[a0 + kp * n + r]; }}
         }}
         storageBarrier(); workgroupBarrier();
     }}
     if (mode == 1u) {{ return; }}
-    if (lid < {nb2}u) {{ g_k[lid] = VW[w0 + k * {nb2}u + lid]; }}
+    if (lid < {nb2}u) {{ g_k[lid] = VW[w0 + lid * n + k]; }}
     workgroupBarrier();
     for (var r = k + lid; r < n; r += {wg}u) {{
         var a = R(0);
-        let vw = w0 + r * {nb2}u;
-{_sum("a", "j", "i", f"VW[vw + j] * g_k[{NB}u + j] + VW[vw + {NB}u + j] * g_k[j]")}
+{_sum("a", "j", "i", f"VW[w0 + j * n + r] * g_k[{NB}u + j] + VW[w0 + ({NB}u + j) * n + r] * g_k[j]")}
         A[a0 + k * n + r] -= a;
     }}
     storageBarrier(); workgroupBarrier();
     reflect(a0, v0, k, n - k - 1u, n, lid, w0, i);
-    // Y = [V^T v, W^T v] over the panel's earlier columns: {chunks} row chunks of the
-    // {nb2} columns, then one sum a column
-    let jj = lid % {nb2}u; let ch = lid / {nb2}u;
+    // Y = [V^T v, W^T v] over the panel's earlier columns: {chunks} consecutive
+    // threads a column (each every {chunks}-th row), then one sum a column
+    let jj = lid / {chunks}u; let ch = lid % {chunks}u;
     var s = R(0);
     if (jj % {NB}u < i) {{
-{_sum("s", "r", "n", f"VW[w0 + r * {nb2}u + jj] * A[a0 + k * n + r]", f"k + 1u + ch", f"{chunks}u")}    }}
+{_sum("s", "r", "n", f"VW[w0 + jj * n + r] * A[a0 + k * n + r]", f"k + 1u + ch", f"{chunks}u")}    }}
     g_r[lid] = s;
     workgroupBarrier();
     if (lid < {nb2}u) {{
         var y = R(0);
-        for (var c = 0u; c < {chunks}u; c++) {{ y += g_r[c * {nb2}u + lid]; }}
+        for (var c = 0u; c < {chunks}u; c++) {{ y += g_r[lid * {chunks}u + c]; }}
         Y[b * {nb2}u + lid] = y;
     }}
 }}""".split("\n")
@@ -182,9 +184,9 @@ def render_tsymv(t: str) -> str:
     var s = R(0);
 {_sum("s", "c", "c1", "A[a0 + c * n + r] * g_v[c - c0]", "c0 + q", f"{LANES}u")}
     if (cb == 0u) {{
-        let vw = z * n * {nb2}u + r * {nb2}u; let y0 = z * {nb2}u;
+        let w0 = z * {nb2}u * n; let y0 = z * {nb2}u;
         var u = R(0);
-{_sum("u", "j", "i", f"VW[vw + j] * Y[y0 + {NB}u + j] + VW[vw + {NB}u + j] * Y[y0 + j]", "q", f"{LANES}u", 2)}
+{_sum("u", "j", "i", f"VW[w0 + j * n + r] * Y[y0 + {NB}u + j] + VW[w0 + ({NB}u + j) * n + r] * Y[y0 + j]", "q", f"{LANES}u", 2)}
         s -= u;
     }}
     g_s[lid] = s;
@@ -213,10 +215,10 @@ def render_tupd(t: str) -> str:
     decls = tupd_record(t).declarations()
     loads, fmas, stores = [], [], []
     for a in range(q):
-        loads.append(f"        let ra{a} = w0 + min(r0 + {a}u, n - 1u) * {nb2}u + j;"
-                     f" let ca{a} = w0 + min(c0 + {a}u, n - 1u) * {nb2}u + j;")
-        loads.append(f"        let vr{a} = VW[ra{a}]; let wr{a} = VW[ra{a} + {NB}u];"
-                     f" let vc{a} = VW[ca{a}]; let wc{a} = VW[ca{a} + {NB}u];")
+        loads.append(f"        let ra{a} = w0 + j * n + min(r0 + {a}u, n - 1u);"
+                     f" let ca{a} = w0 + j * n + min(c0 + {a}u, n - 1u);")
+        loads.append(f"        let vr{a} = VW[ra{a}]; let wr{a} = VW[ra{a} + wo];"
+                     f" let vc{a} = VW[ca{a}]; let wc{a} = VW[ca{a} + wo];")
     for a in range(q):
         for c in range(q):
             fmas.append(f"        s{a}{c} += vr{a} * wc{c} + wr{a} * vc{c};")
@@ -229,7 +231,7 @@ def render_tupd(t: str) -> str:
             "    if (b >= P[0] * per) { return; }",
             "    let n = P[1]; let k1 = P[2]; let nbu = P[3];",
             "    let z = b / per; let ti = (b % per) / P[4]; let tj = b % P[4];",
-            f"    let a0 = z * n * n; let w0 = z * n * {nb2}u;",
+            f"    let a0 = z * n * n; let w0 = z * n * {nb2}u; let wo = {NB}u * n;",
             f"    let r0 = k1 + ti * {TILE}u + (lid / 8u) * {q}u; let c0 = k1 + tj * {TILE}u + (lid % 8u) * {q}u;",
             accs,
             "    for (var j = 0u; j < nbu; j++) {"]

@@ -611,8 +611,8 @@ STEIN_EXTRA = 2    # iterations past the first that passes the growth test (dste
 STEIN_ORTOL = 1e-6  # consecutive eigenvalues closer than this times ||T_block||_1 form a cluster
 
 
-def stein_record(t: str, cap: int, wg: int) -> Launch:
-    return record(f"linalg_trd_stein_{t}_{cap}_{wg}",
+def stein_record(t: str, cap: int, wg: int, reorth: bool = True) -> Launch:
+    return record(f"linalg_trd_stein_{t}_{cap}_{wg}" + ("" if reorth else "_alone"),
                   [("DT", "R", False), ("ET", "R", False), ("LO", "R", False), ("HI", "R", False),
                    ("SH", "R", True), ("SW", "u32", True), ("ZT", "R", True)],
                   ("nz", "n", "budget", "first"), wg)
@@ -626,7 +626,7 @@ def stein_workgroup_bytes(t: str, cap: int, wg: int) -> int:
     return (3 * cap + 4 * wg) * isz + cap // 8 + 64
 
 
-def render_stein(t: str, cap: int, wg: int) -> str:
+def render_stein(t: str, cap: int, wg: int, reorth: bool = True) -> str:
     """Bindings DT, ET (nz x n: trd's tridiagonal, scaled), LO, HI (bisect's brackets:
     slot j's eigenvalue, of the block that holds row j, is their midpoint), SH (nz x n:
     the shift each slot's inverse iteration uses), SW (nz x n x 3 u32: a cluster's
@@ -663,7 +663,10 @@ def render_stein(t: str, cap: int, wg: int) -> str:
     big = "R(1e150)" if r == "f64" else "R(1e15)"
     lg = wg.bit_length() - 1
     nw = max(1, cap // 32)
-    decls = stein_record(t, cap, wg).declarations()
+    decls = stein_record(t, cap, wg, reorth).declarations()
+    # without reorth no slot joins another's cluster: each iterates alone (the caller
+    # orthonormalizes the vectors afterwards)
+    ortol_c = f"R({STEIN_ORTOL})" if reorth else "R(-1)"
     decls += [f"var<workgroup> g_u1: array<R, {cap}>;", f"var<workgroup> g_u2: array<R, {cap}>;",
               f"var<workgroup> g_v: array<R, {cap}>;", f"var<workgroup> g_sw: array<u32, {nw}>;",
               f"var<workgroup> g_q: array<vec4<R>, {wg}>;",
@@ -731,7 +734,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         let nrm = g_q[0].x;
         g_nrm = nrm;
         g_bad = select(0u, 1u, g_q[0].y > R(0));
-        if (g_bad == 0u && first && j > bl.x && lam(t0 + j) - lam(t0 + j - 1u) <= R({STEIN_ORTOL}) * nrm) {{
+        if (g_bad == 0u && first && j > bl.x && lam(t0 + j) - lam(t0 + j - 1u) <= {ortol_c} * nrm) {{
             // not a cluster's first slot: its leader computes it (the test is the
             // leader's own for going on, so that every slot has one leader)
             g_k = n;
@@ -753,7 +756,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     }}
     let nrm = workgroupUniformLoad(&g_nrm);
     let lead = j;
-    let ortol = R({STEIN_ORTOL}) * nrm;
+    let ortol = {ortol_c} * nrm;
     let tol = {eps} * nrm;
     let bnorm = R(m) * nrm * {eps};
     let crit = r_sqrt(R(0.1) / R(m));
