@@ -16,7 +16,7 @@ import struct
 from .._wgsl import linalg_sytrd as ks
 from .budget import loop_bound
 
-X
+BLOCKED_MIN = 320   # order from which GPUs take this route (H200: eigvalsh 256 8.4 ms by trd, ~10 blocked; 384: 18 vs 11)
 MAX_BATCH = 64      # matrices at most (more: trd's workgroup a matrix fills the device)
 
 
