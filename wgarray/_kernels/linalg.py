@@ -348,3 +348,12 @@ def _eig_phases(n: int, vectors: bool, budget: int):
     for a in range(0, n, w):
         out.append((4, a, min(a + w, n)))
     return out
+
+
+def refine_dtype(dtype, device):
+    """The refinement's precision: float64 for float32 input where the device has it
+    (in float32 the product X^H A X alone costs ~sqrt(n) eps of eigenvalue error,
+    LAPACK's being ~eps)."""
+    if dtype in (dt.float32, dt.complex64) and device.has_f64:
+        return dt.float64 if dtype is dt.float32 else dt.complex128
+    return dtype

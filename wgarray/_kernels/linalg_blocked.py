@@ -37,8 +37,7 @@ from .._graph import node as g
 from .._wgsl import linalg as kl
 from .._wgsl import linalg_blocked as kb
 from .budget import phase_budget
-from .linalg import _cdiv, cast as _cast, eye, launch, tag as _tag
-from .linalg_eigen import _work_dtype as work_dtype
+from .linalg import _cdiv, cast as _cast, eye, launch, refine_dtype as work_dtype, tag as _tag
 from .matmul import matmul_nodes
 from .reduce import reduce_axes
 

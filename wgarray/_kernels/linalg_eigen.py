@@ -67,7 +67,7 @@ from .._graph import node as g
 from .._wgsl import linalg_eigen as ke
 from . import linalg_trd
 from .budget import loop_bound
-from .linalg import cast as _cast, contig as _contig, launch, tag as _tag
+from .linalg import cast as _cast, contig as _contig, launch, refine_dtype as _work_dtype, tag as _tag
 from .matmul import matmul_nodes
 from .reduce import reduce_axes
 
@@ -478,15 +478,6 @@ def _refined(A: g.Data, lam: g.Node, X: g.Node, mode: str):
     Ed = g.Data(E, batch + (n, n), work, device)
     Xn = _cast(g.make_op("add", [Xw, matmul_nodes(Xw, Ed, batch)], work), A.dtype)
     return _sorted(lam, _contig(Xn), mode)
-
-
-def _work_dtype(dtype, device):
-    """The refinement's precision: float64 for float32 input where the device has it
-    (in float32 the product X^H A X alone costs ~sqrt(n) eps of eigenvalue error,
-    LAPACK's being ~eps)."""
-    if dtype in (dt.float32, dt.complex64) and device.has_f64:
-        return dt.float64 if dtype is dt.float32 else dt.complex128
-    return dtype
 
 
 # The refinement's elementwise steps, built as the namespace's elementwise functions

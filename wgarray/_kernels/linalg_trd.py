@@ -55,6 +55,7 @@ from .._wgsl import linalg_trd as kt
 from . import linalg_sytrd as _sytrd
 from .budget import loop_bound
 from .linalg import cast as _cast, contig as _contig, eye, launch, tag as _tag
+from .linalg_blocked import qr_tall
 from .matmul import matmul_nodes
 
 MAXIT = 30          # QL iterations per eigenvalue at most (LAPACK's dsteqr: 30 n in all)
@@ -219,7 +220,6 @@ def _orthonormal(X: g.Node):
     a Cholesky factor of a nearly diagonal Gram matrix does. Exactly repeated values
     give independent random vectors of the eigenspace (distinct start vectors), which
     CholeskyQR orthonormalizes as well."""
-    from .linalg_blocked import qr_tall  # here: linalg_blocked imports linalg_eigen, which imports this module
     out = qr_tall(X, rounded=False)
     return None if out is None else out[0]
 
