@@ -28,10 +28,11 @@ and bind tcol, one core, to its load rate).
 from __future__ import annotations
 
 import re
+import textwrap
 
 from .._runtime.launch import Launch
 from .linalg import _finish, record
-from .linalg_trd import _tree, reflector_fn
+from .linalg_trd import LAST_BLOCK, _tree, reflector_fn
 
 NB = 32     # columns a panel
 CB = 64     # columns of A a symv workgroup sums over
@@ -95,13 +96,7 @@ def render_tcol(t: str, wg: int) -> str:
     let p0 = b * ((n + {CB - 1}u) / {CB}u) * n;
     if (mode == 2u) {{
         if (lid == 0u) {{
-            D[v0 + n - 2u] = A[a0 + (n - 2u) * (n + 1u)];
-            E[v0 + n - 2u] = A[a0 + (n - 1u) * n + n - 2u];
-            D[v0 + n - 1u] = A[a0 + (n - 1u) * (n + 1u)];
-            E[v0 + n - 1u] = R(0);
-            TAU[v0 + n - 2u] = R(0);
-            TAU[v0 + n - 1u] = R(0);
-        }}
+{textwrap.indent(LAST_BLOCK, "    ")}        }}
         return;
     }}
     if (i > 0u) {{

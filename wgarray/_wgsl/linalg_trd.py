@@ -45,6 +45,16 @@ def _tree(wg: int, arr: str, op: str) -> str:
     }}"""
 
 
+# the last 2 x 2 block of T, once the reduction has reached column n - 2 (lid 0 of a
+# workgroup whose matrix starts at a0 in A and v0 in D, E, TAU)
+LAST_BLOCK = """        D[v0 + n - 2u] = A[a0 + (n - 2u) * (n + 1u)];
+        E[v0 + n - 2u] = A[a0 + (n - 1u) * n + n - 2u];
+        D[v0 + n - 1u] = A[a0 + (n - 1u) * (n + 1u)];
+        E[v0 + n - 1u] = R(0);
+        TAU[v0 + n - 2u] = R(0);
+        TAU[v0 + n - 1u] = R(0);
+"""
+
 def reflector_fn(wg: int, extra: str, stage: str) -> str:
     """WGSL ``fn reflect(a0, v0, k, m, n, lid{extra})`` for a workgroup of ``wg``: the
     Householder reflector H = I - tau v v^T (v_0 = 1, LAPACK's dlarfg, the norm taken
@@ -222,13 +232,7 @@ def render_trd(t: str, cap: int, wg: int) -> str:
         storageBarrier(); workgroupBarrier();
     }}
     if (k1 == n - 2u && lid == 0u) {{
-        D[v0 + n - 2u] = A[a0 + (n - 2u) * (n + 1u)];
-        E[v0 + n - 2u] = A[a0 + (n - 1u) * n + n - 2u];
-        D[v0 + n - 1u] = A[a0 + (n - 1u) * (n + 1u)];
-        E[v0 + n - 1u] = R(0);
-        TAU[v0 + n - 2u] = R(0);
-        TAU[v0 + n - 1u] = R(0);
-    }}
+{LAST_BLOCK}    }}
     return;
     }}
     if (P[7] == 1u) {{
