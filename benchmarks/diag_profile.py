@@ -6,6 +6,8 @@ named workloads, with the wall time of a normal (unprofiled) run beside it.
     python benchmarks/diag_profile.py --host ridge lda     # and where the host time goes (cProfile)
     python benchmarks/diag_profile.py --host euclid:20000  # scikit-learn's euclidean_distances
     WARM=0 python benchmarks/diag_profile.py sort          # no warm-up beyond two runs
+    python benchmarks/diag_profile.py --torch sort argsort unique cumsum sum mean var fftn rfft matmul
+                                                           # single kernels, torch's time beside
 
 Each workload runs untimed first, at least twice and for WARM seconds (pipelines
 compiled, pools warm, and a GPU's clocks up: a cold H200 runs its first few hundred
@@ -115,44 +117,115 @@ def workload(spec):
         # its fill_diagonal: n element writes, gathered into a few scatter dispatches
         X = xp.asarray(RNG.standard_normal((n or 20_000, 64)).astype(np.float32))
         return spec, lambda: euclidean_distances(X)[0, 1]
-    if name == "sort":
-        x = xp.asarray(RNG.standard_normal(n or 1 << 24).astype(np.float32))
-        return spec, lambda: xp.sort(x)[0]
-    if name == "cumsum":
-        x = xp.asarray(RNG.standard_normal(n or 1 << 24).astype(np.float32))
-        return spec, lambda: xp.cumulative_sum(x)[-1]
+    if name in KERNELS:
+        make, op, _ = KERNELS[name]
+        args = [xp.asarray(a) for a in make(n)]
+        if name in MEMOIZED:  # a fused "* 1": a new graph each call, not the memo's answer
+            return spec, lambda: _first(op(xp, *(a * 1 for a in args)))
+        return spec, lambda: _first(op(xp, *args))
     raise SystemExit(f"diag_profile: unknown workload {spec!r}")
 
 
-def main(specs, host=False):
+def _first(out):
+    """One element of a result (a read of it synchronizes the whole call)."""
+    out = out[0] if isinstance(out, tuple) else out
+    return out[(0,) * out.ndim]
+
+
+def _f32(n, default):
+    return [RNG.standard_normal(n or default).astype(np.float32)]
+
+
+# Single kernels: (inputs for a size n, the call on a namespace, its default n's label).
+# The same call runs on torch with --torch.
+KERNELS = {
+    "sort": (lambda n: _f32(n, 1 << 24), lambda m, x: m.sort(x), "2^24 float32"),
+    "argsort": (lambda n: _f32(n, 1 << 24), lambda m, x: m.argsort(x), "2^24 float32"),
+    "unique": (lambda n: [RNG.integers(0, 1 << 20, n or 1 << 22).astype(np.int32)],
+               lambda m, x: m.unique_values(x) if hasattr(m, "unique_values") else m.unique(x),
+               "2^22 int32 in [0, 2^20)"),
+    "cumsum": (lambda n: _f32(n, 1 << 24), lambda m, x: m.cumulative_sum(x) if hasattr(m, "cumulative_sum")
+               else m.cumsum(x, 0), "2^24 float32"),
+    "sum": (lambda n: _f32(n, 1 << 27), lambda m, x: m.sum(x), "2^27 float32"),
+    "mean": (lambda n: _f32(n, 1 << 27), lambda m, x: m.mean(x), "2^27 float32"),
+    "var": (lambda n: _f32(n, 1 << 27), lambda m, x: m.var(x), "2^27 float32"),
+    "fftn": (lambda n: [(RNG.standard_normal((n or 4096,) * 2) + 1j * RNG.standard_normal((n or 4096,) * 2))
+                        .astype(np.complex64)], lambda m, x: m.fft.fftn(x), "4096^2 complex64"),
+    "rfft": (lambda n: _f32(n, 1 << 24), lambda m, x: m.fft.rfft(x), "2^24 float32"),
+    "matmul": (lambda n: [RNG.random((n or 4096,) * 2, dtype=np.float32),
+                          RNG.random((n or 4096,) * 2, dtype=np.float32)],
+               lambda m, a, b: m.matmul(a, b), "4096^3 float32"),
+}
+
+
+# Workloads whose result wgarray keeps for an unchanged uploaded input (``_known.py``,
+# unique's memo): their input is given as a lazy ``x * 1``, fused into the first kernel.
+MEMOIZED = {"unique", "sum", "mean", "var"}
+
+
+def torch_ms(spec):
+    """torch (CUDA)'s median ms for a KERNELS workload, synchronized, warm; None without it."""
+    import statistics
+    try:
+        import torch
+    except ImportError:
+        return None
+    if not torch.cuda.is_available():
+        return None
+    torch.backends.cuda.matmul.allow_tf32 = False
+    name, _, arg = spec.partition(":")
+    make, op, _ = KERNELS[name]
+    RNG.bit_generator.state = np.random.default_rng(0).bit_generator.state
+    args = [torch.from_numpy(a).cuda() for a in make(int(arg) if arg else None)]
+    for _ in range(3):
+        op(torch, *args)
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(9):
+        t = time.perf_counter()
+        op(torch, *args)
+        torch.cuda.synchronize()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times) * 1e3
+
+
+def main(specs, host=False, torch=False):
     dev = xp.asarray(0.0).device
     print(f"device: {dev.name}")
     for spec in specs:
         label, fn = workload(spec)
         end = time.perf_counter() + WARM
         for i in range(10**6):
-            float(fn())
+            complex(fn())
             if i >= 1 and time.perf_counter() > end:
                 break
         heat(dev.runtime)
         debug.reset_counters()
-        t = time.perf_counter()
-        float(fn())
-        wall = time.perf_counter() - t
-        counts = debug.counters()
+        walls = []
+        for _ in range(5):
+            t = time.perf_counter()
+            complex(fn())
+            walls.append(time.perf_counter() - t)
+        wall = sorted(walls)[2]
+        counts = {k: v // 5 for k, v in debug.counters().items()}
         heat(dev.runtime)
         with debug.profile(dev) as p:
-            float(fn())
+            complex(fn())
         total = sum(sec for _, sec in p.kernels.values())
+        beside = ""
+        if torch and spec.partition(":")[0] in KERNELS:
+            ms = torch_ms(spec)
+            beside = "" if ms is None else f"; torch (CUDA) {ms:.3f} ms"
         print(f"\n## {label}: wall {wall * 1e3:.2f} ms, profiled device sum {total * 1e3:.2f} ms; "
-              f"dispatches {counts['dispatches']}, submits {counts['submits']}, readbacks {counts['readbacks']}")
+              f"dispatches {counts['dispatches']}, submits {counts['submits']}, readbacks {counts['readbacks']}"
+              f"{beside}")
         print(p.table(20))
         if host:
             import cProfile
             import pstats
             prof = cProfile.Profile()
             prof.enable()
-            float(fn())
+            complex(fn())
             prof.disable()
             print(f"\n### {label}: host functions by own time (cProfile)")
             stats = pstats.Stats(prof, stream=sys.stdout)
@@ -162,5 +235,6 @@ def main(specs, host=False):
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    host = "--host" in args
-    main([a for a in args if a != "--host"] or ["eigh:64", "eigh:256", "svd:256"], host=host)
+    flags = {"--host", "--torch"}
+    main([a for a in args if a not in flags] or ["eigh:64", "eigh:256", "svd:256"],
+         host="--host" in args, torch="--torch" in args)

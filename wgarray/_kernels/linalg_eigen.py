@@ -239,7 +239,20 @@ def jacobi(node: g.Node, mode: str):
         return _small_eigh(node, mode)
     if mode in ("svd", "vals") and n <= SMALL_SVD:
         return _small_svd(node, mode)
+    if mode in ("svd", "vals") and _preconditions_large(node):
+        return _preconditioned_svd(_contig(node), mode)
     return _blocked(node, mode)
+
+
+def _preconditions_large(node: g.Node) -> bool:
+    """Whether a real svd past SMALL_SVD takes the preconditioned route: V0 from the
+    tridiagonal route's eigh of A^T A formed in float64 (so on devices with float64
+    only: in float32 V0 misses the noise subspace, and block Jacobi would run its
+    sweeps after the Gram matrix and eigh on top)."""
+    device = node.device
+    n = node.shape[-1]
+    return (SVD_PRECONDITION and device.has_f64 and _trd_order(device, node.dtype, n)
+            and n <= TRD_MAX_VECTORS)
 
 
 def _trd_eigh(node: g.Node, mode: str):
@@ -323,11 +336,46 @@ def _preconditioned_svd(A0: g.Data, mode: str):
     G = matmul_nodes(_conj_t(As), As, batch)
     _, V0 = _trd_eigh(G, "eigh")
     B = _contig(_cast(matmul_nodes(Aw, V0, batch), dtype))
-    Ab, Vb, _ = _ojac(device, _tag(dtype, device), B, g.prod(batch), m, n)
-    Ajac = g.Data(Ab, batch + (m, n), dtype, device, 0, _bstr(batch, m * n) + (1, m))
-    W = g.Data(Vb, batch + (n, n), dtype, device, 0, _bstr(batch, n * n) + (1, n))
+    tolmul = max(1, math.isqrt(m - 1) + 1)
+    if _columns_orthogonal(B, work, ke.OJAC_ACTIVE * tolmul * _eps_of(dtype)):
+        return _svd_finish(A0, B, V0, mode)
+    if n <= SMALL_SVD:
+        Ab, Vb, _ = _ojac(device, _tag(dtype, device), B, g.prod(batch), m, n)
+        Ajac = g.Data(Ab, batch + (m, n), dtype, device, 0, _bstr(batch, m * n) + (1, m))
+        W = g.Data(Vb, batch + (n, n), dtype, device, 0, _bstr(batch, n * n) + (1, n))
+    else:
+        Ajac, W = _blocked(B, mode, first_check=1)
     Vjac = _contig(matmul_nodes(V0, _cast(W, work), batch))
     return _svd_finish(A0, Ajac, Vjac, mode)
+
+
+def _columns_orthogonal(B: g.Data, work, tol: float) -> bool:
+    """Whether every pair of B's columns (in every matrix of the batch) has a coupling
+    |b_p^H b_q| <= tol |b_p| |b_q|, the Gram matrix formed in ``work`` precision by the
+    tiled matmul (one readback). With tol OJAC_ACTIVE times ojac's rotation bound, ojac
+    would end after its first sweep, having rotated at most couplings below tol, which
+    the refinement step squares anyway: so B and V0 go to it directly, and the sweep
+    (one workgroup per matrix streaming all of B and V through one core n times: 2.8 ms
+    of svd 256 on an H200, and it grows as n^3 on one core) is skipped. NaN fails the
+    test (ojac then runs and carries it as before)."""
+    device = B.device
+    batch = B.shape[:-2]
+    n = B.shape[-1]
+    rdt = dt.real_of(work)
+    Bw = _cast(B, work)
+    C = _contig(matmul_nodes(_conj_t(Bw), Bw, batch))
+    diag = g.Data(C.buf, batch + (n,), work, device, C.offset, _bstr(batch, n * n) + (n + 1,))
+    norms = g.make_op("sqrt", [g.make_op("abs", [diag], rdt)], rdt)
+    lim = _ew("multiply", rdt, _new_axes(norms, 1, False), _new_axes(norms, 1, True))
+    shape = batch + (n, n)
+    zeros = (0,) * len(batch)
+    rows = g.Iota(shape, device, 0, zeros + (1, 0))
+    cols = g.Iota(shape, device, 0, zeros + (0, 1))
+    within = _ew("less_equal", dt.bool, g.make_op("abs", [C], rdt), _ew("multiply", rdt, lim, _scalar(tol, rdt, device)))
+    ok = _ew("logical_or", dt.bool, within, _ew("equal", dt.bool, rows, cols))
+    bad = g.make_op("cast", [g.make_op("logical_not", [ok], dt.bool)], dt.uint32)
+    worst = _contig(reduce_axes(g.reshape_view(bad, (bad.size,)), (0,), "max")[0])
+    return device.runtime.read(worst.buf, 4 * worst.offset, 4).view(np.uint32)[0] == 0
 
 
 def _post_svd(A0: g.Data, Aw, Vw, mode: str):
@@ -569,7 +617,11 @@ def _conj_t(node: g.Node) -> g.Node:
     return g.make_op("conj", [node], node.dtype) if node.dtype.kind == "c" else node
 
 
-def _blocked(node: g.Node, mode: str):
+def _blocked(node: g.Node, mode: str, first_check: int | None = None):
+    """Parallel block Jacobi (module docstring). With ``first_check`` (svd only): the
+    converged one-sided state (A V, V) after a convergence readback from that sweep on,
+    not the finished svd (the preconditioned route's B = A V0 is nearly orthogonal
+    already: a sweep or two, where FIRST_CHECK assumes ~8 from scratch)."""
     device = node.device
     rt = device.runtime
     dtype = node.dtype
@@ -634,7 +686,7 @@ def _blocked(node: g.Node, mode: str):
         if last_round:
             if sweep + 1 >= OUTER_SWEEPS:
                 finished = True
-            elif sweep + 1 >= FIRST_CHECK:
+            elif sweep + 1 >= (FIRST_CHECK if first_check is None else first_check):
                 flag = rt.read(gf, 4 * sweep, 4).view(np.uint32)[0]
                 finished = flag == 0
             sweep += 1
@@ -657,13 +709,24 @@ def _blocked(node: g.Node, mode: str):
         return _refined(A0, lam, X, mode)
     Ajac = g.Data(A, batch + (m, n), dtype, device, 0, _bstr(batch, m * npad) + (npad, 1))
     Vjac = g.Data(V, batch + (n, n), dtype, device, 0, _bstr(batch, n * npad) + (npad, 1))
+    if first_check is not None:
+        return Ajac, Vjac
     return _svd_finish(A0, Ajac, Vjac, mode)
 
 
 def _colnorms(M: g.Node, rdt) -> g.Node:
-    """The 2-norms of M's columns, (batch..., n) in ``rdt``."""
-    a2 = g.make_op("abs", [M], rdt)
-    return g.make_op("sqrt", [reduce_axes(g.make_op("multiply", [a2, a2], rdt), (M.ndim - 2,), "sum")[0]], rdt)
+    """The 2-norms of M's columns, (batch..., n) in ``rdt``, each column scaled by its
+    largest magnitude first (as LAPACK's nrm2), so that squares of huge or tiny entries
+    (float32 past 1e19 or below 1e-19) neither overflow nor underflow."""
+    device = M.device
+    a = g.make_op("abs", [M], rdt)
+    amax = reduce_axes(a, (M.ndim - 2,), "max")[0]
+    pos = _ew("greater", dt.bool, amax, _scalar(0, rdt, device))
+    scale = _ew("where", rdt, pos, amax, _ew("add", rdt, _ew("multiply", rdt, amax, _scalar(0, rdt, device)),
+                                            _scalar(1, rdt, device)))
+    q = _ew("divide", rdt, a, _new_axes(scale, 1, True))
+    ss = reduce_axes(g.make_op("multiply", [q, q], rdt), (M.ndim - 2,), "sum")[0]
+    return _ew("multiply", rdt, g.make_op("sqrt", [ss], rdt), scale)
 
 
 def _svd_finish(A0: g.Data, Ajac: g.Data, Vjac: g.Data, mode: str):
