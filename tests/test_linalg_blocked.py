@@ -92,6 +92,44 @@ def test_cholesky_complex_blocked_within_10x_of_lapack(d):
     assert bound(rel(L @ ct(L), a), rel(ref @ ct(ref), a), d)
 
 
+@pytest.mark.parametrize("shared", [True, False], ids=["workgroup-memory-leaf", "global-memory-leaf"])
+@pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
+def test_both_leaf_kernels_within_10x_of_lapack(d, shared, monkeypatch):
+    # the leaf factors / inverts each diagonal block in workgroup memory where one
+    # block fits (every dtype but complex128 on this device), else in global memory:
+    # both, past two blocks (130 = 2 LEAF + 2), through cholesky (factor + inverse),
+    # solve (the unit-diagonal inverse of LU's L11) and a batch with a NaN matrix
+    monkeypatch.setattr(blk, "LEAF_SHARED", shared)
+    used = []
+    orig = blk.launch
+
+    def spy(device, family, *args, **kw):
+        used.append(family)
+        return orig(device, family, *args, **kw)
+
+    monkeypatch.setattr(blk, "launch", spy)
+    n = 130
+    a = hpd(n, d, 1e3, seed=7)
+    L = to_np(la.cholesky(xp.asarray(a)))
+    ref = np.linalg.cholesky(a)
+    assert np.all(np.triu(L, 1) == 0)
+    assert bound(rel(L @ ct(L), a), rel(ref @ ct(ref), a), d)
+    g = with_cond(n, n, d, 1e3, seed=8)
+    rhs = np.random.default_rng(9).standard_normal((n, 3)).astype(npdt(d))
+    x = to_np(la.solve(xp.asarray(g), xp.asarray(rhs)))
+    x0 = np.linalg.solve(g, rhs)
+    assert bound(rel(g @ x, rhs), rel(g @ x0, rhs), d)
+    stack = np.stack([a, a])
+    stack[0, 5, 5] = np.nan
+    Ls = to_np(la.cholesky(xp.asarray(stack)))
+    assert np.isnan(Ls[0]).any()
+    assert bound(rel(Ls[1] @ ct(Ls[1]), a), rel(ref @ ct(ref), a), d)
+    fits = blk.kb.leaf_shared_bytes(npdt(d).itemsize) <= xp.asarray(0).device.limits.get(
+        "max-compute-workgroup-storage-size", 16384)
+    leaves = {f for f in used if f.startswith("linalg_blk_leaf")}
+    assert leaves == {"linalg_blk_leaf_sh" if shared and fits else "linalg_blk_leaf"}, leaves
+
+
 def test_cholesky_batched_upper_and_broadcast_view():
     d = xp.float32
     a = np.stack([hpd(70, d, 100.0, seed=s) for s in range(3)])

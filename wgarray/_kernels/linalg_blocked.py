@@ -42,6 +42,9 @@ from .matmul import matmul_nodes
 from .reduce import reduce_axes
 
 LEAF = kb.LEAF
+# Leaf blocks in workgroup memory where it holds one (every dtype but complex128 on
+# 48 KiB devices); the global-memory leaf elsewhere.
+LEAF_SHARED = True
 PANEL = 32  # LU panel width: the panel kernel's rank-1 updates cost rows * PANEL^2 / 2
 
 
@@ -131,7 +134,12 @@ def _leaf(w: _Mat, nblk: int, phase: int, d_buf=None, unit: bool = False) -> Non
         raise AssertionError("leaf: the inverse needs its own buffer")
     if phase == 0:  # the output binding is unused: a tiny scratch keeps the bindings distinct
         d = device.runtime.alloc(16)
-    launch(device, "linalg_blk_leaf", (t,), kb.leaf_record, kb.render_leaf, {"W": w.buf, "D": d}, w.nb * nblk,
+    if LEAF_SHARED and kb.leaf_shared_bytes(w.dtype.itemsize) <= device.limits.get(
+            "max-compute-workgroup-storage-size", 16384):
+        family, rec, render = "linalg_blk_leaf_sh", kb.leaf_shared_record, kb.render_leaf_shared
+    else:
+        family, rec, render = "linalg_blk_leaf", kb.leaf_record, kb.render_leaf
+    launch(device, family, (t,), rec, render, {"W": w.buf, "D": d}, w.nb * nblk,
            nitems=w.nb * nblk, nblk=nblk, kb=LEAF, ntot=w.rows, offW=w.off, szW=w.sz, sblk=LEAF * (w.rs + w.cs),
            rs=w.rs, cs=w.cs, phase=phase, unit=int(unit), offD=0)
 

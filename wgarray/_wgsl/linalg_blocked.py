@@ -122,6 +122,100 @@ def render_leaf(t: str) -> str:
     return _finish(decls, t, body)
 
 
+def leaf_shared_record(t: str) -> Launch:
+    return record(f"linalg_blk_leaf_sh_{t}", [("W", "S", True), ("D", "S", True)],
+                  ("nitems", "nblk", "kb", "ntot", "offW", "szW", "sblk", "rs", "cs", "phase", "unit", "offD"))
+
+
+def leaf_shared_bytes(itemsize: int) -> int:
+    """Workgroup memory of ``render_leaf_shared``: one LEAF x LEAF block."""
+    return LEAF * LEAF * itemsize
+
+
+def render_leaf_shared(t: str) -> str:
+    """``render_leaf``'s phases with the block in workgroup memory (bindings and
+    parameters the same; for devices whose workgroup memory holds LEAF x LEAF scalars).
+
+    The global-memory leaf spends its time on dependent global loads: each of LEAF
+    Cholesky steps rereads the trailing block from memory, and each thread's column of
+    the inverse is a chain of LEAF^2 / 2 loads of values it wrote itself (H200, float64:
+    525 us a leaf). Here the block is loaded once, factored in place with workgroup
+    barriers between steps, written back (phases 0 and 2), and inverted as render_leaf
+    does it, a column per thread by forward substitution (L x = e_j: the residual
+    L X - I stays at rounding level; LAPACK's trti2, which builds each column from the
+    inverse's trailing block, gave solve 13x LAPACK's residual at condition 1e3), each
+    column kept in the upper triangle the factor leaves free (phases 1 and 2)."""
+    decls = leaf_shared_record(t).declarations() + [f"var<workgroup> L: array<S, {LEAF * LEAF}>;"]
+    body = _head()
+    body += f"""    let blk = b % P[1];
+    let m = min(P[2], P[3] - blk * P[2]);
+    let w0 = P[4] + (b / P[1]) * P[5] + blk * P[6];
+    let rs = P[7]; let cs = P[8];
+    for (var e = lid; e < m * m; e += {WG}u) {{
+        let i = e / m; let j = e % m;
+        L[i * {LEAF}u + j] = W[w0 + i * rs + j * cs];
+    }}
+    workgroupBarrier();
+    if (P[9] != 1u) {{
+    for (var k = 0u; k < m; k++) {{
+        let kk = k * {LEAF + 1}u;
+        let piv = r_sqrt(s_re(L[kk]));
+        let inv = R(1) / piv;
+        workgroupBarrier();
+        if (lid == 0u) {{ L[kk] = s_real(piv); }}
+        for (var i = k + 1u + lid; i < m; i += {WG}u) {{
+            L[i * {LEAF}u + k] = s_scale(L[i * {LEAF}u + k], inv);
+        }}
+        workgroupBarrier();
+        let r = m - k - 1u;
+        for (var e = lid; e < r * r; e += {WG}u) {{
+            let i = k + 1u + e / r; let j = k + 1u + e % r;
+            if (j <= i) {{
+                L[i * {LEAF}u + j] = L[i * {LEAF}u + j] - s_mul(L[i * {LEAF}u + k], s_conj(L[j * {LEAF}u + k]));
+            }}
+        }}
+        workgroupBarrier();
+    }}
+    for (var e = lid; e < m * m; e += {WG}u) {{
+        let i = e / m; let j = e % m;
+        var v = L[i * {LEAF}u + j];
+        if (j > i) {{ v = s_real(R(0)); }}
+        W[w0 + i * rs + j * cs] = v;
+    }}
+    }}
+    if (P[9] != 0u) {{
+    // column j of the inverse by forward substitution (as render_leaf), thread j's:
+    // its entries below the diagonal kept transposed in row j of the upper triangle of
+    // L (free, and read by thread j alone), its diagonal entry in a register
+    let d0 = P[11] + b * {LEAF * LEAF}u;
+    let unit = P[10] == 1u;
+    let j = lid;
+    var djj = s_real(R(0));
+    if (j < m) {{
+        djj = s_real(R(1));
+        if (!unit) {{ djj = s_div(djj, L[j * {LEAF + 1}u]); }}
+        for (var i = j + 1u; i < m; i++) {{
+            var x = s_real(R(0)) - s_mul(L[i * {LEAF}u + j], djj);
+            for (var k = j + 1u; k < i; k++) {{
+                x = x - s_mul(L[i * {LEAF}u + k], L[j * {LEAF}u + k]);
+            }}
+            if (!unit) {{ x = s_div(x, L[i * {LEAF + 1}u]); }}
+            L[j * {LEAF}u + i] = x;
+        }}
+    }}
+    workgroupBarrier();
+    for (var e = lid; e < {LEAF * LEAF}u; e += {WG}u) {{
+        let i = e / {LEAF}u; let c = e % {LEAF}u;
+        var v = s_real(R(0));
+        if (i < m && c < i) {{ v = L[c * {LEAF}u + i]; }}
+        if (c != i) {{ D[d0 + e] = v; }}
+    }}
+    if (j < {LEAF}u) {{ D[d0 + j * {LEAF + 1}u] = djj; }}
+    }}
+}}""".split("\n")
+    return _finish(decls, t, body)
+
+
 def panel_record(t: str) -> Launch:
     return record(f"linalg_blk_panel_{t}", [("W", "S", True), ("PIV", "u32", True), ("FL", "u32", True)],
                   ("nbatch", "n", "ld", "k0", "kend", "a", "c"), PANEL_WG)
