@@ -22,7 +22,7 @@ from conftest import COMPLEX, DTYPES, INTEGER, REAL_FLOAT, assert_exact, ids, np
 # of the tile layout, a tile, and many tiles with a partial last one.
 T = sc.TILE
 LENGTHS = [1, 2, kscan.SCAN_THREAD_MAX - 1, kscan.SCAN_THREAD_MAX, kscan.SCAN_THREAD_MAX + 1, sc.ROUND - 1, sc.ROUND,
-           sc.ROUND + 1, T - 1, T, T + 1, 3 * T + 4, 5 * T + 7]
+           sc.ROUND + 1, sc.LOOKBACK_ROUND, sc.LOOKBACK_ROUND + 1, T - 1, T, T + 1, 3 * T + 4, 5 * T + 7]
 SPECIALS = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0])
 
 
@@ -212,15 +212,16 @@ def test_lookback_when_predecessors_are_not_waited_for(monkeypatch, polls):
     # 0 polls: every workgroup reduces all the tiles before it from the input itself
     # (the path a device that runs workgroups one after another, or out of order, takes)
     monkeypatch.setattr(sc, "LOOKBACK_POLLS", polls)
-    for n in (sc.ROUND + 1, 4 * sc.ROUND, 6 * sc.ROUND + 5):
+    R = sc.LOOKBACK_ROUND
+    for n in (sc.ROUND + 1, R + 1, 4 * R, 6 * R + 5):
         a = exact_sum_data(xp.float32, (n,), seed=n, specials=True)
         check(a, "sum")
         check(a, "sum", include_initial=True)
         check(exact_prod_data(xp.float32, (n,), seed=n, specials=True), "prod")
-    b = exact_sum_data(xp.float32, (3, 3 * sc.ROUND + 7), seed=13, specials=True)
+    b = exact_sum_data(xp.float32, (3, 3 * R + 7), seed=13, specials=True)
     check(b, "sum", axis=1)
     check(b, "sum", axis=1, include_initial=True)
-    neg = np.full(5 * sc.ROUND, -0.0, np.float32)
+    neg = np.full(5 * R, -0.0, np.float32)
     check(neg, "sum")
 
 

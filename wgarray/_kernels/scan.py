@@ -147,7 +147,7 @@ def _scan_lookback(node, rows, length, kind, tag, inc, result, flat):
     of the tiles' state words, one dispatch that reads and writes each element once."""
     device = node.device
     rt = device.runtime
-    C = sc.ROUND
+    C = sc.LOOKBACK_ROUND
     NC = -(-length // C)
     n_state = 1 + 2 * rows * NC
     state = rt.alloc(4 * n_state)

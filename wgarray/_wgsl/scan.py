@@ -25,8 +25,9 @@ Layouts of the scanning pass (pass 1 uses the same chunks):
   and the 256 thread totals are scanned across the workgroup (shuffle scans within
   subgroups plus one barrier where the device has full subgroups, a raking scan
   through workgroup memory otherwise); the round's total carries to the next round.
-* ``lookback``: the same work on one round per workgroup, whose offset comes from
-  the tiles before it in the same dispatch.
+* ``lookback``: the same work on one tile of ``LOOKBACK_ROUND`` elements per
+  workgroup (``LOOKBACK_PER_THREAD`` a thread), whose offset comes from the tiles
+  before it in the same dispatch.
 * ``thread`` (a strided axis, or short rows): one thread per chunk of ``C = CHUNK``
   elements, a serial scan; adjacent threads take adjacent ``i``, so reads and writes
   of a scan along a leading axis are coalesced.
@@ -51,6 +52,12 @@ PER_THREAD = 16
 ROUND = WORKGROUP * PER_THREAD
 # Elements per workgroup in the tile layout: the chunk of the reduction's wide pass
 # (256 lanes x 64), which reads at ~98% of the copy roofline on an H200.
+# The look-back layout's tiles: twice as many elements a thread as a round. Its time
+# grows with the number of tiles, not the bytes (H200, 2^28 float32: 4, 8, 16 and 32 a
+# thread took 5.83, 3.22, 2.18 and 1.65 ms), while the tile layout's rounds are slower
+# with more (2^24 int32: 0.22 ms at 4 a thread, 0.41 at 16, 0.43 at 32).
+LOOKBACK_PER_THREAD = 32
+LOOKBACK_ROUND = WORKGROUP * LOOKBACK_PER_THREAD
 TILE = 16384
 # Elements per thread in the thread layout: short serial chains, and well inside
 # lavapipe's 65535-iteration loop bound.
@@ -157,10 +164,10 @@ def _workgroup_scan(spec: ScanSpec, own: str, ident: str) -> list[str]:
     ]
 
 
-def _thread_scan(spec: ScanSpec, ident: str, l0: str, hi: str, src: str, pre: str = "        ") -> list[str]:
-    """Loads of the thread's PER_THREAD elements from ``l0`` of the row at ``src``
-    (identity past ``hi``) into ``x0..``, and their running combines ``v0..``."""
-    K = PER_THREAD
+def _thread_scan(spec: ScanSpec, ident: str, l0: str, hi: str, src: str, pre: str = "        ",
+                 K: int = PER_THREAD) -> list[str]:
+    """Loads of the thread's K elements from ``l0`` of the row at ``src`` (identity
+    past ``hi``) into ``x0..``, and their running combines ``v0..``."""
     body = [f"{pre}var x{j} = {ident};" for j in range(K)]
     if spec.quad:
         for h in range(K // 4):
@@ -175,8 +182,7 @@ def _thread_scan(spec: ScanSpec, ident: str, l0: str, hi: str, src: str, pre: st
     return body
 
 
-def _stores(spec: ScanSpec, base: str, l0: str, hi: str, dst: str) -> list[str]:
-    K = PER_THREAD
+def _stores(spec: ScanSpec, base: str, l0: str, hi: str, dst: str, K: int = PER_THREAD) -> list[str]:
     wt = ty.WGSL_TYPE[spec.tag]
     if spec.vec_out:
         body = []
@@ -231,14 +237,14 @@ def _tile_body(spec: ScanSpec, ident: str, initial: str) -> tuple[list[str], str
 
 
 def _lookback_body(spec: ScanSpec, ident: str, initial: str) -> tuple[list[str], str]:
-    """One pass: a workgroup per tile of ROUND elements, taken in the order workgroups
+    """One pass: a workgroup per tile of LOOKBACK_ROUND elements, taken in the order workgroups
     start (a ticket), publishes its tile's total, then combines the totals of the
     tiles before it (looking back until one has published its inclusive prefix) and
     publishes its own prefix. A tile not published after ``P[6]`` polls is reduced
     from the input by the waiting workgroup itself, so no workgroup ever depends on
     another one making progress. Totals travel as single 32-bit atomic words (f32
     bits, NaN canonical), the sentinel 0xffffffff meaning "not yet"."""
-    K = PER_THREAD
+    K = LOOKBACK_PER_THREAD
     entry = "@builtin(local_invocation_index) lid: u32"
     if spec.subgroups:
         entry += ", @builtin(subgroup_size) sgs: u32, @builtin(subgroup_invocation_id) lane: u32"
@@ -262,7 +268,7 @@ def _lookback_body(spec: ScanSpec, ident: str, initial: str) -> tuple[list[str],
     if spec.subgroups:
         body.append("    var half = 0u;")
     body.append(f"    let l0 = c * C + lid * {K}u;")
-    body += ["    {"] + _thread_scan(spec, ident, "l0", "hi", "src")
+    body += ["    {"] + _thread_scan(spec, ident, "l0", "hi", "src", K=K)
     body += _workgroup_scan(spec, f"v{K - 1}", ident)
     body += [
         "        if (lid == 0u) { atomicStore(&ST[select(1u + tk, 1u + T + tk, c == 0u)], publish(wtot)); }",
@@ -291,7 +297,7 @@ def _lookback_body(spec: ScanSpec, ident: str, initial: str) -> tuple[list[str],
         "                    let khi = min(L, k * C + C);",
         "                    {",
     ]
-    inner = _thread_scan(spec, ident, "kl0", "khi", "src", pre="                        ")
+    inner = _thread_scan(spec, ident, "kl0", "khi", "src", pre="                        ", K=K)
     inner += ["                        " + x.strip() for x in _workgroup_scan(spec, f"v{K - 1}", ident)]
     inner.append("                        v = wtot;")
     body += inner
@@ -306,7 +312,7 @@ def _lookback_body(spec: ScanSpec, ident: str, initial: str) -> tuple[list[str],
         "        }",
         "        let base = comb(prefix, excl);",
     ]
-    body += _stores(spec, "base", "l0", "hi", "dst")
+    body += _stores(spec, "base", "l0", "hi", "dst", K=K)
     body += ["    }", "}"]
     wt = ty.WGSL_TYPE[spec.tag]
     shared = "var<workgroup> lb_ticket: u32;\nvar<workgroup> lb_flag: u32;\nvar<workgroup> lb_value: u32;\n"
