@@ -358,11 +358,11 @@ def _columns_orthogonal(B: g.Data, work, tol: float) -> bool:
     """Whether every pair of B's columns (in every matrix of the batch) has a coupling
     |b_p^H b_q| <= tol |b_p| |b_q|, the Gram matrix formed in ``work`` precision by the
     tiled matmul (one readback). With tol OJAC_ACTIVE times ojac's rotation bound, ojac
-    would end after its first sweep, having rotated at most couplings below tol, which
-    the refinement step squares anyway: so B and V0 go to it directly, and the sweep
-    (one workgroup per matrix streaming all of B and V through one core n times: 2.8 ms
-    of svd 256 on an H200, and it grows as n^3 on one core) is skipped. NaN fails the
-    test (ojac then runs and carries it as before)."""
+    would end after its first sweep, having rotated only couplings between its bound
+    and tol, which the refinement step squares anyway: so B and V0 go to it directly,
+    and the sweep (one workgroup per matrix streaming all of B and V through one core
+    n times: 2.8 ms of svd 256 on an H200, growing as n^3 on one core) is skipped. NaN
+    fails the test (Jacobi then runs and carries it as before)."""
     device = B.device
     batch = B.shape[:-2]
     n = B.shape[-1]
