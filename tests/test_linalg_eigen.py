@@ -441,18 +441,18 @@ def _spy_routes(monkeypatch):
     """Count the calls of ojac and of block Jacobi (with the first_check it was given)."""
     from wgarray._kernels import linalg_eigen as le
     seen = {"ojac": 0, "blocked": []}
-    ojac, blocked = le._ojac, le._blocked
+    ojac, block_jacobi = le._ojac, le._block_jacobi
 
     def spy_ojac(*args, **kw):
         seen["ojac"] += 1
         return ojac(*args, **kw)
 
-    def spy_blocked(node, mode, first_check=None):
+    def spy_block_jacobi(A0, mode, first_check):
         seen["blocked"].append(first_check)
-        return blocked(node, mode, first_check)
+        return block_jacobi(A0, mode, first_check)
 
     monkeypatch.setattr(le, "_ojac", spy_ojac)
-    monkeypatch.setattr(le, "_blocked", spy_blocked)
+    monkeypatch.setattr(le, "_block_jacobi", spy_block_jacobi)
     return seen
 
 
@@ -470,7 +470,7 @@ def test_svd_past_the_whole_matrix_order_preconditioned_vs_lapack(dtype, kind, m
     u, s, vh = (np.asarray(r) for r in la.svd(xp.asarray(a), full_matrices=False))
     assert seen["ojac"] == 0
     if not F64:
-        assert seen["blocked"] == [None]
+        assert seen["blocked"] == [le.FIRST_CHECK]
     elif kind == "random" and dtype is np.float32:
         assert seen["blocked"] == []
     else:

@@ -335,8 +335,7 @@ def _preconditioned_svd(A0: g.Data, mode: str):
     amax = _new_axes(reduce_axes(g.make_op("abs", [Aw], work), (nb, nb + 1), "max")[0], 2, False)
     ok = g.make_op("logical_and", [_ew("greater", dt.bool, amax, _scalar(0, work, device)),
                                    g.make_op("isfinite", [amax], dt.bool)], dt.bool)
-    div = _ew("where", work, ok, amax, _ew("add", work, _ew("multiply", work, amax, _scalar(0, work, device)),
-                                          _scalar(1, work, device)))
+    div = _where_or_one(ok, amax)
     As = _contig(_ew("divide", work, Aw, div))
     G = matmul_nodes(_conj_t(As), As, batch)
     _, V0 = _trd_eigh(G, "eigh")
@@ -349,7 +348,7 @@ def _preconditioned_svd(A0: g.Data, mode: str):
         Ajac = g.Data(Ab, batch + (m, n), dtype, device, 0, _bstr(batch, m * n) + (1, m))
         W = g.Data(Vb, batch + (n, n), dtype, device, 0, _bstr(batch, n * n) + (1, n))
     else:
-        Ajac, W = _blocked(B, mode, first_check=1)
+        Ajac, W = _block_jacobi(B, mode, first_check=1)
     Vjac = _contig(matmul_nodes(V0, _cast(W, work), batch))
     return _svd_finish(A0, Ajac, Vjac, mode)
 
@@ -551,6 +550,13 @@ def _ew(op: str, dtype, *nodes) -> g.Node:
     return g.make_op(op, list(nodes), dtype)
 
 
+def _where_or_one(cond: g.Node, x: g.Node) -> g.Node:
+    """x where ``cond``, else 1 (a safe divisor): ``x * 0 + 1``, so that a NaN or inf
+    x stays NaN rather than becoming a finite 1."""
+    one = _ew("add", x.dtype, _ew("multiply", x.dtype, x, _scalar(0, x.dtype, x.device)), _scalar(1, x.dtype, x.device))
+    return _ew("where", x.dtype, cond, x, one)
+
+
 def _new_axes(node: g.Node, k: int, last: bool) -> g.Node:
     """``node[..., None, :]`` (``last``) or ``node[..., None, None]`` (k = 2): the view
     the namespace's basic indexing makes."""
@@ -622,17 +628,26 @@ def _conj_t(node: g.Node) -> g.Node:
     return g.make_op("conj", [node], node.dtype) if node.dtype.kind == "c" else node
 
 
-def _blocked(node: g.Node, mode: str, first_check: int | None = None):
-    """Parallel block Jacobi (module docstring). With ``first_check`` (svd only): the
-    converged one-sided state (A V, V) after a convergence readback from that sweep on,
-    not the finished svd (the preconditioned route's B = A V0 is nearly orthogonal
-    already: a sweep or two, where FIRST_CHECK assumes ~8 from scratch)."""
-    device = node.device
+def _blocked(node: g.Node, mode: str):
+    """Parallel block Jacobi (module docstring), then the refinement step."""
+    A0 = _contig(node)
+    vals_or_av, vecs = _block_jacobi(A0, mode, FIRST_CHECK)
+    if mode in ("eigh", "eigvals"):
+        return _refined(A0, vals_or_av, vecs, mode)
+    return _svd_finish(A0, vals_or_av, vecs, mode)
+
+
+def _block_jacobi(A0: g.Data, mode: str, first_check: int):
+    """Block Jacobi's converged state on the contiguous A0: (eigenvalues, V) for eigh,
+    (A V, V) for svd, reading the sweep's convergence flag back from sweep
+    ``first_check`` on (FIRST_CHECK from scratch; the preconditioned route's A V0 is
+    nearly orthogonal already, a sweep or two)."""
+    device = A0.device
     rt = device.runtime
-    dtype = node.dtype
+    dtype = A0.dtype
     rdt = dt.real_of(dtype)
-    batch = node.shape[:-2]
-    m, n = node.shape[-2:]
+    batch = A0.shape[:-2]
+    m, n = A0.shape[-2:]
     nz = g.prod(batch)
     t = _tag(dtype, device)
     eig = mode in ("eigh", "eigvals")
@@ -642,7 +657,6 @@ def _blocked(node: g.Node, mode: str, first_check: int | None = None):
     P = nblk // 2
     rows = npad if eig else m
     eps = 1.1920928955078125e-07 if rdt is dt.float32 else 2.220446049250313e-16
-    A0 = _contig(node)
 
     order = _tournament(nblk, 0)
     # A in position order, zero padded (eigh: Hermitian from the lower triangle)
@@ -691,7 +705,7 @@ def _blocked(node: g.Node, mode: str, first_check: int | None = None):
         if last_round:
             if sweep + 1 >= OUTER_SWEEPS:
                 finished = True
-            elif sweep + 1 >= (FIRST_CHECK if first_check is None else first_check):
+            elif sweep + 1 >= first_check:
                 flag = rt.read(gf, 4 * sweep, 4).view(np.uint32)[0]
                 finished = flag == 0
             sweep += 1
@@ -711,12 +725,10 @@ def _blocked(node: g.Node, mode: str, first_check: int | None = None):
     if eig:
         lam = g.Data(A, batch + (n,), dtype, device, 0, _bstr(batch, rows * npad) + (npad + 1,))
         X = g.Data(V, batch + (n, n), dtype, device, 0, _bstr(batch, n * npad) + (npad, 1))
-        return _refined(A0, lam, X, mode)
+        return lam, X
     Ajac = g.Data(A, batch + (m, n), dtype, device, 0, _bstr(batch, m * npad) + (npad, 1))
     Vjac = g.Data(V, batch + (n, n), dtype, device, 0, _bstr(batch, n * npad) + (npad, 1))
-    if first_check is not None:
-        return Ajac, Vjac
-    return _svd_finish(A0, Ajac, Vjac, mode)
+    return Ajac, Vjac
 
 
 def _colnorms(M: g.Node, rdt) -> g.Node:
@@ -727,8 +739,7 @@ def _colnorms(M: g.Node, rdt) -> g.Node:
     a = g.make_op("abs", [M], rdt)
     amax = reduce_axes(a, (M.ndim - 2,), "max")[0]
     pos = _ew("greater", dt.bool, amax, _scalar(0, rdt, device))
-    scale = _ew("where", rdt, pos, amax, _ew("add", rdt, _ew("multiply", rdt, amax, _scalar(0, rdt, device)),
-                                            _scalar(1, rdt, device)))
+    scale = _where_or_one(pos, amax)
     q = _ew("divide", rdt, a, _new_axes(scale, 1, True))
     ss = reduce_axes(g.make_op("multiply", [q, q], rdt), (M.ndim - 2,), "sum")[0]
     return _ew("multiply", rdt, g.make_op("sqrt", [ss], rdt), scale)
@@ -759,8 +770,7 @@ def _svd_finish(A0: g.Data, Ajac: g.Data, Vjac: g.Data, mode: str):
     work = _work_dtype(dtype, device)
     nj = _new_axes(_colnorms(Ajac, rdt), 1, True)
     pos = _ew("greater", dt.bool, nj, _scalar(0, rdt, device))
-    ones = _ew("add", rdt, _ew("multiply", rdt, nj, _scalar(0, rdt, device)), _scalar(1, rdt, device))
-    unit = _ew("divide", dtype, Ajac, _cast(_ew("where", rdt, pos, nj, ones), dtype))
+    unit = _ew("divide", dtype, Ajac, _cast(_where_or_one(pos, nj), dtype))
     U = _contig(_cast(_ew("where", dtype, pos, unit, _ew("multiply", dtype, Ajac, _scalar(0, dtype, device))), work))
     V = _contig(_cast(Vjac, work))
     A = _cast(A0, work)
@@ -793,8 +803,7 @@ def _svd_finish(A0: g.Data, Ajac: g.Data, Vjac: g.Data, mode: str):
         sj = _new_axes(sig, 1, True)
         smax = _new_axes(reduce_axes(sig, (len(batch),), "max")[0], 2, False)
         big = _ew("greater", dt.bool, sj, _ew("multiply", sr, smax, _scalar(m * _eps_of(dtype), sr, device)))
-        div = _ew("where", sr, big, sj, _ew("add", sr, _ew("multiply", sr, sj, _scalar(0, sr, device)),
-                                            _scalar(1, sr, device)))
+        div = _where_or_one(big, sj)
         if work.kind == "c":
             div = _astype(div, work)
         UT = g.reshape_view(matmul_nodes(U, T, batch), batch + (m, n))
