@@ -182,7 +182,7 @@ def test_device_falls_back_to_no_optional_features_when_the_driver_refuses_them(
     assert dev.features == frozenset()
     assert not dev.has_f64 and not dev.has_int64 and not dev.has_subgroups
     assert xp.float64 not in dev.dtypes and xp.float32 in dev.dtypes
-    assert dev.max_buffer_bytes == 128 << 20
+    assert dev.max_buffer_bytes == 256 << 20 and dev.max_binding_bytes == 128 << 20
     wanted = tuple(sorted(f for f in adapter.features if f not in _disabled_features()))
     assert [r[0] for r in adapter.requests] == [wanted, wanted] + ([()] if wanted else [])
 

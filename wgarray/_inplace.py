@@ -22,6 +22,7 @@ import sys
 from . import _known
 from . import _tally
 from ._graph import node as g
+from ._graph import slabs
 from ._array import _NODE, Array
 from ._graph.fusion import FusedInput
 from ._runtime.launch import param_bases, workgroups
@@ -128,16 +129,25 @@ def write(dst: g.Data, value: g.Node, pred: g.Node | None = None, index: g.Node 
     n = index.size if index is not None else dst.size
     if n == 0:
         return
-    buf = dst.buf
     device = dst.device
     rt = device.runtime
+    if rt.big and dst.buf.size > device.max_binding_bytes:
+        lo, hi = slabs.extent(dst)
+        if index is None and (hi - lo) * dst.dtype.itemsize > slabs.budget_of(device):
+            # a region wider than a binding: written a slab at a time
+            for items, _, _ in slabs.plan(dst)[0]:
+                write(g.index_view(dst, items), g.index_view(value, items),
+                      None if pred is None else g.index_view(pred, items))
+            return
+        dst = slabs.windowed(dst)  # the region bound through a window of its buffer
+    buf = dst.buf
     native = device.has_int64
     inputs = {}
     for name, node in zip(wk.INPUTS, (value, pred, index)):
         if node is None:
             continue
         fi = FusedInput(node)
-        if any(b is buf for b in fi.buffers):
+        if any(b.buffer is buf.buffer for b in fi.buffers):
             fi = FusedInput(_detached(node))
         inputs[name] = fi
     ndim = dst.ndim

@@ -1,6 +1,7 @@
 """Introspection for developers: work counters and the fusion plan of an array."""
 from __future__ import annotations
 
+import contextlib as _contextlib
 import sys
 
 from ._graph.fusion import explain as _explain
@@ -45,3 +46,24 @@ def profile(device=None):
     if device is None:
         device = default_device()
     return device.runtime.gpu_profile()
+
+
+@_contextlib.contextmanager
+def binding_limit(nbytes: int, device=None):
+    """Lower ``device``'s storage-binding limit to ``nbytes`` (a multiple of 16) inside
+    the block, so that small arrays take the paths of arrays past the real limit:
+    elementwise work and reductions in slabs over windows of their buffers, and a
+    MemoryError from the functions that do not handle such arrays yet."""
+    device = default_device() if device is None else device
+    if nbytes % 16 or nbytes < 4096:
+        raise ValueError(f"binding_limit: expected a multiple of 16 bytes, at least 4096, got {nbytes}")
+    with device.runtime.lock:
+        old = device._binding_override
+        device._binding_override = nbytes
+        device.runtime.big = True
+    try:
+        yield
+    finally:
+        with device.runtime.lock:
+            device.runtime.flush()
+            device._binding_override = old

@@ -9,11 +9,13 @@ reader for other kernel families: a node's elementwise producer, fused into them
 """
 from __future__ import annotations
 
+import math
 import os
 import struct
 
 from .. import _dtypes as dt
 from . import node as g
+from . import slabs
 from .._kernels.elementwise import run as run_elementwise
 from .._runtime.numerics import float32_behaviour
 from .._wgsl import elementwise as ew
@@ -69,12 +71,50 @@ def _run_within_binding_limit(nodes) -> None:
             part = [n for n in nodes[i:i + k] if g.settle(n) is n and n.realized is None]
             if not part:
                 break
+            if slabs.too_big(part):
+                for n in part:
+                    realize_in_slabs(n)
+                break
             plan = _plan(part)
             if k == 1 or len(plan.buffers) + len(part) + 1 + plan.spec.has_f64_params <= limit:
                 run_elementwise(plan)
                 break
             k //= 2
         i += k
+
+
+def realize_in_slabs(node: g.Op) -> None:
+    """Realize an elementwise ``node`` whose output or leaves are past the binding limit
+    slab by slab (``slabs``): each slab's graph, its leaves rebound to windows, runs
+    into a window of the whole output buffer, or, where that window's start is not
+    aligned for a binding, into a temporary copied into place."""
+    device = node.device
+    rt = device.runtime
+    shape = node.shape
+    n = node.size
+    isz_out = node.dtype.itemsize
+    align = device.binding_alignment
+    quantum = ew.PER_THREAD * (align // math.gcd(align, ew.PER_THREAD * isz_out))
+    out = rt.alloc(-(-max(n, 1) // ew.PER_THREAD) * ew.PER_THREAD * isz_out)
+    parts, _ = slabs.plan(node, quantum)
+    for items, start, count in parts:
+        part = slabs.windowed(g.index_view(node, items))
+        if type(part) is not g.Op:
+            part = g.Op("copy", [part], part.dtype)
+        end = start + count
+        padded = end if end < n else -(-n // ew.PER_THREAD) * ew.PER_THREAD
+        if (start * isz_out) % align == 0 and (padded - start) % ew.PER_THREAD == 0:
+            run_elementwise(_plan([part]), [rt.window(out, start * isz_out, (padded - start) * isz_out)])
+            continue
+        if (start * isz_out) % 4 or (count * isz_out) % 4:
+            raise MemoryError(f"{slabs.rt_caller()}: cannot split a result of shape {shape} and dtype {node.dtype} "
+                              f"past the storage-binding limit ({device.max_binding_bytes} bytes) into word-aligned "
+                              f"slabs")
+        run_elementwise(_plan([part]))
+        piece = part.realized
+        rt.copy(piece.buf, 0, out, start * isz_out, count * isz_out)
+    node.realized = g.Data(out, shape, node.dtype, device)
+    node.srcs = ()
 
 
 class _Plan:
@@ -328,6 +368,8 @@ class FusedInput:
 
     def __init__(self, node: g.Node, vec4: bool = False):
         node = g.settle(node)
+        if node.device.runtime.big:  # leaves on buffers past the binding limit: their windows
+            node = slabs.windowed(node)
         self.shape = node.shape
         self.dtype = node.dtype
         if type(node) is g.Data and node.buf is not None and node.size > 1 and node.is_contiguous:

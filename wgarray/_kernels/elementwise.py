@@ -10,16 +10,19 @@ from .._wgsl import elementwise as ew
 FAMILY = "elementwise"
 
 
-def run(plan) -> None:
-    """Compute the plan's output nodes into new buffers and make them Data nodes."""
+def run(plan, out_bufs=None) -> None:
+    """Compute the plan's output nodes into new buffers (or into ``out_bufs``, windows
+    of larger buffers holding a multiple of 4 elements or ending at their buffer's
+    padded end: the kernel stores 4 elements an invocation) and make them Data nodes."""
     rt = plan.device.runtime
     spec = plan.spec
     n = g.prod(plan.shape)
     count("realizations")
-    out_bufs = []
-    for node in plan.nodes:
-        nbytes = -(-max(n, 1) // ew.PER_THREAD) * ew.PER_THREAD * node.dtype.itemsize
-        out_bufs.append(rt.alloc(nbytes))
+    if out_bufs is None:
+        out_bufs = []
+        for node in plan.nodes:
+            nbytes = -(-max(n, 1) // ew.PER_THREAD) * ew.PER_THREAD * node.dtype.itemsize
+            out_bufs.append(rt.alloc(nbytes))
     if n > 0:
         # the plan cache keeps each runtime's kernel beside the spec (no hash of the spec
         # per call); the buffers are in the record's order by construction (the spec's

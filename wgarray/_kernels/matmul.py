@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from .. import _dtypes as dt
 from .._graph import node as g
+from .._graph import slabs
 from .._runtime.runtime import pack_params
 from .._wgsl import matmul as km
 from .budget import loop_bound
@@ -107,6 +108,72 @@ def _sum_partials(part, nsplit: int, total: int, stride: int, dtype, device) -> 
     return vals
 
 
+def total_bytes(shape, dtype) -> int:
+    return g.prod(shape) * dtype.itemsize
+
+
+def _matmul_in_slabs(A: g.Data, B: g.Data, batch) -> g.Data:
+    """``A @ B`` past the binding limit (``_graph.slabs``): blocks of C (mb x nb) and of
+    the inner dimension (kb), sized so that each block of A, of B and of C fits one
+    binding (halving, of the two dimensions of a block too wide, the one whose halving
+    narrows it more); the products over the inner blocks are summed and each block of
+    C is written into its place."""
+    from .. import _inplace  # the region writer (it imports the array layer)
+
+    device = A.device
+    dtype = A.dtype
+    if batch and g.prod(batch) > 1:
+        raise MemoryError(f"{slabs.rt_caller()}: batched matmul of arrays past the storage-binding limit "
+                          f"({device.max_binding_bytes} bytes) is not supported yet")
+    A = g.reshape_view(A, A.shape[-2:])
+    B = g.reshape_view(B, B.shape[-2:])
+    M, K = A.shape
+    N = B.shape[1]
+    isz = dtype.itemsize
+    budget = slabs.budget_of(device)
+
+    def span(x, r, c):
+        lo, hi = slabs.extent(g.index_view(x, [("slice", 0, 1, r), ("slice", 0, 1, c)]))
+        return (hi - lo) * isz
+
+    def halve(x, r, c):  # (r, c) with one of them halved: the one that narrows x's block more
+        hr, hc = (-(-r // 2), c), (r, -(-c // 2))
+        if r == 1:
+            return hc
+        if c == 1:
+            return hr
+        return hr if span(x, *hr) <= span(x, *hc) else hc
+
+    mb, kb, nb = M, K, N
+    while True:
+        if span(B, kb, nb) > budget and kb * nb > 1:
+            kb, nb = halve(B, kb, nb)
+        elif mb * nb * isz > budget and mb * nb > 1:
+            mb, nb = (-(-mb // 2), nb) if mb > 1 else (mb, -(-nb // 2))
+        elif span(A, mb, kb) > budget and mb * kb > 1:
+            mb, kb = halve(A, mb, kb)
+        else:
+            break
+    rt = device.runtime
+    whole = mb == M and nb == N
+    out = None if whole else g.Data(rt.alloc(max(M * N, 1) * isz), (M, N), dtype, device)
+    for m0 in range(0, M, mb):
+        m = min(mb, M - m0)
+        for n0 in range(0, N, nb):
+            n = min(nb, N - n0)
+            acc = None
+            for k0 in range(0, K, kb):
+                k = min(kb, K - k0)
+                a = slabs.windowed(g.index_view(A, [("slice", m0, 1, m), ("slice", k0, 1, k)]))
+                b = slabs.windowed(g.index_view(B, [("slice", k0, 1, k), ("slice", n0, 1, n)]))
+                part = matmul_nodes(a, b, ())
+                acc = part if acc is None else g.make_op("add", [acc, part], dtype)
+            if whole:
+                return g.reshape_view(g.realize(acc), tuple(batch) + (M, N))
+            _inplace.write(g.index_view(out, [("slice", m0, 1, m), ("slice", n0, 1, n)]), acc)
+    return g.reshape_view(out, tuple(batch) + (M, N))
+
+
 def matmul_nodes(a: g.Node, b: g.Node, batch) -> g.Data:
     """``a @ b`` for nodes of one dtype, shapes (..., M, K) and (..., K, N) whose batch
     dims broadcast to ``batch``: a new contiguous (batch..., M, N) Data."""
@@ -121,6 +188,10 @@ def matmul_nodes(a: g.Node, b: g.Node, batch) -> g.Data:
         return g.realize(g.Op("copy", [zero], dtype))
     A = _as_data(g.broadcast_view(_as_data(a), tuple(batch) + (M, K)))
     B = _as_data(g.broadcast_view(_as_data(b), tuple(batch) + (K, N)))
+    limit = device.max_binding_bytes
+    if device.runtime.big or total_bytes(shape, dtype) > limit:
+        if max(A.buf.size, B.buf.size, total_bytes(shape, dtype)) > limit:
+            return _matmul_in_slabs(A, B, batch)
     # Batch dims of extent 1 say nothing; drop them from the kernel's loop.
     bdims = [d for d, n in enumerate(batch) if n != 1]
     bshape = [batch[d] for d in bdims]

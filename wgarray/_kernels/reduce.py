@@ -29,6 +29,7 @@ import struct
 
 from .. import _dtypes as dt
 from .._graph import node as g
+from .._graph import slabs
 from .._graph.fusion import FusedInput, const_blob, signature
 from .._runtime.launch import pad_even
 from .._wgsl import elementwise as ew
@@ -251,6 +252,8 @@ def moments_axes(node: g.Node, axes, post) -> g.Node:
     axes = tuple(sorted(axes))
     node = g.settle(node)
     kept = tuple(n for d, n in enumerate(node.shape) if d not in axes)
+    if slabs.too_big([node]):
+        return g.reshape_view(_moments_in_slabs(node, axes, post), kept)
     post_key = getattr(post, "key", None)
     memo = post_key is not None and (type(node) is g.Data
                                      or (type(node) is g.Op and node.n_nodes <= REALIZE_PRODUCER_NODES))
@@ -353,9 +356,69 @@ def _columns_sum(node: g.Node, post=None):
     return total
 
 
+# the elementwise op that merges two partial results of a reduction kind
+_MERGE = {"sum": "add", "prod": "multiply", "max": "maximum", "min": "minimum"}
+
+
+def _reduce_in_slabs(node: g.Node, axes, kind: str, post=None) -> g.Node:
+    """``reduce_axes`` of a node past the binding limit (``slabs``): each slab reduced
+    on its own; slabs that differ only along reduced axes give partials of one part of
+    the result, merged elementwise (``_MERGE``); each part is copied into its place in
+    the result (contiguous there: a slab is one index of the axes before its own). The
+    partials are of the reductions' 32-bit or wider storage dtypes, whole words."""
+    if kind not in _MERGE:
+        raise MemoryError(f"{slabs.rt_caller()}: {kind} of arrays past the storage-binding limit "
+                          f"({node.device.max_binding_bytes} bytes) is not supported yet")
+    device = node.device
+    rt = device.runtime
+    shape = node.shape
+    parts, a = slabs.plan(node)
+    kept = tuple(n for d, n in enumerate(shape) if d not in axes)
+    kstrides = g.contiguous_strides(kept)
+    acc: dict[int, g.Node] = {}  # flat start in the result -> merged partial
+    for items, _, _ in parts:
+        part = slabs.windowed(g.index_view(node, items))
+        vals = reduce_axes(part, axes, kind)[0]
+        at = [it[1] for d, it in enumerate(items) if d <= a and d not in axes]
+        start = sum(i * st for i, st in zip(at, kstrides))
+        prev = acc.get(start)
+        acc[start] = vals if prev is None else g.make_op(_MERGE[kind], [prev, vals], vals.dtype)
+    pdt = next(iter(acc.values())).dtype
+    out = rt.alloc(max(g.prod(kept), 1) * pdt.itemsize)
+    for start, vals in acc.items():
+        vals = _contig(vals)
+        rt.copy(vals.buf, vals.offset * pdt.itemsize, out, start * pdt.itemsize, vals.size * pdt.itemsize)
+    total = g.Data(out, kept, pdt, device)
+    return post(total) if post is not None else total
+
+
+def _contig(node: g.Node) -> g.Data:
+    node = g.settle(node)
+    if type(node) is g.Data and node.is_contiguous:
+        return node
+    return g.realize(g.Op("copy", [node], node.dtype))
+
+
+def _moments_in_slabs(node: g.Node, axes, post) -> g.Node:
+    """``moments_axes`` past the binding limit: the mean first, then the sum of squared
+    deviations from it, each reduced in slabs (two reads of the data where the
+    one-pass kernel makes one)."""
+    device = node.device
+    length = g.prod(node.shape[d] for d in axes)
+    real = dt.real_of(node.dtype)
+    total = _reduce_in_slabs(node, axes, "sum")
+    mean = g.make_op("divide", [total, g.Const(float(length), node.dtype, device, total.shape)], node.dtype)
+    kd = tuple(1 if d in axes else n for d, n in enumerate(node.shape))
+    dev = g.make_op("subtract", [node, g.broadcast_view(g.reshape_view(mean, kd), node.shape)], node.dtype)
+    mag = g.make_op("abs", [dev], real) if node.dtype.kind == "c" else dev
+    return _reduce_in_slabs(g.make_op("multiply", [mag, mag], real), axes, "sum", post)
+
+
 def reduce_axes(node: g.Node, axes, kind: str, post=None):
     axes = tuple(sorted(axes))
     node = g.settle(node)
+    if slabs.too_big([node]):
+        return _reduce_in_slabs(node, axes, kind, post), None
     columns = (kind == "sum" and axes == (0,) and node.ndim == 2 and 1 < node.shape[1] < THREAD_ROWS_MIN
                and node.size >= COLUMNS_MIN_ELEMENTS)
     memo = not columns and (type(node) is g.Data or (type(node) is g.Op and node.n_nodes <= REALIZE_PRODUCER_NODES))

@@ -60,6 +60,7 @@ class Device:
         self._wgpu_device = None
         self._runtime = None
         self._has_int64 = None
+        self._binding_override = None  # wgarray.debug.binding_limit's lowered binding size
         self._lock = threading.RLock()
 
     # -- capabilities ------------------------------------------------------------
@@ -120,10 +121,27 @@ class Device:
 
     @property
     def max_buffer_bytes(self) -> int:
-        """The largest array in bytes: one buffer bound whole, kernels reading it in 16-byte
-        vectors (the H200's binding limit, 2^31 - 4 bytes, gives 2^31 - 16)."""
-        limit = min(self.limits["max-buffer-size"], self.limits["max-storage-buffer-binding-size"])
+        """The largest array in bytes: one buffer (``max-buffer-size``, a multiple of 16
+        for the 16-byte vector reads), which kernels bind a window of at a time where it
+        is past the binding limit (``max_binding_bytes``)."""
+        limit = self.limits["max-buffer-size"]
         return limit - limit % 16
+
+    @property
+    def max_binding_bytes(self) -> int:
+        """The largest range of a buffer one kernel binding may cover
+        (``max-storage-buffer-binding-size``, a multiple of 16; lowered for tests by
+        ``wgarray.debug.binding_limit``). Arrays past it are bound in windows: the
+        elementwise kernels and the reductions run over them a slab at a time."""
+        limit = self._binding_override
+        if limit is None:
+            limit = min(self.limits["max-storage-buffer-binding-size"], self.limits["max-buffer-size"])
+        return limit - limit % 16
+
+    @property
+    def binding_alignment(self) -> int:
+        """The byte multiple a binding's offset must be (``min-storage-buffer-offset-alignment``)."""
+        return max(self.limits.get("min-storage-buffer-offset-alignment", 256), 16)
 
     # -- lazily opened GPU state ---------------------------------------------------
     @property

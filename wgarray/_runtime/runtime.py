@@ -28,6 +28,7 @@ import struct
 import sys
 import threading
 import time
+import weakref
 
 import numpy as np
 import wgpu
@@ -94,6 +95,7 @@ class DeviceBuffer:
     """A pooled storage buffer. Returned to its pool when the last reference goes."""
 
     __slots__ = ("runtime", "buffer", "size", "uid", "sealed", "__weakref__")
+    offset = 0  # where a binding of it starts (a BufferWindow's is its own)
 
     def __init__(self, runtime: Runtime, buffer, size: int, uid: int):
         self.runtime = runtime
@@ -112,6 +114,27 @@ class DeviceBuffer:
 
     def __repr__(self) -> str:
         return f"<DeviceBuffer #{self.uid} {self.size} bytes>"
+
+
+class BufferWindow:
+    """A byte range of a DeviceBuffer that one kernel binding covers: how kernels reach an
+    array stored past the device's binding limit (``Runtime.window``). It keeps its
+    buffer alive and is never pooled itself; element offsets of the nodes bound through
+    it count from its start."""
+
+    __slots__ = ("runtime", "parent", "buffer", "offset", "size", "uid", "sealed", "__weakref__")
+
+    def __init__(self, parent: DeviceBuffer, offset: int, size: int):
+        self.runtime = parent.runtime
+        self.parent = parent
+        self.buffer = parent.buffer
+        self.offset = offset
+        self.size = size
+        self.uid = next(_buffer_ids)
+        self.sealed = False
+
+    def __repr__(self) -> str:
+        return f"<BufferWindow #{self.uid} [{self.offset}, {self.offset + self.size}) of #{self.parent.uid}>"
 
 
 def _first(item):
@@ -140,7 +163,7 @@ class BufferPool:
         if nbytes > limit:
             raise MemoryError(
                 f"{public_caller()}: cannot allocate {nbytes} bytes on {rt.device.name!r}: "
-                f"its largest storage buffer is {limit} bytes"
+                f"its largest buffer is {limit} bytes"
             )
         size = min(size_class(nbytes), max(limit - limit % 16, 16))
         bucket = self.free.get(size)
@@ -160,6 +183,8 @@ class BufferPool:
                 raise MemoryError(f"{public_caller()}: cannot allocate {nbytes} bytes ({size} pooled) on "
                                   f"{rt.device.name!r}: the device is out of memory") from exc
         count("buffers_created")
+        if size > rt.device.max_binding_bytes:
+            rt.big = True
         uid = next(_buffer_ids)
         self.live[uid] = buf
         return DeviceBuffer(rt, buf, size, uid)
@@ -225,6 +250,10 @@ class Runtime:
         self.kernels: dict = {}
         self._layouts: dict = {}
         self._bind_groups: collections.OrderedDict = collections.OrderedDict()
+        # True once a buffer past the binding limit exists: only then do the planners
+        # look for leaves that must be bound through windows
+        self.big = False
+        self._windows = weakref.WeakValueDictionary()  # (buffer uid, offset, size) -> BufferWindow
         align = device.limits.get("min-storage-buffer-offset-alignment", 256)
         self.param_align = max(align, 16)
         self.params_buffer = self.wgpu.create_buffer(size=PARAM_RING + PARAM_WINDOW, usage=_STORAGE_USAGE)
@@ -279,6 +308,21 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
     def alloc(self, nbytes: int) -> DeviceBuffer:
         with self.lock:
             return self.pool.acquire(nbytes)
+
+    def window(self, buf: DeviceBuffer, start: int, nbytes: int) -> BufferWindow:
+        """The window of ``buf`` covering bytes [start, start + nbytes), its start moved
+        down to the device's binding alignment: bound in place of ``buf``, its element
+        offsets count from ``window.offset``. The same range gives the same window
+        (whose bind groups are then cached) while it is alive."""
+        align = self.device.binding_alignment
+        end = start + nbytes
+        end = min(buf.size, end + (-end % 16))
+        start -= start % align
+        key = (buf.uid, start, end)
+        found = self._windows.get(key)
+        if found is None or found.parent is not buf:
+            found = self._windows[key] = BufferWindow(buf, start, end - start)
+        return found
 
     def upload(self, data) -> DeviceBuffer:
         """A new buffer holding the bytes of ``data`` (a contiguous NumPy array or bytes)."""
@@ -351,7 +395,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
             try:
                 self._end_pass()
                 for i, (c0, c1) in enumerate(chunks[:len(ring)]):
-                    self.encoder.copy_buffer_to_buffer(buf.buffer, c0, ring[i], 0, c1 - c0)
+                    self.encoder.copy_buffer_to_buffer(buf.buffer, buf.offset + c0, ring[i], 0, c1 - c0)
                 self.flush()
                 for i, (c0, c1) in enumerate(chunks):
                     staging = ring[i % len(ring)]
@@ -368,7 +412,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
                     if nxt < len(chunks):
                         n0, n1 = chunks[nxt]
                         self._end_pass()
-                        self.encoder.copy_buffer_to_buffer(buf.buffer, n0, staging, 0, n1 - n0)
+                        self.encoder.copy_buffer_to_buffer(buf.buffer, buf.offset + n0, staging, 0, n1 - n0)
                         self.flush()
             finally:
                 bucket.extend(ring)
@@ -414,7 +458,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
                 self._end_pass()
                 for buf, start, end, at in copies:
                     if end > start:
-                        self.encoder.copy_buffer_to_buffer(buf.buffer, start, staging, at, end - start)
+                        self.encoder.copy_buffer_to_buffer(buf.buffer, buf.offset + start, staging, at, end - start)
                 self.flush()
                 self._map_read(staging, total)
                 try:
@@ -462,7 +506,8 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
 
     def _copy(self, src: DeviceBuffer, src_offset: int, dst: DeviceBuffer, dst_offset: int, nbytes: int) -> None:
         self._close_pass()
-        self.encoder.copy_buffer_to_buffer(src.buffer, src_offset, dst.buffer, dst_offset, nbytes)
+        self.encoder.copy_buffer_to_buffer(src.buffer, src.offset + src_offset, dst.buffer, dst.offset + dst_offset,
+                                           nbytes)
         self.keep.append(src)
         self.keep.append(dst)
         for b in (src, dst):
@@ -552,7 +597,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         offset = len(self.params)
         self.params += data
         self._close_pass()
-        self.encoder.copy_buffer_to_buffer(self.params_buffer, offset, dst.buffer, dst_offset, len(data))
+        self.encoder.copy_buffer_to_buffer(self.params_buffer, offset, dst.buffer, dst.offset + dst_offset, len(data))
         self.keep.append(dst)
         self.keep_counts[dst.uid] = self.keep_counts.get(dst.uid, 0) + 1
         self.n_dispatches += 1
@@ -776,8 +821,15 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         if bg is not None:
             self._bind_groups.move_to_end(key)
             return bg
-        bindings = [(b.buffer, b.size) for b in buffers]
-        bindings += [(self.params_buffer, PARAM_WINDOW)] * kernel.n_params_bindings
+        limit = self.device.max_binding_bytes
+        for b in buffers:
+            if b.size > limit:
+                raise MemoryError(
+                    f"{public_caller()}: expected arrays of at most {limit} bytes (the storage-binding limit of "
+                    f"{self.device.name!r}), got one of {b.size} bytes: elementwise operations, reductions and "
+                    f"transfers take arrays past that limit, this function does not yet")
+        bindings = [(b.buffer, b.offset, b.size) for b in buffers]
+        bindings += [(self.params_buffer, 0, PARAM_WINDOW)] * kernel.n_params_bindings
         bg = _create_bind_group(self.wgpu, kernel.layout, bindings)
         self._bind_groups[key] = bg
         if len(self._bind_groups) > 4096:
@@ -879,7 +931,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 
 
 def _create_bind_group(device, layout, bindings):
-    """A bind group of whole-range buffer bindings 0, 1, ... (buffer, size).
+    """A bind group of buffer bindings 0, 1, ... (buffer, offset, size).
 
     wgpu-py's ``create_bind_group`` validates and converts every entry in Python (~100 us
     for a few buffers); here the C descriptor is filled directly through wgpu-py's own
@@ -890,8 +942,8 @@ def _create_bind_group(device, layout, bindings):
             return _NATIVE.bind_group(device, layout, bindings)
         except Exception:  # noqa: BLE001 - an incompatible wgpu-py: the public path below
             pass
-    entries = [{"binding": i, "resource": {"buffer": buf, "offset": 0, "size": size}}
-               for i, (buf, size) in enumerate(bindings)]
+    entries = [{"binding": i, "resource": {"buffer": buf, "offset": offset, "size": size}}
+               for i, (buf, offset, size) in enumerate(bindings)]
     return device.create_bind_group(layout=layout, entries=entries)
 
 
@@ -1045,7 +1097,7 @@ class _NativeCalls:
         self.lib.wgpuComputePassEncoderDispatchWorkgroups(internal, x, y, 1)
 
     def bind_group(self, device, layout, bindings):
-        """A bind group of ``bindings`` ((buffer, size) at bindings 0, 1, ...), as a
+        """A bind group of ``bindings`` ((buffer, offset, size) at bindings 0, 1, ...), as a
         ``_BindGroup``. The C descriptor of each entry count is made once per thread and
         refilled (the call copies it): a dispatch on buffers not bound together before
         costs the driver's ~9 us on lavapipe's host, not ~30 with a descriptor and a
@@ -1063,8 +1115,9 @@ class _NativeCalls:
             desc.entries = entries
             found = descs[n] = (entries, desc)
         entries, desc = found
-        for e, (buf, size) in zip(entries, bindings):
+        for e, (buf, offset, size) in zip(entries, bindings):
             e.buffer = buf._internal
+            e.offset = offset
             e.size = size
         desc.layout = layout._internal
         return _BindGroup(self, self.create(device._internal, desc))

@@ -1,0 +1,205 @@
+"""Arrays past the storage-binding limit: elementwise work and reductions run in slabs
+over windows of their buffers (``wgarray._graph.slabs``), transfers in chunks, and the
+functions that do not handle such arrays yet raise a MemoryError naming themselves.
+
+Most tests lower the binding limit (``debug.binding_limit``) so that arrays of a few
+kilobytes take those paths, with slab and window edges at odd places; one test uses an
+array several times lavapipe's real 128 MiB limit."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import wgarray as xp
+from wgarray import debug
+
+LIMIT = 8192  # bytes: a (300, 70) float32 array is ten bindings' worth
+
+
+def _rng():
+    return np.random.default_rng(7)
+
+
+@pytest.fixture
+def limited():
+    with debug.binding_limit(LIMIT):
+        yield
+
+
+def _both(f, *hosts):
+    """f on wgarray copies of ``hosts``: once unlimited, once under the lowered limit."""
+    arrays = [xp.asarray(h) for h in hosts]
+    ref = np.asarray(f(*arrays))
+    with debug.binding_limit(LIMIT):
+        got = np.asarray(f(*[xp.asarray(h) for h in hosts]))
+    return got, ref
+
+
+@pytest.mark.parametrize("case", ["chain", "broadcast", "strided", "transposed", "offset_view", "reversed",
+                                  "int8", "bool", "float64", "complex64", "iota", "const"])
+def test_elementwise_in_slabs_is_bit_for_bit_the_single_kernel(case):
+    rng = _rng()
+    a = rng.standard_normal((300, 70)).astype(np.float32)
+    b = rng.standard_normal((70,)).astype(np.float32)
+    a[3, 5], a[7, 9], a[11, 2] = np.nan, np.inf, -0.0
+    fns = {
+        "chain": (lambda x, y: xp.exp(-(x - 1.5) ** 2 / 2) * 3 + x, np.float32),
+        "broadcast": (lambda x, y: x * y - y[None, :] / 2, np.float32),
+        "strided": (lambda x, y: x[1::3, ::2] + 1, np.float32),
+        "transposed": (lambda x, y: x.T * 2, np.float32),
+        "offset_view": (lambda x, y: x[17:283, 3:69] - y[3:69], np.float32),
+        "reversed": (lambda x, y: xp.flip(x, axis=0) + x, np.float32),
+        "int8": (lambda x, y: xp.astype(xp.clip(x * 20, -100, 100), xp.int8) + 1, np.int8),
+        "bool": (lambda x, y: (x > y) | (x < -1), np.bool_),
+        "float64": (lambda x, y: xp.astype(x, xp.float64) * 1e300, np.float64),
+        "complex64": (lambda x, y: xp.astype(x, xp.complex64) * (1 + 2j), np.complex64),
+        "iota": (lambda x, y: xp.reshape(xp.arange(x.size, dtype=xp.int32), x.shape) * 3, np.int32),
+        "const": (lambda x, y: xp.full(x.shape, 2.5, dtype=xp.float32) + 0, np.float32),
+    }
+    fn, dtype = fns[case]
+    if dtype is np.float64 and not xp.__array_namespace_info__().dtypes().get("float64"):
+        pytest.skip("the device has no float64 (probed by the namespace's dtype list)")
+    got, ref = _both(fn, a, b)
+    assert got.dtype == dtype and got.shape == ref.shape
+    np.testing.assert_array_equal(got.view(np.uint8), ref.view(np.uint8))
+
+
+def test_elementwise_in_slabs_matches_numpy(limited):
+    rng = _rng()
+    a = rng.standard_normal((7, 41, 33)).astype(np.float32)
+    x = xp.asarray(a)
+    np.testing.assert_allclose(np.asarray(xp.sin(x) * x[:, :1, :] + x[0]), np.sin(a) * a[:, :1, :] + a[0], rtol=1e-6,
+                               atol=1e-6)
+    e = np.empty((0, 5000), np.float32)
+    assert np.asarray(xp.asarray(e) + 1).shape == (0, 5000)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, 2, (0, 2), (1, 2), (0, 1)])
+def test_reductions_in_slabs_match_numpy(axis):
+    rng = _rng()
+    a = rng.standard_normal((7, 50, 33)).astype(np.float32)
+    x = xp.asarray(a)
+    with debug.binding_limit(LIMIT):
+        np.testing.assert_allclose(np.asarray(xp.sum(x + 1, axis=axis)), np.sum(a.astype(np.float64) + 1, axis=axis),
+                                   rtol=1e-5, atol=1e-4)
+        np.testing.assert_allclose(np.asarray(xp.mean(x, axis=axis)), np.mean(a.astype(np.float64), axis=axis),
+                                   rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(np.asarray(xp.std(x, axis=axis, correction=1)),
+                                   np.std(a.astype(np.float64), axis=axis, ddof=1), rtol=1e-5)
+        np.testing.assert_array_equal(np.asarray(xp.max(x, axis=axis)), np.max(a, axis=axis))
+        np.testing.assert_array_equal(np.asarray(xp.min(x * 2, axis=axis)), np.min(a * 2, axis=axis))
+        np.testing.assert_array_equal(np.asarray(xp.any(x > 2.5, axis=axis)), np.any(a > 2.5, axis=axis))
+        np.testing.assert_array_equal(np.asarray(xp.all(x > -2.5, axis=axis)), np.all(a > -2.5, axis=axis))
+
+
+def test_reductions_in_slabs_keep_nan_integers_and_products(limited):
+    rng = _rng()
+    a = rng.standard_normal((300, 70)).astype(np.float32)
+    a[200, 30] = np.nan
+    x = xp.asarray(a)
+    np.testing.assert_array_equal(np.asarray(xp.max(x, axis=0)), np.max(a, axis=0))
+    assert np.isnan(float(xp.sum(x)))
+    i8 = np.clip(a * 30, -120, 120).astype(np.int8)
+    y = xp.asarray(i8)
+    assert int(xp.sum(y)) == int(i8.astype(np.int64).sum())
+    np.testing.assert_array_equal(np.asarray(xp.max(y, axis=1)), i8.max(axis=1))
+    p = (a[:, :4] * 0 + 1.0001).astype(np.float32)
+    np.testing.assert_allclose(np.asarray(xp.prod(xp.asarray(p), axis=0)), np.prod(p.astype(np.float64), axis=0),
+                               rtol=1e-5)
+
+
+def test_writes_into_an_array_past_the_limit_match_numpy(limited):
+    rng = _rng()
+    a = rng.standard_normal((300, 70)).astype(np.float32)
+    b = a.copy()
+    x = xp.asarray(a)
+    v = rng.standard_normal(300).astype(np.float32)
+    x[:, 3] = xp.asarray(v)
+    b[:, 3] = v
+    x[5:250, 10:60] = x[5:250, 10:60] * 2
+    b[5:250, 10:60] *= 2
+    x[x > 1.5] = 0.0
+    b[b > 1.5] = 0
+    x[299, 69] = -7.0
+    b[299, 69] = -7.0
+    x += 1
+    b += 1
+    np.testing.assert_array_equal(np.asarray(x), b)
+    view = x[100:200]
+    view[...] = 4.0
+    b[100:200] = 4.0
+    np.testing.assert_array_equal(np.asarray(x), b)
+
+
+def test_small_views_of_an_array_past_the_limit_reach_every_kernel_family(limited):
+    rng = _rng()
+    a = rng.standard_normal((300, 70)).astype(np.float32)
+    x = xp.asarray(a)
+    np.testing.assert_array_equal(np.asarray(xp.sort(x[:20], axis=0)), np.sort(a[:20], axis=0))
+    np.testing.assert_allclose(np.asarray(xp.cumulative_sum(x[100:110], axis=1)), np.cumsum(a[100:110], axis=1),
+                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(np.asarray(x[250:260][x[250:260] > 0]), a[250:260][a[250:260] > 0])
+    assert float(x[123, 45]) == a[123, 45]
+
+
+@pytest.mark.parametrize("case", ["gram", "right", "transposed", "strided", "outer"])
+def test_matmul_in_blocks_matches_numpy(limited, case):
+    rng = _rng()
+    a = rng.standard_normal((300, 70)).astype(np.float32)
+    w = rng.standard_normal((70, 50)).astype(np.float32)
+    x, W = xp.asarray(a), xp.asarray(w)
+    got, want = {
+        "gram": (lambda: x.T @ x, lambda: a.T @ a),
+        "right": (lambda: x @ W, lambda: a @ w),
+        "transposed": (lambda: W.T @ x.T, lambda: w.T @ a.T),
+        "strided": (lambda: x[3:290:2] @ W[:, 1:40], lambda: a[3:290:2] @ w[:, 1:40]),
+        "outer": (lambda: xp.matmul(x, x.T), lambda: a @ a.T),
+    }[case]
+    ref = want().astype(np.float64)
+    out = np.asarray(got())
+    assert out.shape == ref.shape
+    np.testing.assert_allclose(out, ref, rtol=2e-5, atol=2e-5 * np.abs(ref).max())
+
+
+@pytest.mark.parametrize("name", ["sort", "argmax", "concat", "matmul"])
+def test_functions_without_large_array_support_raise_naming_themselves(limited, name):
+    x = xp.asarray(_rng().standard_normal((300, 70)).astype(np.float32))
+    stack = xp.reshape(x, (2, 150, 70))
+    calls = {"sort": lambda: xp.sort(x, axis=0), "argmax": lambda: xp.argmax(x), "concat": lambda: xp.concat([x, x]),
+             "matmul": lambda: xp.matmul(stack, xp.matrix_transpose(stack))}
+    with pytest.raises(MemoryError, match=rf"^{name}: .*(binding|limit)"):
+        np.asarray(calls[name]())
+
+
+def test_binding_limit_switch_checks_its_argument():
+    with pytest.raises(ValueError, match="binding_limit: expected a multiple of 16"):
+        with debug.binding_limit(5000):
+            pass
+
+
+def _real_limit_case():
+    dev = xp.asarray(0).device
+    limit = dev.max_binding_bytes
+    if dev.max_buffer_bytes < 3 * limit or 3 * limit > 1 << 30:
+        pytest.skip(f"the device's buffers ({dev.max_buffer_bytes} bytes) are not several times its binding "
+                    f"limit ({limit} bytes) within 1 GiB")
+    return limit
+
+
+def test_an_array_several_times_the_real_binding_limit():
+    limit = _real_limit_case()
+    n = (5 * limit) // (2 * 4) + 12345  # 2.5 bindings of float32, an odd length
+    host = np.arange(n, dtype=np.float32) % 1000
+    x = xp.asarray(host)
+    assert x.device.runtime.big
+    y = x * 2 + 1
+    back = np.asarray(y)
+    np.testing.assert_array_equal(back[::9973], host[::9973] * 2 + 1)
+    assert back[-1] == host[-1] * 2 + 1
+    assert float(xp.sum(x, dtype=xp.float64)) == float(host.astype(np.float64).sum())
+    m = xp.reshape(x[: n - n % 8], (-1, 8))
+    np.testing.assert_allclose(np.asarray(xp.mean(m, axis=0)), host[: n - n % 8].reshape(-1, 8).astype(np.float64).mean(axis=0),
+                               rtol=1e-5)
+    assert float(xp.max(x)) == 999.0
+    ones = xp.ones((n,), dtype=xp.float32)
+    assert float(xp.sum(ones, dtype=xp.float64)) == n
