@@ -131,7 +131,7 @@ def write(dst: g.Data, value: g.Node, pred: g.Node | None = None, index: g.Node 
         return
     device = dst.device
     rt = device.runtime
-    if rt.big and dst.buf.size > device.max_binding_bytes:
+    if device.big and dst.buf.size > device.max_binding_bytes:
         lo, hi = slabs.extent(dst)
         if index is None and (hi - lo) * dst.dtype.itemsize > slabs.budget_of(device):
             # a region wider than a binding: written a slab at a time
@@ -190,4 +190,8 @@ def write_element(dst: g.Data, t: int, value) -> None:
         return
     native = device.has_int64
     kernel = rt.compile((FAMILY, ("element", dname, native)), lambda: wk.render_write_element(dname, native))
-    rt.launch(kernel, {"O": dst.buf}, t.to_bytes(4, "little") + blob + b"\0" * (-len(blob) % 4), 1, held=())
+    buf = dst.buf
+    if buf.size > device.max_binding_bytes:  # the element's word, through a window
+        buf = rt.window(buf, t * size, size)
+        t -= buf.offset // size
+    rt.launch(kernel, {"O": buf}, t.to_bytes(4, "little") + blob + b"\0" * (-len(blob) % 4), 1, held=())

@@ -60,7 +60,7 @@ def binding_limit(nbytes: int, device=None):
     with device.runtime.lock:
         old = device._binding_override
         device._binding_override = nbytes
-        device.runtime.big = True
+        device.big = True
     try:
         yield
     finally:

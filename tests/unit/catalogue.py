@@ -46,6 +46,7 @@ class StubDevice:
     """What the planner reads of a device, and nothing that opens one."""
 
     name = "stand-in"
+    big = False  # no buffer past the binding limit (the planner then looks for no windows)
 
     def __init__(self, has_int64: bool):
         self.has_int64 = has_int64

@@ -368,7 +368,7 @@ class FusedInput:
 
     def __init__(self, node: g.Node, vec4: bool = False):
         node = g.settle(node)
-        if node.device.runtime.big:  # leaves on buffers past the binding limit: their windows
+        if node.device.big:  # leaves on buffers past the binding limit: their windows
             node = slabs.windowed(node)
         self.shape = node.shape
         self.dtype = node.dtype

@@ -51,7 +51,7 @@ def too_big(nodes) -> bool:
     n = node.size
     if any(n * nd.dtype.itemsize > limit for nd in nodes):
         return True
-    if not device.runtime.big:
+    if not device.big:
         return False
     return any(leaf.buf.size > limit for leaf in data_leaves(nodes))
 

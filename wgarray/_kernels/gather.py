@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import _dtypes as dt
 from .._graph import node as g
+from .._graph import slabs
 from .._graph.fusion import FusedInput
 from .._runtime.launch import param_bases, workgroups
 from .._wgsl import gather as gk
@@ -99,6 +100,23 @@ def scatter(x: g.Node, index: g.Node, value: g.Node, flag: Flag | None = None) -
     return gather(value, picked, x)
 
 
+def _concat_by_writes(nodes, axis: int, out_shape) -> g.Data:
+    """concat past the binding limit: each input written into its region of the result
+    (the region writer runs a slab at a time where a region is wider than a binding)."""
+    from .. import _inplace  # the region writer (it imports the array layer)
+
+    device = nodes[0].device
+    dtype = nodes[0].dtype
+    out = g.Data(device.runtime.alloc(max(g.prod(out_shape), 1) * dtype.itemsize), out_shape, dtype, device)
+    at = 0
+    for nd in nodes:
+        k = nd.shape[axis]
+        items = [("slice", at, 1, k) if d == axis else ("slice", 0, 1, n) for d, n in enumerate(out_shape)]
+        _inplace.write(g.index_view(out, items), nd)
+        at += k
+    return out
+
+
 def concat_nodes(nodes, axis: int, out_shape) -> g.Data:
     """The nodes (one dtype, equal shapes but along ``axis``) joined along ``axis``."""
     device = nodes[0].device
@@ -119,6 +137,8 @@ def concat_nodes(nodes, axis: int, out_shape) -> g.Data:
     if len(nodes) == 1:
         return g.realize(g.Op("copy", [nodes[0]], dtype))
     rt = device.runtime
+    if n * dtype.itemsize > device.max_binding_bytes or (device.big and slabs.too_big(nodes)):
+        return _concat_by_writes(nodes, axis, out_shape)
     inputs = [FusedInput(nd) for nd in nodes]
     head = {"n": n, "inner": g.prod(out_shape[axis + 1:]), "nax": out_shape[axis]}
     off = 0

@@ -189,7 +189,7 @@ def matmul_nodes(a: g.Node, b: g.Node, batch) -> g.Data:
     A = _as_data(g.broadcast_view(_as_data(a), tuple(batch) + (M, K)))
     B = _as_data(g.broadcast_view(_as_data(b), tuple(batch) + (K, N)))
     limit = device.max_binding_bytes
-    if device.runtime.big or total_bytes(shape, dtype) > limit:
+    if device.big or total_bytes(shape, dtype) > limit:
         if max(A.buf.size, B.buf.size, total_bytes(shape, dtype)) > limit:
             return _matmul_in_slabs(A, B, batch)
     # Batch dims of extent 1 say nothing; drop them from the kernel's loop.

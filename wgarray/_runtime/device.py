@@ -61,6 +61,9 @@ class Device:
         self._runtime = None
         self._has_int64 = None
         self._binding_override = None  # wgarray.debug.binding_limit's lowered binding size
+        # True once a buffer past the binding limit exists: only then do the planners
+        # look for leaves that must be bound through windows (``_graph.slabs``)
+        self.big = False
         self._lock = threading.RLock()
 
     # -- capabilities ------------------------------------------------------------

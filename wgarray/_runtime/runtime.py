@@ -184,7 +184,7 @@ class BufferPool:
                                   f"{rt.device.name!r}: the device is out of memory") from exc
         count("buffers_created")
         if size > rt.device.max_binding_bytes:
-            rt.big = True
+            rt.device.big = True
         uid = next(_buffer_ids)
         self.live[uid] = buf
         return DeviceBuffer(rt, buf, size, uid)
@@ -250,9 +250,6 @@ class Runtime:
         self.kernels: dict = {}
         self._layouts: dict = {}
         self._bind_groups: collections.OrderedDict = collections.OrderedDict()
-        # True once a buffer past the binding limit exists: only then do the planners
-        # look for leaves that must be bound through windows
-        self.big = False
         self._windows = weakref.WeakValueDictionary()  # (buffer uid, offset, size) -> BufferWindow
         align = device.limits.get("min-storage-buffer-offset-alignment", 256)
         self.param_align = max(align, 16)
@@ -564,7 +561,8 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         """Record the pending run of element stores (see ``store``, ``store_from``)."""
         dst, words, src, src_word, stores = self._store_run
         self._store_run = None
-        if len(stores) <= STORE_RUN_COPIES:
+        # a buffer past the binding limit takes copies (a scatter would bind it whole)
+        if len(stores) <= STORE_RUN_COPIES or dst.size > self.device.max_binding_bytes:
             for word, data in stores.items():
                 if src is None:
                     self._store_copy(dst, word << 2, data)
