@@ -188,11 +188,29 @@ def test_concat_and_stack_past_the_limit_match_numpy(limited):
     np.testing.assert_array_equal(np.asarray(xp.concat([x, y], axis=None)), np.concatenate([a.ravel(), b.ravel()]))
 
 
+@pytest.mark.parametrize("kind", ["argmax", "argmin"])
+@pytest.mark.parametrize("where", ["first", "last", "tie", "nan"])
+def test_argmax_argmin_over_every_axis_past_the_limit(limited, kind, where):
+    a = _rng().standard_normal((300, 70)).astype(np.float32)
+    if where == "first":
+        a[0, 1] = 50 if kind == "argmax" else -50
+    elif where == "last":
+        a[299, 69] = 50 if kind == "argmax" else -50
+    elif where == "tie":  # equal extremes in different slabs: the first wins
+        a[20, 3] = a[250, 4] = 50 if kind == "argmax" else -50
+    else:
+        a[260, 5] = a[280, 6] = np.nan
+    got = int(getattr(xp, kind)(xp.asarray(a)))
+    assert got == int(getattr(np, kind)(a))
+    i8 = (np.arange(21000) % 97).astype(np.int16)
+    assert int(getattr(xp, kind)(xp.asarray(i8))) == int(getattr(np, kind)(i8))
+
+
 @pytest.mark.parametrize("name", ["sort", "argmax", "cumulative_sum", "matmul"])
 def test_functions_without_large_array_support_raise_naming_themselves(limited, name):
     x = xp.asarray(_rng().standard_normal((300, 70)).astype(np.float32))
     stack = xp.reshape(x, (2, 150, 70))
-    calls = {"sort": lambda: xp.sort(x, axis=0), "argmax": lambda: xp.argmax(x),
+    calls = {"sort": lambda: xp.sort(x, axis=0), "argmax": lambda: xp.argmax(x, axis=0),
              "cumulative_sum": lambda: xp.cumulative_sum(x, axis=0),
              "matmul": lambda: xp.matmul(stack, xp.matrix_transpose(stack))}
     with pytest.raises(MemoryError, match=rf"^{name}: .*(binding|limit)"):

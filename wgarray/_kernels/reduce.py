@@ -366,8 +366,10 @@ def _reduce_in_slabs(node: g.Node, axes, kind: str, post=None) -> g.Node:
     the result, merged elementwise (``_MERGE``); each part is copied into its place in
     the result (contiguous there: a slab is one index of the axes before its own). The
     partials are of the reductions' 32-bit or wider storage dtypes, whole words."""
+    if kind in rd.ARG_KINDS and len(axes) == node.ndim:
+        return _arg_in_slabs(node, kind)
     if kind not in _MERGE:
-        raise MemoryError(f"{slabs.rt_caller()}: {kind} of arrays past the storage-binding limit "
+        raise MemoryError(f"{slabs.rt_caller()}: {kind} over some axes of arrays past the storage-binding limit "
                           f"({node.device.max_binding_bytes} bytes) is not supported yet")
     device = node.device
     rt = device.runtime
@@ -389,7 +391,36 @@ def _reduce_in_slabs(node: g.Node, axes, kind: str, post=None) -> g.Node:
         vals = _contig(vals)
         rt.copy(vals.buf, vals.offset * pdt.itemsize, out, start * pdt.itemsize, vals.size * pdt.itemsize)
     total = g.Data(out, kept, pdt, device)
-    return post(total) if post is not None else total
+    return (post(total) if post is not None else total), None
+
+
+def _arg_in_slabs(node: g.Node, kind: str):
+    """argmax / argmin over every axis of a node past the binding limit: each slab's
+    value and first position (a slab is a contiguous range of the flattened array, so
+    its positions plus its start are global ones), merged in slab order so that the
+    first extreme wins, a NaN first of all (NumPy's rule). Positions are int64."""
+    device = node.device
+    dtype = node.dtype
+    floating = dtype.kind in "fc"
+    cmp = "greater" if kind == "argmax" else "less"
+    best = pos = None
+    for items, start, _ in slabs.plan(node)[0]:
+        vals, ids = reduce_axes(slabs.windowed(g.index_view(node, items)), tuple(range(node.ndim)), kind)
+        vals = g.reshape_view(vals, ())
+        gid = g.make_op("add", [g.make_op("cast", [g.reshape_view(ids, ())], dt.int64),
+                                g.Const(start, dt.int64, device, ())], dt.int64)
+        if best is None:
+            best, pos = vals, gid
+            continue
+        better = g.make_op(cmp, [vals, best], dt.bool)
+        if floating:
+            nan_v = g.make_op("isnan", [vals], dt.bool)
+            nan_b = g.make_op("isnan", [best], dt.bool)
+            better = g.make_op("logical_and", [g.make_op("logical_not", [nan_b], dt.bool),
+                                               g.make_op("logical_or", [better, nan_v], dt.bool)], dt.bool)
+        best = g.realize(g.make_op("where", [better, vals, best], vals.dtype))
+        pos = g.realize(g.make_op("where", [better, gid, pos], dt.int64))
+    return best, pos
 
 
 def _contig(node: g.Node) -> g.Data:
@@ -406,19 +437,19 @@ def _moments_in_slabs(node: g.Node, axes, post) -> g.Node:
     device = node.device
     length = g.prod(node.shape[d] for d in axes)
     real = dt.real_of(node.dtype)
-    total = _reduce_in_slabs(node, axes, "sum")
+    total = _reduce_in_slabs(node, axes, "sum")[0]
     mean = g.make_op("divide", [total, g.Const(float(length), node.dtype, device, total.shape)], node.dtype)
     kd = tuple(1 if d in axes else n for d, n in enumerate(node.shape))
     dev = g.make_op("subtract", [node, g.broadcast_view(g.reshape_view(mean, kd), node.shape)], node.dtype)
     mag = g.make_op("abs", [dev], real) if node.dtype.kind == "c" else dev
-    return _reduce_in_slabs(g.make_op("multiply", [mag, mag], real), axes, "sum", post)
+    return _reduce_in_slabs(g.make_op("multiply", [mag, mag], real), axes, "sum", post)[0]
 
 
 def reduce_axes(node: g.Node, axes, kind: str, post=None):
     axes = tuple(sorted(axes))
     node = g.settle(node)
     if slabs.too_big([node]):
-        return _reduce_in_slabs(node, axes, kind, post), None
+        return _reduce_in_slabs(node, axes, kind, post)
     columns = (kind == "sum" and axes == (0,) and node.ndim == 2 and 1 < node.shape[1] < THREAD_ROWS_MIN
                and node.size >= COLUMNS_MIN_ELEMENTS)
     memo = not columns and (type(node) is g.Data or (type(node) is g.Op and node.n_nodes <= REALIZE_PRODUCER_NODES))
