@@ -206,12 +206,42 @@ def test_argmax_argmin_over_every_axis_past_the_limit(limited, kind, where):
     assert int(getattr(xp, kind)(xp.asarray(i8))) == int(getattr(np, kind)(i8))
 
 
-@pytest.mark.parametrize("name", ["sort", "argmax", "cumulative_sum", "matmul"])
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_sort_argsort_and_scans_along_an_axis_past_the_limit(limited, axis):
+    rng = _rng()
+    a = rng.standard_normal((300, 70)).astype(np.float32)
+    a[::17, ::5] = 0.5  # ties: the sort is stable
+    a[3, 4] = np.nan
+    x = xp.asarray(a)
+    np.testing.assert_array_equal(np.asarray(xp.sort(x, axis=axis)), np.sort(a, axis=axis))
+    np.testing.assert_array_equal(np.asarray(xp.argsort(x, axis=axis)), np.argsort(a, axis=axis, kind="stable"))
+    # descending, NaN still last: NumPy's ascending sort of -a, negated
+    np.testing.assert_array_equal(np.asarray(xp.sort(x, axis=axis, descending=True)), -np.sort(-a, axis=axis))
+    i = (rng.integers(0, 5, (300, 70))).astype(np.int32)
+    got = np.asarray(xp.cumulative_sum(xp.asarray(i), axis=axis, include_initial=True))
+    want = np.cumsum(i, axis=axis, dtype=np.int64)
+    want = np.concatenate([np.zeros_like(np.take(want, [0], axis=axis)), want], axis=axis)
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("include_initial", [False, True])
+def test_scan_of_a_vector_past_the_limit_carries_between_slabs(limited, include_initial):
+    i = (np.arange(10000) % 13 - 6).astype(np.int32)
+    got = np.asarray(xp.cumulative_sum(xp.asarray(i), include_initial=include_initial))
+    want = np.cumsum(i, dtype=np.int64)
+    if include_initial:
+        want = np.concatenate([[0], want])
+    np.testing.assert_array_equal(got, want)
+    p = np.full(5000, 1.0001, np.float64)
+    if xp.__array_namespace_info__().dtypes().get("float64"):
+        np.testing.assert_allclose(np.asarray(xp.cumulative_prod(xp.asarray(p))), np.cumprod(p), rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["argmax", "matmul", "take"])
 def test_functions_without_large_array_support_raise_naming_themselves(limited, name):
     x = xp.asarray(_rng().standard_normal((300, 70)).astype(np.float32))
     stack = xp.reshape(x, (2, 150, 70))
-    calls = {"sort": lambda: xp.sort(x, axis=0), "argmax": lambda: xp.argmax(x, axis=0),
-             "cumulative_sum": lambda: xp.cumulative_sum(x, axis=0),
+    calls = {"argmax": lambda: xp.argmax(x, axis=0), "take": lambda: xp.take(x, xp.asarray([0, 299]), axis=0),
              "matmul": lambda: xp.matmul(stack, xp.matrix_transpose(stack))}
     with pytest.raises(MemoryError, match=rf"^{name}: .*(binding|limit)"):
         np.asarray(calls[name]())

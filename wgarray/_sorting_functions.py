@@ -10,6 +10,7 @@ from __future__ import annotations
 from . import _core
 from . import _dtypes as dt
 from ._graph import node as g
+from ._graph import slabs
 from ._kernels import gather as kg
 from ._kernels import sort as ks
 from ._array import Array
@@ -48,12 +49,21 @@ def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bo
     _check_flags(descending, stable, "argsort")
     if x.size == 0 or seglen == 1:
         return Array._new(g.realize(g.Const(0, dt.int64, x.device, x.shape)))
-    perm = _perm(moved, seglen, descending)
-    node: g.Node = g.Data(perm, (x.size,), dt.uint32, x.device)
-    if seglen != x.size:
-        node = g.make_op("remainder", [node, g.Const(seglen, dt.uint32, x.device)], dt.uint32)
-    node = g.make_op("cast", [node], dt.int64)
+    if slabs.too_big([moved]):  # rows past the binding limit: a slab of rows at a time
+        node = slabs.along_last(moved, lambda part: _argsort_rows(part, descending))
+    else:
+        node = _argsort_rows(moved, descending)
     return Array._new(g.permute_view(g.reshape_view(node, moved.shape), back))
+
+
+def _argsort_rows(moved: g.Node, descending: bool) -> g.Node:
+    """Positions along the last axis that sort each row of ``moved``, as int64."""
+    seglen = moved.shape[-1]
+    perm = _perm(moved, seglen, descending)
+    node: g.Node = g.Data(perm, (moved.size,), dt.uint32, moved.device)
+    if seglen != moved.size:
+        node = g.make_op("remainder", [node, g.Const(seglen, dt.uint32, moved.device)], dt.uint32)
+    return g.reshape_view(g.make_op("cast", [node], dt.int64), moved.shape)
 
 
 def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
@@ -62,12 +72,21 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool 
     _check_flags(descending, stable, "sort")
     if x.size == 0 or seglen == 1:
         return Array._new(x._node)
-    src = ks.KeySource(moved)
-    if ks.sorts_values(src, x.size, seglen):
-        # one row of 32-bit values: the values themselves travel through the sort
-        buf = ks.radix_perm(src, x.size, seglen, descending, values=True)
-        data = g.Data(buf, (x.size,), x.dtype, x.device)
+    if slabs.too_big([moved]):  # rows past the binding limit: a slab of rows at a time
+        data = slabs.along_last(moved, lambda part: _sort_rows(part, descending))
     else:
-        perm = g.Data(ks.radix_perm(src, x.size, seglen, descending), (x.size,), dt.uint32, x.device)
-        data = kg.gather(moved, perm)
+        data = _sort_rows(moved, descending)
     return Array._new(g.permute_view(g.reshape_view(data, moved.shape), back))
+
+
+def _sort_rows(moved: g.Node, descending: bool) -> g.Data:
+    """Each row (last axis) of ``moved`` sorted: a contiguous Data of its shape."""
+    n = moved.size
+    seglen = moved.shape[-1]
+    src = ks.KeySource(moved)
+    if ks.sorts_values(src, n, seglen):
+        # one row of 32-bit values: the values themselves travel through the sort
+        buf = ks.radix_perm(src, n, seglen, descending, values=True)
+        return g.Data(buf, moved.shape, moved.dtype, moved.device)
+    perm = g.Data(ks.radix_perm(src, n, seglen, descending), (n,), dt.uint32, moved.device)
+    return g.reshape_view(kg.gather(moved, perm), moved.shape)

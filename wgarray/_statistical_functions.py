@@ -17,6 +17,7 @@ from . import _core
 from . import _dtypes as dt
 from . import _known
 from ._graph import node as g
+from ._graph import slabs
 from ._ops import REDUCTIONS
 from ._kernels import compact as kcompact
 from ._kernels import reduce as kr
@@ -251,8 +252,41 @@ def _cumulative(x, axis, dtype, include_initial, func: str, kind: str) -> Array:
     out_shape = tuple(n + (1 if include_initial and d == ax else 0) for d, n in enumerate(x.shape))
     if g.prod(out_shape) == 0 or x.shape[ax] == 0:
         return Array._new(g.Const(REDUCTIONS[kind].reduction_identity, acc, x.device, out_shape))
-    data = kscan.scan_axis(node, ax, kind, include_initial)
+    if slabs.too_big([node]):
+        data = _scan_in_slabs(node, ax, kind, include_initial)
+    else:
+        data = kscan.scan_axis(node, ax, kind, include_initial)
     return Array._new(data if data.dtype is acc else g.make_op("cast", [data], acc))
+
+
+def _scan_in_slabs(node: g.Node, ax: int, kind: str, include_initial: builtins.bool) -> g.Node:
+    """A scan past the binding limit (``_graph.slabs``): rows along ``ax`` a slab at a
+    time where a row fits a binding; a 1-D array too long for one as consecutive
+    slabs, each scanned and then offset by the running total of those before it."""
+    inc = 1 if include_initial else 0
+    if node.ndim > 1:
+        order = tuple(d for d in range(node.ndim) if d != ax) + (ax,)
+        moved = g.permute_view(node, order)
+        data = slabs.along_last(moved, lambda part: kscan.scan_axis(part, part.ndim - 1, kind, include_initial),
+                                moved.shape[-1] + inc)
+        return g.permute_view(data, [order.index(d) for d in range(node.ndim)])
+    from . import _inplace  # the region writer
+
+    merge = "add" if kind == "sum" else "multiply"
+    out = carry = None
+    for items, start, count in slabs.plan(node)[0]:
+        part = kscan.scan_axis(slabs.windowed(g.index_view(node, items)), 0, kind, include_initial and start == 0)
+        if carry is not None:
+            part = g.make_op(merge, [part, g.broadcast_view(carry, part.shape)], part.dtype)
+        if out is None:
+            out = g.Data(node.device.runtime.alloc((node.size + inc) * part.dtype.itemsize), (node.size + inc,),
+                         part.dtype, node.device)
+        at = start + (inc if start else 0)
+        region = g.index_view(out, [("slice", at, 1, part.shape[0])])
+        _inplace.write(region, part)
+        carry = g.realize(g.Op("copy", [g.index_view(out, [("slice", at + part.shape[0] - 1, 1, 1)])], part.dtype))
+        carry = g.reshape_view(carry, ())
+    return out
 
 
 def cumulative_sum(x: Array, /, *, axis: int | None = None, dtype=None,

@@ -96,7 +96,10 @@ def realize_in_slabs(node: g.Op) -> None:
     align = device.binding_alignment
     quantum = ew.PER_THREAD * (align // math.gcd(align, ew.PER_THREAD * isz_out))
     out = rt.alloc(-(-max(n, 1) // ew.PER_THREAD) * ew.PER_THREAD * isz_out)
-    parts, _ = slabs.plan(node, quantum)
+    try:
+        parts, _ = slabs.plan(node, quantum)
+    except slabs.Spread:  # slabs too narrow for aligned windows: unaligned ones, copied into place
+        parts, _ = slabs.plan(node, 4 // math.gcd(4, isz_out))
     for items, start, count in parts:
         part = slabs.windowed(g.index_view(node, items))
         if type(part) is not g.Op:

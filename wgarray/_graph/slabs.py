@@ -109,7 +109,8 @@ def _windowed(node, limit, memo):
         found = memo.get(id(node))
         if found is None:
             srcs = [_windowed(s, limit, memo) for s in node.srcs]
-            found = memo[id(node)] = g.Op(node.op, srcs, node.dtype, node.arg, node.shape)
+            same = all(a is b for a, b in zip(srcs, node.srcs))  # no leaf rebound: the node itself
+            found = memo[id(node)] = node if same else g.Op(node.op, srcs, node.dtype, node.arg, node.shape)
         return found
     if t is g.Data and node.buf.size > limit:
         found = memo.get(id(node))
@@ -156,24 +157,67 @@ def budget_of(device) -> int:
     return device.max_binding_bytes - 2 * device.binding_alignment - 64
 
 
-def plan(node: g.Node, quantum: int = 1):
+def plan(node: g.Node, quantum: int = 1, whole_last: bool = False):
     """``slabs`` of ``node``'s shape whose every leaf's part fits one binding: sized by
     the widest dtype first, then narrowed while a strided leaf (a view with steps, a
     transpose) reads more of its buffer per slab than a binding holds. Returns the
-    slabs and their axis."""
+    slabs and their axis. ``whole_last``: every slab holds whole rows of the last axis
+    (the starts and counts are then in rows)."""
     device = node.device
     limit = device.max_binding_bytes
     leaves = data_leaves([node])
     isz = max([node.dtype.itemsize] + [leaf.dtype.itemsize for leaf in leaves])
     budget = budget_of(device)
+    shape = node.shape
+    if whole_last:
+        isz *= shape[-1]
+        shape = shape[:-1]
+        if not shape or isz > budget:
+            raise MemoryError(f"{rt_caller()}: expected rows of at most {budget} bytes along the axis it works on "
+                              f"for an array past the storage-binding limit ({limit} bytes) of {device.name!r}, "
+                              f"got shape {node.shape} of {node.dtype}")
     floor = quantum * isz
     while True:
-        parts, axis = slabs(node.shape, isz, budget, quantum)
+        parts, axis = slabs(shape, isz, budget, quantum)
+        if whole_last:
+            parts = [(items + [("slice", 0, 1, node.shape[-1])], start, count) for items, start, count in parts]
         spread = 0
         for leaf in data_leaves([g.index_view(node, parts[0][0])]):
             if leaf.buf.size > limit:
                 lo, hi = extent(leaf)
                 spread = max(spread, (hi - lo) * leaf.dtype.itemsize)
-        if spread <= budget_of(device) or budget <= floor:
+        if spread <= budget_of(device):
             return parts, axis
+        if budget <= floor:
+            raise Spread(f"{rt_caller()}: expected each slab of a view of an array past the storage-binding limit "
+                          f"({limit} bytes) of {device.name!r} to fit one binding, got a view of shape {node.shape} "
+                          f"whose slab of {parts[0][2]} elements reads {spread} bytes of its buffer")
         budget = max(budget * budget_of(device) // (2 * spread), floor)
+
+
+class Spread(MemoryError):
+    """The smallest slab of a strided view reads more of its buffer than a binding holds."""
+
+
+def along_last(node: g.Node, fn, last: int | None = None) -> g.Data:
+    """``fn`` (rows of a node -> a node of those rows, ``last`` long each) over a node
+    past the binding limit, a slab of whole rows at a time, each result written into
+    its place: sort, argsort, scans and transforms along the last axis, whose rows
+    are independent."""
+    from .. import _inplace  # the region writer (it imports the array layer)
+
+    last = node.shape[-1] if last is None else last
+    device = node.device
+    shape = node.shape[:-1] + (last,)
+    out = None
+    try:
+        parts = plan(node, whole_last=True)[0]
+    except Spread:  # rows strided across the buffer (a transpose): made contiguous first, in slabs
+        node = g.realize(g.Op("copy", [node], node.dtype))
+        parts = plan(node, whole_last=True)[0]
+    for items, _, _ in parts:
+        res = fn(windowed(g.index_view(node, items)))
+        if out is None:
+            out = g.Data(device.runtime.alloc(max(g.prod(shape), 1) * res.dtype.itemsize), shape, res.dtype, device)
+        _inplace.write(g.index_view(out, items[:-1] + [("slice", 0, 1, last)]), res)
+    return out
