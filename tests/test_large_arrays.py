@@ -237,6 +237,19 @@ def test_scan_of_a_vector_past_the_limit_carries_between_slabs(limited, include_
         np.testing.assert_allclose(np.asarray(xp.cumulative_prod(xp.asarray(p))), np.cumprod(p), rtol=1e-12)
 
 
+@pytest.mark.parametrize("func", ["fft", "ifft", "rfft", "irfft"])
+@pytest.mark.parametrize("axis", [0, 1])
+def test_fft_along_an_axis_past_the_limit(limited, func, axis):
+    rng = _rng()
+    a = rng.standard_normal((96, 60)).astype(np.float32)
+    if func in ("fft", "ifft", "irfft"):
+        a = (a + 1j * rng.standard_normal((96, 60))).astype(np.complex64)
+    got = np.asarray(getattr(xp.fft, func)(xp.asarray(a), axis=axis))
+    want = getattr(np.fft, func)(a.astype(np.complex128 if a.dtype.kind == "c" else np.float64), axis=axis)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
+
+
 @pytest.mark.parametrize("name", ["argmax", "matmul", "take"])
 def test_functions_without_large_array_support_raise_naming_themselves(limited, name):
     x = xp.asarray(_rng().standard_normal((300, 70)).astype(np.float32))

@@ -50,7 +50,8 @@ def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bo
     if x.size == 0 or seglen == 1:
         return Array._new(g.realize(g.Const(0, dt.int64, x.device, x.shape)))
     if slabs.too_big([moved]):  # rows past the binding limit: a slab of rows at a time
-        node = slabs.along_last(moved, lambda part: _argsort_rows(part, descending))
+        node = slabs.along_last(moved, lambda part: _argsort_rows(part, descending),
+                                row_bytes=8 * seglen)  # int64 positions, 64-bit keys
     else:
         node = _argsort_rows(moved, descending)
     return Array._new(g.permute_view(g.reshape_view(node, moved.shape), back))
@@ -73,7 +74,8 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool 
     if x.size == 0 or seglen == 1:
         return Array._new(x._node)
     if slabs.too_big([moved]):  # rows past the binding limit: a slab of rows at a time
-        data = slabs.along_last(moved, lambda part: _sort_rows(part, descending))
+        data = slabs.along_last(moved, lambda part: _sort_rows(part, descending),
+                                row_bytes=8 * seglen)  # 64-bit keys, 32-bit positions
     else:
         data = _sort_rows(moved, descending)
     return Array._new(g.permute_view(g.reshape_view(data, moved.shape), back))

@@ -268,7 +268,7 @@ def _scan_in_slabs(node: g.Node, ax: int, kind: str, include_initial: builtins.b
         order = tuple(d for d in range(node.ndim) if d != ax) + (ax,)
         moved = g.permute_view(node, order)
         data = slabs.along_last(moved, lambda part: kscan.scan_axis(part, part.ndim - 1, kind, include_initial),
-                                moved.shape[-1] + inc)
+                                moved.shape[-1] + inc, (moved.shape[-1] + inc) * builtins.max(8, node.dtype.itemsize))
         return g.permute_view(data, [order.index(d) for d in range(node.ndim)])
     from . import _inplace  # the region writer
 

@@ -157,12 +157,12 @@ def budget_of(device) -> int:
     return device.max_binding_bytes - 2 * device.binding_alignment - 64
 
 
-def plan(node: g.Node, quantum: int = 1, whole_last: bool = False):
+def plan(node: g.Node, quantum: int = 1, whole_last: bool = False, row_bytes: int = 0):
     """``slabs`` of ``node``'s shape whose every leaf's part fits one binding: sized by
     the widest dtype first, then narrowed while a strided leaf (a view with steps, a
     transpose) reads more of its buffer per slab than a binding holds. Returns the
     slabs and their axis. ``whole_last``: every slab holds whole rows of the last axis
-    (the starts and counts are then in rows)."""
+    (the starts and counts are then in rows), each counted as at least ``row_bytes``."""
     device = node.device
     limit = device.max_binding_bytes
     leaves = data_leaves([node])
@@ -170,7 +170,7 @@ def plan(node: g.Node, quantum: int = 1, whole_last: bool = False):
     budget = budget_of(device)
     shape = node.shape
     if whole_last:
-        isz *= shape[-1]
+        isz = max(isz * shape[-1], row_bytes)
         shape = shape[:-1]
         if not shape or isz > budget:
             raise MemoryError(f"{rt_caller()}: expected rows of at most {budget} bytes along the axis it works on "
@@ -199,11 +199,11 @@ class Spread(MemoryError):
     """The smallest slab of a strided view reads more of its buffer than a binding holds."""
 
 
-def along_last(node: g.Node, fn, last: int | None = None) -> g.Data:
+def along_last(node: g.Node, fn, last: int | None = None, row_bytes: int = 0) -> g.Data:
     """``fn`` (rows of a node -> a node of those rows, ``last`` long each) over a node
-    past the binding limit, a slab of whole rows at a time, each result written into
-    its place: sort, argsort, scans and transforms along the last axis, whose rows
-    are independent."""
+    past the binding limit, a slab of whole rows at a time (a row counted as at least
+    ``row_bytes``: what ``fn`` binds of it), each result written into its place: sort,
+    argsort, scans and transforms along the last axis, whose rows are independent."""
     from .. import _inplace  # the region writer (it imports the array layer)
 
     last = node.shape[-1] if last is None else last
@@ -211,10 +211,10 @@ def along_last(node: g.Node, fn, last: int | None = None) -> g.Data:
     shape = node.shape[:-1] + (last,)
     out = None
     try:
-        parts = plan(node, whole_last=True)[0]
+        parts = plan(node, whole_last=True, row_bytes=row_bytes)[0]
     except Spread:  # rows strided across the buffer (a transpose): made contiguous first, in slabs
         node = g.realize(g.Op("copy", [node], node.dtype))
-        parts = plan(node, whole_last=True)[0]
+        parts = plan(node, whole_last=True, row_bytes=row_bytes)[0]
     for items, _, _ in parts:
         res = fn(windowed(g.index_view(node, items)))
         if out is None:

@@ -34,6 +34,7 @@ import collections
 
 from .. import _dtypes as dt
 from .._graph import node as g
+from .._graph import slabs
 from .._graph.fusion import FusedInput
 from .._runtime.launch import workgroups
 from .._wgsl import elementwise as ew
@@ -271,6 +272,15 @@ def transform_axis(node: g.Node, cname: str, axis: int, n: int, *, kind: str, co
     N = n // 2 if half else n
     smooth = _radices(N) is not None
     work = N if smooth else _bluestein_length(N)
+    row_bytes = (max(work, n) + 1) * dt.BY_NAME[cname].itemsize  # a row's largest buffer, its work space
+    if slabs.too_big([node]) or outer * inner * row_bytes > device.max_binding_bytes:
+        # past the binding limit: the axis moved last, a slab of whole rows at a time
+        order = tuple(d for d in range(node.ndim) if d != axis) + (axis,)
+        last = node.ndim - 1
+        data = slabs.along_last(g.permute_view(node, order), lambda part: transform_axis(
+            part, cname, last, n, kind=kind, conj_in=conj_in, conj_out=conj_out, scale=scale, func=func), n_out,
+            row_bytes)
+        return g.permute_view(data, [order.index(d) for d in range(node.ndim)])
     if outer * inner * max(work, n) >= 1 << 32:
         raise ValueError(f"{func}: {outer * inner} transforms of length {n} exceed wgarray's 2**32 element index range")
     if kind == "r2c" and not half:
