@@ -250,6 +250,16 @@ def test_fft_along_an_axis_past_the_limit(limited, func, axis):
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
 
 
+def test_boolean_mask_reads_past_the_limit_match_numpy(limited):
+    rng = _rng()
+    a = rng.standard_normal((300, 70)).astype(np.float32)
+    x = xp.asarray(a)
+    np.testing.assert_array_equal(np.asarray(x[x > 0.5]), a[a > 0.5])
+    rows = a[:, 0] > 0
+    np.testing.assert_array_equal(np.asarray(x[xp.asarray(rows)]), a[rows])
+    np.testing.assert_array_equal(np.asarray(x[x > 100]), a[a > 100])  # nothing kept
+
+
 @pytest.mark.parametrize("name", ["argmax", "matmul", "take"])
 def test_functions_without_large_array_support_raise_naming_themselves(limited, name):
     x = xp.asarray(_rng().standard_normal((300, 70)).astype(np.float32))

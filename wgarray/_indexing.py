@@ -47,6 +47,7 @@ import numpy as np
 from . import _core
 from . import _dtypes as dt
 from ._graph import node as g
+from ._graph import slabs
 from . import _inplace
 from . import _known
 from . import _tally
@@ -469,10 +470,32 @@ def getitem(x: Array, key) -> Array:
         elif out.size == 1 and x.size <= ELEMENT_READ_MIRRORS:
             out._origin = (x, x._sync(), _host_key(items))
         return out
+    if x.device.big and isinstance(key, Array) and key.dtype is dt.bool and slabs.too_big([x._node]):
+        return _mask_in_slabs(x, key)
     out_shape, flat, flag = _plan_advanced(x.shape, entries, x.device, func)
     data = kg.gather(x._node, flat, None, flag)
     _check_flag(flag, func, x.shape)
     return Array._new(data)
+
+
+def _mask_in_slabs(x: Array, mask: Array) -> Array:
+    """``x[mask]`` of an array past the binding limit (``_graph.slabs``): each slab's
+    selection (a count read back per slab), joined in order. The slabs cut only axes
+    that ``mask`` covers."""
+    from ._manipulation_functions import concat
+
+    k = mask.ndim
+    parts, a = slabs.plan(x._node)
+    if a >= k:
+        raise MemoryError(f"__getitem__: expected rows of the axes after a boolean mask's to fit the storage-binding "
+                          f"limit ({x.device.max_binding_bytes} bytes) of {x.device.name!r}, got shape {x.shape} "
+                          f"with a mask of shape {mask.shape}")
+    pieces = []
+    for items, _, _ in parts:
+        sub = Array._new(slabs.windowed(g.index_view(x._node, items)))
+        m = Array._new(slabs.windowed(g.index_view(mask._node, items[:k])))
+        pieces.append(getitem(sub, m))
+    return pieces[0] if len(pieces) == 1 else concat(pieces, axis=0)
 
 
 # ================================================================= setitem
