@@ -302,3 +302,12 @@ def test_an_array_several_times_the_real_binding_limit():
     assert float(xp.max(x)) == 999.0
     ones = xp.ones((n,), dtype=xp.float32)
     assert float(xp.sum(ones, dtype=xp.float64)) == n
+
+
+def test_index_grids_past_2_32_elements_are_refused():
+    from wgarray._graph import node as g
+
+    dev = xp.asarray(0).device
+    with pytest.raises(MemoryError, match=r"index grid of at most 2\*\*32 elements"):
+        g.Iota((1 << 16, (1 << 16) + 1), dev)
+    assert g.Iota((1 << 16, 1 << 16), dev).size == 1 << 32

@@ -98,6 +98,9 @@ class Iota(Node):
 
     def __init__(self, shape, device, offset=0, strides=None, dtype=None):
         self.shape = tuple(shape)
+        if prod(self.shape) > _IOTA_MAX:  # its values are u32: a wider grid would wrap
+            raise MemoryError(f"{_caller()}: expected an index grid of at most 2**32 elements, got shape {self.shape}: "
+                              f"functions built on one (arange, eye, tril, ...) do not yet go past 2**32 elements")
         self.dtype = dt.uint32
         self.device = device
         self.offset = offset
@@ -108,6 +111,14 @@ class Iota(Node):
 
     def __repr__(self):
         return f"Iota({self.shape}, off={self.offset}, strides={self.strides})"
+
+
+_IOTA_MAX = 1 << 32
+
+
+def _caller() -> str:
+    from .._runtime.runtime import public_caller
+    return public_caller()
 
 
 class Const(Node):
