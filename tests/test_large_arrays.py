@@ -311,3 +311,64 @@ def test_index_grids_past_2_32_elements_are_refused():
     with pytest.raises(MemoryError, match=r"index grid of at most 2\*\*32 elements"):
         g.Iota((1 << 16, (1 << 16) + 1), dev)
     assert g.Iota((1 << 16, 1 << 16), dev).size == 1 << 32
+
+
+# ----------------------------------------------- arrays past the largest buffer: segments
+
+SEG = 16384  # bytes a segment (and a binding): a (300, 70) float32 array spans six
+
+
+@pytest.fixture
+def segmented():
+    with debug.segment_limit(SEG):
+        yield
+
+
+def test_a_segmented_array_round_trips_and_computes_like_numpy(segmented):
+    from wgarray._runtime.runtime import SegmentedBuffer
+
+    rng = _rng()
+    a = rng.standard_normal((300, 70)).astype(np.float32)
+    b = rng.standard_normal((70,)).astype(np.float32)
+    x = xp.asarray(a)
+    assert type(x._node.buf) is SegmentedBuffer and len(x._node.buf.parts) == 6
+    np.testing.assert_array_equal(np.asarray(x), a)
+    np.testing.assert_array_equal(np.asarray(x[7:291:3, 1:]), a[7:291:3, 1:])  # reads across segments
+    y = xp.exp(x[1:] * 0.5) - xp.asarray(b)
+    np.testing.assert_allclose(np.asarray(y), np.exp(a[1:] * 0.5) - b, rtol=1e-6, atol=1e-6)
+    assert type(y._node.buf) is SegmentedBuffer  # the result is segmented too
+    np.testing.assert_array_equal(np.asarray(x.T + 0), a.T)
+    np.testing.assert_array_equal(np.asarray((x > 0)[5:]), a[5:] > 0)  # a packed result across segments
+    np.testing.assert_allclose(float(xp.sum(x[3:])), a[3:].astype(np.float64).sum(), rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(xp.mean(x, axis=0)), a.astype(np.float64).mean(axis=0), rtol=1e-5,
+                               atol=1e-6)
+    np.testing.assert_array_equal(np.asarray(xp.max(x[11:], axis=1)), a[11:].max(axis=1))
+    assert int(xp.argmin(x)) == int(np.argmin(a))
+    np.testing.assert_allclose(np.asarray(x[2:].T @ x[2:]), (a[2:].T @ a[2:]).astype(np.float64), rtol=1e-4,
+                               atol=1e-3)
+
+
+def test_writes_sorts_and_joins_on_segmented_arrays(segmented):
+    rng = _rng()
+    a = rng.standard_normal((300, 70)).astype(np.float32)
+    h = a.copy()
+    x = xp.asarray(a)
+    x[:, 5] = -1.0
+    h[:, 5] = -1.0
+    x[50:120] = x[50:120] * 3
+    h[50:120] *= 3
+    for i in range(0, 300, 7):
+        x[i, 69 - i % 70] = float(i)
+        h[i, 69 - i % 70] = i
+    np.testing.assert_array_equal(np.asarray(x), h)
+    np.testing.assert_array_equal(np.asarray(xp.sort(x, axis=1)), np.sort(h, axis=1))
+    np.testing.assert_array_equal(np.asarray(xp.concat([x, x[:10]])), np.concatenate([h, h[:10]]))
+    np.testing.assert_array_equal(np.asarray(x[x > 1]), h[h > 1])
+    c = np.asarray(xp.cumulative_sum(xp.reshape(x, (-1,))))
+    np.testing.assert_allclose(c, np.cumsum(h.ravel().astype(np.float64)), rtol=1e-4, atol=1e-2)
+
+
+def test_segment_limit_switch_checks_its_argument():
+    with pytest.raises(ValueError, match="segment_limit: expected a power of two"):
+        with debug.segment_limit(10000):
+            pass

@@ -397,13 +397,13 @@ def test_tall_qr_and_svd_within_10x_of_numpy(d, kind):
 
 
 def test_tall_qr_works_in_the_input_precision_past_the_buffer_limit(monkeypatch):
-    """Where a float64 copy of the input would pass the device's largest buffer, the
+    """Where a float64 copy of the input would pass the device's binding limit, the
     tall path works in float32 (then within 10x of a few float32 ulps) and allocates
     nothing larger than the input."""
     a = with_cond(3000, 48, xp.float32, 1e3, seed=3)
     x = xp.asarray(a)
     limit = a.nbytes + 64  # the float32 input fits, a float64 copy does not
-    monkeypatch.setattr(type(x.device), "max_buffer_bytes", property(lambda self: limit))
+    monkeypatch.setattr(type(x.device), "max_binding_bytes", property(lambda self: limit))
     q, r = (to_np(v) for v in la.qr(x))
     U, S, Vh = (to_np(v) for v in la.svd(x, full_matrices=False))
     monkeypatch.undo()

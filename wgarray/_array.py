@@ -335,9 +335,9 @@ def _check_fits(node: g.Node) -> None:
     """Raise, at the call that makes it, for a lazy result that no buffer of its device
     can hold: it could only fail later, at its first read."""
     nbytes = g.prod(node.shape) * node.dtype.itemsize
-    limit = node.device.max_buffer_bytes
+    limit = node.device.max_array_bytes
     if nbytes > limit:
-        raise MemoryError(f"{public_caller()}: expected a result of at most {limit} bytes (the largest buffer "
+        raise MemoryError(f"{public_caller()}: expected a result of at most {limit} bytes (the largest array "
                           f"of {node.device.name!r}), got shape {node.shape} of {node.dtype}: {nbytes} bytes")
 
 

@@ -485,8 +485,8 @@ def _mask_in_slabs(x: Array, mask: Array) -> Array:
     from ._manipulation_functions import concat
 
     k = mask.ndim
-    parts, a = slabs.plan(x._node)
-    if a >= k:
+    parts, _ = slabs.plan(x._node)
+    if any(it[3] != n for items, _, _ in parts for it, n in zip(items[k:], x.shape[k:])):
         raise MemoryError(f"__getitem__: expected rows of the axes after a boolean mask's to fit the storage-binding "
                           f"limit ({x.device.max_binding_bytes} bytes) of {x.device.name!r}, got shape {x.shape} "
                           f"with a mask of shape {mask.shape}")

@@ -23,6 +23,7 @@ from . import _known
 from . import _tally
 from ._graph import node as g
 from ._graph import slabs
+from ._runtime.runtime import Straddle
 from ._array import _NODE, Array
 from ._graph.fusion import FusedInput
 from ._runtime.launch import param_bases, workgroups
@@ -139,6 +140,20 @@ def write(dst: g.Data, value: g.Node, pred: g.Node | None = None, index: g.Node 
                 write(g.index_view(dst, items), g.index_view(value, items),
                       None if pred is None else g.index_view(pred, items))
             return
+        try:
+            lo, hi = lo * dst.dtype.itemsize, hi * dst.dtype.itemsize
+            window = device.runtime.window(dst.buf, lo - lo % 4, hi + (-hi % 4) - (lo - lo % 4))
+        except Straddle:  # across two segments of a segmented buffer: each side written apart
+            if index is not None:
+                raise
+            items = [("slice", 0, 1, n) for n in dst.shape]
+            b = next(d for d, n in enumerate(dst.shape) if n > 1)
+            h = dst.shape[b] // 2
+            for start, length in ((0, h), (h, dst.shape[b] - h)):
+                items[b] = ("slice", start, 1, length)
+                write(g.index_view(dst, items), g.index_view(value, items),
+                      None if pred is None else g.index_view(pred, items))
+            return
         dst = slabs.windowed(dst)  # the region bound through a window of its buffer
     buf = dst.buf
     native = device.has_int64
@@ -193,5 +208,5 @@ def write_element(dst: g.Data, t: int, value) -> None:
     buf = dst.buf
     if buf.size > device.max_binding_bytes:  # the element's word, through a window
         buf = rt.window(buf, t * size, size)
-        t -= buf.offset // size
+        t -= buf.base // size
     rt.launch(kernel, {"O": buf}, t.to_bytes(4, "little") + blob + b"\0" * (-len(blob) % 4), 1, held=())

@@ -67,3 +67,26 @@ def binding_limit(nbytes: int, device=None):
         with device.runtime.lock:
             device.runtime.flush()
             device._binding_override = old
+
+
+@_contextlib.contextmanager
+def segment_limit(nbytes: int, device=None):
+    """Lower ``device``'s largest buffer to ``nbytes`` (a power of two, at least 8192)
+    inside the block, so that arrays past it are stored in segments of several
+    buffers; the binding limit follows it down where it was larger."""
+    device = default_device() if device is None else device
+    if nbytes < 8192 or nbytes & (nbytes - 1):
+        raise ValueError(f"segment_limit: expected a power of two of at least 8192 bytes, got {nbytes}")
+    rt = device.runtime
+    with rt.lock:
+        old = device._buffer_override
+        device._buffer_override = nbytes
+        device.big = True
+        rt.pool.limit = None
+    try:
+        yield
+    finally:
+        with rt.lock:
+            rt.flush()
+            device._buffer_override = old
+            rt.pool.limit = None

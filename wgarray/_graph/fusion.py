@@ -18,6 +18,7 @@ from . import node as g
 from . import slabs
 from .._kernels.elementwise import run as run_elementwise
 from .._runtime.numerics import float32_behaviour
+from .._runtime.runtime import Straddle
 from .._wgsl import elementwise as ew
 from .._wgsl import types as ty
 
@@ -107,8 +108,13 @@ def realize_in_slabs(node: g.Op) -> None:
         end = start + count
         padded = end if end < n else -(-n // ew.PER_THREAD) * ew.PER_THREAD
         if (start * isz_out) % align == 0 and (padded - start) % ew.PER_THREAD == 0:
-            run_elementwise(_plan([part]), [rt.window(out, start * isz_out, (padded - start) * isz_out)])
-            continue
+            try:
+                window = rt.window(out, start * isz_out, (padded - start) * isz_out)
+            except Straddle:  # across two segments of the result: computed apart, copied into place
+                window = None
+            if window is not None:
+                run_elementwise(_plan([part]), [window])
+                continue
         if (start * isz_out) % 4 or (count * isz_out) % 4:
             raise MemoryError(f"{slabs.rt_caller()}: cannot split a result of shape {shape} and dtype {node.dtype} "
                               f"past the storage-binding limit ({device.max_binding_bytes} bytes) into word-aligned "

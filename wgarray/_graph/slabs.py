@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 
 from . import node as g
+from .._runtime.runtime import Straddle
 
 
 def limit_of(device) -> int:
@@ -79,14 +80,23 @@ def _leaf_window(leaf: g.Data, limit: int) -> g.Data:
     rt = leaf.device.runtime
     isz = leaf.dtype.itemsize
     lo, hi = extent(leaf)
-    win = rt.window(leaf.buf, lo * isz, max(hi - lo, 1) * isz)
+    try:
+        win = rt.window(leaf.buf, lo * isz, max(hi - lo, 1) * isz)
+    except Straddle:  # across a segment boundary: the bytes it reads, copied into a buffer of their own
+        b0 = lo * isz - lo * isz % 4
+        b1 = hi * isz + (-hi * isz) % 4
+        if b1 - b0 > limit:
+            raise
+        tmp = rt.alloc(b1 - b0)
+        rt.copy(leaf.buf, b0, tmp, 0, b1 - b0)
+        return g.Data(tmp, leaf.shape, leaf.dtype, leaf.device, leaf.offset - b0 // isz, leaf.strides)
     if win.size > limit:
         raise MemoryError(
             f"{rt_caller()}: expected each kernel's part of an array to fit the storage-binding limit of "
             f"{leaf.device.name!r} ({limit} bytes), got a view of shape {leaf.shape} and strides {leaf.strides} "
             f"spanning {win.size} bytes of its buffer: elementwise operations, reductions and transfers take arrays "
             f"past that limit, this function does not yet")
-    return g.Data(win, leaf.shape, leaf.dtype, leaf.device, leaf.offset - win.offset // isz, leaf.strides)
+    return g.Data(win, leaf.shape, leaf.dtype, leaf.device, leaf.offset - win.base // isz, leaf.strides)
 
 
 def rt_caller() -> str:
@@ -162,12 +172,14 @@ def plan(node: g.Node, quantum: int = 1, whole_last: bool = False, row_bytes: in
     the widest dtype first, then narrowed while a strided leaf (a view with steps, a
     transpose) reads more of its buffer per slab than a binding holds. Returns the
     slabs and their axis. ``whole_last``: every slab holds whole rows of the last axis
-    (the starts and counts are then in rows), each counted as at least ``row_bytes``."""
+    (the starts and counts are then in rows), each counted as at least ``row_bytes``.
+    The budget is a power of two, so that the slabs of contiguous arrays meet the
+    power-of-two boundaries of segmented buffers (``Runtime.window``)."""
     device = node.device
     limit = device.max_binding_bytes
     leaves = data_leaves([node])
     isz = max([node.dtype.itemsize] + [leaf.dtype.itemsize for leaf in leaves])
-    budget = budget_of(device)
+    budget = 1 << (budget_of(device).bit_length() - 1)
     shape = node.shape
     if whole_last:
         isz = max(isz * shape[-1], row_bytes)
@@ -221,3 +233,4 @@ def along_last(node: g.Node, fn, last: int | None = None, row_bytes: int = 0) ->
             out = g.Data(device.runtime.alloc(max(g.prod(shape), 1) * res.dtype.itemsize), shape, res.dtype, device)
         _inplace.write(g.index_view(out, items[:-1] + [("slice", 0, 1, last)]), res)
     return out
+

@@ -290,10 +290,10 @@ MAX_SHIFTED = 3  # shifted CholeskyQR steps before the caller falls back to Hous
 def tall_work_dtype(node: g.Node) -> dt.DType:
     """The precision the tall QR works in: ``work_dtype`` (float64 for float32 input
     where the device has it), unless the (batch..., m, n) copy in it would pass the
-    device's largest buffer (lavapipe's 128 MiB: a 100000 x 256 float64 copy is
+    device's binding limit (lavapipe's 128 MiB: a 100000 x 256 float64 copy is
     205 MB), where it works in the input's own."""
     work = work_dtype(node.dtype, node.device)
-    if work is not node.dtype and node.size * work.itemsize > node.device.max_buffer_bytes:
+    if work is not node.dtype and node.size * work.itemsize > node.device.max_binding_bytes:
         return node.dtype
     return work
 

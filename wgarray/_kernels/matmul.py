@@ -163,15 +163,19 @@ def _matmul_in_slabs(A: g.Data, B: g.Data, batch) -> g.Data:
             n = min(nb, N - n0)
             acc = None
             for k0 in range(0, K, kb):
-                k = min(kb, K - k0)
-                a = slabs.windowed(g.index_view(A, [("slice", m0, 1, m), ("slice", k0, 1, k)]))
-                b = slabs.windowed(g.index_view(B, [("slice", k0, 1, k), ("slice", n0, 1, n)]))
-                part = matmul_nodes(a, b, ())
+                part = _block_product(A, B, m0, m, n0, n, k0, min(kb, K - k0))
                 acc = part if acc is None else g.make_op("add", [acc, part], dtype)
             if whole:
                 return g.reshape_view(g.realize(acc), tuple(batch) + (M, N))
             _inplace.write(g.index_view(out, [("slice", m0, 1, m), ("slice", n0, 1, n)]), acc)
     return g.reshape_view(out, tuple(batch) + (M, N))
+
+
+def _block_product(A: g.Data, B: g.Data, m0: int, m: int, n0: int, n: int, k0: int, k: int) -> g.Node:
+    """A[m0:m0+m, k0:k0+k] @ B[k0:k0+k, n0:n0+n], each block bound through a window."""
+    a = slabs.windowed(g.index_view(A, [("slice", m0, 1, m), ("slice", k0, 1, k)]))
+    b = slabs.windowed(g.index_view(B, [("slice", k0, 1, k), ("slice", n0, 1, n)]))
+    return matmul_nodes(a, b, ())
 
 
 def matmul_nodes(a: g.Node, b: g.Node, batch) -> g.Data:

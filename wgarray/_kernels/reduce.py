@@ -374,15 +374,15 @@ def _reduce_in_slabs(node: g.Node, axes, kind: str, post=None) -> g.Node:
     device = node.device
     rt = device.runtime
     shape = node.shape
-    parts, a = slabs.plan(node)
-    kept = tuple(n for d, n in enumerate(shape) if d not in axes)
+    parts, _ = slabs.plan(node)
+    kept_dims = [d for d in range(node.ndim) if d not in axes]
+    kept = tuple(shape[d] for d in kept_dims)
     kstrides = g.contiguous_strides(kept)
     acc: dict[int, g.Node] = {}  # flat start in the result -> merged partial
     for items, _, _ in parts:
         part = slabs.windowed(g.index_view(node, items))
         vals = reduce_axes(part, axes, kind)[0]
-        at = [it[1] for d, it in enumerate(items) if d <= a and d not in axes]
-        start = sum(i * st for i, st in zip(at, kstrides))
+        start = sum(items[d][1] * st for d, st in zip(kept_dims, kstrides))
         prev = acc.get(start)
         acc[start] = vals if prev is None else g.make_op(_MERGE[kind], [prev, vals], vals.dtype)
     pdt = next(iter(acc.values())).dtype

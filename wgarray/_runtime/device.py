@@ -61,6 +61,7 @@ class Device:
         self._runtime = None
         self._has_int64 = None
         self._binding_override = None  # wgarray.debug.binding_limit's lowered binding size
+        self._buffer_override = None  # wgarray.debug.segment_limit's lowered buffer size
         # True once a buffer past the binding limit exists: only then do the planners
         # look for leaves that must be bound through windows (``_graph.slabs``)
         self.big = False
@@ -126,9 +127,26 @@ class Device:
     def max_buffer_bytes(self) -> int:
         """The largest array in bytes: one buffer (``max-buffer-size``, a multiple of 16
         for the 16-byte vector reads), which kernels bind a window of at a time where it
-        is past the binding limit (``max_binding_bytes``)."""
-        limit = self.limits["max-buffer-size"]
+        is past the binding limit (``max_binding_bytes``). Larger arrays are stored in
+        segments of buffers (lowered for tests by ``wgarray.debug.segment_limit``)."""
+        limit = self._buffer_override or self.limits["max-buffer-size"]
         return limit - limit % 16
+
+    @property
+    def max_array_bytes(self) -> int:
+        """The largest array a call may ask for, checked when a lazy result is made
+        (``WGARRAY_MAX_ARRAY_BYTES`` sets it): on a CPU adapter half the host's memory,
+        which it allocates from; on a GPU, whose memory wgpu does not report, no bound
+        before the allocation itself, which raises MemoryError when the device refuses."""
+        env = os.environ.get("WGARRAY_MAX_ARRAY_BYTES")
+        if env:
+            return int(env)
+        if self.adapter_type == "CPU":
+            try:
+                return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+            except (ValueError, OSError, AttributeError):
+                pass
+        return 1 << 50
 
     @property
     def max_binding_bytes(self) -> int:
@@ -138,7 +156,7 @@ class Device:
         elementwise kernels and the reductions run over them a slab at a time."""
         limit = self._binding_override
         if limit is None:
-            limit = min(self.limits["max-storage-buffer-binding-size"], self.limits["max-buffer-size"])
+            limit = min(self.limits["max-storage-buffer-binding-size"], self.max_buffer_bytes)
         return limit - limit % 16
 
     @property

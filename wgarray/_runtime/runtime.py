@@ -122,19 +122,70 @@ class BufferWindow:
     buffer alive and is never pooled itself; element offsets of the nodes bound through
     it count from its start."""
 
-    __slots__ = ("runtime", "parent", "buffer", "offset", "size", "uid", "sealed", "__weakref__")
+    __slots__ = ("runtime", "parent", "buffer", "offset", "size", "base", "uid", "sealed", "__weakref__")
 
-    def __init__(self, parent: DeviceBuffer, offset: int, size: int):
+    def __init__(self, parent: DeviceBuffer, offset: int, size: int, base: int | None = None):
         self.runtime = parent.runtime
         self.parent = parent
         self.buffer = parent.buffer
         self.offset = offset
         self.size = size
+        # where the window starts in the array's bytes: its offset, or for a segment of a
+        # SegmentedBuffer the segment's start plus its offset
+        self.base = offset if base is None else base
         self.uid = next(_buffer_ids)
         self.sealed = False
 
     def __repr__(self) -> str:
         return f"<BufferWindow #{self.uid} [{self.offset}, {self.offset + self.size}) of #{self.parent.uid}>"
+
+
+class Straddle(MemoryError):
+    """A range of a segmented buffer that crosses from one segment into the next: no one
+    binding reaches it (the slab planners split such ranges)."""
+
+
+class SegmentedBuffer:
+    """An allocation past the device's largest buffer: consecutive segments of ``seg``
+    bytes (the last one shorter), each a pooled DeviceBuffer. Never bound whole (it has
+    no GPU buffer of its own); kernels bind windows inside one segment
+    (``Runtime.window``), and the runtime's copies, reads, uploads and element stores
+    split at segment boundaries."""
+
+    __slots__ = ("runtime", "parts", "seg", "size", "uid", "sealed", "__weakref__")
+    buffer = None
+    offset = 0
+
+    def __init__(self, runtime, parts, seg: int, size: int):
+        self.runtime = runtime
+        self.parts = parts
+        self.seg = seg
+        self.size = size
+        self.uid = next(_buffer_ids)
+        self.sealed = False
+
+    def pieces(self, start: int, nbytes: int):
+        """(segment, offset in it, bytes, offset from ``start``) covering [start, start + nbytes)."""
+        out = []
+        at = start
+        end = start + nbytes
+        while at < end:
+            i = at // self.seg
+            local = at - i * self.seg
+            take = min(end - at, self.seg - local)
+            out.append((self.parts[i], local, take, at - start))
+            at += take
+        return out
+
+    def __repr__(self) -> str:
+        return f"<SegmentedBuffer #{self.uid} {self.size} bytes in {len(self.parts)} segments of {self.seg}>"
+
+
+def _pieces(buf, start: int, nbytes: int):
+    """``SegmentedBuffer.pieces`` for any buffer (a plain one is its own single piece)."""
+    if type(buf) is SegmentedBuffer:
+        return buf.pieces(start, nbytes)
+    return [(buf, start, nbytes, 0)]
 
 
 def _first(item):
@@ -161,10 +212,7 @@ class BufferPool:
         if limit is None:  # the device's, fixed once it is open (as it is here)
             limit = self.limit = rt.device.max_buffer_bytes
         if nbytes > limit:
-            raise MemoryError(
-                f"{public_caller()}: cannot allocate {nbytes} bytes on {rt.device.name!r}: "
-                f"its largest buffer is {limit} bytes"
-            )
+            return self._segmented(nbytes, limit)
         size = min(size_class(nbytes), max(limit - limit % 16, 16))
         bucket = self.free.get(size)
         if bucket:
@@ -188,6 +236,20 @@ class BufferPool:
         uid = next(_buffer_ids)
         self.live[uid] = buf
         return DeviceBuffer(rt, buf, size, uid)
+
+    def _segmented(self, nbytes: int, limit: int) -> SegmentedBuffer:
+        """``nbytes`` in segments of the largest power of two of bytes a buffer holds (so
+        that the power-of-two slabs of ``_graph.slabs`` seldom cross a boundary)."""
+        seg = 1 << (limit.bit_length() - 1)
+        parts = []
+        try:
+            for at in range(0, nbytes, seg):
+                parts.append(self.acquire(min(seg, nbytes - at)))
+        except MemoryError as exc:
+            raise MemoryError(f"{public_caller()}: cannot allocate {nbytes} bytes on {self.runtime.device.name!r} "
+                              f"(in segments of {seg}): got {sum(p.size for p in parts)} before the device "
+                              f"refused more") from exc
+        return SegmentedBuffer(self.runtime, parts, seg, nbytes + (-nbytes % 16))
 
     def release(self, buf, size: int, uid: int) -> None:
         self.live.pop(uid, None)
@@ -311,6 +373,17 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         down to the device's binding alignment: bound in place of ``buf``, its element
         offsets count from ``window.offset``. The same range gives the same window
         (whose bind groups are then cached) while it is alive."""
+        if type(buf) is SegmentedBuffer:
+            i = start // buf.seg
+            if (start + nbytes - 1) // buf.seg != i:
+                raise Straddle(f"{public_caller()}: bytes [{start}, {start + nbytes}) of a segmented array cross "
+                               f"from one segment into the next")
+            win = self.window(buf.parts[i], start - i * buf.seg, nbytes)
+            key = (buf.uid, win.offset, win.size)
+            found = self._windows.get(key)
+            if found is None or found.parent is not win.parent:
+                found = self._windows[key] = BufferWindow(win.parent, win.offset, win.size, i * buf.seg + win.offset)
+            return found
         align = self.device.binding_alignment
         end = start + nbytes
         end = min(buf.size, end + (-end % 16))
@@ -326,6 +399,18 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         mv = memoryview(data).cast("B")
         n = mv.nbytes
         buf = self.alloc(n)
+        if type(buf) is SegmentedBuffer:
+            for part, _, take, at in buf.pieces(0, n):
+                self._fill(part, mv[at:at + take])
+        else:
+            self._fill(buf, mv)
+        count("bytes_uploaded", n)
+        count("uploads")
+        return buf
+
+    def _fill(self, buf: DeviceBuffer, mv: memoryview) -> None:
+        """The bytes of ``mv`` written at the start of ``buf``."""
+        n = mv.nbytes
         aligned = n - n % 4
         if aligned >= UPLOAD_DIRECT:
             self._upload_staged(buf, mv[:aligned])
@@ -334,9 +419,6 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         if n % 4:
             tail = bytes(mv[aligned:]) + b"\0" * (4 - n % 4)
             self._write(buf.buffer, aligned, tail)
-        count("bytes_uploaded", n)
-        count("uploads")
-        return buf
 
     def _write(self, buffer, offset: int, data) -> None:
         """``queue.write_buffer`` of bytes-like ``data`` (whole words) into a GPU buffer."""
@@ -373,6 +455,11 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         one chunk overlaps the host's copy of the previous one."""
         if nbytes == 0:
             return np.empty(0, np.uint8)
+        if type(buf) is SegmentedBuffer:
+            out = np.empty(nbytes, np.uint8)
+            for part, local, take, at in buf.pieces(offset, nbytes):
+                out[at:at + take] = self.read(part, local, take)
+            return out
         start = offset - offset % 4
         end = offset + nbytes
         end += -end % 4
@@ -422,6 +509,8 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         each copied into its place in one pooled staging buffer, one submit, one map.
         A host-side decision that needs a few small arrays (a tally and the value it is
         looked up with) pays one readback, not one per array (~250 us each on an H200)."""
+        if any(type(p[0]) is SegmentedBuffer for p in parts):
+            return [self.read(buf, offset, nbytes) for buf, offset, nbytes in parts]
         spans = []
         total = 0
         for buf, offset, nbytes in parts:
@@ -502,6 +591,11 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
             self._copy(src, src_offset, dst, dst_offset, nbytes)
 
     def _copy(self, src: DeviceBuffer, src_offset: int, dst: DeviceBuffer, dst_offset: int, nbytes: int) -> None:
+        if type(src) is SegmentedBuffer or type(dst) is SegmentedBuffer:
+            for spart, slocal, take, at in _pieces(src, src_offset, nbytes):
+                for dpart, dlocal, dtake, dat in _pieces(dst, dst_offset + at, take):
+                    self._copy(spart, slocal + dat, dpart, dlocal, dtake)
+            return
         self._close_pass()
         self.encoder.copy_buffer_to_buffer(src.buffer, src.offset + src_offset, dst.buffer, dst.offset + dst_offset,
                                            nbytes)
@@ -521,6 +615,8 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         window of (word offset, value) pairs each, so the loop costs the device a few
         dispatches instead of a copy command per element. A later store to the same
         element replaces the earlier one in the run, which keeps the last value."""
+        if type(dst) is SegmentedBuffer:  # a whole element never crosses a segment boundary
+            dst, dst_offset, _, _ = dst.pieces(dst_offset, len(data))[0]
         with self.lock:
             words = len(data) >> 2
             run = self._store_run
@@ -537,6 +633,10 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         ``dst``, gathered into a run as ``store`` does: consecutive copies of one source
         element into one buffer (scikit-learn's fill_diagonal with a 0-d value array)
         are recorded as a few dispatches that broadcast it. ``src`` is not ``dst``."""
+        if type(src) is SegmentedBuffer:
+            src, src_offset, _, _ = src.pieces(src_offset, nbytes)[0]
+        if type(dst) is SegmentedBuffer:
+            dst, dst_offset, _, _ = dst.pieces(dst_offset, nbytes)[0]
         with self.lock:
             words = nbytes >> 2
             run = self._store_run
