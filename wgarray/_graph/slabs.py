@@ -167,6 +167,13 @@ def budget_of(device) -> int:
     return device.max_binding_bytes - 2 * device.binding_alignment - 64
 
 
+def slab_bytes(device) -> int:
+    """The bytes a slab is cut to: the largest power of two within ``budget_of``, so
+    that slabs of contiguous arrays meet the power-of-two boundaries of segmented
+    buffers."""
+    return 1 << (budget_of(device).bit_length() - 1)
+
+
 def plan(node: g.Node, quantum: int = 1, whole_last: bool = False, row_bytes: int = 0):
     """``slabs`` of ``node``'s shape whose every leaf's part fits one binding: sized by
     the widest dtype first, then narrowed while a strided leaf (a view with steps, a
@@ -179,7 +186,7 @@ def plan(node: g.Node, quantum: int = 1, whole_last: bool = False, row_bytes: in
     limit = device.max_binding_bytes
     leaves = data_leaves([node])
     isz = max([node.dtype.itemsize] + [leaf.dtype.itemsize for leaf in leaves])
-    budget = 1 << (budget_of(device).bit_length() - 1)
+    budget = slab_bytes(device)
     shape = node.shape
     if whole_last:
         isz = max(isz * shape[-1], row_bytes)

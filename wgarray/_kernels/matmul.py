@@ -130,7 +130,7 @@ def _matmul_in_slabs(A: g.Data, B: g.Data, batch) -> g.Data:
     M, K = A.shape
     N = B.shape[1]
     isz = dtype.itemsize
-    budget = slabs.budget_of(device)
+    budget = slabs.slab_bytes(device)
 
     def span(x, r, c):
         lo, hi = slabs.extent(g.index_view(x, [("slice", 0, 1, r), ("slice", 0, 1, c)]))
