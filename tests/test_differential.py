@@ -228,14 +228,15 @@ def test_lengths_past_32_bits_are_refused_at_the_call():
     assert xp.broadcast_shapes((2**40,), (1,)) == (2**40,)  # shapes alone are not arrays
 
 
-def test_a_lazy_result_larger_than_a_buffer_is_refused_at_the_call():
+def test_a_lazy_result_larger_than_the_largest_array_is_refused_at_the_call(monkeypatch):
     # refused where it is made, not at its first read (which could only fail)
+    monkeypatch.setenv("WGARRAY_MAX_ARRAY_BYTES", str(1 << 28))
     dev = xp.asarray(0.0).device
-    rows = 2 ** ((dev.max_buffer_bytes // 4).bit_length() // 2 + 1)
+    rows = 2 ** ((dev.max_array_bytes // 4).bit_length() // 2 + 1)
     a = xp.ones((rows, 1), dtype=xp.float32)
     b = xp.ones((1, rows), dtype=xp.float32)
-    assert 4 * rows * rows > dev.max_buffer_bytes
-    with pytest.raises(MemoryError, match=f"multiply: expected a result of at most {dev.max_buffer_bytes} bytes"):
+    assert 4 * rows * rows > dev.max_array_bytes
+    with pytest.raises(MemoryError, match=f"multiply: expected a result of at most {dev.max_array_bytes} bytes"):
         a * b
     assert float(xp.sum(xp.sum(a[: rows // 16] * b, axis=1) / rows)) == rows // 16  # one that fits
 

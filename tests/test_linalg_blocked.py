@@ -403,7 +403,7 @@ def test_tall_qr_works_in_the_input_precision_past_the_buffer_limit(monkeypatch)
     a = with_cond(3000, 48, xp.float32, 1e3, seed=3)
     x = xp.asarray(a)
     limit = a.nbytes + 64  # the float32 input fits, a float64 copy does not
-    monkeypatch.setattr(type(x.device), "max_binding_bytes", property(lambda self: limit))
+    monkeypatch.setattr(blk, "work_limit", lambda device: limit)
     q, r = (to_np(v) for v in la.qr(x))
     U, S, Vh = (to_np(v) for v in la.svd(x, full_matrices=False))
     monkeypatch.undo()

@@ -482,8 +482,6 @@ def _mask_in_slabs(x: Array, mask: Array) -> Array:
     """``x[mask]`` of an array past the binding limit (``_graph.slabs``): each slab's
     selection (a count read back per slab), joined in order. The slabs cut only axes
     that ``mask`` covers."""
-    from ._manipulation_functions import concat
-
     k = mask.ndim
     parts, _ = slabs.plan(x._node)
     if any(it[3] != n for items, _, _ in parts for it, n in zip(items[k:], x.shape[k:])):
@@ -495,7 +493,10 @@ def _mask_in_slabs(x: Array, mask: Array) -> Array:
         sub = Array._new(slabs.windowed(g.index_view(x._node, items)))
         m = Array._new(slabs.windowed(g.index_view(mask._node, items[:k])))
         pieces.append(getitem(sub, m))
-    return pieces[0] if len(pieces) == 1 else concat(pieces, axis=0)
+    if len(pieces) == 1:
+        return pieces[0]
+    rows = sum(p.shape[0] for p in pieces)
+    return Array._new(kg.concat_nodes([p._node for p in pieces], 0, (rows,) + pieces[0].shape[1:]))
 
 
 # ================================================================= setitem

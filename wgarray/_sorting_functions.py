@@ -13,6 +13,7 @@ from ._graph import node as g
 from ._graph import slabs
 from ._kernels import gather as kg
 from ._kernels import sort as ks
+from ._kernels import write as kw
 from ._array import Array
 from ._validation import as_bool, check_ndim, normalize_axis
 
@@ -50,7 +51,7 @@ def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bo
     if x.size == 0 or seglen == 1:
         return Array._new(g.realize(g.Const(0, dt.int64, x.device, x.shape)))
     if slabs.too_big([moved]):  # rows past the binding limit: a slab of rows at a time
-        node = slabs.along_last(moved, lambda part: _argsort_rows(part, descending),
+        node = kw.along_last(moved, lambda part: _argsort_rows(part, descending),
                                 row_bytes=8 * seglen)  # int64 positions, 64-bit keys
     else:
         node = _argsort_rows(moved, descending)
@@ -74,7 +75,7 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool 
     if x.size == 0 or seglen == 1:
         return Array._new(x._node)
     if slabs.too_big([moved]):  # rows past the binding limit: a slab of rows at a time
-        data = slabs.along_last(moved, lambda part: _sort_rows(part, descending),
+        data = kw.along_last(moved, lambda part: _sort_rows(part, descending),
                                 row_bytes=8 * seglen)  # 64-bit keys, 32-bit positions
     else:
         data = _sort_rows(moved, descending)

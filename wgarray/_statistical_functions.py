@@ -22,6 +22,7 @@ from ._ops import REDUCTIONS
 from ._kernels import compact as kcompact
 from ._kernels import reduce as kr
 from ._kernels import scan as kscan
+from ._kernels import write as kw
 from ._validation import check_category, check_ndim, normalize_axis, reduction_axes
 from ._array import Array
 from ._elementwise_functions import divide, sqrt
@@ -267,11 +268,9 @@ def _scan_in_slabs(node: g.Node, ax: int, kind: str, include_initial: builtins.b
     if node.ndim > 1:
         order = tuple(d for d in range(node.ndim) if d != ax) + (ax,)
         moved = g.permute_view(node, order)
-        data = slabs.along_last(moved, lambda part: kscan.scan_axis(part, part.ndim - 1, kind, include_initial),
+        data = kw.along_last(moved, lambda part: kscan.scan_axis(part, part.ndim - 1, kind, include_initial),
                                 moved.shape[-1] + inc, (moved.shape[-1] + inc) * builtins.max(8, node.dtype.itemsize))
         return g.permute_view(data, [order.index(d) for d in range(node.ndim)])
-    from . import _inplace  # the region writer
-
     merge = "add" if kind == "sum" else "multiply"
     out = carry = None
     for items, start, count in slabs.plan(node)[0]:
@@ -283,7 +282,7 @@ def _scan_in_slabs(node: g.Node, ax: int, kind: str, include_initial: builtins.b
                          part.dtype, node.device)
         at = start + (inc if start else 0)
         region = g.index_view(out, [("slice", at, 1, part.shape[0])])
-        _inplace.write(region, part)
+        kw.write(region, part)
         carry = g.realize(g.Op("copy", [g.index_view(out, [("slice", at + part.shape[0] - 1, 1, 1)])], part.dtype))
         carry = g.reshape_view(carry, ())
     return out

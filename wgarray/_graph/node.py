@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 
 from .. import _dtypes as dt
+from .._runtime.runtime import public_caller
 
 # An elementwise chain longer than this is realized, so that the pending graph (and
 # the generated kernel) stays small: a loop `x = x * 2 + 1` must not grow forever.
@@ -117,7 +118,6 @@ _IOTA_MAX = 1 << 32
 
 
 def _caller() -> str:
-    from .._runtime.runtime import public_caller
     return public_caller()
 
 

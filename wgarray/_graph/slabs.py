@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 
 from . import node as g
-from .._runtime.runtime import Straddle
+from .._runtime.runtime import Straddle, public_caller
 
 
 def limit_of(device) -> int:
@@ -100,7 +100,6 @@ def _leaf_window(leaf: g.Data, limit: int) -> g.Data:
 
 
 def rt_caller() -> str:
-    from .._runtime.runtime import public_caller
     return public_caller()
 
 
@@ -216,28 +215,3 @@ def plan(node: g.Node, quantum: int = 1, whole_last: bool = False, row_bytes: in
 
 class Spread(MemoryError):
     """The smallest slab of a strided view reads more of its buffer than a binding holds."""
-
-
-def along_last(node: g.Node, fn, last: int | None = None, row_bytes: int = 0) -> g.Data:
-    """``fn`` (rows of a node -> a node of those rows, ``last`` long each) over a node
-    past the binding limit, a slab of whole rows at a time (a row counted as at least
-    ``row_bytes``: what ``fn`` binds of it), each result written into its place: sort,
-    argsort, scans and transforms along the last axis, whose rows are independent."""
-    from .. import _inplace  # the region writer (it imports the array layer)
-
-    last = node.shape[-1] if last is None else last
-    device = node.device
-    shape = node.shape[:-1] + (last,)
-    out = None
-    try:
-        parts = plan(node, whole_last=True, row_bytes=row_bytes)[0]
-    except Spread:  # rows strided across the buffer (a transpose): made contiguous first, in slabs
-        node = g.realize(g.Op("copy", [node], node.dtype))
-        parts = plan(node, whole_last=True, row_bytes=row_bytes)[0]
-    for items, _, _ in parts:
-        res = fn(windowed(g.index_view(node, items)))
-        if out is None:
-            out = g.Data(device.runtime.alloc(max(g.prod(shape), 1) * res.dtype.itemsize), shape, res.dtype, device)
-        _inplace.write(g.index_view(out, items[:-1] + [("slice", 0, 1, last)]), res)
-    return out
-

@@ -39,6 +39,7 @@ from .._graph.fusion import FusedInput
 from .._runtime.launch import workgroups
 from .._wgsl import elementwise as ew
 from .._wgsl import fft as wf
+from .write import along_last
 
 _MAX_LENGTH = 1 << 29  # the twiddle generator's exact reduction needs 4 * L < 2**32
 _CACHE_ENTRIES = 64
@@ -277,7 +278,7 @@ def transform_axis(node: g.Node, cname: str, axis: int, n: int, *, kind: str, co
         # past the binding limit: the axis moved last, a slab of whole rows at a time
         order = tuple(d for d in range(node.ndim) if d != axis) + (axis,)
         last = node.ndim - 1
-        data = slabs.along_last(g.permute_view(node, order), lambda part: transform_axis(
+        data = along_last(g.permute_view(node, order), lambda part: transform_axis(
             part, cname, last, n, kind=kind, conj_in=conj_in, conj_out=conj_out, scale=scale, func=func), n_out,
             row_bytes)
         return g.permute_view(data, [order.index(d) for d in range(node.ndim)])

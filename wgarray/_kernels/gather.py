@@ -17,6 +17,7 @@ from .._graph import slabs
 from .._graph.fusion import FusedInput
 from .._runtime.launch import param_bases, workgroups
 from .._wgsl import gather as gk
+from .write import write
 
 INVALID = gk.INVALID
 
@@ -103,8 +104,6 @@ def scatter(x: g.Node, index: g.Node, value: g.Node, flag: Flag | None = None) -
 def _concat_by_writes(nodes, axis: int, out_shape) -> g.Data:
     """concat past the binding limit: each input written into its region of the result
     (the region writer runs a slab at a time where a region is wider than a binding)."""
-    from .. import _inplace  # the region writer (it imports the array layer)
-
     device = nodes[0].device
     dtype = nodes[0].dtype
     out = g.Data(device.runtime.alloc(max(g.prod(out_shape), 1) * dtype.itemsize), out_shape, dtype, device)
@@ -112,7 +111,7 @@ def _concat_by_writes(nodes, axis: int, out_shape) -> g.Data:
     for nd in nodes:
         k = nd.shape[axis]
         items = [("slice", at, 1, k) if d == axis else ("slice", 0, 1, n) for d, n in enumerate(out_shape)]
-        _inplace.write(g.index_view(out, items), nd)
+        write(g.index_view(out, items), nd)
         at += k
     return out
 

@@ -293,9 +293,14 @@ def tall_work_dtype(node: g.Node) -> dt.DType:
     device's binding limit (lavapipe's 128 MiB: a 100000 x 256 float64 copy is
     205 MB), where it works in the input's own."""
     work = work_dtype(node.dtype, node.device)
-    if work is not node.dtype and node.size * work.itemsize > node.device.max_binding_bytes:
+    if work is not node.dtype and node.size * work.itemsize > work_limit(node.device):
         return node.dtype
     return work
+
+
+def work_limit(device) -> int:
+    """The largest copy in the work precision the tall QR makes: one binding."""
+    return device.max_binding_bytes
 
 
 def qr_tall(node: g.Node, rounded: bool = True):

@@ -19,6 +19,7 @@ from .._runtime.runtime import pack_params
 from .._wgsl import matmul as km
 from .budget import loop_bound
 from .reduce import reduce_rows
+from .write import write
 
 
 def _as_data(node: g.Node) -> g.Data:
@@ -118,8 +119,6 @@ def _matmul_in_slabs(A: g.Data, B: g.Data, batch) -> g.Data:
     binding (halving, of the two dimensions of a block too wide, the one whose halving
     narrows it more); the products over the inner blocks are summed and each block of
     C is written into its place."""
-    from .. import _inplace  # the region writer (it imports the array layer)
-
     device = A.device
     dtype = A.dtype
     if batch and g.prod(batch) > 1:
@@ -167,7 +166,7 @@ def _matmul_in_slabs(A: g.Data, B: g.Data, batch) -> g.Data:
                 acc = part if acc is None else g.make_op("add", [acc, part], dtype)
             if whole:
                 return g.reshape_view(g.realize(acc), tuple(batch) + (M, N))
-            _inplace.write(g.index_view(out, [("slice", m0, 1, m), ("slice", n0, 1, n)]), acc)
+            write(g.index_view(out, [("slice", m0, 1, m), ("slice", n0, 1, n)]), acc)
     return g.reshape_view(out, tuple(batch) + (M, N))
 
 

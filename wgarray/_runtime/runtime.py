@@ -199,6 +199,10 @@ class BufferPool:
         self.pending: list = []  # released while a batch may still use them
         self.cached_bytes = 0
         self.limit = None  # the device's largest buffer (bytes), on first use
+        # the largest segmented allocation so far: the cache keeps twice it, so that a
+        # loop over arrays past the largest buffer reuses its segments (a fresh 2 GiB
+        # buffer costs the H200's driver ~100 ms) instead of making them anew each step
+        self.high = 0
         self.order: collections.OrderedDict = collections.OrderedDict()  # (size, uid) -> buffer, oldest first
         # uid -> GPU buffer of every DeviceBuffer alive. Holding them here keeps a GPU
         # buffer reachable when its DeviceBuffer dies in a reference cycle: otherwise the
@@ -211,6 +215,10 @@ class BufferPool:
         limit = self.limit
         if limit is None:  # the device's, fixed once it is open (as it is here)
             limit = self.limit = rt.device.max_buffer_bytes
+        if nbytes > 1 << 27 and nbytes > rt.device.max_array_bytes:
+            largest = rt.device.max_array_bytes
+            raise MemoryError(f"{public_caller()}: expected a result of at most {largest} bytes (the largest array "
+                              f"of {rt.device.name!r}), got {nbytes} bytes")
         if nbytes > limit:
             return self._segmented(nbytes, limit)
         size = min(size_class(nbytes), max(limit - limit % 16, 16))
@@ -241,6 +249,7 @@ class BufferPool:
         """``nbytes`` in segments of the largest power of two of bytes a buffer holds (so
         that the power-of-two slabs of ``_graph.slabs`` seldom cross a boundary)."""
         seg = 1 << (limit.bit_length() - 1)
+        self.high = max(self.high, nbytes)
         parts = []
         try:
             for at in range(0, nbytes, seg):
@@ -270,8 +279,9 @@ class BufferPool:
         # dispatches find their bind groups cached (a bind group is made per buffer set)
         for size in touched:
             self.free[size].sort(key=_first, reverse=True)
-        if self.cached_bytes > POOL_CACHE_BYTES or len(self.order) > POOL_CACHE_BUFFERS:
-            self.trim(POOL_CACHE_BYTES // 2, POOL_CACHE_BUFFERS // 2)
+        cap = max(POOL_CACHE_BYTES, 2 * self.high)
+        if self.cached_bytes > cap or len(self.order) > POOL_CACHE_BUFFERS:
+            self.trim(cap // 2, POOL_CACHE_BUFFERS // 2)
 
     def trim(self, target: int, max_buffers: int | None = None) -> None:
         while self.order and (self.cached_bytes > target
