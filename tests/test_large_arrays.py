@@ -260,11 +260,24 @@ def test_boolean_mask_reads_past_the_limit_match_numpy(limited):
     np.testing.assert_array_equal(np.asarray(x[x > 100]), a[a > 100])  # nothing kept
 
 
-@pytest.mark.parametrize("name", ["argmax", "matmul", "take"])
+def test_integer_indexing_and_take_past_the_limit_match_numpy(limited):
+    rng = _rng()
+    a = rng.standard_normal((300, 70)).astype(np.float32)
+    x = xp.asarray(a)
+    rows = rng.integers(0, 300, 50)
+    np.testing.assert_array_equal(np.asarray(xp.take(x, xp.asarray(rows), axis=0)), a[rows])
+    np.testing.assert_array_equal(np.asarray(x[xp.asarray(rows), 3]), a[rows, 3])
+    np.testing.assert_array_equal(np.asarray(x.T[5, xp.asarray(rows)]), a.T[5, rows])
+    np.testing.assert_array_equal(np.asarray(x[xp.asarray([-1, 0, 299])]), a[[-1, 0, 299]])
+    with pytest.raises(IndexError):
+        np.asarray(x[xp.asarray([0, 300])])
+
+
+@pytest.mark.parametrize("name", ["argmax", "matmul", "unique_values"])
 def test_functions_without_large_array_support_raise_naming_themselves(limited, name):
     x = xp.asarray(_rng().standard_normal((300, 70)).astype(np.float32))
     stack = xp.reshape(x, (2, 150, 70))
-    calls = {"argmax": lambda: xp.argmax(x, axis=0), "take": lambda: xp.take(x, xp.asarray([0, 299]), axis=0),
+    calls = {"argmax": lambda: xp.argmax(x, axis=0), "unique_values": lambda: xp.unique_values(x),
              "matmul": lambda: xp.matmul(stack, xp.matrix_transpose(stack))}
     with pytest.raises(MemoryError, match=rf"^{name}: .*(binding|limit)"):
         np.asarray(calls[name]())

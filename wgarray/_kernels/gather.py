@@ -62,6 +62,10 @@ def gather(data: g.Node, index: g.Node, other: g.Node | None = None, flag: Flag 
         return zeros(shape, data.dtype, device)
     if data.size == 0 and other is None:  # nothing to read: every index is invalid
         return zeros(shape, data.dtype, device)
+    if n * data.dtype.itemsize > device.max_binding_bytes or (device.big and slabs.too_big([index])):
+        return _gather_in_pieces(data, index, other, flag)
+    if device.big and slabs.too_big([data]):
+        return _gather_in_windows(data, index, other, flag)
     rt = device.runtime
     inputs = [FusedInput(data), FusedInput(index)] + ([FusedInput(other)] if other is not None else [])
     pbases = param_bases(2, [fi.n_words for fi in inputs])
@@ -76,6 +80,49 @@ def gather(data: g.Node, index: g.Node, other: g.Node | None = None, flag: Flag 
         buffers["F"] = flag.buf
     rt.launch(kernel, buffers, kernel.record.pack(n=n, size=data.size, **_blocks(inputs)), workgroups(-(-n // 4)))
     return g.Data(out, shape, data.dtype, device)
+
+
+def _gather_in_pieces(data: g.Node, index: g.Node, other: g.Node | None, flag: Flag | None) -> g.Data:
+    """``gather`` of a result (or an index) past the binding limit: a slab of the index
+    at a time, each piece written into its place in the result."""
+    device = index.device
+    out = g.Data(device.runtime.alloc(max(index.size, 1) * data.dtype.itemsize), index.shape, data.dtype, device)
+    for items, _, _ in slabs.plan(index)[0]:
+        piece = gather(data, g.index_view(index, items), None if other is None else g.index_view(other, items), flag)
+        write(g.index_view(out, items), piece)
+    return out
+
+
+def _gather_in_windows(data: g.Node, index: g.Node, other: g.Node | None, flag: Flag | None) -> g.Node:
+    """``gather`` from data past the binding limit: one pass over the indices per
+    slab-sized window of the (contiguous, flattened) data, each taking the indices that
+    fall in it and keeping the previous passes' values elsewhere; invalid indices are
+    found by a pass of their own (a window's kernel would count the others' as invalid)."""
+    device = index.device
+    data = g.settle(data)
+    if not (type(data) is g.Data and data.is_contiguous):
+        data = g.realize(g.Op("copy", [data], data.dtype))
+    size = data.size
+    flat = g.reshape_view(data, (size,))
+    u32 = dt.uint32
+
+    def c(v):
+        return g.Const(v, u32, device, index.shape)
+
+    per = max(slabs.slab_bytes(device) // data.dtype.itemsize, 1)
+    res = other
+    for base in range(0, size, per):
+        w = min(per, size - base)
+        part = slabs.windowed(g.index_view(flat, [("slice", base, 1, w)]))
+        inside = g.make_op("logical_and", [g.make_op("greater_equal", [index, c(base)], dt.bool),
+                                           g.make_op("less", [index, c(base + w)], dt.bool)], dt.bool)
+        local = g.make_op("where", [inside, g.make_op("subtract", [index, c(base)], u32), c(INVALID)], u32)
+        res = gather(part, local, res)
+    if flag is not None:  # every index past the data (INVALID too) flagged, as one gather would
+        probe = slabs.windowed(g.index_view(flat, [("slice", 0, 1, 1)]))
+        bad = g.make_op("where", [g.make_op("less", [index, c(size)], dt.bool), c(0), c(INVALID)], u32)
+        gather(probe, bad, None, flag)
+    return res
 
 
 def scatter(x: g.Node, index: g.Node, value: g.Node, flag: Flag | None = None) -> g.Node:
