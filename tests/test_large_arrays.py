@@ -271,6 +271,14 @@ def test_integer_indexing_and_take_past_the_limit_match_numpy(limited):
     np.testing.assert_array_equal(np.asarray(x[xp.asarray([-1, 0, 299])]), a[[-1, 0, 299]])
     with pytest.raises(IndexError):
         np.asarray(x[xp.asarray([0, 300])])
+    h = a.copy()
+    uniq = rng.permutation(300)[:40]
+    x[uniq] = -2.0  # distinct indices known on the host (a NumPy index): written in place, a pass per window
+    h[uniq] = -2.0
+    np.testing.assert_array_equal(np.asarray(x), h)
+    with pytest.raises(MemoryError, match="^__setitem__: "):  # repeated indices: the scatter, not yet past it
+        x[np.array([3, 250, 3])] = 7.0
+    np.testing.assert_array_equal(np.asarray(x), h)  # unchanged
 
 
 @pytest.mark.parametrize("name", ["argmax", "matmul", "unique_values"])

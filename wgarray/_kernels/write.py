@@ -6,6 +6,7 @@ in-place writes (``wgarray._inplace``) and the slab drivers of other kernel fami
 (matmul, concat, fft, sort, scans) use them."""
 from __future__ import annotations
 
+from .. import _dtypes as dt
 from .._graph import node as g
 from .._graph import slabs
 from .._graph.fusion import FusedInput
@@ -35,6 +36,10 @@ def write(dst: g.Data, value: g.Node, pred: g.Node | None = None, index: g.Node 
     rt = device.runtime
     if device.big and dst.buf.size > device.max_binding_bytes:
         lo, hi = slabs.extent(dst)
+        if index is not None and ((hi - lo) * dst.dtype.itemsize > slabs.budget_of(device)
+                                  or _crosses(dst.buf, lo * dst.dtype.itemsize, hi * dst.dtype.itemsize)):
+            _indexed_in_windows(dst, value, pred, index)
+            return
         if index is None and (hi - lo) * dst.dtype.itemsize > slabs.budget_of(device):
             # a region wider than a binding: written a slab at a time
             for items, _, _ in slabs.plan(dst)[0]:
@@ -90,6 +95,36 @@ def write(dst: g.Data, value: g.Node, pred: g.Node | None = None, index: g.Node 
     bufs["O"] = buf
     sources = [b for fi in inputs.values() for b in fi.buffers]
     rt.launch(kernel, bufs, params, workgroups(n), held=sources)
+
+
+def _crosses(buf, lo: int, hi: int) -> bool:
+    """Whether bytes [lo, hi) of ``buf`` lie in two segments of a segmented buffer."""
+    seg = getattr(buf, "seg", None)
+    return seg is not None and lo // seg != (hi - 1) // seg
+
+
+def _indexed_in_windows(dst: g.Data, value: g.Node, pred: g.Node | None, index: g.Node) -> None:
+    """An indexed write into an array past the binding limit: one pass over the updates
+    per slab-sized window of the (contiguous) destination, each writing the updates whose
+    index falls in it."""
+    device = dst.device
+    if not dst.is_contiguous:
+        raise MemoryError(f"{slabs.rt_caller()}: an indexed write into a strided view of an array past the "
+                          f"storage-binding limit ({device.max_binding_bytes} bytes) is not supported yet")
+    flat = g.reshape_view(dst, (dst.size,))
+    idt = index.dtype
+
+    def c(v):
+        return g.Const(v, idt, device, index.shape)
+
+    per = max(slabs.slab_bytes(device) // dst.dtype.itemsize, 1)
+    for base in range(0, dst.size, per):
+        w = min(per, dst.size - base)
+        inside = g.make_op("logical_and", [g.make_op("greater_equal", [index, c(base)], dt.bool),
+                                           g.make_op("less", [index, c(base + w)], dt.bool)], dt.bool)
+        keep = inside if pred is None else g.make_op("logical_and", [pred, inside], dt.bool)
+        local = g.make_op("where", [inside, g.make_op("subtract", [index, c(base)], idt), c(0)], idt)
+        write(g.index_view(flat, [("slice", base, 1, w)]), value, keep, local)
 
 
 def write_element(dst: g.Data, t: int, value) -> None:
