@@ -281,6 +281,18 @@ def test_integer_indexing_and_take_past_the_limit_match_numpy(limited):
     np.testing.assert_array_equal(np.asarray(x), h)  # unchanged
 
 
+@pytest.mark.parametrize("kind", ["argmax", "argmin"])
+def test_argmax_argmin_along_whole_rows_past_the_limit(limited, kind):
+    rng = _rng()
+    a = rng.standard_normal((300, 70)).astype(np.float32)
+    a[5, 7] = np.nan
+    a[9, :3] = 9.0 if kind == "argmax" else -9.0  # ties: the first wins
+    np.testing.assert_array_equal(np.asarray(getattr(xp, kind)(xp.asarray(a), axis=1)), getattr(np, kind)(a, axis=1))
+    b = rng.integers(-50, 50, (40, 9, 30)).astype(np.int16)
+    got = np.asarray(getattr(xp, kind)(xp.reshape(xp.asarray(b), (40, 270)), axis=-1, keepdims=True))
+    np.testing.assert_array_equal(got, getattr(np, kind)(b.reshape(40, 270), axis=-1, keepdims=True))
+
+
 @pytest.mark.parametrize("name", ["argmax", "matmul", "unique_values"])
 def test_functions_without_large_array_support_raise_naming_themselves(limited, name):
     x = xp.asarray(_rng().standard_normal((300, 70)).astype(np.float32))

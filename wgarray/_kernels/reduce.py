@@ -368,9 +368,6 @@ def _reduce_in_slabs(node: g.Node, axes, kind: str, post=None) -> g.Node:
     partials are of the reductions' 32-bit or wider storage dtypes, whole words."""
     if kind in rd.ARG_KINDS and len(axes) == node.ndim:
         return _arg_in_slabs(node, kind)
-    if kind not in _MERGE:
-        raise MemoryError(f"{slabs.rt_caller()}: {kind} over some axes of arrays past the storage-binding limit "
-                          f"({node.device.max_binding_bytes} bytes) is not supported yet")
     device = node.device
     rt = device.runtime
     shape = node.shape
@@ -378,6 +375,12 @@ def _reduce_in_slabs(node: g.Node, axes, kind: str, post=None) -> g.Node:
     kept_dims = [d for d in range(node.ndim) if d not in axes]
     kept = tuple(shape[d] for d in kept_dims)
     kstrides = g.contiguous_strides(kept)
+    if kind in rd.ARG_KINDS:
+        whole = all(items[d][3] == shape[d] for items, _, _ in parts for d in axes)
+        if not whole:
+            raise MemoryError(f"{slabs.rt_caller()}: {kind} along axes whose runs are past the storage-binding "
+                              f"limit ({device.max_binding_bytes} bytes) is not supported yet")
+        return _arg_rows_in_slabs(node, axes, kind, parts, kept_dims, kept, kstrides)
     acc: dict[int, g.Node] = {}  # flat start in the result -> merged partial
     for items, _, _ in parts:
         part = slabs.windowed(g.index_view(node, items))
@@ -392,6 +395,27 @@ def _reduce_in_slabs(node: g.Node, axes, kind: str, post=None) -> g.Node:
         rt.copy(vals.buf, vals.offset * pdt.itemsize, out, start * pdt.itemsize, vals.size * pdt.itemsize)
     total = g.Data(out, kept, pdt, device)
     return (post(total) if post is not None else total), None
+
+
+def _arg_rows_in_slabs(node, axes, kind, parts, kept_dims, kept, kstrides):
+    """argmax / argmin over ``axes`` past the binding limit where every slab holds whole
+    runs of the reduced axes: each slab's values and positions are already the final
+    ones of its part of the result, copied into place (positions as int64)."""
+    device = node.device
+    rt = device.runtime
+    vout = pout = None
+    for items, _, _ in parts:
+        vals, ids = reduce_axes(slabs.windowed(g.index_view(node, items)), axes, kind)
+        vals = _contig(vals)
+        ids = _contig(g.make_op("cast", [ids], dt.int64))
+        if vout is None:
+            vout = rt.alloc(max(g.prod(kept), 1) * vals.dtype.itemsize)
+            pout = rt.alloc(max(g.prod(kept), 1) * 8)
+        start = sum(items[d][1] * st for d, st in zip(kept_dims, kstrides))
+        rt.copy(vals.buf, vals.offset * vals.dtype.itemsize, vout, start * vals.dtype.itemsize,
+                vals.size * vals.dtype.itemsize)
+        rt.copy(ids.buf, ids.offset * 8, pout, start * 8, ids.size * 8)
+    return g.Data(vout, kept, vals.dtype, device), g.Data(pout, kept, dt.int64, device)
 
 
 def _arg_in_slabs(node: g.Node, kind: str):
