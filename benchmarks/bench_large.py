@@ -3,7 +3,9 @@ same work at sizes below and above it, wgarray beside torch (CUDA) in one run.
 
 - ``ew``: ``y = x * 2 + 1`` over float32 (bytes: read + write);
 - ``sum``: the sum of float32 (bytes read);
-- ``gram``: ``X.T @ X`` of an (n, 256) float32 X (bytes of X read; 2 n 256^2 flops).
+- ``gram``: ``X.T @ X`` of an (n, 256) float32 X (bytes of X read; 2 n 256^2 flops);
+- ``sort``: the sort of float32 values in [0, 1) made by a hash of the index on the
+  device (bytes of keys; past the binding limit a sample sort of sorted runs).
 
     WGARRAY_LARGE_GIB="0.5 1 4 8 32" python -m pytest benchmarks/bench_large.py \\
         --benchmark-only --benchmark-group-by=param:case --benchmark-json=large.json
@@ -26,7 +28,7 @@ import pytest
 import wgarray as xp
 
 SIZES = [float(s) for s in os.environ.get("WGARRAY_LARGE_GIB", "0.0625 0.25").split()]
-CASES = ["ew", "sum", "gram"]
+CASES = ["ew", "sum", "gram", "sort"]
 
 
 def _torch():
@@ -44,6 +46,17 @@ def _make(lib, case, nbytes):
     """(step, bytes the step moves) for one library and case."""
     n = int(nbytes) // 4
     if lib == "wgarray":
+        if case == "sort":
+            i = xp.astype(xp.arange(n, dtype=xp.uint32), xp.float32)
+            x = xp.sin(i * 12.9898) * 43758.5453
+            x = x - xp.floor(x)
+            xp.evaluate(x)
+
+            def srt():
+                y = xp.sort(x)
+                xp.evaluate(y)
+                return float(y[0])
+            return srt, 4 * n
         if case == "gram":
             X = xp.full((n // 256, 256), 0.5, dtype=xp.float32) + 0
             xp.evaluate(X)
@@ -58,6 +71,9 @@ def _make(lib, case, nbytes):
             return ew, 8 * n
         return (lambda: float(xp.sum(x))), 4 * n
     torch = _torch()
+    if case == "sort":
+        x = torch.rand(n, dtype=torch.float32, device="cuda")
+        return (lambda: (torch.sort(x), torch.cuda.synchronize())), 4 * n
     if case == "gram":
         X = torch.full((n // 256, 256), 0.5, dtype=torch.float32, device="cuda")
         return (lambda: (X.T @ X, torch.cuda.synchronize())), n * 4

@@ -224,6 +224,33 @@ def test_sort_argsort_and_scans_along_an_axis_past_the_limit(limited, axis):
     np.testing.assert_array_equal(got, want)
 
 
+def _long_rows():
+    rng = np.random.default_rng(3)
+    return {
+        "normal": rng.standard_normal(4000).astype(np.float32),
+        "few_values": rng.integers(0, 7, 4000).astype(np.float32),
+        "mostly_equal": np.where(rng.random(4000) < 0.999, 1.0, rng.standard_normal(4000)).astype(np.float32),
+        "nan_and_signed_zeros": rng.permutation(np.concatenate([np.full(600, np.nan), np.zeros(1000), -np.zeros(1000),
+                                                                rng.standard_normal(1400)])).astype(np.float32),
+        "int8": rng.integers(-128, 128, 9000).astype(np.int8),
+        "descending_input": np.arange(4000, 0, -1).astype(np.float32),
+    }
+
+
+@pytest.mark.parametrize("case", list(_long_rows()))
+def test_sort_of_one_row_past_the_limit_matches_numpy(limited, case):
+    a = _long_rows()[case]
+    x = xp.asarray(a)
+    got = np.asarray(xp.sort(x))
+    want = np.sort(a, kind="stable")
+    np.testing.assert_array_equal(got, want)
+    if a.dtype.kind == "f":  # stable: -0 and +0 keep their order, as in NumPy's stable sort
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+        np.testing.assert_array_equal(np.asarray(xp.sort(x, descending=True)), -np.sort(-a, kind="stable"))
+    else:
+        np.testing.assert_array_equal(np.asarray(xp.sort(x, descending=True)), want[::-1])
+
+
 @pytest.mark.parametrize("include_initial", [False, True])
 def test_scan_of_a_vector_past_the_limit_carries_between_slabs(limited, include_initial):
     i = (np.arange(10000) % 13 - 6).astype(np.int32)
@@ -397,7 +424,9 @@ def test_writes_sorts_and_joins_on_segmented_arrays(segmented):
     np.testing.assert_array_equal(np.asarray(xp.sort(x, axis=1)), np.sort(h, axis=1))
     np.testing.assert_array_equal(np.asarray(xp.concat([x, x[:10]])), np.concatenate([h, h[:10]]))
     np.testing.assert_array_equal(np.asarray(x[x > 1]), h[h > 1])
-    c = np.asarray(xp.cumulative_sum(xp.reshape(x, (-1,))))
+    flat = xp.reshape(x, (-1,))
+    np.testing.assert_array_equal(np.asarray(xp.sort(flat)), np.sort(h.ravel()))  # one row across segments
+    c = np.asarray(xp.cumulative_sum(flat))
     np.testing.assert_allclose(c, np.cumsum(h.ravel().astype(np.float64)), rtol=1e-4, atol=1e-2)
 
 

@@ -88,7 +88,8 @@ def _gather_in_pieces(data: g.Node, index: g.Node, other: g.Node | None, flag: F
     device = index.device
     out = g.Data(device.runtime.alloc(max(index.size, 1) * data.dtype.itemsize), index.shape, data.dtype, device)
     for items, _, _ in slabs.plan(index)[0]:
-        piece = gather(data, g.index_view(index, items), None if other is None else g.index_view(other, items), flag)
+        piece = gather(data, slabs.windowed(g.index_view(index, items)),
+                       None if other is None else slabs.windowed(g.index_view(other, items)), flag)
         write(g.index_view(out, items), piece)
     return out
 
