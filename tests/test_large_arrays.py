@@ -397,6 +397,7 @@ def test_a_segmented_array_round_trips_and_computes_like_numpy(segmented):
     x = xp.asarray(a)
     assert type(x._node.buf) is SegmentedBuffer and len(x._node.buf.parts) == 6
     np.testing.assert_array_equal(np.asarray(x), a)
+    np.testing.assert_array_equal(np.from_dlpack(x), a)  # DLPack's CPU export reads each segment
     np.testing.assert_array_equal(np.asarray(x[7:291:3, 1:]), a[7:291:3, 1:])  # reads across segments
     y = xp.exp(x[1:] * 0.5) - xp.asarray(b)
     np.testing.assert_allclose(np.asarray(y), np.exp(a[1:] * 0.5) - b, rtol=1e-6, atol=1e-6)
