@@ -251,6 +251,16 @@ def test_sort_of_one_row_past_the_limit_matches_numpy(limited, case):
         np.testing.assert_array_equal(np.asarray(xp.sort(x, descending=True)), want[::-1])
 
 
+@pytest.mark.parametrize("case", list(_long_rows()))
+def test_argsort_of_one_row_past_the_limit_matches_numpy(limited, case):
+    a = _long_rows()[case]
+    x = xp.asarray(a)
+    np.testing.assert_array_equal(np.asarray(xp.argsort(x)), np.argsort(a, kind="stable"))
+    # descending and stable: equal keys keep their order, NaN last
+    key = -a if a.dtype.kind == "f" else ~a
+    np.testing.assert_array_equal(np.asarray(xp.argsort(x, descending=True)), np.argsort(key, kind="stable"))
+
+
 @pytest.mark.parametrize("include_initial", [False, True])
 def test_scan_of_a_vector_past_the_limit_carries_between_slabs(limited, include_initial):
     i = (np.arange(10000) % 13 - 6).astype(np.int32)

@@ -53,7 +53,9 @@ def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bo
     _check_flags(descending, stable, "argsort")
     if x.size == 0 or seglen == 1:
         return Array._new(g.realize(g.Const(0, dt.int64, x.device, x.shape)))
-    if slabs.too_big([moved]):  # rows past the binding limit: a slab of rows at a time
+    if slabs.too_big([moved]) and moved.ndim == 1 and 8 * seglen > slabs.slab_bytes(x.device):
+        node = _argsort_long(moved, descending)  # one row past the binding limit
+    elif slabs.too_big([moved]):  # rows past the binding limit: a slab of rows at a time
         node = kw.along_last(moved, lambda part: _argsort_rows(part, descending),
                                 row_bytes=8 * seglen)  # int64 positions, 64-bit keys
     else:
@@ -115,12 +117,41 @@ def _sort_long(x: g.Node, descending: bool) -> g.Data:
         body = g.index_view(asc, [("slice", n - nans - 1, -1, n - nans)])
         parts = [body] + ([g.index_view(asc, [("slice", n - nans, 1, nans)])] if nans else [])
         return kg.concat_nodes(parts, 0, (n,)) if len(parts) > 1 else g.realize(g.Op("copy", [body], dtype))
+    return _sample_sort(x, False)[0]
+
+
+def _argsort_long(x: g.Node, descending: bool) -> g.Node:
+    """argsort of one row past the binding limit: the positions a sample sort carries
+    beside its keys (``_sample_sort``). Descending sorts keys of the reversed order
+    (negated floats, NaN still last; inverted integer bits; negated bools), so that
+    equal keys keep their order, as a stable descending sort's must."""
+    if descending:
+        op = {"f": "negative", "b": "logical_not"}.get(x.dtype.kind, "bitwise_invert")
+        x = g.make_op(op, [x], x.dtype)
+    return _sample_sort(x, True)[1]
+
+
+def _sample_sort(x: g.Node, positions: bool):
+    """(keys, positions or None): the ascending stable sort of the 1-D ``x`` past the
+    binding limit, and with ``positions`` the int64 index of each sorted key in ``x``."""
+    device = x.device
+    rt = device.runtime
+    n = x.size
+    dtype = x.dtype
     per = max(slabs.slab_bytes(device) // 8, 1)  # a run's elements (64-bit keys)
     runs = g.Data(rt.alloc(n * dtype.itemsize), (n,), dtype, device)
+    ridx = g.Data(rt.alloc(n * 8), (n,), dt.int64, device) if positions else None
     bounds = [(a, min(a + per, n)) for a in range(0, n, per)]
     for a, b in bounds:
-        kw.write(g.index_view(runs, [("slice", a, 1, b - a)]),
-                 _sort_rows(slabs.windowed(g.index_view(x, [("slice", a, 1, b - a)])), False))
+        part = slabs.windowed(g.index_view(x, [("slice", a, 1, b - a)]))
+        where = [("slice", a, 1, b - a)]
+        if positions:
+            perm = _contig(_argsort_rows(part, False))
+            kw.write(g.index_view(runs, where), kg.gather(part, g.make_op("cast", [perm], dt.uint32)))
+            kw.write(g.index_view(ridx, where), g.make_op("add", [perm, g.Const(a, dt.int64, device, perm.shape)],
+                                                          dt.int64))
+        else:
+            kw.write(g.index_view(runs, where), _sort_rows(part, False))
     # a regular sample of the runs, no larger than one run (so that it sorts in one)
     q = min(BUCKETS_PER_RUN * len(bounds), max(1, per // len(bounds)))
     picks = np.array([a + ((b - a) * (2 * t + 1)) // (2 * q) for a, b in bounds for t in range(q)], np.uint32)
@@ -137,6 +168,7 @@ def _sort_long(x: g.Node, descending: bool) -> g.Data:
         lr = [rt.read(f.buf, f.offset * 4, 4 * m).view(np.uint32).astype(np.int64) for f in sides]
         edges.append([0] + [int(v) for pair in zip(*lr) for v in pair] + [b - a])
     out = g.Data(rt.alloc(n * dtype.itemsize), (n,), dtype, device)
+    oidx = g.Data(rt.alloc(n * 8), (n,), dt.int64, device) if positions else None
     at = 0
     # buckets in order: keys below s_0, keys equal to s_0, keys between s_0 and s_1, ...
     for k in range(2 * m + 1):
@@ -144,20 +176,41 @@ def _sort_long(x: g.Node, descending: bool) -> g.Data:
         size = sum(c for _, c in pieces)
         if not size:
             continue
-        views = [g.index_view(runs, [("slice", s0, 1, c)]) for s0, c in pieces]
-        region = g.index_view(out, [("slice", at, 1, size)])
+        where = [("slice", at, 1, size)]
         at += size
+        small = 8 * size <= slabs.slab_bytes(device)
+        keys = _joined(runs, pieces, small)
+        idx = _joined(ridx, pieces, small) if positions else None
         if k % 2:  # keys equal to a splitter: in run order, which is their order
-            joined = kg.concat_nodes(views, 0, (size,)) if len(views) > 1 else views[0]
-            kw.write(region, joined)
+            kw.write(g.index_view(out, where), keys)
+            if positions:
+                kw.write(g.index_view(oidx, where), idx)
             continue
-        if 8 * size <= slabs.slab_bytes(device):
-            joined = views[0] if len(views) == 1 else kg.concat_nodes([slabs.windowed(v) for v in views], 0, (size,))
-            kw.write(region, _sort_rows(slabs.windowed(joined), False))
-        else:  # a bucket past a binding (it holds no splitter, so it is smaller than x): sorted in turn
-            joined = kg.concat_nodes(views, 0, (size,)) if len(views) > 1 else g.realize(g.Op("copy", views, dtype))
-            kw.write(region, _sort_long(joined, False))
-    return out
+        if small:
+            if positions:
+                p = g.make_op("cast", [_contig(_argsort_rows(keys, False))], dt.uint32)
+                kw.write(g.index_view(out, where), kg.gather(keys, p))
+                kw.write(g.index_view(oidx, where), kg.gather(idx, p))
+            else:
+                kw.write(g.index_view(out, where), _sort_rows(keys, False))
+            continue
+        # a bucket past a binding (it holds no splitter, so it is smaller than x): sorted in turn
+        sk, sp = _sample_sort(keys, positions)
+        kw.write(g.index_view(out, where), sk)
+        if positions:
+            kw.write(g.index_view(oidx, where), kg.gather(idx, g.make_op("cast", [sp], dt.uint32)))
+    return out, oidx
+
+
+def _joined(data: g.Data, pieces, small: bool) -> g.Node:
+    """The ``pieces`` (start, count) of 1-D ``data`` one after another: through windows
+    when they fit one binding, else as an array of their own past it."""
+    views = [g.index_view(data, [("slice", s0, 1, c)]) for s0, c in pieces]
+    size = sum(c for _, c in pieces)
+    if small:
+        views = [slabs.windowed(v) for v in views]
+        return slabs.windowed(views[0]) if len(views) == 1 else kg.concat_nodes(views, 0, (size,))
+    return kg.concat_nodes(views, 0, (size,)) if len(views) > 1 else g.realize(g.Op("copy", views, data.dtype))
 
 
 def _distinct(sorted_keys: g.Data) -> g.Data:
