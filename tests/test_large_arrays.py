@@ -261,6 +261,22 @@ def test_argsort_of_one_row_past_the_limit_matches_numpy(limited, case):
     np.testing.assert_array_equal(np.asarray(xp.argsort(x, descending=True)), np.argsort(key, kind="stable"))
 
 
+@pytest.mark.parametrize("case", ["normal", "few_values", "nan_and_signed_zeros", "int8"])
+def test_unique_functions_past_the_limit_match_numpy(limited, case):
+    a = _long_rows()[case]
+    x = xp.asarray(a)
+    got = xp.unique_all(x)
+    # NumPy collapses NaNs into one; the standard keeps every NaN (they compare unequal)
+    want_vals, want_idx, want_inv, want_counts = np.unique(a, return_index=True, return_inverse=True,
+                                                           return_counts=True, equal_nan=False)
+    np.testing.assert_array_equal(np.asarray(got.values), want_vals)
+    np.testing.assert_array_equal(np.asarray(got.counts), want_counts)
+    vals = np.asarray(got.values)
+    np.testing.assert_array_equal(vals[np.asarray(got.inverse_indices)], a)  # values[inverse] rebuilds x
+    np.testing.assert_array_equal(a[np.asarray(got.indices)], vals)  # indices point at each value
+    np.testing.assert_array_equal(np.asarray(xp.unique_values(x)), want_vals)
+
+
 @pytest.mark.parametrize("include_initial", [False, True])
 def test_scan_of_a_vector_past_the_limit_carries_between_slabs(limited, include_initial):
     i = (np.arange(10000) % 13 - 6).astype(np.int32)
@@ -330,11 +346,11 @@ def test_argmax_argmin_along_whole_rows_past_the_limit(limited, kind):
     np.testing.assert_array_equal(got, getattr(np, kind)(b.reshape(40, 270), axis=-1, keepdims=True))
 
 
-@pytest.mark.parametrize("name", ["argmax", "matmul", "unique_values"])
+@pytest.mark.parametrize("name", ["argmax", "matmul", "cholesky"])
 def test_functions_without_large_array_support_raise_naming_themselves(limited, name):
     x = xp.asarray(_rng().standard_normal((300, 70)).astype(np.float32))
     stack = xp.reshape(x, (2, 150, 70))
-    calls = {"argmax": lambda: xp.argmax(x, axis=0), "unique_values": lambda: xp.unique_values(x),
+    calls = {"argmax": lambda: xp.argmax(x, axis=0), "cholesky": lambda: xp.linalg.cholesky(x.T @ x + 70 * xp.eye(70)),
              "matmul": lambda: xp.matmul(stack, xp.matrix_transpose(stack))}
     with pytest.raises(MemoryError, match=rf"^{name}: .*(binding|limit)"):
         np.asarray(calls[name]())

@@ -14,10 +14,11 @@ from . import _core
 from . import _dtypes as dt
 from . import _tally
 from ._graph import node as g
+from ._graph import slabs
 from ._kernels import gather as kg
 from ._kernels import sort as ks
 from ._array import Array
-from ._creation_functions import asarray, ones
+from ._creation_functions import arange, asarray, ones
 from ._data_type_functions import astype
 from ._elementwise_functions import equal, imag, logical_not, real
 from ._graph.fusion import FusedInput
@@ -49,23 +50,38 @@ class UniqueInverseResult(NamedTuple):
     inverse_indices: Array
 
 
-def _unique_complex(x: Array):
-    """unique of complex input, composed of device primitives: a lexicographic (real,
-    then imaginary) stable argsort, flags where a value differs from its predecessor
-    (every NaN does), and compaction of the flags (one count read back)."""
+def _unique_complex(x: Array, with_inverse: bool):
+    """unique of complex input: a lexicographic (real, then imaginary) stable argsort,
+    then the steps of ``_unique_composed``."""
+
+    def lexicographic(flat):
+        by_imag = argsort(imag(flat), stable=True)
+        return take(by_imag, argsort(take(real(flat), by_imag), stable=True))
+    return _unique_composed(x, lexicographic, with_inverse)
+
+
+def _unique_composed(x: Array, order, with_inverse: bool):
+    """unique composed of device primitives (complex input; real input past the binding
+    limit): the stable sorting permutation ``order(flat)``, flags where a sorted value
+    differs from its predecessor (every NaN does), and the flagged positions (one count
+    read back; past the limit by a mask read of the positions, a slab at a time)."""
     flat = reshape(x, (-1,))
     n = flat.shape[0]
-    by_imag = argsort(imag(flat), stable=True)
-    perm = take(by_imag, argsort(take(real(flat), by_imag), stable=True))
+    perm = order(flat)
     ordered = take(flat, perm)
     same = equal(ordered[1:], ordered[:-1])  # NaN compares unequal, so every NaN is kept
     flags = concat([ones(1, dtype=dt.bool, device=x.device), logical_not(same)])
-    (starts,) = nonzero(flags)
+    if 8 * n > slabs.budget_of(x.device):  # the compaction's positions would pass a binding
+        starts = arange(n, dtype=dt.int64, device=x.device)[flags]
+    else:
+        (starts,) = nonzero(flags)
     values = take(ordered, starts)
     indices = take(perm, starts)
     counts = diff(concat([starts, asarray([n], dtype=starts.dtype, device=x.device)]))
-    rank = cumulative_sum(astype(flags, dt.int64)) - 1
-    inverse = reshape(take(rank, argsort(perm, stable=True)), x.shape)
+    inverse = None
+    if with_inverse:
+        rank = cumulative_sum(astype(flags, dt.int64)) - 1
+        inverse = reshape(take(rank, argsort(perm, stable=True)), x.shape)
     return values, indices, inverse, counts
 
 
@@ -87,7 +103,7 @@ def _unique(x, func: str, with_inverse: bool):
     """(values, indices, inverse, counts) as lazy arrays."""
     _core.check_array(x, func)
     if x.dtype.kind == "c" and x.size:
-        return _unique_complex(x)
+        return _unique_complex(x, with_inverse)
     if x.dtype not in dt.ALL:
         raise TypeError(f"{func}: expected an Array API dtype, got {x.dtype}")
     device = x.device
@@ -99,6 +115,8 @@ def _unique(x, func: str, with_inverse: bool):
     if n == 0:
         return empty((0,), x.dtype), empty((0,), dt.int64), empty(x.shape, dt.int64), empty((0,), dt.int64)
     flat = g.reshape_view(x._node, (n,))
+    if slabs.too_big([flat]):  # past the binding limit: composed of the primitives that run past it
+        return _unique_composed(x, lambda f: argsort(f, stable=True), with_inverse)
     if type(flat) is g.Op and flat.op == "copy" and flat.realized is None:
         # a copy has its source's values (concat of one array: scikit-learn's
         # unique_labels takes the unique of concat([unique_values(y)])), so its unique

@@ -63,6 +63,18 @@ def too_big(nodes) -> bool:
 _SURE_FITS = (128 << 20) // 16
 
 
+def spread(node: g.Node) -> int:
+    """The most bytes one leaf of ``node`` on a buffer past the binding limit reads (0
+    where none is): past ``budget_of``, the node must be read a slab at a time."""
+    limit = node.device.max_binding_bytes
+    out = 0
+    for leaf in data_leaves([node]):
+        if leaf.buf.size > limit:
+            lo, hi = extent(leaf)
+            out = max(out, (hi - lo) * leaf.dtype.itemsize)
+    return out
+
+
 def extent(leaf: g.Data) -> tuple[int, int]:
     """The element range [lo, hi) of its buffer that a strided Data reads."""
     lo = hi = leaf.offset

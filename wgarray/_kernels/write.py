@@ -34,6 +34,15 @@ def write(dst: g.Data, value: g.Node, pred: g.Node | None = None, index: g.Node 
         return
     device = dst.device
     rt = device.runtime
+    if device.big and index is None and max(slabs.spread(value), 0 if pred is None else slabs.spread(pred)) > \
+            slabs.budget_of(device):
+        # a value read from past the binding limit, more than a binding's worth: a slab at a time
+        probe = value if pred is None else g.make_op("logical_and", [pred, g.make_op("cast", [value], dt.bool)],
+                                                     dt.bool)
+        for items, _, _ in slabs.plan(probe)[0]:
+            write(g.index_view(dst, items), g.index_view(value, items),
+                  None if pred is None else g.index_view(pred, items))
+        return
     if device.big and dst.buf.size > device.max_binding_bytes:
         lo, hi = slabs.extent(dst)
         if index is not None and ((hi - lo) * dst.dtype.itemsize > slabs.budget_of(device)
