@@ -11,6 +11,7 @@ SVD solvers).
 """
 from __future__ import annotations
 
+import functools
 import math
 import operator
 from typing import NamedTuple
@@ -18,6 +19,7 @@ from typing import NamedTuple
 from . import _core
 from . import _dtypes as dt
 from ._graph import node as g
+from ._graph import slabs
 from ._kernels import linalg as kla
 from ._kernels import linalg_blocked as blk
 from . import _manipulation_functions as mf
@@ -67,6 +69,61 @@ class SVDResult(NamedTuple):
 
 
 # ------------------------------------------------------------------ helpers
+
+# A stack of matrices past the storage-binding limit runs a run of matrices at a time,
+# each run copied into a buffer of its own, of at most 1 / PART_SHARE of a slab
+# counted at 8 bytes an element (the float64 refinement copies and the workspaces of
+# the solvers are a few times the input), the runs' results joined by concat.
+PART_SHARE = 4
+
+
+def _runs(batch, core, dtype, device) -> int:
+    """Matrices of ``core`` elements a run holds (0: the stack needs no runs)."""
+    nb = g.prod(batch)
+    per = core * max(dtype.itemsize, 8) * PART_SHARE
+    if nb <= 1 or not device.big or nb * per <= device.max_binding_bytes:
+        return 0
+    run = max(1, slabs.slab_bytes(device) // per)
+    return run if run < nb else 0
+
+
+def _own(node: g.Node) -> Array:
+    return Array._new(g.realize(g.Op("copy", [node], node.dtype)))
+
+
+def _in_runs(fn, arrays, batch, run: int, *args, **kwargs):
+    """``fn(*parts, *args, **kwargs)`` over runs of ``run`` matrices of the common batch
+    of ``arrays`` (each broadcast to ``batch`` + its own last two axes), the results
+    (an array or a tuple of them, batch-leading) joined along the batch."""
+    nb = g.prod(batch)
+    flat = [g.reshape_view(g.broadcast_view(a._node, batch + a.shape[-2:]), (nb,) + a.shape[-2:]) for a in arrays]
+    outs = []
+    for i in range(0, nb, run):
+        k = min(run, nb - i)
+        parts = [_own(g.index_view(f, [("slice", i, 1, k)] + [("slice", 0, 1, n) for n in f.shape[1:]]))
+                 for f in flat]
+        outs.append(fn(*parts, *args, **kwargs))
+
+    def join(pieces):
+        whole = mf.concat(pieces, axis=0)
+        return mf.reshape(whole, batch + whole.shape[1:])
+
+    if isinstance(outs[0], tuple):
+        return type(outs[0])(*[join([o[j] for o in outs]) for j in range(len(outs[0]))])
+    return join(outs)
+
+
+def _stacks_in_runs(fn):
+    """``fn(x, ...)`` of a stack of matrices: a stack past the binding limit in runs."""
+    @functools.wraps(fn)
+    def run_or_call(x, /, *args, **kwargs):
+        if _core.is_array(x) and x.ndim > 2:
+            run = _runs(x.shape[:-2], x.shape[-1] * x.shape[-2], x.dtype, x.device)
+            if run:
+                return _in_runs(fn, [x], x.shape[:-2], run, *args, **kwargs)
+        return fn(x, *args, **kwargs)
+    return run_or_call
+
 
 def _float_input(x, func: str, min_ndim: int = 2, square: bool = False) -> Array:
     _core.check_array(x, func)
@@ -255,6 +312,10 @@ def solve(x1: Array, x2: Array, /) -> Array:
         batch = _core.broadcast_shapes(x1.shape[:-2], x2.shape[:-2], func="solve")
         b_node = g.broadcast_view(_core.cast_node(x2._node, dtype), batch + x2.shape[-2:])
     a = Array._new(g.broadcast_view(_core.cast_node(x1._node, dtype), batch + (n, n)))
+    run = _runs(batch, n * (n + b_node.shape[-1]), dtype, device)
+    if run:  # a stack past the binding limit: runs of it
+        res = _in_runs(solve, [a, Array._new(b_node)], batch, run)
+        return mf.reshape(res, batch + (n,)) if vec else res
     rhs = kla.contig(b_node)
     r = rhs.shape[-1]
     out = _lu(a, rhs, "solve", "solve")
@@ -264,6 +325,7 @@ def solve(x1: Array, x2: Array, /) -> Array:
     return Array._new(res)
 
 
+@_stacks_in_runs
 def inv(x: Array, /) -> Array:
     _float_input(x, "inv", square=True)
     out = _lu(x, None, "inv", "inv")
@@ -282,6 +344,7 @@ def _det_parts(x: Array, func: str):
     return part
 
 
+@_stacks_in_runs
 def det(x: Array, /) -> Array:
     part = _det_parts(x, "det")
     if x.shape[-1] == 0:
@@ -289,6 +352,7 @@ def det(x: Array, /) -> Array:
     return Array._new(part(2))
 
 
+@_stacks_in_runs
 def slogdet(x: Array, /) -> SlogdetResult:
     part = _det_parts(x, "slogdet")
     rdt = dt.real_of(x.dtype)
@@ -303,6 +367,7 @@ def slogdet(x: Array, /) -> SlogdetResult:
 
 # ------------------------------------------------------------------ Cholesky, QR
 
+@_stacks_in_runs
 def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     _float_input(x, "cholesky", square=True)
     L = Array._new(blk.cholesky(x._node))
@@ -311,6 +376,7 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     return L
 
 
+@_stacks_in_runs
 def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     _float_input(x, "qr")
     if mode not in ("reduced", "complete"):
@@ -472,6 +538,7 @@ def _is_tall(shape) -> bool:
     return n > 0 and g.prod(shape[:-2]) > 0 and m >= TALL_RATIO * n and m * n >= TALL_MIN
 
 
+@_stacks_in_runs
 def svdvals(x: Array, /) -> Array:
     _float_input(x, "svdvals")
     m, n = x.shape[-2:]
@@ -491,6 +558,7 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     return _svd(x, full_matrices, True)
 
 
+@_stacks_in_runs
 def _svd(x: Array, full_matrices: bool, complete: bool) -> SVDResult:
     """svd; ``complete`` False leaves U's columns of negligible singular values as the
     Jacobi kernel gives them (zero for zero values), for callers that never use them."""
@@ -548,12 +616,14 @@ def _q_of_deficient(c: Array, mode: str) -> Array:
     return _qr_householder(c, mode).Q
 
 
+@_stacks_in_runs
 def eigh(x: Array, /) -> EighResult:
     _float_input(x, "eigh", square=True)
     w, V = _jacobi(x._node, "eigh")
     return EighResult(Array._new(w), Array._new(V))
 
 
+@_stacks_in_runs
 def eigvalsh(x: Array, /) -> Array:
     _float_input(x, "eigvalsh", square=True)
     return Array._new(_jacobi(x._node, "eigvals")[0])
@@ -568,6 +638,7 @@ def _eig(x: Array, vectors: bool):
     return kla.eig(x._node, vectors)
 
 
+@_stacks_in_runs
 def eig(x: Array, /) -> EigResult:
     _float_input(x, "eig", square=True)
     w, v = _eig(x, True)
@@ -634,6 +705,7 @@ def _real_spectrum(w: Array, v: Array | None):
     return w, v
 
 
+@_stacks_in_runs
 def eigvals(x: Array, /) -> Array:
     _float_input(x, "eigvals", square=True)
     w = Array._new(_eig(x, False)[0])

@@ -122,8 +122,7 @@ def _matmul_in_slabs(A: g.Data, B: g.Data, batch) -> g.Data:
     device = A.device
     dtype = A.dtype
     if batch and g.prod(batch) > 1:
-        raise MemoryError(f"{slabs.rt_caller()}: batched matmul of arrays past the storage-binding limit "
-                          f"({device.max_binding_bytes} bytes) is not supported yet")
+        return _batched_in_slabs(A, B, tuple(batch))
     A = g.reshape_view(A, A.shape[-2:])
     B = g.reshape_view(B, B.shape[-2:])
     M, K = A.shape
@@ -168,6 +167,50 @@ def _matmul_in_slabs(A: g.Data, B: g.Data, batch) -> g.Data:
                 return g.reshape_view(g.realize(acc), tuple(batch) + (M, N))
             write(g.index_view(out, [("slice", m0, 1, m), ("slice", n0, 1, n)]), acc)
     return g.reshape_view(out, tuple(batch) + (M, N))
+
+
+def _batched_in_slabs(A: g.Data, B: g.Data, batch: tuple) -> g.Data:
+    """``A @ B`` over a batch past the binding limit: runs of batch elements (slabs of
+    the batch shape, ``slabs.slabs``) whose matrices of A, B and C fit one binding each
+    go to the kernel together, through windows of A and B, and their products are
+    written into place; a batch element too large for that runs alone, in blocks
+    (``_matmul_in_slabs``)."""
+    device = A.device
+    dtype = A.dtype
+    M, K = A.shape[-2:]
+    N = B.shape[-1]
+    isz = dtype.itemsize
+    out = g.Data(device.runtime.alloc(max(g.prod(batch) * M * N, 1) * isz), batch + (M, N), dtype, device)
+    whole = [("slice", 0, 1, M), ("slice", 0, 1, K)], [("slice", 0, 1, K), ("slice", 0, 1, N)], \
+        [("slice", 0, 1, M), ("slice", 0, 1, N)]
+    def spread(items):  # the most bytes of a buffer that A's or B's part of a slab reads
+        return max(slabs.spread(g.index_view(A, items + whole[0])), slabs.spread(g.index_view(B, items + whole[1])))
+
+    per = max(M * K, K * N, M * N) * isz
+    budget = slabs.slab_bytes(device)
+    parts = None
+    while per <= budget:
+        parts, _ = slabs.slabs(batch, per, budget)
+        wide = spread(parts[0][0])
+        if wide <= slabs.budget_of(device):
+            break
+        parts, budget = None, budget * slabs.budget_of(device) // (2 * wide)
+    if parts is None:
+        for flat in range(g.prod(batch)):
+            items = []
+            for n in reversed(batch):
+                items.append(("int", flat % n))
+                flat //= n
+            items.reverse()
+            c = _matmul_in_slabs(g.index_view(A, items + whole[0]), g.index_view(B, items + whole[1]), ())
+            write(g.index_view(out, items + whole[2]), c)
+        return out
+    for items, _start, _count in parts:
+        a = slabs.windowed(g.index_view(A, items + whole[0]))
+        b = slabs.windowed(g.index_view(B, items + whole[1]))
+        c = matmul_nodes(a, b, a.shape[:-2])
+        write(g.index_view(out, items + whole[2]), c)
+    return out
 
 
 def _block_product(A: g.Data, B: g.Data, m0: int, m: int, n0: int, n: int, k0: int, k: int) -> g.Node:
