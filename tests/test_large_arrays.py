@@ -346,12 +346,10 @@ def test_argmax_argmin_along_whole_rows_past_the_limit(limited, kind):
     np.testing.assert_array_equal(got, getattr(np, kind)(b.reshape(40, 270), axis=-1, keepdims=True))
 
 
-@pytest.mark.parametrize("name", ["argmax", "matmul", "cholesky"])
+@pytest.mark.parametrize("name", ["argmax", "cholesky"])
 def test_functions_without_large_array_support_raise_naming_themselves(limited, name):
     x = xp.asarray(_rng().standard_normal((300, 70)).astype(np.float32))
-    stack = xp.reshape(x, (2, 150, 70))
-    calls = {"argmax": lambda: xp.argmax(x, axis=0), "cholesky": lambda: xp.linalg.cholesky(x.T @ x + 70 * xp.eye(70)),
-             "matmul": lambda: xp.matmul(stack, xp.matrix_transpose(stack))}
+    calls = {"argmax": lambda: xp.argmax(x, axis=0), "cholesky": lambda: xp.linalg.cholesky(x.T @ x + 70 * xp.eye(70))}
     with pytest.raises(MemoryError, match=rf"^{name}: .*(binding|limit)"):
         np.asarray(calls[name]())
 
@@ -465,3 +463,118 @@ def test_segment_limit_switch_checks_its_argument():
     with pytest.raises(ValueError, match="segment_limit: expected a power of two"):
         with debug.segment_limit(10000):
             pass
+
+
+@pytest.mark.parametrize("case", ["stack", "transposed", "broadcast_b", "one_too_big", "vecdot_strided", "int32"])
+def test_batched_matmul_past_the_limit(limited, case):
+    """Runs of batch elements through windows; an element too large for a run alone, in
+    blocks; strided operands narrowing the runs."""
+    rng = _rng()
+    a = rng.standard_normal((30, 20, 16)).astype(np.float32)  # 38 KB: runs of a few matrices
+    b = rng.standard_normal((30, 16, 12)).astype(np.float32)
+    if case == "stack":
+        got, ref = xp.asarray(a) @ xp.asarray(b), a @ b
+    elif case == "transposed":
+        got, ref = xp.matrix_transpose(xp.asarray(a)) @ xp.asarray(a), np.swapaxes(a, -1, -2) @ a
+    elif case == "broadcast_b":
+        got, ref = xp.asarray(a) @ xp.asarray(b[0]), a @ b[0]
+    elif case == "one_too_big":
+        big = rng.standard_normal((3, 60, 50)).astype(np.float32)  # 12 KB a matrix: each alone, in blocks
+        got, ref = xp.asarray(big) @ xp.matrix_transpose(xp.asarray(big)), big @ np.swapaxes(big, -1, -2)
+    elif case == "vecdot_strided":
+        h = rng.standard_normal((4000, 6)).astype(np.float32)  # a column is a strided row of 16 KB
+        got, ref = xp.vecdot(xp.asarray(h), xp.asarray(h), axis=0), np.sum(h * h, axis=0)
+    else:
+        ai = rng.integers(-20, 20, a.shape).astype(np.int32)
+        bi = rng.integers(-20, 20, b.shape).astype(np.int32)
+        np.testing.assert_array_equal(np.asarray(xp.asarray(ai) @ xp.asarray(bi)), ai @ bi)
+        return
+    np.testing.assert_allclose(np.asarray(got), ref, rtol=2e-5, atol=2e-4)
+
+
+_LINALG_STACK = {
+    "inv": lambda L, m, spd, b: L.inv(m),
+    "det": lambda L, m, spd, b: L.det(m),
+    "slogdet": lambda L, m, spd, b: L.slogdet(m),
+    "solve": lambda L, m, spd, b: L.solve(m, b),
+    "solve_vector": lambda L, m, spd, b: L.solve(m, b[0, 0, :, 0]),
+    "cholesky": lambda L, m, spd, b: L.cholesky(spd),
+    "qr": lambda L, m, spd, b: L.qr(m),
+    "svd": lambda L, m, spd, b: L.svd(m)[1],
+    "svdvals": lambda L, m, spd, b: L.svdvals(m),
+    "eigh": lambda L, m, spd, b: L.eigh(spd)[0],
+    "eigvalsh": lambda L, m, spd, b: L.eigvalsh(spd),
+    "eigvals": lambda L, m, spd, b: L.eigvals(spd),
+    "pinv": lambda L, m, spd, b: L.pinv(m),
+    "matrix_rank": lambda L, m, spd, b: L.matrix_rank(m),
+    "matrix_norm_2": lambda L, m, spd, b: L.matrix_norm(m, ord=2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_LINALG_STACK))
+def test_linalg_of_a_stack_past_the_limit_runs_matrices_in_runs(name):
+    """A (2, 150, 7, 7) stack past the lowered limit: runs of matrices, each run in a
+    buffer of its own, joined; the same values as the whole stack at once."""
+    rng = _rng()
+    m = rng.standard_normal((2, 150, 7, 7)).astype(np.float32)
+    spd = m @ np.swapaxes(m, -1, -2) + 7 * np.eye(7, dtype=np.float32)
+    b = rng.standard_normal((2, 150, 7, 2)).astype(np.float32)
+    fn = _LINALG_STACK[name]
+
+    def run():
+        out = fn(xp.linalg, xp.asarray(m), xp.asarray(spd), xp.asarray(b))
+        return [np.asarray(o) for o in (out if isinstance(out, tuple) else (out,))]
+
+    ref = run()
+    debug.reset_counters()
+    with debug.binding_limit(LIMIT):
+        got = run()
+    for g_, r_ in zip(got, ref):
+        assert g_.shape == r_.shape
+        if name == "eigvals":
+            g_, r_ = np.sort_complex(g_.ravel()), np.sort_complex(r_.ravel())
+        np.testing.assert_allclose(g_, r_, rtol=1e-4, atol=1e-4)
+    if name == "solve":
+        np.testing.assert_allclose(got[0], np.linalg.solve(m, b), rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searchsorted_past_the_limit_sums_over_pieces_of_the_haystack(limited, side):
+    rng = _rng()
+    h = np.sort(rng.integers(0, 500, 6000)).astype(np.float32)  # 24 KB: three pieces
+    h[-7:] = np.nan  # NaNs sort last
+    needles = np.concatenate([rng.integers(-3, 505, 5000), [np.nan, np.inf, -np.inf]]).astype(np.float32)
+    got = xp.searchsorted(xp.asarray(h), xp.asarray(needles), side=side)
+    np.testing.assert_array_equal(np.asarray(got), np.searchsorted(h, needles, side=side))
+    assert got.dtype == xp.int64
+    assert int(xp.searchsorted(xp.asarray(h), 250.0, side=side)) == np.searchsorted(h, 250.0, side=side)
+    perm = rng.permutation(h.size)
+    unsorted = np.empty_like(h)
+    unsorted[perm] = h  # unsorted[perm] is sorted: perm is a sorter
+    got = xp.searchsorted(xp.asarray(unsorted), xp.asarray(needles[:300]), side=side, sorter=xp.asarray(perm))
+    np.testing.assert_array_equal(np.asarray(got), np.searchsorted(unsorted, needles[:300], side=side, sorter=perm))
+    small = np.sort(rng.standard_normal(50)).astype(np.float32)  # needles past the limit, haystack not
+    many = rng.standard_normal((40, 100)).astype(np.float32)
+    np.testing.assert_array_equal(np.asarray(xp.searchsorted(xp.asarray(small), xp.asarray(many), side=side)),
+                                  np.searchsorted(small, many, side=side))
+
+
+def test_bincount_past_the_limit(limited):
+    rng = _rng()
+    v = rng.integers(0, 40, 5000).astype(np.int32)
+    w = rng.standard_normal(5000).astype(np.float32)
+    np.testing.assert_array_equal(np.asarray(xp.bincount(xp.asarray(v))), np.bincount(v))
+    np.testing.assert_allclose(np.asarray(xp.bincount(xp.asarray(v), weights=xp.asarray(w), minlength=50)),
+                               np.bincount(v, weights=w, minlength=50), rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("shape", [(7000,), (400, 16), (3, 50, 40), (2, 3, 700)])
+def test_nonzero_past_the_limit_joins_slabs_in_c_order(limited, shape):
+    a = _rng().standard_normal(shape).astype(np.float32)
+    got = xp.nonzero(xp.asarray(a) > 0.5)
+    ref = np.nonzero(a > 0.5)
+    assert len(got) == len(ref)
+    for g_, r_ in zip(got, ref):
+        assert g_.dtype == xp.int64
+        np.testing.assert_array_equal(np.asarray(g_), r_)
+    assert all(np.asarray(g_).shape == (0,) for g_ in xp.nonzero(xp.asarray(a) > 100))

@@ -11,6 +11,8 @@ import builtins
 from . import _core
 from . import _dtypes as dt
 from ._graph import node as g
+from ._graph import slabs
+from ._kernels import gather as kg
 from ._kernels import sort as ks
 from ._array import Array
 from ._graph.fusion import FusedInput
@@ -47,10 +49,41 @@ def searchsorted(x1: Array, x2, /, *, side: str = "left", sorter: Array | None =
     if n == 0 or m == 0:
         return Array._new(g.realize(g.Const(0, dt.int64, device, out_shape)))
     b_flat = g.reshape_view(b, (n,)) if not isinstance(b, g.Const) else g.Const(b.value, b.dtype, device, (n,))
+    if device.big and builtins.any(slabs.too_big([nd]) for nd in (a, b_flat) + ((sorter._node,) if sorter is not None else ())):
+        found = _search_in_pieces(a, b_flat, None if sorter is None else sorter._node, side == "right")
+        return Array._new(g.reshape_view(found, out_shape))
     s = FusedInput(sorter._node) if sorter is not None else None
     found = ks.search(ks.KeySource(a), m, s, ks.KeySource(b_flat), n, "searchsorted", side == "right", device)
     node = g.make_op("cast", [found], dt.int64)
     return Array._new(g.reshape_view(node, out_shape))
+
+
+def _search_in_pieces(a: g.Node, b: g.Node, sorter: g.Node | None, right: bool) -> g.Node:
+    """searchsorted past the binding limit: the haystack in pieces that fit a binding (a
+    piece of a sorted array is sorted, so the insertion index in the whole is the sum of
+    those in its pieces), the needles in slabs; int64 positions."""
+    device = a.device
+    m, n = a.shape[0], b.shape[0]
+    step = slabs.slab_bytes(device) // 8  # elements of a piece (int64 sorter entries at most)
+
+    def piece(node, i, k):
+        return slabs.windowed(g.index_view(node, [("slice", i, 1, k)]))
+
+    def search(needles, k_n):
+        total = None
+        for i in range(0, m, step):
+            k = min(step, m - i)
+            hay = piece(a, i, k) if sorter is None else g.realize(kg.gather(a, g.make_op("cast", [piece(sorter, i, k)], dt.uint32)))
+            found = ks.search(ks.KeySource(hay), k, None, ks.KeySource(needles), k_n, "searchsorted", right, device)
+            found = g.make_op("cast", [found], dt.int64)
+            total = found if total is None else g.realize(g.make_op("add", [total, found], dt.int64))
+        return g.realize(total)
+
+    if n <= step:
+        return search(piece(b, 0, n) if type(g.settle(b)) is not g.Const else b, n)
+    parts = [search(g.realize(g.Op("copy", [piece(b, j, min(step, n - j))], b.dtype)), min(step, n - j))
+             for j in range(0, n, step)]
+    return kg.concat_nodes(parts, 0, (n,))
 
 
 def _scalar_array(value, device):

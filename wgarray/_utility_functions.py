@@ -13,6 +13,7 @@ from . import _core
 from . import _dtypes as dt
 from . import _tally
 from ._graph import node as g
+from ._graph import slabs
 from ._kernels import compact as kcompact
 from ._array import Array
 from ._elementwise_functions import not_equal, subtract
@@ -85,11 +86,26 @@ def _slice_axis(x: Array, axis: int, start: int, length: int) -> Array:
     return Array._new(g.index_view(x._node, items))
 
 
+def _nonzero_in_slabs(x: Array) -> tuple[Array, ...]:
+    """nonzero past the binding limit: each slab's indices (a count read back per slab)
+    shifted by the slab's first index along each axis, joined in C order."""
+    parts, _ = slabs.plan(x._node)
+    pieces = []
+    for items, _, _ in parts:
+        found = nonzero(Array._new(slabs.windowed(g.index_view(x._node, items))))
+        pieces.append([f + it[1] if it[1] else f for f, it in zip(found, items)])
+    if len(pieces) == 1:
+        return tuple(pieces[0])
+    return tuple(concat([p[d] for p in pieces]) for d in range(x.ndim))
+
+
 def nonzero(x: Array, /) -> tuple[Array, ...]:
     """Indices (int64, one array per dimension) of the nonzero elements of ``x`` in C
     order. Compaction runs on the device; only the count is read back."""
     _core.check_array(x, "nonzero")
     check_ndim(x, "nonzero")
+    if x.device.big and slabs.too_big([x._node]):
+        return _nonzero_in_slabs(x)
     flat, count = kcompact.nonzero_flat(x._node, _tally.mask_count(x._node))
     if x.ndim == 1:
         return (Array._new(flat),)

@@ -116,13 +116,13 @@ def _in_runs(fn, arrays, batch, run: int, *args, **kwargs):
 def _stacks_in_runs(fn):
     """``fn(x, ...)`` of a stack of matrices: a stack past the binding limit in runs."""
     @functools.wraps(fn)
-    def run_or_call(x, /, *args, **kwargs):
+    def _run_or_call(x, /, *args, **kwargs):
         if _core.is_array(x) and x.ndim > 2:
             run = _runs(x.shape[:-2], x.shape[-1] * x.shape[-2], x.dtype, x.device)
             if run:
                 return _in_runs(fn, [x], x.shape[:-2], run, *args, **kwargs)
         return fn(x, *args, **kwargs)
-    return run_or_call
+    return _run_or_call
 
 
 def _float_input(x, func: str, min_ndim: int = 2, square: bool = False) -> Array:
