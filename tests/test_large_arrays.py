@@ -578,3 +578,31 @@ def test_nonzero_past_the_limit_joins_slabs_in_c_order(limited, shape):
         assert g_.dtype == xp.int64
         np.testing.assert_array_equal(np.asarray(g_), r_)
     assert all(np.asarray(g_).shape == (0,) for g_ in xp.nonzero(xp.asarray(a) > 100))
+
+
+def _on_cpu_adapter() -> bool:
+    return xp.__array_namespace_info__().default_device().adapter_type == "CPU"
+
+
+# 2**32 + 2**26 elements: a fused reduction over the broadcast grid (nothing stored) and
+# a stored 17 GiB float32 result; minutes on a software device, a second on a GPU
+_GRID = (65537, 65536 + 1024)
+
+
+@pytest.mark.skipif(_on_cpu_adapter(), reason="4.4e9-element grids: run on GPUs (minutes of a CPU adapter)")
+def test_broadcast_results_past_two_to_the_32_elements():
+    m, n = _GRID
+    assert m * n > 2**32
+    x = xp.arange(m, dtype=xp.int32)
+    y = xp.arange(n, dtype=xp.int32)
+    # pairs with x_i < y_j, exactly: sum over j of min(y_j, m)
+    count = int(xp.sum(xp.astype(x[:, None] < y[None, :], xp.int64)))
+    assert count == int(np.minimum(np.arange(n, dtype=np.int64), m).sum())
+    rows = np.asarray(xp.sum(xp.astype(x[:, None] < y[None, :], xp.int32), axis=1))
+    np.testing.assert_array_equal(rows, np.maximum(n - 1 - np.arange(m), 0))
+    z = xp.astype(x[:, None], xp.float32) * 0.5 + xp.astype(y[None, :], xp.float32)  # stored: 17 GiB
+    xp.evaluate(z)
+    for i, j in [(0, 0), (m - 1, n - 1), (40000, 65000), (65536, 1)]:
+        assert float(z[i, j]) == np.float32(i) * np.float32(0.5) + np.float32(j)
+    assert float(xp.max(z)) == np.float32(m - 1) * np.float32(0.5) + np.float32(n - 1)
+    del z

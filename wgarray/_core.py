@@ -44,15 +44,18 @@ def broadcast_shapes(*shapes, func: str = "broadcast_shapes") -> tuple[int, ...]
     return tuple(out)
 
 
-# Kernels index elements with 32-bit integers (WGSL's u32): a larger array is refused
-# where it is made, never wrapped around later.
-MAX_ELEMENTS = 2**32 - 1
+# Kernels index elements with 32-bit integers (WGSL's u32), but an array of more than
+# 2**32 elements is past every device's storage-binding limit (at least a byte an
+# element, and Vulkan's largest binding is below 4 GiB), so kernels see it a slab at a
+# time (``_graph.slabs``), each slab's elements counted from its start; only shapes
+# whose element count overflows 64-bit offsets are refused.
+MAX_ELEMENTS = 2**63 - 1
 
 
 def check_size(shape, func: str) -> None:
     n = g.prod(shape)
     if n > MAX_ELEMENTS:
-        raise ValueError(f"{func}: expected at most 2**32 - 1 elements (32-bit indexing), got shape "
+        raise ValueError(f"{func}: expected at most 2**63 - 1 elements (64-bit offsets), got shape "
                          f"{tuple(shape)} with {n} elements")
 
 
