@@ -606,3 +606,40 @@ def test_broadcast_results_past_two_to_the_32_elements():
         assert float(z[i, j]) == np.float32(i) * np.float32(0.5) + np.float32(j)
     assert float(xp.max(z)) == np.float32(m - 1) * np.float32(0.5) + np.float32(n - 1)
     del z
+
+
+class _RefusingDevice:
+    """A wgpu device whose buffers of ``size`` bytes or more run out after ``allow``."""
+
+    def __init__(self, real, size, allow):
+        self.real, self.size, self.allow = real, size, allow
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)
+
+    def create_buffer(self, **kwargs):
+        if kwargs["size"] >= self.size:
+            if self.allow <= 0:
+                import wgpu
+                raise wgpu.GPUOutOfMemoryError("out of memory")
+            self.allow -= 1
+        return self.real.create_buffer(**kwargs)
+
+
+@pytest.mark.parametrize("segmented", [True, False])
+def test_out_of_device_memory_is_a_memory_error_naming_requested_and_held_bytes(segmented):
+    device = xp.__array_namespace_info__().default_device()
+    rt = device.runtime
+    held = xp.ones(50_000, dtype=xp.float32) + 1
+    xp.evaluate(held)
+    real = rt.wgpu
+    with debug.segment_limit(16384):
+        rt.pool.trim(0)
+        rt.wgpu = _RefusingDevice(real, 16384, 3 if segmented else 0)
+        try:
+            n = 100_000 if segmented else 3000
+            with pytest.raises(MemoryError, match=rf"cannot allocate {4 * n} bytes .*held by live wgarray arrays"):
+                xp.evaluate(xp.ones((n,), dtype=xp.float32) * 3)
+        finally:
+            rt.wgpu = real
+    assert float(xp.sum(held)) == 100_000.0  # the device still works, the live array intact

@@ -237,7 +237,8 @@ class BufferPool:
                 buf = rt.wgpu.create_buffer(size=size, usage=_STORAGE_USAGE)
             except wgpu.GPUOutOfMemoryError as exc:
                 raise MemoryError(f"{public_caller()}: cannot allocate {nbytes} bytes ({size} pooled) on "
-                                  f"{rt.device.name!r}: the device is out of memory") from exc
+                                  f"{rt.device.name!r}: the device is out of memory, with {self.live_bytes()} "
+                                  f"bytes held by live wgarray arrays") from exc
         count("buffers_created")
         if size > rt.device.max_binding_bytes:
             rt.device.big = True
@@ -255,10 +256,17 @@ class BufferPool:
             for at in range(0, nbytes, seg):
                 parts.append(self.acquire(min(seg, nbytes - at)))
         except MemoryError as exc:
+            got = sum(p.size for p in parts)
+            held = self.live_bytes() - got
+            del parts  # back to the pool
             raise MemoryError(f"{public_caller()}: cannot allocate {nbytes} bytes on {self.runtime.device.name!r} "
-                              f"(in segments of {seg}): got {sum(p.size for p in parts)} before the device "
-                              f"refused more") from exc
+                              f"(in segments of {seg}): the device gave {got} bytes more before refusing, with "
+                              f"{held} bytes held by live wgarray arrays") from exc
         return SegmentedBuffer(self.runtime, parts, seg, nbytes + (-nbytes % 16))
+
+    def live_bytes(self) -> int:
+        """Bytes of the device buffers that wgarray's arrays hold now."""
+        return sum(buf.size for buf in self.live.values())
 
     def release(self, buf, size: int, uid: int) -> None:
         self.live.pop(uid, None)
