@@ -329,9 +329,27 @@ def test_integer_indexing_and_take_past_the_limit_match_numpy(limited):
     x[uniq] = -2.0  # distinct indices known on the host (a NumPy index): written in place, a pass per window
     h[uniq] = -2.0
     np.testing.assert_array_equal(np.asarray(x), h)
-    with pytest.raises(MemoryError, match="^__setitem__: "):  # repeated indices: the scatter, not yet past it
-        x[np.array([3, 250, 3])] = 7.0
+    x[np.array([3, 250, 3])] = 7.0  # repeated indices: the scatter (a sort of the updates), the last wins
+    h[[3, 250, 3]] = 7.0
+    np.testing.assert_array_equal(np.asarray(x), h)
+    rows = rng.integers(-300, 300, 500)  # device indices, repeated; 140 KB of updates: sorted in runs
+    vals = rng.standard_normal((500, 70)).astype(np.float32)
+    x[xp.asarray(rows)] = xp.asarray(vals)
+    h[rows] = vals
+    np.testing.assert_array_equal(np.asarray(x), h)
+    r, c = rng.integers(0, 300, 200), rng.integers(0, 70, 200)
+    v = rng.standard_normal(200).astype(np.float32)
+    x[xp.asarray(r), xp.asarray(c)] = xp.asarray(v)
+    h[r, c] = v
+    np.testing.assert_array_equal(np.asarray(x), h)
+    with pytest.raises(IndexError, match="^__setitem__: "):
+        x[xp.asarray([0, 300])] = 1.0
     np.testing.assert_array_equal(np.asarray(x), h)  # unchanged
+    b = xp.asarray(a.astype(np.int8))
+    hb = a.astype(np.int8)
+    b[xp.asarray(rows)] = 5  # 8-bit elements share words
+    hb[rows] = 5
+    np.testing.assert_array_equal(np.asarray(b), hb)
 
 
 @pytest.mark.parametrize("kind", ["argmax", "argmin"])
@@ -643,3 +661,32 @@ def test_out_of_device_memory_is_a_memory_error_naming_requested_and_held_bytes(
         finally:
             rt.wgpu = real
     assert float(xp.sum(held)) == 100_000.0  # the device still works, the live array intact
+
+
+def test_zero_d_view_of_an_array_past_the_limit(limited):
+    a = _rng().standard_normal((300, 70)).astype(np.float32)
+    x = xp.asarray(a)
+    assert float(x[5, 7] * 3) == a[5, 7] * np.float32(3)
+    np.testing.assert_allclose(float(xp.sum(x[0, 0] + x)), float(np.sum(a[0, 0] + a, dtype=np.float64)), rtol=1e-5)
+
+
+def test_a_refused_dispatch_leaves_the_runtime_usable():
+    """A MemoryError from a function without large-array support is raised before the
+    dispatch is recorded: later work runs, and the process exits cleanly (a pass left
+    open with a half-recorded dispatch crashed wgpu-native at exit)."""
+    import subprocess
+    import sys
+    script = (
+        "import numpy as np, wgarray as xp\n"
+        "from wgarray import debug\n"
+        "with debug.binding_limit(8192):\n"
+        "    x = xp.asarray(np.ones((300, 70), np.float32))\n"
+        "    try:\n"
+        "        np.asarray(xp.linalg.cholesky(x.T @ x + 70 * xp.eye(70)))\n"
+        "    except MemoryError:\n"
+        "        print('refused')\n"
+        "    print(float(xp.sum(x * 2)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["refused", "42000.0"]

@@ -148,6 +148,8 @@ def slabs(shape, itemsize: int, budget: int, quantum: int = 1):
     one index of each axis before it; its element count is a multiple of ``quantum``
     but for the last slab of each run of axis ``a``."""
     nd = len(shape)
+    if nd == 0:  # one element: one slab
+        return [([], 0, 1)], 0
     inner = [1] * (nd + 1)
     for d in range(nd - 1, -1, -1):
         inner[d] = inner[d + 1] * shape[d]

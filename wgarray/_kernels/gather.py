@@ -17,6 +17,8 @@ from .._graph import slabs
 from .._graph.fusion import FusedInput
 from .._runtime.launch import param_bases, workgroups
 from .._wgsl import gather as gk
+from .reduce import reduce_axes
+from .sort import KeySource, radix_perm
 from .write import write
 
 INVALID = gk.INVALID
@@ -132,6 +134,8 @@ def scatter(x: g.Node, index: g.Node, value: g.Node, flag: Flag | None = None) -
     device = x.device
     if index.size == 0 or x.size == 0:
         return x
+    if device.big and (x.size * 4 > device.max_binding_bytes or slabs.too_big([x])):
+        return _scatter_past_limit(x, index, value, flag)
     rt = device.runtime
     winners = zeros((x.size,), dt.uint32, device)
     fi = FusedInput(index)
@@ -147,6 +151,42 @@ def scatter(x: g.Node, index: g.Node, value: g.Node, flag: Flag | None = None) -
                                  g.make_op("subtract", [w, g.Const(1, dt.uint32, device, x.shape)], dt.uint32)],
                        dt.uint32)
     return gather(value, picked, x)
+
+
+def _scatter_past_limit(x: g.Node, index: g.Node, value: g.Node, flag: Flag | None) -> g.Data:
+    """scatter into an array past the binding limit, with no winners array of its size:
+    a stable sort of the updates by index puts the updates of one element side by side,
+    the last of each run (the last update given) wins, and the winners are written into
+    a copy of ``x`` a window at a time (``write``'s indexed mode)."""
+    device = x.device
+    out = g.realize(g.Op("copy", [x], x.dtype))
+    k = index.size
+    flat = g.reshape_view(index, (k,))
+    vals = g.reshape_view(value, (k,))
+    run = slabs.slab_bytes(device) // 8  # updates a sort takes at once (its keys and payloads)
+    for at in range(0, k, run):  # runs in order: a later run's updates win over an earlier's
+        n = min(run, k - at)
+        part = [("slice", at, 1, n)]
+        _scatter_last_wins(out, slabs.windowed(g.index_view(flat, part)), g.index_view(vals, part), flag)
+    return out
+
+
+def _scatter_last_wins(out: g.Data, flat: g.Node, vals: g.Node, flag: Flag | None) -> None:
+    device = out.device
+    k = flat.size
+    perm = g.Data(radix_perm(KeySource(flat), k, k, False), (k,), dt.uint32, device)
+    at = gather(flat, perm)  # the indices in sorted order, ties in update order
+    pos = g.Iota((k,), device)
+    nxt = gather(at, g.make_op("add", [pos, g.Const(1, dt.uint32, device, (k,))], dt.uint32))  # 0 past the end
+    last = g.make_op("logical_or", [g.make_op("equal", [pos, g.Const(k - 1, dt.uint32, device, (k,))], dt.bool),
+                                    g.make_op("not_equal", [at, nxt], dt.bool)], dt.bool)
+    valid = g.make_op("less", [at, g.Const(out.size, dt.uint32, device, (k,))], dt.bool)
+    if flag is not None:  # an index past x (INVALID included) raises, as the winner kernel's flag does
+        bad = g.make_op("cast", [g.make_op("logical_not", [valid], dt.bool)], dt.uint32)
+        seen = g.Data(flag.buf, (1,), dt.uint32, device)
+        write(seen, g.make_op("maximum", [g.realize(g.Op("copy", [seen], dt.uint32)),
+                                          g.reshape_view(reduce_axes(bad, (0,), "max")[0], (1,))], dt.uint32))
+    write(g.reshape_view(out, (out.size,)), gather(vals, perm), g.make_op("logical_and", [last, valid], dt.bool), at)
 
 
 def _concat_by_writes(nodes, axis: int, out_shape) -> g.Data:

@@ -959,6 +959,15 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         if groups <= 0:
             return
         with self.lock:
+            # the bind group first: where it raises (a buffer past the binding limit),
+            # nothing has been recorded (an open pass left with a half-made dispatch
+            # crashed wgpu-native at exit)
+            uids = tuple(map(_UID, buffers))
+            bg = self._bind_groups.get((kernel.layout_key, uids))  # (_bind_group's hit, without its call)
+            if bg is None:
+                bg = self._bind_group(kernel, buffers, uids)
+            else:
+                self._bind_groups.move_to_end((kernel.layout_key, uids))
             if self._store_run is not None:
                 self._record_stores()
             used = len(self.params)
@@ -982,12 +991,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             if cpass is None:
                 cpass = self.cpass = self._begin_pass(kernel.name)
                 self._pass_pipeline = None
-            uids = tuple(map(_UID, buffers))
-            bg = self._bind_groups.get((kernel.layout_key, uids))  # (_bind_group's hit, without its call)
-            if bg is None:
-                bg = self._bind_group(kernel, buffers, uids)
-            else:
-                self._bind_groups.move_to_end((kernel.layout_key, uids))
             if self._pass_pipeline is not kernel.pipeline:  # a pass keeps its pipeline set
                 cpass.set_pipeline(kernel.pipeline)
                 self._pass_pipeline = kernel.pipeline
