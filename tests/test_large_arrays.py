@@ -364,10 +364,12 @@ def test_argmax_argmin_along_whole_rows_past_the_limit(limited, kind):
     np.testing.assert_array_equal(got, getattr(np, kind)(b.reshape(40, 270), axis=-1, keepdims=True))
 
 
-@pytest.mark.parametrize("name", ["argmax", "cholesky"])
+@pytest.mark.parametrize("name", ["argmax", "eigh", "solve"])
 def test_functions_without_large_array_support_raise_naming_themselves(limited, name):
     x = xp.asarray(_rng().standard_normal((300, 70)).astype(np.float32))
-    calls = {"argmax": lambda: xp.argmax(x, axis=0), "cholesky": lambda: xp.linalg.cholesky(x.T @ x + 70 * xp.eye(70))}
+    spd = x.T @ x + 70 * xp.eye(70)  # one 19.6 KB matrix
+    calls = {"argmax": lambda: xp.argmax(x, axis=0), "eigh": lambda: xp.linalg.eigh(spd)[0],
+             "solve": lambda: xp.linalg.solve(spd, x[:70, :2])}
     with pytest.raises(MemoryError, match=rf"^{name}: .*(binding|limit)"):
         np.asarray(calls[name]())
 
@@ -682,7 +684,7 @@ def test_a_refused_dispatch_leaves_the_runtime_usable():
         "with debug.binding_limit(8192):\n"
         "    x = xp.asarray(np.ones((300, 70), np.float32))\n"
         "    try:\n"
-        "        np.asarray(xp.linalg.cholesky(x.T @ x + 70 * xp.eye(70)))\n"
+        "        np.asarray(xp.linalg.eigh(x.T @ x + 70 * xp.eye(70))[0])\n"
         "    except MemoryError:\n"
         "        print('refused')\n"
         "    print(float(xp.sum(x * 2)))\n"
@@ -690,3 +692,28 @@ def test_a_refused_dispatch_leaves_the_runtime_usable():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["refused", "42000.0"]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
+@pytest.mark.parametrize("n", [70, 131])
+def test_cholesky_of_one_matrix_past_the_limit_by_panels(limited, dtype, n):
+    if dtype == "float64" and not xp.__array_namespace_info__().dtypes().get("float64"):
+        pytest.skip("float64: this device has no shader-f64 (its dtypes leave it out)")
+    rng = _rng()
+    a = rng.standard_normal((n, n))
+    if dtype == "complex64":
+        a = a + 1j * rng.standard_normal((n, n))
+    spd = a @ a.conj().T + n * np.eye(n)
+    exact = np.linalg.cholesky(spd)
+    h = spd.astype(dtype)
+    got = np.asarray(xp.linalg.cholesky(xp.asarray(h)))
+    upper = np.asarray(xp.linalg.cholesky(xp.asarray(h), upper=True))
+    ours = np.abs(got - exact).max() / np.abs(exact).max()
+    lapack = np.abs(np.linalg.cholesky(h) - exact).max() / np.abs(exact).max()  # LAPACK in the same precision
+    assert ours <= 10 * max(lapack, np.finfo(h.real.dtype).eps)
+    assert np.all(np.triu(got, 1) == 0)
+    np.testing.assert_array_equal(upper, got.conj().T)
+    bad = (a + a.T).real.astype(np.float32)  # indefinite: NaN from the first failing pivot, as without panels
+    with debug.binding_limit(1 << 20):
+        ref = np.asarray(xp.linalg.cholesky(xp.asarray(bad)))
+    np.testing.assert_array_equal(np.isnan(np.asarray(xp.linalg.cholesky(xp.asarray(bad)))), np.isnan(ref))

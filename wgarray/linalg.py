@@ -370,9 +370,35 @@ def slogdet(x: Array, /) -> SlogdetResult:
 @_stacks_in_runs
 def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     _float_input(x, "cholesky", square=True)
-    L = Array._new(blk.cholesky(x._node))
+    if x.ndim == 2 and x.device.big and slabs.too_big([x._node]):
+        L = _cholesky_by_panels(x)
+    else:
+        L = Array._new(blk.cholesky(x._node))
     if upper:
         return ew.conj(matrix_transpose(L))
+    return L
+
+
+def _cholesky_by_panels(x: Array) -> Array:
+    """The Cholesky factor of one matrix past the binding limit, a panel of columns at
+    a time (left-looking): the panel less the product of the factor's rows found so far
+    (a matmul that runs in blocks), the Cholesky factor of its top square, the rows below
+    from a solve with it, both written into their place in the factor. Each panel fits
+    a binding; the work is matrix products but for the panels' own factorizations."""
+    n = x.shape[-1]
+    device = x.device
+    width = max(1, min(n, slabs.slab_bytes(device) // (PART_SHARE * n * max(x.dtype.itemsize, 8))))
+    L = cf.zeros((n, n), dtype=x.dtype, device=device)
+    for j in range(0, n, width):
+        w = min(width, n - j)
+        panel = _own(x[j:, j:j + w]._node)
+        if j:
+            left = L[j:, :j]
+            panel = panel - matmul(left, ew.conj(matrix_transpose(left[:w])))
+        top = cholesky(panel[:w])
+        L[j:j + w, j:j + w] = top
+        if j + w < n:
+            L[j + w:, j:j + w] = ew.conj(matrix_transpose(solve(top, ew.conj(matrix_transpose(panel[w:])))))
     return L
 
 
