@@ -378,8 +378,7 @@ def _reduce_in_slabs(node: g.Node, axes, kind: str, post=None) -> g.Node:
     if kind in rd.ARG_KINDS:
         whole = all(items[d][3] == shape[d] for items, _, _ in parts for d in axes)
         if not whole:
-            raise MemoryError(f"{slabs.rt_caller()}: {kind} along axes whose runs are past the storage-binding "
-                              f"limit ({device.max_binding_bytes} bytes) is not supported yet")
+            return _arg_runs_in_slabs(node, axes, kind, parts, kept_dims, kept, kstrides)
         return _arg_rows_in_slabs(node, axes, kind, parts, kept_dims, kept, kstrides)
     acc: dict[int, g.Node] = {}  # flat start in the result -> merged partial
     for items, _, _ in parts:
@@ -418,15 +417,55 @@ def _arg_rows_in_slabs(node, axes, kind, parts, kept_dims, kept, kstrides):
     return g.Data(vout, kept, vals.dtype, device), g.Data(pout, kept, dt.int64, device)
 
 
+def _arg_runs_in_slabs(node, axes, kind, parts, kept_dims, kept, kstrides):
+    """argmax / argmin over ``axes`` past the binding limit where slabs cut the reduced
+    axes: each slab's positions made global over the reduced axes (a slab holds one index
+    of the axes before its own, a range of its own, the rest whole, so a constant per
+    slab does it), and the slabs of one part of the result merged in order (``_better``),
+    each part then copied into its place."""
+    device = node.device
+    rt = device.runtime
+    red_shape = tuple(node.shape[d] for d in axes)
+    rstrides = dict(zip(axes, g.contiguous_strides(red_shape)))
+    acc: dict[int, tuple] = {}
+    for items, _, _ in parts:
+        vals, ids = reduce_axes(slabs.windowed(g.index_view(node, items)), axes, kind)
+        shift = sum(items[d][1] * rstrides[d] for d in axes)
+        gid = g.make_op("add", [g.make_op("cast", [ids], dt.int64), g.Const(shift, dt.int64, device, ids.shape)],
+                        dt.int64)
+        start = sum(items[d][1] * st for d, st in zip(kept_dims, kstrides))
+        prev = acc.get(start)
+        acc[start] = (vals, gid) if prev is None else _better(prev[0], prev[1], vals, gid, kind)
+    vals0 = next(iter(acc.values()))[0]
+    vout = rt.alloc(max(g.prod(kept), 1) * vals0.dtype.itemsize)
+    pout = rt.alloc(max(g.prod(kept), 1) * 8)
+    for start, (vals, gid) in acc.items():
+        vals, gid = _contig(vals), _contig(gid)
+        isz = vals.dtype.itemsize
+        rt.copy(vals.buf, vals.offset * isz, vout, start * isz, vals.size * isz)
+        rt.copy(gid.buf, gid.offset * 8, pout, start * 8, gid.size * 8)
+    return g.Data(vout, kept, vals0.dtype, device), g.Data(pout, kept, dt.int64, device)
+
+
+def _better(best, pos, vals, gid, kind):
+    """(values, positions) merged with a later slab's: the later wins only where it is
+    strictly more extreme, or a NaN where the earlier is not (NumPy's first-NaN rule)."""
+    better = g.make_op("greater" if kind == "argmax" else "less", [vals, best], dt.bool)
+    if best.dtype.kind in "fc":
+        nan_v = g.make_op("isnan", [vals], dt.bool)
+        nan_b = g.make_op("isnan", [best], dt.bool)
+        better = g.make_op("logical_and", [g.make_op("logical_not", [nan_b], dt.bool),
+                                           g.make_op("logical_or", [better, nan_v], dt.bool)], dt.bool)
+    return (g.realize(g.make_op("where", [better, vals, best], vals.dtype)),
+            g.realize(g.make_op("where", [better, gid, pos], dt.int64)))
+
+
 def _arg_in_slabs(node: g.Node, kind: str):
     """argmax / argmin over every axis of a node past the binding limit: each slab's
     value and first position (a slab is a contiguous range of the flattened array, so
     its positions plus its start are global ones), merged in slab order so that the
     first extreme wins, a NaN first of all (NumPy's rule). Positions are int64."""
     device = node.device
-    dtype = node.dtype
-    floating = dtype.kind in "fc"
-    cmp = "greater" if kind == "argmax" else "less"
     best = pos = None
     for items, start, _ in slabs.plan(node)[0]:
         vals, ids = reduce_axes(slabs.windowed(g.index_view(node, items)), tuple(range(node.ndim)), kind)
@@ -436,14 +475,7 @@ def _arg_in_slabs(node: g.Node, kind: str):
         if best is None:
             best, pos = vals, gid
             continue
-        better = g.make_op(cmp, [vals, best], dt.bool)
-        if floating:
-            nan_v = g.make_op("isnan", [vals], dt.bool)
-            nan_b = g.make_op("isnan", [best], dt.bool)
-            better = g.make_op("logical_and", [g.make_op("logical_not", [nan_b], dt.bool),
-                                               g.make_op("logical_or", [better, nan_v], dt.bool)], dt.bool)
-        best = g.realize(g.make_op("where", [better, vals, best], vals.dtype))
-        pos = g.realize(g.make_op("where", [better, gid, pos], dt.int64))
+        best, pos = _better(best, pos, vals, gid, kind)
     return best, pos
 
 
