@@ -219,12 +219,14 @@ def test_random_programs_long(seed):
 
 
 
-def test_lengths_past_32_bits_are_refused_at_the_call():
-    x = xp.ones((1,), dtype=xp.float32)
-    with pytest.raises(ValueError, match="broadcast_to: expected at most 2\\*\\*32 - 1 elements"):
-        xp.broadcast_to(x, (2**32 + 8,))
-    with pytest.raises(ValueError, match="add: expected at most"):
-        xp.ones((2**16, 1), dtype=xp.float32) + xp.ones((1, 2**16 + 1), dtype=xp.float32)
+def test_lengths_past_32_bits_are_views_and_past_63_bits_refused_at_the_call():
+    x = xp.ones((1,), dtype=xp.float32) * 3
+    big = xp.broadcast_to(x, (2**32 + 8,))  # a view: nothing allocated
+    assert big.shape == (2**32 + 8,) and float(big[2**32 + 7]) == 3.0
+    with pytest.raises(ValueError, match="broadcast_to: expected at most 2\\*\\*63 - 1 elements"):
+        xp.broadcast_to(x, (2**62, 4))
+    with pytest.raises(ValueError, match="add: expected at most 2\\*\\*63 - 1 elements"):
+        xp.broadcast_to(x, (2**32, 1)) + xp.broadcast_to(x, (1, 2**31 + 1))
     assert xp.broadcast_shapes((2**40,), (1,)) == (2**40,)  # shapes alone are not arrays
 
 

@@ -626,6 +626,13 @@ def test_broadcast_results_past_two_to_the_32_elements():
         assert float(z[i, j]) == np.float32(i) * np.float32(0.5) + np.float32(j)
     assert float(xp.max(z)) == np.float32(m - 1) * np.float32(0.5) + np.float32(n - 1)
     del z
+    r = xp.arange(2**32 + 5)  # int64 values past 32 bits, from a row and a column grid
+    for i in (0, 123, 2**32 - 1, 2**32, 2**32 + 4):
+        assert int(r[i]) == i
+    del r
+    e = xp.eye(m, dtype=xp.float32)  # 17 GiB: row and column grids whose values fit 32 bits
+    assert float(e[m - 1, m - 1]) == 1.0 and float(e[m - 1, m - 2]) == 0.0
+    assert float(xp.sum(e)) == m
 
 
 class _RefusingDevice:
@@ -736,3 +743,22 @@ def test_argmax_argmin_along_axes_that_slabs_cut(limited, kind):
         np.testing.assert_array_equal(np.asarray(got), getattr(np, kind)(h, axis=axis))
     np.testing.assert_array_equal(np.asarray(getattr(xp, kind)(xp.asarray(c), axis=1, keepdims=True)),
                                   getattr(np, kind)(c, axis=1, keepdims=True))
+
+
+@pytest.mark.parametrize("args", [(5000,), (3, 50003, 7), (2.5, 4000.0, 0.5), (-3, 7000, 1, "int32"),
+                                  (0, 6000, 1, "float32")])
+def test_arange_past_the_u32_index_range_from_row_and_column_grids(monkeypatch, args):
+    """Past IOTA_SPLIT (2**32) the flat index is made in int64 from two grids; lowered
+    here, so that the construction runs on small ranges."""
+    from wgarray import _creation_functions
+    monkeypatch.setattr(_creation_functions, "IOTA_SPLIT", 1000)
+    dtype = args[3] if len(args) == 4 else None
+    got = xp.arange(*args[:3], dtype=None if dtype is None else getattr(xp, dtype))
+    ref = np.arange(*args[:3], dtype=dtype)
+    if ref.dtype == np.float64 and not xp.__array_namespace_info__().dtypes().get("float64"):
+        ref = ref.astype(np.float32)
+    assert np.asarray(got).dtype == ref.dtype
+    np.testing.assert_array_equal(np.asarray(got), ref)
+    for num, endpoint in [(5000, True), (5001, False)]:
+        np.testing.assert_allclose(np.asarray(xp.linspace(-1.0, 3.0, num, endpoint=endpoint)),
+                                   np.linspace(-1, 3, num, endpoint=endpoint), rtol=1e-6, atol=1e-6)

@@ -132,10 +132,22 @@ def full_like(x: Array, /, fill_value, *, dtype=None, device=None) -> Array:
 
 # ------------------------------------------------------------------ ranges
 
+# A flat index this long no longer fits the u32 of an index grid (``g.Iota``): it is
+# made in int64 from a row and a column grid.
+IOTA_SPLIT = 2**32
+
+
 def _iota(n: int, device: Device) -> g.Node:
-    if n >= 2**32:
-        raise ValueError(f"arange: {n} elements exceed wgarray's 2**32 element index range")
-    return g.Iota((n,), device)
+    """The indices 0 .. n - 1: a u32 index grid, or past IOTA_SPLIT an int64 array."""
+    if n < IOTA_SPLIT:
+        return g.Iota((n,), device)
+    cols = 1 << min(16, n.bit_length() // 2)
+    rows = -(-n // cols)
+    i = g.make_op("cast", [g.Iota((rows, cols), device, 0, (1, 0))], dt.int64)
+    j = g.make_op("cast", [g.Iota((rows, cols), device, 0, (0, 1))], dt.int64)
+    grid = g.realize(g.make_op("add", [g.make_op("multiply", [i, g.Const(cols, dt.int64, device, i.shape)], dt.int64),
+                                       j], dt.int64))
+    return g.index_view(g.reshape_view(grid, (rows * cols,)), [("slice", 0, 1, n)])
 
 
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Array:
@@ -183,11 +195,12 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> 
         raise TypeError(f"linspace: expected a floating-point dtype, got {d}")
     div = (num - 1) if endpoint else num
     step = (stop - start) / div if div > 0 else 0.0
-    node = _core.cast_node(_iota(num, device), d)
+    index = _iota(num, device)
+    node = _core.cast_node(index, d)
     node = g.make_op("multiply", [node, _core.const(step, d, device, "linspace")], d)
     node = g.make_op("add", [node, _core.const(start, d, device, "linspace")], d)
     if endpoint and num > 1:
-        is_last = g.make_op("equal", [g.Iota((num,), device), _core.const(num - 1, dt.uint32, device, "linspace")], dt.bool)
+        is_last = g.make_op("equal", [index, _core.const(num - 1, index.dtype, device, "linspace")], dt.bool)
         node = g.make_op("where", [is_last, _core.const(stop, d, device, "linspace"), node], d)
     return Array._new(g.realize(node))
 
