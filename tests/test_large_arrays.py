@@ -412,13 +412,19 @@ def test_an_array_several_times_the_real_binding_limit():
     assert int(xp.sum(ones)) == n
 
 
-def test_index_grids_past_2_32_elements_are_refused():
+def test_index_grids_past_2_32_elements_are_taken_where_their_values_fit_32_bits():
     from wgarray._graph import node as g
 
     dev = xp.asarray(0).device
-    with pytest.raises(MemoryError, match=r"index grid of at most 2\*\*32 elements"):
+    # a flat index past 2**32 would wrap in u32: refused at construction
+    with pytest.raises(MemoryError, match=r"index grid whose values fit 32 bits, got shape \(65536, 65537\)"):
         g.Iota((1 << 16, (1 << 16) + 1), dev)
     assert g.Iota((1 << 16, 1 << 16), dev).size == 1 << 32
+    # a row index and a column index of a wide grid stay below 2**32: taken
+    rows = g.Iota((1 << 17, 1 << 16), dev, strides=(1, 0))
+    cols = g.Iota((1 << 17, 1 << 16), dev, strides=(0, 1))
+    assert rows.size == cols.size == 1 << 33
+    assert (rows.offset, rows.strides, cols.strides) == (0, (1, 0), (0, 1))
 
 
 # ----------------------------------------------- arrays past the largest buffer: segments
@@ -638,8 +644,8 @@ def test_broadcast_results_past_two_to_the_32_elements():
 class _RefusingDevice:
     """A wgpu device whose buffers of ``size`` bytes or more run out after ``allow``."""
 
-    def __init__(self, real, size, allow):
-        self.real, self.size, self.allow = real, size, allow
+    def __init__(self, real, size, allow, error):
+        self.real, self.size, self.allow, self.error = real, size, allow, error
 
     def __getattr__(self, name):
         return getattr(self.real, name)
@@ -647,14 +653,22 @@ class _RefusingDevice:
     def create_buffer(self, **kwargs):
         if kwargs["size"] >= self.size:
             if self.allow <= 0:
-                import wgpu
-                raise wgpu.GPUOutOfMemoryError("out of memory")
+                raise self.error
             self.allow -= 1
         return self.real.create_buffer(**kwargs)
 
 
+def _oom_errors():
+    import wgpu
+    # how drivers refuse: an out-of-memory error, or (wgpu-native on NVIDIA's Vulkan) a
+    # validation error from wgpuDeviceCreateBuffer
+    return {"oom": wgpu.GPUOutOfMemoryError("out of memory"),
+            "validation": wgpu.GPUValidationError("In wgpuDeviceCreateBuffer: Not enough memory left.")}
+
+
+@pytest.mark.parametrize("how", ["oom", "validation"])
 @pytest.mark.parametrize("segmented", [True, False])
-def test_out_of_device_memory_is_a_memory_error_naming_requested_and_held_bytes(segmented):
+def test_out_of_device_memory_is_a_memory_error_naming_requested_and_held_bytes(segmented, how):
     device = xp.__array_namespace_info__().default_device()
     rt = device.runtime
     held = xp.ones(50_000, dtype=xp.float32) + 1
@@ -662,7 +676,7 @@ def test_out_of_device_memory_is_a_memory_error_naming_requested_and_held_bytes(
     real = rt.wgpu
     with debug.segment_limit(16384):
         rt.pool.trim(0)
-        rt.wgpu = _RefusingDevice(real, 16384, 3 if segmented else 0)
+        rt.wgpu = _RefusingDevice(real, 16384, 3 if segmented else 0, _oom_errors()[how])
         try:
             n = 100_000 if segmented else 3000
             with pytest.raises(MemoryError, match=rf"cannot allocate {4 * n} bytes .*held by live wgarray arrays"):

@@ -100,15 +100,15 @@ class Iota(Node):
     def __init__(self, shape, device, offset=0, strides=None, dtype=None):
         self.shape = tuple(shape)
         self.strides = contiguous_strides(self.shape) if strides is None else tuple(strides)
+        self.dtype = dt.uint32
+        self.device = device
+        self.offset = offset
         # its values are u32: a grid past 2**32 elements is taken where its largest
         # value fits (a row or column index of a wide grid), never where one would wrap
         if prod(self.shape) > _IOTA_MAX and offset + sum((n - 1) * st for n, st in zip(self.shape, self.strides)) \
                 >= _IOTA_MAX:
             raise MemoryError(f"{_caller()}: expected an index grid whose values fit 32 bits, got shape {self.shape} "
                               f"and strides {self.strides}")
-        self.dtype = dt.uint32
-        self.device = device
-        self.offset = offset
 
     n_nodes = 1
     n_leaves = 0

@@ -192,6 +192,26 @@ def _first(item):
     return item[0]
 
 
+class _OutOfMemory(Exception):
+    """The device refused a buffer for want of memory."""
+
+
+def _create_storage(device, size: int):
+    """A storage buffer of ``size`` bytes, or _OutOfMemory where the device has no room.
+
+    Drivers report that differently: a GPUOutOfMemoryError, or (wgpu-native on Vulkan,
+    NVIDIA) a GPUValidationError "Not enough memory left" from wgpuDeviceCreateBuffer.
+    """
+    try:
+        return device.create_buffer(size=size, usage=_STORAGE_USAGE)
+    except wgpu.GPUOutOfMemoryError as exc:
+        raise _OutOfMemory(str(exc)) from exc
+    except wgpu.GPUValidationError as exc:
+        if "memory" not in str(exc).lower():
+            raise
+        raise _OutOfMemory(str(exc)) from exc
+
+
 class BufferPool:
     def __init__(self, runtime: Runtime):
         self.runtime = runtime
@@ -230,12 +250,12 @@ class BufferPool:
             self.live[uid] = buf
             return DeviceBuffer(rt, buf, size, uid)
         try:
-            buf = rt.wgpu.create_buffer(size=size, usage=_STORAGE_USAGE)
-        except wgpu.GPUOutOfMemoryError:
+            buf = _create_storage(rt.wgpu, size)
+        except _OutOfMemory:
             self.trim(0)  # the cached free buffers go back to the device: then once more
             try:
-                buf = rt.wgpu.create_buffer(size=size, usage=_STORAGE_USAGE)
-            except wgpu.GPUOutOfMemoryError as exc:
+                buf = _create_storage(rt.wgpu, size)
+            except _OutOfMemory as exc:
                 raise MemoryError(f"{public_caller()}: cannot allocate {nbytes} bytes ({size} pooled) on "
                                   f"{rt.device.name!r}: the device is out of memory, with {self.live_bytes()} "
                                   f"bytes held by live wgarray arrays") from exc
