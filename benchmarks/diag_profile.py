@@ -7,6 +7,7 @@ named workloads, with the wall time of a normal (unprofiled) run beside it.
     python benchmarks/diag_profile.py --host euclid:20000  # scikit-learn's euclidean_distances
     WARM=0 python benchmarks/diag_profile.py sort          # no warm-up beyond two runs
     python benchmarks/diag_profile.py --torch sort argsort unique cumsum sum mean var fftn rfft matmul
+    python benchmarks/diag_profile.py --torch cholesky:1024 solve:4096 qr:1024   # square factorizations
                                                            # single kernels, torch's time beside
 
 Each workload runs untimed first, at least twice and for WARM seconds (pipelines
@@ -132,6 +133,11 @@ def _first(out):
     return out[(0,) * out.ndim]
 
 
+def _spd(n):
+    a = RNG.standard_normal((n, n)).astype(np.float32)
+    return (a @ a.T / n + np.eye(n, dtype=np.float32)).astype(np.float32)
+
+
 def _f32(n, default):
     return [RNG.standard_normal(n or default).astype(np.float32)]
 
@@ -152,6 +158,11 @@ KERNELS = {
     "fftn": (lambda n: [(RNG.standard_normal((n or 4096,) * 2) + 1j * RNG.standard_normal((n or 4096,) * 2))
                         .astype(np.complex64)], lambda m, x: m.fft.fftn(x), "4096^2 complex64"),
     "rfft": (lambda n: _f32(n, 1 << 24), lambda m, x: m.fft.rfft(x), "2^24 float32"),
+    "cholesky": (lambda n: [_spd(n or 1024)], lambda m, a: m.linalg.cholesky(a), "1024 float32"),
+    "solve": (lambda n: [_spd(n or 1024), RNG.standard_normal((n or 1024, 1)).astype(np.float32)],
+              lambda m, a, b: m.linalg.solve(a, b), "1024 float32, one right-hand side"),
+    "qr": (lambda n: [RNG.standard_normal((n or 1024,) * 2).astype(np.float32)], lambda m, a: m.linalg.qr(a),
+           "1024 float32"),
     "matmul": (lambda n: [RNG.random((n or 4096,) * 2, dtype=np.float32),
                           RNG.random((n or 4096,) * 2, dtype=np.float32)],
                lambda m, a, b: m.matmul(a, b), "4096^3 float32"),

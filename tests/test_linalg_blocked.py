@@ -124,8 +124,7 @@ def test_both_leaf_kernels_within_10x_of_lapack(d, shared, monkeypatch):
     Ls = to_np(la.cholesky(xp.asarray(stack)))
     assert np.isnan(Ls[0]).any()
     assert bound(rel(Ls[1] @ ct(Ls[1]), a), rel(ref @ ct(ref), a), d)
-    fits = blk.kb.leaf_shared_bytes(npdt(d).itemsize) <= xp.asarray(0).device.limits.get(
-        "max-compute-workgroup-storage-size", 16384)
+    fits = blk.leaf_shared_ld(npdt(d).itemsize, xp.asarray(0).device) is not None
     leaves = {f for f in used if f.startswith("linalg_blk_leaf")}
     assert leaves == {"linalg_blk_leaf_sh" if shared and fits else "linalg_blk_leaf"}, leaves
 

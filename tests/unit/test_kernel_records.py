@@ -120,6 +120,8 @@ def _opens_aliased(record, text: str) -> bool:
     (kl.eig_record, kl.render_eig, ("c64", True, True, 60)),
     (kb.store_record, kb.render_store, ("f32",)),
     (kb.leaf_record, kb.render_leaf, ("c64",)),
+    (kb.leaf_shared_record, kb.render_leaf_shared, ("f32", 65)),
+    (kb.leaf_shared_record, kb.render_leaf_shared, ("c128", 64)),
     (kb.panel_record, kb.render_panel, ("f32",)),
     (kb.hh_record, kb.render_hh, ("f32",)),
     (kb.hh_t_record, kb.render_hh_t, ("f32",)),

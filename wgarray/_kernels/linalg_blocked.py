@@ -134,14 +134,25 @@ def _leaf(w: _Mat, nblk: int, phase: int, d_buf=None, unit: bool = False) -> Non
         raise AssertionError("leaf: the inverse needs its own buffer")
     if phase == 0:  # the output binding is unused: a tiny scratch keeps the bindings distinct
         d = device.runtime.alloc(16)
-    if LEAF_SHARED and kb.leaf_shared_bytes(w.dtype.itemsize) <= device.limits.get(
-            "max-compute-workgroup-storage-size", 16384):
-        family, rec, render = "linalg_blk_leaf_sh", kb.leaf_shared_record, kb.render_leaf_shared
+    ld = leaf_shared_ld(w.dtype.itemsize, device) if LEAF_SHARED else None
+    if ld is not None:
+        family, spec, rec, render = "linalg_blk_leaf_sh", (t, ld), kb.leaf_shared_record, kb.render_leaf_shared
     else:
-        family, rec, render = "linalg_blk_leaf", kb.leaf_record, kb.render_leaf
-    launch(device, family, (t,), rec, render, {"W": w.buf, "D": d}, w.nb * nblk,
+        family, spec, rec, render = "linalg_blk_leaf", (t,), kb.leaf_record, kb.render_leaf
+    launch(device, family, spec, rec, render, {"W": w.buf, "D": d}, w.nb * nblk,
            nitems=w.nb * nblk, nblk=nblk, kb=LEAF, ntot=w.rows, offW=w.off, szW=w.sz, sblk=LEAF * (w.rs + w.cs),
            rs=w.rs, cs=w.cs, phase=phase, unit=int(unit), offD=0)
+
+
+def leaf_shared_ld(itemsize: int, device) -> int | None:
+    """The row stride of the workgroup-memory leaf's block on ``device``: LEAF + 1 (a
+    column across all banks) where that fits, LEAF where only that does, None where
+    the block does not fit workgroup memory (then the global-memory leaf runs)."""
+    room = device.limits.get("max-compute-workgroup-storage-size", 16384)
+    for ld in (LEAF + 1, LEAF):
+        if kb.leaf_shared_bytes(itemsize, ld) <= room:
+            return ld
+    return None
 
 
 def _matmul(a: g.Node, b: g.Node) -> g.Data:

@@ -122,95 +122,121 @@ def render_leaf(t: str) -> str:
     return _finish(decls, t, body)
 
 
-def leaf_shared_record(t: str) -> Launch:
-    return record(f"linalg_blk_leaf_sh_{t}", [("W", "S", True), ("D", "S", True)],
-                  ("nitems", "nblk", "kb", "ntot", "offW", "szW", "sblk", "rs", "cs", "phase", "unit", "offD"))
+LEAF_WG = 256  # the workgroup-memory leaf's threads: LEAF column lanes times LEAF_WG // LEAF row groups
 
 
-def leaf_shared_bytes(itemsize: int) -> int:
-    """Workgroup memory of ``render_leaf_shared``: one LEAF x LEAF block."""
-    return LEAF * LEAF * itemsize
+def leaf_shared_record(t: str, ld: int = LEAF + 1) -> Launch:
+    return record(f"linalg_blk_leaf_sh{ld}_{t}", [("W", "S", True), ("D", "S", True)],
+                  ("nitems", "nblk", "kb", "ntot", "offW", "szW", "sblk", "rs", "cs", "phase", "unit", "offD"),
+                  LEAF_WG)
 
 
-def render_leaf_shared(t: str) -> str:
+def leaf_shared_bytes(itemsize: int, ld: int = LEAF + 1) -> int:
+    """Workgroup memory of ``render_leaf_shared``: one LEAF x LEAF block, rows ``ld`` apart."""
+    return LEAF * ld * itemsize
+
+
+def render_leaf_shared(t: str, ld: int = LEAF + 1) -> str:
     """``render_leaf``'s phases with the block in workgroup memory (bindings and
-    parameters the same; for devices whose workgroup memory holds LEAF x LEAF scalars).
+    parameters the same; for devices whose workgroup memory holds LEAF x ``ld``
+    scalars), LEAF_WG threads.
 
-    The global-memory leaf spends its time on dependent global loads: each of LEAF
-    Cholesky steps rereads the trailing block from memory, and each thread's column of
-    the inverse is a chain of LEAF^2 / 2 loads of values it wrote itself (H200, float64:
-    525 us a leaf). Here the block is loaded once, factored in place with workgroup
-    barriers between steps, written back (phases 0 and 2), and inverted as render_leaf
-    does it, a column per thread by forward substitution (L x = e_j: the residual
-    L X - I stays at rounding level; LAPACK's trti2, which builds each column from the
-    inverse's trailing block, gave solve 13x LAPACK's residual at condition 1e3), each
-    column kept in the upper triangle the factor leaves free (phases 1 and 2)."""
-    decls = leaf_shared_record(t).declarations() + [f"var<workgroup> L: array<S, {LEAF * LEAF}>;"]
+    The block is loaded once, factored in place (phases 0 and 2), written back, then
+    inverted (phases 1 and 2). Rows lie ``ld`` = LEAF + 1 elements apart where that
+    fits: a column then spreads over all memory banks (rows LEAF apart put a column in
+    one bank, and every column read of the substitution chains conflicted 32 ways).
+
+    Both phases are right-looking, one barrier a step. Factor step k: every thread
+    takes the pivot's reciprocal square root itself; lane j (a column) of row group g
+    updates rows k+1+g, k+1+g+G, ... of column j > k from column k scaled on the fly,
+    while column k itself is scaled after the barrier (no later step reads it). The
+    products and their order are those of the scale-then-update form, so the factor's
+    bits are. Inverse: L X = I by forward substitution for all columns at once, lane i
+    (a row) of group g updating X[i, j] for j = g, g+G, ... <= k from the final row k of
+    X; the last update of each entry divides by L[i, i]. Each entry's terms are
+    subtracted in the order of column-by-column substitution (the residual L X - I at
+    rounding level; LAPACK's trti2, which builds each column from the inverse's
+    trailing block, gave solve 13x LAPACK's residual at condition 1e3). X's strictly
+    lower part is kept transposed in the upper triangle of the block, which the factor
+    leaves free; its diagonal is recomputed as 1 / L[k, k] where it is read."""
+    G = LEAF_WG // LEAF
+    decls = leaf_shared_record(t, ld).declarations() + [f"var<workgroup> L: array<S, {LEAF * ld}>;"]
     body = _head()
+    body[0] = f"@compute @workgroup_size({LEAF_WG})"
     body += f"""    let blk = b % P[1];
     let m = min(P[2], P[3] - blk * P[2]);
     let w0 = P[4] + (b / P[1]) * P[5] + blk * P[6];
     let rs = P[7]; let cs = P[8];
-    for (var e = lid; e < m * m; e += {WG}u) {{
+    let lane = lid % {LEAF}u;
+    let grp = lid / {LEAF}u;
+    for (var e = lid; e < m * m; e += {LEAF_WG}u) {{
         let i = e / m; let j = e % m;
-        L[i * {LEAF}u + j] = W[w0 + i * rs + j * cs];
+        L[i * {ld}u + j] = W[w0 + i * rs + j * cs];
     }}
     workgroupBarrier();
     if (P[9] != 1u) {{
     for (var k = 0u; k < m; k++) {{
-        let kk = k * {LEAF + 1}u;
-        let piv = r_sqrt(s_re(L[kk]));
+        let piv = r_sqrt(s_re(L[k * {ld + 1}u]));
         let inv = R(1) / piv;
-        workgroupBarrier();
-        if (lid == 0u) {{ L[kk] = s_real(piv); }}
-        for (var i = k + 1u + lid; i < m; i += {WG}u) {{
-            L[i * {LEAF}u + k] = s_scale(L[i * {LEAF}u + k], inv);
-        }}
-        workgroupBarrier();
-        let r = m - k - 1u;
-        for (var e = lid; e < r * r; e += {WG}u) {{
-            let i = k + 1u + e / r; let j = k + 1u + e % r;
-            if (j <= i) {{
-                L[i * {LEAF}u + j] = L[i * {LEAF}u + j] - s_mul(L[i * {LEAF}u + k], s_conj(L[j * {LEAF}u + k]));
+        let j = lane;
+        if (j > k && j < m) {{
+            let lj = s_conj(s_scale(L[j * {ld}u + k], inv));
+            for (var i = k + 1u + grp; i < m; i += {G}u) {{
+                if (j <= i) {{
+                    L[i * {ld}u + j] = L[i * {ld}u + j] - s_mul(s_scale(L[i * {ld}u + k], inv), lj);
+                }}
             }}
         }}
         workgroupBarrier();
-    }}
-    for (var e = lid; e < m * m; e += {WG}u) {{
-        let i = e / m; let j = e % m;
-        var v = L[i * {LEAF}u + j];
-        if (j > i) {{ v = s_real(R(0)); }}
-        W[w0 + i * rs + j * cs] = v;
-    }}
-    }}
-    if (P[9] != 0u) {{
-    // column j of the inverse by forward substitution (as render_leaf), thread j's:
-    // its entries below the diagonal kept transposed in row j of the upper triangle of
-    // L (free, and read by thread j alone), its diagonal entry in a register
-    let d0 = P[11] + b * {LEAF * LEAF}u;
-    let unit = P[10] == 1u;
-    let j = lid;
-    var djj = s_real(R(0));
-    if (j < m) {{
-        djj = s_real(R(1));
-        if (!unit) {{ djj = s_div(djj, L[j * {LEAF + 1}u]); }}
-        for (var i = j + 1u; i < m; i++) {{
-            var x = s_real(R(0)) - s_mul(L[i * {LEAF}u + j], djj);
-            for (var k = j + 1u; k < i; k++) {{
-                x = x - s_mul(L[i * {LEAF}u + k], L[j * {LEAF}u + k]);
-            }}
-            if (!unit) {{ x = s_div(x, L[i * {LEAF + 1}u]); }}
-            L[j * {LEAF}u + i] = x;
+        if (lid == 0u) {{ L[k * {ld + 1}u] = s_real(piv); }}
+        for (var i = k + 1u + lid; i < m; i += {LEAF_WG}u) {{
+            L[i * {ld}u + k] = s_scale(L[i * {ld}u + k], inv);
         }}
     }}
     workgroupBarrier();
-    for (var e = lid; e < {LEAF * LEAF}u; e += {WG}u) {{
+    for (var e = lid; e < m * m; e += {LEAF_WG}u) {{
+        let i = e / m; let j = e % m;
+        var v = L[i * {ld}u + j];
+        if (j > i) {{ v = s_real(R(0)); }}
+        W[w0 + i * rs + j * cs] = v;
+    }}
+    workgroupBarrier();
+    }}
+    if (P[9] != 0u) {{
+    let d0 = P[11] + b * {LEAF * LEAF}u;
+    let unit = P[10] == 1u;
+    for (var e = lid; e < m * m; e += {LEAF_WG}u) {{
+        let i = e / m; let j = e % m;
+        if (i > j) {{ L[j * {ld}u + i] = s_real(R(0)); }}
+    }}
+    workgroupBarrier();
+    for (var k = 0u; k < m; k++) {{
+        var xkk = s_real(R(1));
+        if (!unit) {{ xkk = s_div(xkk, L[k * {ld + 1}u]); }}
+        let i = k + 1u + lane;
+        if (i < m) {{
+            let lik = L[i * {ld}u + k];
+            let last = i == k + 1u && !unit;
+            for (var j = grp; j <= k; j += {G}u) {{
+                var xkj = xkk;
+                if (j < k) {{ xkj = L[j * {ld}u + k]; }}
+                var x = L[j * {ld}u + i] - s_mul(lik, xkj);
+                if (last) {{ x = s_div(x, L[i * {ld + 1}u]); }}
+                L[j * {ld}u + i] = x;
+            }}
+        }}
+        workgroupBarrier();
+    }}
+    for (var e = lid; e < {LEAF * LEAF}u; e += {LEAF_WG}u) {{
         let i = e / {LEAF}u; let c = e % {LEAF}u;
         var v = s_real(R(0));
-        if (i < m && c < i) {{ v = L[c * {LEAF}u + i]; }}
-        if (c != i) {{ D[d0 + e] = v; }}
+        if (i < m && c < i) {{ v = L[c * {ld}u + i]; }}
+        if (i < m && c == i) {{
+            v = s_real(R(1));
+            if (!unit) {{ v = s_div(v, L[i * {ld + 1}u]); }}
+        }}
+        D[d0 + e] = v;
     }}
-    if (j < {LEAF}u) {{ D[d0 + j * {LEAF + 1}u] = djj; }}
     }}
 }}""".split("\n")
     return _finish(decls, t, body)
