@@ -45,7 +45,7 @@ LEAF = kb.LEAF
 # Leaf blocks in workgroup memory where it holds one (every dtype but complex128 on
 # 48 KiB devices); the global-memory leaf elsewhere.
 LEAF_SHARED = True
-PANEL = 32  # LU panel width: the panel kernel's rank-1 updates cost rows * PANEL^2 / 2
+PANEL = 32  # LU panel width: at most the panel kernel's 32 column lanes
 
 
 class _Mat:
@@ -246,13 +246,16 @@ def lu(a: g.Node, rhs: g.Node | None, mode: str):
     fl = rt.alloc(max(nb, 1) * 4)
     dbuf = rt.alloc(nb * LEAF * LEAF * dtype.itemsize)
     budget = phase_budget(device)
+    threads = kb.panel_threads(device)
     for k in range(0, n, PANEL):
         kend = min(n, k + PANEL)
-        rows = _cdiv(n - k, kb.PANEL_WG)
-        cost = 16 + rows * (PANEL + 2) + _cdiv(ld, kb.PANEL_WG)
-        step = max(1, (budget - rows) // cost)
+        # per column: the tree, the row swap, the update of a row group's rows; then
+        # once per dispatch the multipliers' division
+        rows = _cdiv(n - k, threads // 32)
+        cost = 16 + threads.bit_length() + _cdiv(ld, threads) + rows
+        step = max(1, (budget - rows - _cdiv(n - k, threads)) // cost)
         for a0 in range(k, kend, step):
-            launch(device, "linalg_blk_panel", (t,), kb.panel_record, kb.render_panel,
+            launch(device, "linalg_blk_panel", (t, threads), kb.panel_record, kb.render_panel,
                    {"W": w.buf, "PIV": piv, "FL": fl}, nb,
                    nbatch=nb, n=n, ld=ld, k0=k, kend=kend, a=a0, c=min(kend, a0 + step))
         if kend == ld:

@@ -242,26 +242,44 @@ def render_leaf_shared(t: str, ld: int = LEAF + 1) -> str:
     return _finish(decls, t, body)
 
 
-def panel_record(t: str) -> Launch:
-    return record(f"linalg_blk_panel_{t}", [("W", "S", True), ("PIV", "u32", True), ("FL", "u32", True)],
-                  ("nbatch", "n", "ld", "k0", "kend", "a", "c"), PANEL_WG)
+def panel_threads(device) -> int:
+    """The LU panel kernel's workgroup size on ``device``: up to 1024 threads, a power
+    of two (32 column lanes times row groups; at least PANEL_WG on every WebGPU device)."""
+    lim = min(device.limits.get("max-compute-invocations-per-workgroup", PANEL_WG),
+              device.limits.get("max-compute-workgroup-size-x", PANEL_WG), 1024)
+    return max(PANEL_WG, 1 << (lim.bit_length() - 1))
 
 
-def render_panel(t: str) -> str:
+def panel_record(t: str, threads: int = PANEL_WG) -> Launch:
+    return record(f"linalg_blk_panel{threads}_{t}", [("W", "S", True), ("PIV", "u32", True), ("FL", "u32", True)],
+                  ("nbatch", "n", "ld", "k0", "kend", "a", "c"), threads)
+
+
+def render_panel(t: str, threads: int = PANEL_WG) -> str:
     """Bindings W (nbatch matrices of n rows by ld columns, contiguous), PIV (u32, n
     per matrix: the row swapped with row k at step k), FL (u32 per matrix: the parity
     of the swaps). P: nbatch, n, ld, k0, kend, a, c. Factors columns a..c-1 of the
-    panel k0..kend-1 (rows a..n-1), each pivot's row swap over all ld columns."""
-    T = PANEL_WG
-    decls = panel_record(t).declarations() + [
+    panel k0..kend-1 (at most 32 columns; rows a..n-1), each pivot's row swap over all
+    ld columns.
+
+    Thread lid is column lane lid % 32 (panel column k0 + lane) of row group lid / 32,
+    so a warp's loads and stores are one row's consecutive panel entries (a thread
+    walking its own row across the columns made each access its own memory sector).
+    The update of step k reads each row's multiplier W[i, k] / pivot where it lies,
+    unscaled: column k is divided by its pivot once, for all its rows, after the
+    dispatch's last step (row swaps between move whole rows below every pivot alike),
+    so no thread writes an entry that another lane of its row still reads. The
+    quotients, products and their order are those of scaling first, so the bits are."""
+    T = threads
+    G = T // 32
+    decls = panel_record(t, T).declarations() + [
              f"var<workgroup> pv_v: array<R, {T}>;", f"var<workgroup> pv_i: array<u32, {T}>;"]
-    tree = _tree("pv_v", "pv_i[o] < n && (pv_i[lid] >= n || pv_v[o] > pv_v[lid] || "
-                 "(pv_v[o] == pv_v[lid] && pv_i[o] < pv_i[lid]))",
-                 "pv_v[lid] = pv_v[o]; pv_i[lid] = pv_i[o];").replace(f"{WG // 2}u;", f"{T // 2}u;")
     body = _head()
     body[0] = f"@compute @workgroup_size({T})"
     body += f"""    let n = P[1]; let ld = P[2]; let kend = P[4];
     let w0 = b * n * ld;
+    let col = P[3] + lid % 32u;
+    let grp = lid / 32u;
     if (P[5] == 0u && lid == 0u) {{ FL[b] = 0u; }}
     // the pivot search of each later column rides on the previous column's update pass
     var bi = n; var bv = R(-1);
@@ -272,7 +290,15 @@ def render_panel(t: str) -> str:
     for (var k = P[5]; k < P[6]; k++) {{
         pv_v[lid] = bv; pv_i[lid] = bi;
         workgroupBarrier();
-{tree}
+        for (var st = {T // 2}u; st > 0u; st >>= 1u) {{
+            if (lid < st) {{
+                let o = lid + st;
+                if (pv_i[o] < n && (pv_i[lid] >= n || pv_v[o] > pv_v[lid] || (pv_v[o] == pv_v[lid] && pv_i[o] < pv_i[lid]))) {{
+                    pv_v[lid] = pv_v[o]; pv_i[lid] = pv_i[o];
+                }}
+            }}
+            workgroupBarrier();
+        }}
         let p = workgroupUniformLoad(&pv_i[0]);
         if (lid == 0u) {{ PIV[b * n + k] = p; }}
         if (p != k) {{
@@ -283,21 +309,28 @@ def render_panel(t: str) -> str:
         }}
         storageBarrier();
         let pv = W[w0 + k * ld + k];
-        let nx = k + 1u < P[6];
+        let nx = col == k + 1u && k + 1u < P[6];
         bi = n; bv = R(-1);
-        // row-local: divide by the pivot, the rank-1 update within the panel, then
-        // the next column's pivot candidate (no barrier between the three)
-        for (var i = k + 1u + lid; i < n; i += {T}u) {{
-            let r0 = w0 + i * ld;
-            let l = s_div(W[r0 + k], pv);
-            W[r0 + k] = l;
-            for (var j = k + 1u; j < kend; j++) {{ W[r0 + j] = W[r0 + j] - s_mul(l, W[w0 + k * ld + j]); }}
-            if (nx) {{
-                let a = s_abs2(W[r0 + k + 1u]);
-                if (bi == n || a > bv) {{ bv = a; bi = i; }}
+        if (col > k && col < kend) {{
+            let ukc = W[w0 + k * ld + col];
+            for (var i = k + 1u + grp; i < n; i += {G}u) {{
+                let r0 = w0 + i * ld;
+                let v = W[r0 + col] - s_mul(s_div(W[r0 + k], pv), ukc);
+                W[r0 + col] = v;
+                if (nx) {{
+                    let a = s_abs2(v);
+                    if (bi == n || a > bv) {{ bv = a; bi = i; }}
+                }}
             }}
         }}
         storageBarrier();
+    }}
+    // the multipliers: each of columns a..c-1 below its pivot, divided by it
+    if (col >= P[5] && col < P[6]) {{
+        let pv = W[w0 + col * ld + col];
+        for (var i = col + 1u + grp; i < n; i += {G}u) {{
+            W[w0 + i * ld + col] = s_div(W[w0 + i * ld + col], pv);
+        }}
     }}
 }}""".split("\n")
     return _finish(decls, t, body)
