@@ -501,7 +501,8 @@ def test_qr_blocked_householder_panel_split_over_dispatches(monkeypatch):
     factorization as LAPACK's."""
     monkeypatch.setattr(budget, "PHASE_LOOPS", 3000)
     m, n = 3000, 40
-    assert sum(blk._hh_cost(m, j, blk.QR_PANEL) for j in range(blk.QR_PANEL)) > 2 * budget.PHASE_LOOPS
+    threads = blk.kb.panel_threads(xp.asarray(0).device)
+    assert sum(blk._hh_cost(m, j, blk.QR_PANEL, threads) for j in range(blk.QR_PANEL)) > 2 * budget.PHASE_LOOPS
     a = with_cond(m, n, xp.float32, 1e3, seed=9)
     q, r = blk.qr_householder(xp.asarray(a)._node, "reduced")
     q, r = to_np(Array._new(q)), to_np(Array._new(r))

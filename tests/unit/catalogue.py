@@ -317,8 +317,11 @@ def _linalg_blocked(v):
     for t in LINALG_TAGS:
         for name in ("store", "leaf", "panel"):
             out[f"linalg_blocked/{name}_{t}"] = lambda t=t, f=getattr(kb, f"render_{name}"): f(t)
+        out[f"linalg_blocked/leaf_sh_{t}"] = lambda t=t: kb.render_leaf_shared(t)
+        out[f"linalg_blocked/panel1024_{t}"] = lambda t=t: kb.render_panel(t, 1024)
     for t in ("f32", "f64"):
         out[f"linalg_blocked/hh_{t}"] = lambda t=t: kb.render_hh(t)
+        out[f"linalg_blocked/hh1024_{t}"] = lambda t=t: kb.render_hh(t, 1024)
         out[f"linalg_blocked/hh_t_{t}"] = lambda t=t: kb.render_hh_t(t)
     return out
 

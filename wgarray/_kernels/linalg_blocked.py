@@ -410,16 +410,17 @@ def _read_scalar(node: g.Node) -> float:
 QR_PANEL = 32  # panel width of the blocked Householder QR (T is QR_PANEL x QR_PANEL)
 
 
-def _hh_cost(m: int, j: int, kend: int) -> int:
-    """Loop iterations of the panel kernel's column j (three passes over the rows and
-    two reductions, then two passes and a reduction per four later panel columns)."""
-    r = _cdiv(m - j, kb.PANEL_WG)
-    return 3 * r + 24 + _cdiv(kend - j - 1, 4) * (2 * r + 12)
+def _hh_cost(m: int, j: int, kend: int, threads: int = kb.PANEL_WG) -> int:
+    """Loop iterations of the panel kernel's column j on ``threads`` threads (three
+    passes over the rows by all threads and two reductions, then a pass and a
+    reduction for the later columns' dot products and the update pass, by row group)."""
+    r = _cdiv(m - j, threads)
+    return 3 * r + 2 * threads.bit_length() + 8 + (2 * _cdiv(m - j, threads // 32) + 8 if j + 1 < kend else 0)
 
 
 def qr_householder_fits(m: int, n: int, device) -> bool:
     """Whether every column of a panel fits one dispatch's loop budget on ``device``."""
-    return _hh_cost(m, 0, min(m, n, QR_PANEL)) <= phase_budget(device)
+    return _hh_cost(m, 0, min(m, n, QR_PANEL), kb.panel_threads(device)) <= phase_budget(device)
 
 
 def qr_householder(node: g.Node, mode: str):
@@ -443,15 +444,16 @@ def qr_householder(node: g.Node, mode: str):
     tau = rt.alloc(max(nb * kk, 1) * dtype.itemsize)
     panels = []
     budget = phase_budget(device)
+    threads = kb.panel_threads(device)
     for k in range(0, kk, QR_PANEL):
         kend = min(kk, k + QR_PANEL)
         a0 = k
         while a0 < kend:
             c, cost = a0, 0
-            while c < kend and (c == a0 or cost + _hh_cost(m, c, kend) <= budget):
-                cost += _hh_cost(m, c, kend)
+            while c < kend and (c == a0 or cost + _hh_cost(m, c, kend, threads) <= budget):
+                cost += _hh_cost(m, c, kend, threads)
                 c += 1
-            launch(device, "linalg_blk_hh", (t,), kb.hh_record, kb.render_hh, {"W": w.buf, "TAU": tau}, nb,
+            launch(device, "linalg_blk_hh", (t, threads), kb.hh_record, kb.render_hh, {"W": w.buf, "TAU": tau}, nb,
                    nbatch=nb, m=m, ld=n, kk=kk, kend=kend, a=a0, c=c)
             a0 = c
         wv = kend - k

@@ -345,39 +345,53 @@ def _red256(arr: str, op: str) -> str:
         }}"""
 
 
-def hh_record(t: str) -> Launch:
-    return record(f"linalg_blk_hh_{t}", [("W", "S", True), ("TAU", "S", True)],
-                  ("nbatch", "m", "ld", "kk", "kend", "a", "c"), PANEL_WG)
+def hh_record(t: str, threads: int = PANEL_WG) -> Launch:
+    return record(f"linalg_blk_hh{threads}_{t}", [("W", "S", True), ("TAU", "S", True)],
+                  ("nbatch", "m", "ld", "kk", "kend", "a", "c"), threads)
 
 
-def render_hh(t: str) -> str:
+def render_hh(t: str, threads: int = PANEL_WG) -> str:
     """Bindings W (nbatch matrices of m rows by ld columns, contiguous), TAU (kk per
     matrix). P: nbatch, m, ld, kk, kend, a, c. Householder QR of columns a..c-1 of the
-    panel ending at column kend (rows from the diagonal down): per column the
-    reflector H = I - tau v v^T with v_j = 1 and the diagonal entry beta = -sign(alpha)
-    ||x|| (LAPACK's dlarfg form, so Q and R are dgeqrf's, signs included; no reflection,
-    tau = 0, where nothing lies below alpha), beta on the diagonal, v below it, tau in
-    TAU; then H applied to the panel's later columns.
-    The norm is scaled by max |x_i| (no overflow or underflow of the squares)."""
-    T = PANEL_WG
-    decls = hh_record(t).declarations() + [
-             f"var<workgroup> hr: array<R, {T}>;", f"var<workgroup> hv: array<vec4<R>, {T}>;"]
+    panel ending at column kend (at most 32 columns; rows from the diagonal down): per
+    column the reflector H = I - tau v v^T with v_j = 1 and the diagonal entry beta =
+    -sign(alpha) ||x|| (LAPACK's dlarfg form, so Q and R are dgeqrf's, signs included;
+    no reflection, tau = 0, where nothing lies below alpha), beta on the diagonal, v
+    below it, tau in TAU; then H applied to the panel's later columns. The norm is
+    scaled by max |x_i| (no overflow or underflow of the squares).
+
+    H is applied to all later columns at once: thread lid is column lane lid % 32 of
+    row group lid / 32, so a warp reads one row's consecutive panel entries; each
+    thread sums v_i W[i, c] over its group's rows, the groups' sums are added by a
+    tree per lane, and the update W[i, c] -= tau (v^T W[:, c]) v_i runs in the same
+    layout: five passes a column, where a thread per row made two passes and a
+    reduction per four later columns, each access its own memory sector."""
+    T = threads
+    G = T // 32
+    decls = hh_record(t, T).declarations() + [
+             f"var<workgroup> hr: array<R, {T}>;", f"var<workgroup> hd: array<R, {T}>;"]
+    def red(op: str) -> str:
+        return _red256("hr", op).replace(f"{PANEL_WG // 2}u;", f"{T // 2}u;")
+
     body = _head()
     body[0] = f"@compute @workgroup_size({T})"
     body += f"""    let m = P[1]; let ld = P[2]; let kend = P[4];
     let w0 = b * m * ld;
+    let lane = lid % 32u;
+    let grp = lid / 32u;
+    let col = kend - min(kend, 32u) + lane;
     for (var j = P[5]; j < P[6]; j++) {{
         var mx = R(0);
         for (var i = j + lid; i < m; i += {T}u) {{ mx = max(mx, r_abs(W[w0 + i * ld + j])); }}
         hr[lid] = mx;
-{_red256("hr", "max(hr[lid], hr[lid + st])")}
+{red("max(hr[lid], hr[lid + st])")}
         mx = workgroupUniformLoad(&hr[0]);
         workgroupBarrier();
         let sc = select(R(1) / mx, R(0), mx == R(0));
         var ss = R(0);
         for (var i = j + 1u + lid; i < m; i += {T}u) {{ let x = W[w0 + i * ld + j] * sc; ss += x * x; }}
         hr[lid] = ss;
-{_red256("hr", "hr[lid] + hr[lid + st]")}
+{red("hr[lid] + hr[lid + st]")}
         ss = workgroupUniformLoad(&hr[0]);
         workgroupBarrier();
         let al = W[w0 + j * ld + j] * sc;
@@ -391,28 +405,30 @@ def render_hh(t: str) -> str:
         if (lid == 0u) {{ W[w0 + j * ld + j] = be * mx; TAU[b * P[3] + j] = tau; }}
         for (var i = j + 1u + lid; i < m; i += {T}u) {{ W[w0 + i * ld + j] = W[w0 + i * ld + j] * inv; }}
         storageBarrier();
-        // four later columns per reduction: a quarter of the barriers
-        let rj = w0 + j * ld;
-        for (var c = j + 1u; c < kend; c += 4u) {{
-            let nc = kend - c;
-            let c1 = min(c + 1u, kend - 1u); let c2 = min(c + 2u, kend - 1u); let c3 = min(c + 3u, kend - 1u);
-            var dot = vec4<R>(R(0));
-            if (lid == 0u) {{ dot = vec4<R>(W[rj + c], W[rj + c1], W[rj + c2], W[rj + c3]); }}
-            for (var i = j + 1u + lid; i < m; i += {T}u) {{
-                let ri = w0 + i * ld;
-                dot += W[ri + j] * vec4<R>(W[ri + c], W[ri + c1], W[ri + c2], W[ri + c3]);
+        if (j + 1u < kend) {{
+            let live = col > j && col < kend;
+            var dot = R(0);
+            if (live) {{
+                if (grp == 0u) {{ dot = W[w0 + j * ld + col]; }}
+                for (var i = j + 1u + grp; i < m; i += {G}u) {{
+                    let ri = w0 + i * ld;
+                    dot += W[ri + j] * W[ri + col];
+                }}
             }}
-            hv[lid] = dot;
-{_red256("hv", "hv[lid] + hv[lid + st]")}
-            let f = tau * workgroupUniformLoad(&hv[0]);
+            hd[lid] = dot;
             workgroupBarrier();
-            for (var i = j + lid; i < m; i += {T}u) {{
-                let ri = w0 + i * ld;
-                let vi = select(W[ri + j], R(1), i == j);
-                W[ri + c] = W[ri + c] - f.x * vi;
-                if (nc > 1u) {{ W[ri + c1] = W[ri + c1] - f.y * vi; }}
-                if (nc > 2u) {{ W[ri + c2] = W[ri + c2] - f.z * vi; }}
-                if (nc > 3u) {{ W[ri + c3] = W[ri + c3] - f.w * vi; }}
+            for (var st = {G // 2}u; st > 0u; st >>= 1u) {{
+                if (grp < st) {{ hd[lid] = hd[lid] + hd[lid + st * 32u]; }}
+                workgroupBarrier();
+            }}
+            let f = tau * hd[lane];
+            workgroupBarrier();
+            if (live) {{
+                for (var i = j + grp; i < m; i += {G}u) {{
+                    let ri = w0 + i * ld;
+                    let vi = select(W[ri + j], R(1), i == j);
+                    W[ri + col] = W[ri + col] - f * vi;
+                }}
             }}
             storageBarrier();
         }}
