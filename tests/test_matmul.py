@@ -87,6 +87,35 @@ def test_matmul_tiled_kernel_is_used(d, monkeypatch):
         np.testing.assert_array_equal(got, a @ b)
 
 
+@pytest.mark.parametrize("d", REAL_FLOAT, ids=ids(REAL_FLOAT))
+def test_long_matrix_vector_products_are_reductions(d, monkeypatch):
+    # M or N of 1 with K past MATVEC_REDUCE_K: a row reduction of the fused products,
+    # never the generic kernel (whose few threads each walked a whole K chunk); batched,
+    # broadcast, transposed and strided views, non-finite entries propagated as NumPy's
+    import wgarray._kernels.matmul as mm
+    import wgarray._wgsl.matmul as km
+
+    def generic(*args):
+        raise AssertionError(f"the generic matmul kernel was built for {args}")
+
+    monkeypatch.setattr(km, "render_generic", generic)
+    K = mm.MATVEC_REDUCE_K + 77
+    a, v = rand((64, K), d, 1), rand((K, 1), d, 2)
+    check(xp.asarray(a) @ xp.asarray(v), a @ v)
+    check(xp.asarray(v.T) @ xp.asarray(a.T), v.T @ a.T)  # M of 1, B transposed
+    s = rand((3, 1, 5, 2 * K), d, 3)
+    w = rand((2, 2 * K, 1), d, 4)
+    check(xp.asarray(s)[..., ::2] @ xp.asarray(w)[:, ::2], s[..., ::2] @ w[:, ::2])
+    check(xp.matmul(xp.asarray(a), xp.asarray(v[:, 0])), a @ v[:, 0])  # 1-D operand
+    bad = a.copy()
+    bad[3, 5], bad[7, 0], bad[9, 1], bad[9, 2] = np.nan, np.inf, np.inf, -np.inf
+    got = to_np(xp.asarray(bad) @ xp.asarray(np.abs(v)))
+    want = bad @ np.abs(v)
+    assert np.isnan(got[3, 0]) and got[7, 0] == np.inf and np.isnan(got[9, 0])
+    ok = np.isfinite(want[:, 0])
+    np.testing.assert_allclose(got[ok], want[ok], rtol=1e-4 if d == xp.float32 else 1e-10, atol=1e-3)
+
+
 def _strided_case(layout, a, b, sliced, offset):
     """(x @ y, expected) with operands viewed by ``layout``, never copied on the device:
     transposed (TN/NT/TT), strided (``sliced`` keys), reversed, or offset (``offset`` keys)."""

@@ -313,13 +313,29 @@ def render_panel(t: str, threads: int = PANEL_WG) -> str:
         bi = n; bv = R(-1);
         if (col > k && col < kend) {{
             let ukc = W[w0 + k * ld + col];
-            for (var i = k + 1u + grp; i < n; i += {G}u) {{
-                let r0 = w0 + i * ld;
-                let v = W[r0 + col] - s_mul(s_div(W[r0 + k], pv), ukc);
-                W[r0 + col] = v;
+            // four of the group's rows an iteration, loads first (rows past n read
+            // the first row again and store nothing)
+            for (var i = k + 1u + grp; i < n; i += {4 * G}u) {{
+{_rows4("i", "n", G)}
+                let x0 = W[r0 + col]; let x1 = W[r1 + col]; let x2 = W[r2 + col]; let x3 = W[r3 + col];
+                let l0 = W[r0 + k]; let l1 = W[r1 + k]; let l2 = W[r2 + k]; let l3 = W[r3 + k];
+                let v0 = x0 - s_mul(s_div(l0, pv), ukc);
+                let v1 = x1 - s_mul(s_div(l1, pv), ukc);
+                let v2 = x2 - s_mul(s_div(l2, pv), ukc);
+                let v3 = x3 - s_mul(s_div(l3, pv), ukc);
+                W[r0 + col] = v0;
+                if (ok1) {{ W[r1 + col] = v1; }}
+                if (ok2) {{ W[r2 + col] = v2; }}
+                if (ok3) {{ W[r3 + col] = v3; }}
                 if (nx) {{
-                    let a = s_abs2(v);
+                    var a = s_abs2(v0);
                     if (bi == n || a > bv) {{ bv = a; bi = i; }}
+                    a = s_abs2(v1);
+                    if (ok1 && a > bv) {{ bv = a; bi = i + {G}u; }}
+                    a = s_abs2(v2);
+                    if (ok2 && a > bv) {{ bv = a; bi = i + {2 * G}u; }}
+                    a = s_abs2(v3);
+                    if (ok3 && a > bv) {{ bv = a; bi = i + {3 * G}u; }}
                 }}
             }}
         }}
@@ -334,6 +350,18 @@ def render_panel(t: str, threads: int = PANEL_WG) -> str:
     }}
 }}""".split("\n")
     return _finish(decls, t, body)
+
+
+def _rows4(i: str, n: str, G: int) -> str:
+    """Row offsets r0..r3 of rows i, i + G, i + 2G, i + 3G of a row group (G from the
+    loop's step 4G) and ok1..ok3, whether the last three lie below ``n``; a row
+    past ``n`` is row i again (read, never written)."""
+    return f"""                let gs = {G}u;
+                let ok1 = {i} + gs < {n}; let ok2 = {i} + 2u * gs < {n}; let ok3 = {i} + 3u * gs < {n};
+                let r0 = w0 + {i} * ld;
+                let r1 = select(r0, r0 + gs * ld, ok1);
+                let r2 = select(r0, r0 + 2u * gs * ld, ok2);
+                let r3 = select(r0, r0 + 3u * gs * ld, ok3);"""
 
 
 def _red256(arr: str, op: str) -> str:
@@ -410,9 +438,14 @@ def render_hh(t: str, threads: int = PANEL_WG) -> str:
             var dot = R(0);
             if (live) {{
                 if (grp == 0u) {{ dot = W[w0 + j * ld + col]; }}
-                for (var i = j + 1u + grp; i < m; i += {G}u) {{
-                    let ri = w0 + i * ld;
-                    dot += W[ri + j] * W[ri + col];
+                for (var i = j + 1u + grp; i < m; i += {4 * G}u) {{
+{_rows4("i", "m", G)}
+                    let v0 = W[r0 + j]; let v1 = W[r1 + j]; let v2 = W[r2 + j]; let v3 = W[r3 + j];
+                    let x0 = W[r0 + col]; let x1 = W[r1 + col]; let x2 = W[r2 + col]; let x3 = W[r3 + col];
+                    dot += v0 * x0;
+                    if (ok1) {{ dot += v1 * x1; }}
+                    if (ok2) {{ dot += v2 * x2; }}
+                    if (ok3) {{ dot += v3 * x3; }}
                 }}
             }}
             hd[lid] = dot;
@@ -424,10 +457,15 @@ def render_hh(t: str, threads: int = PANEL_WG) -> str:
             let f = tau * hd[lane];
             workgroupBarrier();
             if (live) {{
-                for (var i = j + grp; i < m; i += {G}u) {{
-                    let ri = w0 + i * ld;
-                    let vi = select(W[ri + j], R(1), i == j);
-                    W[ri + col] = W[ri + col] - f * vi;
+                for (var i = j + grp; i < m; i += {4 * G}u) {{
+{_rows4("i", "m", G)}
+                    let v0 = select(W[r0 + j], R(1), i == j); let v1 = W[r1 + j]; let v2 = W[r2 + j];
+                    let v3 = W[r3 + j];
+                    let x0 = W[r0 + col]; let x1 = W[r1 + col]; let x2 = W[r2 + col]; let x3 = W[r3 + col];
+                    W[r0 + col] = x0 - f * v0;
+                    if (ok1) {{ W[r1 + col] = x1 - f * v1; }}
+                    if (ok2) {{ W[r2 + col] = x2 - f * v2; }}
+                    if (ok3) {{ W[r3 + col] = x3 - f * v3; }}
                 }}
             }}
             storageBarrier();
