@@ -122,6 +122,8 @@ def render_leaf(t: str) -> str:
     return _finish(decls, t, body)
 
 
+P16, P20 = " " * 16, " " * 20  # indents of generated lines
+
 LEAF_WG = 256  # the workgroup-memory leaf's threads: LEAF column lanes times LEAF_WG // LEAF row groups
 
 
@@ -313,29 +315,16 @@ def render_panel(t: str, threads: int = PANEL_WG) -> str:
         bi = n; bv = R(-1);
         if (col > k && col < kend) {{
             let ukc = W[w0 + k * ld + col];
-            // four of the group's rows an iteration, loads first (rows past n read
-            // the first row again and store nothing)
-            for (var i = k + 1u + grp; i < n; i += {4 * G}u) {{
-{_rows4("i", "n", G)}
-                let x0 = W[r0 + col]; let x1 = W[r1 + col]; let x2 = W[r2 + col]; let x3 = W[r3 + col];
-                let l0 = W[r0 + k]; let l1 = W[r1 + k]; let l2 = W[r2 + k]; let l3 = W[r3 + k];
-                let v0 = x0 - s_mul(s_div(l0, pv), ukc);
-                let v1 = x1 - s_mul(s_div(l1, pv), ukc);
-                let v2 = x2 - s_mul(s_div(l2, pv), ukc);
-                let v3 = x3 - s_mul(s_div(l3, pv), ukc);
-                W[r0 + col] = v0;
-                if (ok1) {{ W[r1 + col] = v1; }}
-                if (ok2) {{ W[r2 + col] = v2; }}
-                if (ok3) {{ W[r3 + col] = v3; }}
+            // ROWS_UNROLL of the group's rows an iteration, loads first (rows past n
+            // read the first row again and store nothing)
+            for (var i = k + 1u + grp; i < n; i += {ROWS_UNROLL * G}u) {{
+{_rows("i", "n", G, P16)}
+{_loads(P16, "let x{u} = W[r{u} + col];", "let l{u} = W[r{u} + k];")}
+{_loads(P16, "let v{u} = x{u} - s_mul(s_div(l{u}, pv), ukc);")}
+{_each(P16, "W[r{u} + col] = v{u};")}
                 if (nx) {{
-                    var a = s_abs2(v0);
-                    if (bi == n || a > bv) {{ bv = a; bi = i; }}
-                    a = s_abs2(v1);
-                    if (ok1 && a > bv) {{ bv = a; bi = i + {G}u; }}
-                    a = s_abs2(v2);
-                    if (ok2 && a > bv) {{ bv = a; bi = i + {2 * G}u; }}
-                    a = s_abs2(v3);
-                    if (ok3 && a > bv) {{ bv = a; bi = i + {3 * G}u; }}
+                    if (bi == n || s_abs2(v0) > bv) {{ bv = s_abs2(v0); bi = i; }}
+{_each(P20, "if (s_abs2(v{u}) > bv) {{ bv = s_abs2(v{u}); bi = i + {u}u * " + str(G) + "u; }}", "")}
                 }}
             }}
         }}
@@ -352,16 +341,30 @@ def render_panel(t: str, threads: int = PANEL_WG) -> str:
     return _finish(decls, t, body)
 
 
-def _rows4(i: str, n: str, G: int) -> str:
-    """Row offsets r0..r3 of rows i, i + G, i + 2G, i + 3G of a row group (G from the
-    loop's step 4G) and ok1..ok3, whether the last three lie below ``n``; a row
-    past ``n`` is row i again (read, never written)."""
-    return f"""                let gs = {G}u;
-                let ok1 = {i} + gs < {n}; let ok2 = {i} + 2u * gs < {n}; let ok3 = {i} + 3u * gs < {n};
-                let r0 = w0 + {i} * ld;
-                let r1 = select(r0, r0 + gs * ld, ok1);
-                let r2 = select(r0, r0 + 2u * gs * ld, ok2);
-                let r3 = select(r0, r0 + 3u * gs * ld, ok3);"""
+ROWS_UNROLL = 8  # rows of a row group per iteration of the panel kernels' row loops
+
+
+def _rows(i: str, n: str, G: int, pad: str) -> str:
+    """Row offsets r0..r{U-1} of rows i, i + G, ..., i + (U-1) G of a row group (the
+    loop steps U G) and ok1..ok{U-1}, whether those rows lie below ``n``; a row past
+    ``n`` is row i again (read, never written)."""
+    lines = [f"let r0 = w0 + {i} * ld;"]
+    for u in range(1, ROWS_UNROLL):
+        lines.append(f"let ok{u} = {i} + {u * G}u < {n}; let r{u} = select(r0, r0 + {u * G}u * ld, ok{u});")
+    return "\n".join(pad + x for x in lines)
+
+
+def _each(pad: str, fmt: str, first: str | None = None) -> str:
+    """``fmt`` for rows u = 0..U-1 of an unrolled iteration ({u}: the row), guarded by
+    ok{u} past the first (``first``: row 0's own line where it differs, "" for none)."""
+    lines = [pad + (first if first is not None else fmt).format(u=0)] if first != "" else []
+    lines += [pad + f"if (ok{u}) {{ " + fmt.format(u=u) + " }" for u in range(1, ROWS_UNROLL)]
+    return "\n".join(lines)
+
+
+def _loads(pad: str, *fmts: str) -> str:
+    """Unguarded loads for rows u = 0..U-1 (rows past the end read row 0's)."""
+    return "\n".join(pad + " ".join(f.format(u=u) for u in range(ROWS_UNROLL)) for f in fmts)
 
 
 def _red256(arr: str, op: str) -> str:
@@ -438,14 +441,10 @@ def render_hh(t: str, threads: int = PANEL_WG) -> str:
             var dot = R(0);
             if (live) {{
                 if (grp == 0u) {{ dot = W[w0 + j * ld + col]; }}
-                for (var i = j + 1u + grp; i < m; i += {4 * G}u) {{
-{_rows4("i", "m", G)}
-                    let v0 = W[r0 + j]; let v1 = W[r1 + j]; let v2 = W[r2 + j]; let v3 = W[r3 + j];
-                    let x0 = W[r0 + col]; let x1 = W[r1 + col]; let x2 = W[r2 + col]; let x3 = W[r3 + col];
-                    dot += v0 * x0;
-                    if (ok1) {{ dot += v1 * x1; }}
-                    if (ok2) {{ dot += v2 * x2; }}
-                    if (ok3) {{ dot += v3 * x3; }}
+                for (var i = j + 1u + grp; i < m; i += {ROWS_UNROLL * G}u) {{
+{_rows("i", "m", G, P20)}
+{_loads(P20, "let v{u} = W[r{u} + j];", "let x{u} = W[r{u} + col];")}
+{_each(P20, "dot += v{u} * x{u};")}
                 }}
             }}
             hd[lid] = dot;
@@ -457,15 +456,10 @@ def render_hh(t: str, threads: int = PANEL_WG) -> str:
             let f = tau * hd[lane];
             workgroupBarrier();
             if (live) {{
-                for (var i = j + grp; i < m; i += {4 * G}u) {{
-{_rows4("i", "m", G)}
-                    let v0 = select(W[r0 + j], R(1), i == j); let v1 = W[r1 + j]; let v2 = W[r2 + j];
-                    let v3 = W[r3 + j];
-                    let x0 = W[r0 + col]; let x1 = W[r1 + col]; let x2 = W[r2 + col]; let x3 = W[r3 + col];
-                    W[r0 + col] = x0 - f * v0;
-                    if (ok1) {{ W[r1 + col] = x1 - f * v1; }}
-                    if (ok2) {{ W[r2 + col] = x2 - f * v2; }}
-                    if (ok3) {{ W[r3 + col] = x3 - f * v3; }}
+                for (var i = j + grp; i < m; i += {ROWS_UNROLL * G}u) {{
+{_rows("i", "m", G, P20)}
+{_loads(P20, "let v{u} = W[r{u} + j];", "let x{u} = W[r{u} + col];")}
+{_each(P20, "W[r{u} + col] = x{u} - f * v{u};", "W[r0 + col] = x0 - f * select(v0, R(1), i == j);")}
                 }}
             }}
             storageBarrier();
