@@ -477,23 +477,31 @@ def hh_t_record(t: str) -> Launch:
 def render_hh_t(t: str) -> str:
     """Bindings G (V^T V of each panel, strided), TAU, TM (w x w per matrix,
     contiguous). P: nbatch, w, kk, k0, offG, szG, rsG, csG. The upper-triangular T
-    with H_0 ... H_{w-1} = I - V T V^T: T[j, j] = tau_j, T[:j, j] = -tau_j T[:j, :j]
-    G[:j, j], a column at a time, a row per thread."""
-    decls = hh_t_record(t).declarations()
+    with H_0 ... H_{w-1} = I - V T V^T: T[j, j] = tau_j, T[:j, :j] G[:j, j] times
+    -tau_j for T[:j, j], a column at a time, a row per thread; G and T in workgroup
+    memory (w is at most 32), so each column's chain of dependent reads stays there."""
+    W_MAX = 32
+    decls = hh_t_record(t).declarations() + [f"var<workgroup> gs: array<R, {W_MAX * W_MAX}>;",
+                                              f"var<workgroup> ts: array<R, {W_MAX * W_MAX}>;"]
     body = _head()
     body += f"""    let w = P[1];
     let t0 = b * w * w; let g0 = P[4] + b * P[5];
-    for (var e = lid; e < w * w; e += {WG}u) {{ TM[t0 + e] = R(0); }}
-    storageBarrier();
+    for (var e = lid; e < w * w; e += {WG}u) {{
+        let i = e / w; let j = e % w;
+        gs[e] = G[g0 + i * P[6] + j * P[7]];
+        ts[e] = R(0);
+    }}
+    workgroupBarrier();
     for (var j = 0u; j < w; j++) {{
         let tj = TAU[b * P[2] + P[3] + j];
         for (var i = lid; i < j; i += {WG}u) {{
             var s = R(0);
-            for (var l = i; l < j; l++) {{ s += TM[t0 + i * w + l] * G[g0 + l * P[6] + j * P[7]]; }}
-            TM[t0 + i * w + j] = -tj * s;
+            for (var l = i; l < j; l++) {{ s += ts[i * w + l] * gs[l * w + j]; }}
+            ts[i * w + j] = -tj * s;
         }}
-        if (lid == 0u) {{ TM[t0 + j * w + j] = tj; }}
-        storageBarrier();
+        if (lid == 0u) {{ ts[j * w + j] = tj; }}
+        workgroupBarrier();
     }}
+    for (var e = lid; e < w * w; e += {WG}u) {{ TM[t0 + e] = ts[e]; }}
 }}""".split("\n")
     return _finish(decls, t, body)
