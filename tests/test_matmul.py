@@ -116,6 +116,50 @@ def test_long_matrix_vector_products_are_reductions(d, monkeypatch):
     np.testing.assert_allclose(got[ok], want[ok], rtol=1e-4 if d == xp.float32 else 1e-10, atol=1e-3)
 
 
+@pytest.mark.parametrize("lower", [False, True], ids=["full", "lower"])
+@pytest.mark.parametrize("d", TILED, ids=ids(TILED))
+def test_subtract_product_in_place_into_a_strided_block(d, lower):
+    # the tiled kernel's update mode (the blocked factorizations' trailing updates):
+    # dst -= a @ b straight into a strided block of another array's buffer, batched,
+    # every element outside the block (and above its diagonal for ``lower``) untouched
+    from wgarray._graph import node as g
+    from wgarray._kernels.matmul import subtract_product
+
+    nb, M, N, K = 3, 70, 37, 33
+    a, b = rand((nb, M, K), d, 1), rand((1, K, N), d, 2)
+    base = rand((nb, M + 5, 2 * N + 9), d, 3)
+    W = xp.asarray(base)
+    data = g.realize(W._node)
+    row, col = data.strides[1:]
+    block = g.Data(data.buf, (nb, M, N), data.dtype, data.device, data.offset + 2 * row + 3 * col,
+                   (data.strides[0], row, 2 * col))  # rows 2.., every other column from 3
+    assert subtract_product(xp.asarray(a)._node, xp.asarray(b)._node, block, lower)
+    want = base.copy()
+    prod = (a @ b).astype(npdt(d))
+    view = want[:, 2:2 + M, 3:3 + 2 * N:2]
+    if lower:
+        keep = np.tril(np.ones((M, N), bool))
+        view[:, keep] = view[:, keep] - prod[:, keep]
+    else:
+        view -= prod
+    check(W, want)
+
+
+def test_subtract_product_declines_an_operand_in_the_destination_buffer():
+    # WebGPU binds a buffer either read-only or writable in one dispatch: an operand
+    # that lives in the destination's buffer is declined and nothing is written
+    from wgarray._graph import node as g
+    from wgarray._kernels.matmul import subtract_product
+
+    x = xp.asarray(rand((1, 40, 40), xp.float32, 1))
+    data = g.realize(x._node)
+    before = to_np(x)
+    top = g.Data(data.buf, (1, 20, 40), data.dtype, data.device, data.offset, data.strides)
+    other = xp.asarray(rand((1, 20, 40), xp.float32, 2))._node
+    assert not subtract_product(other, data, top)
+    np.testing.assert_array_equal(to_np(x), before)
+
+
 def _strided_case(layout, a, b, sliced, offset):
     """(x @ y, expected) with operands viewed by ``layout``, never copied on the device:
     transposed (TN/NT/TT), strided (``sliced`` keys), reversed, or offset (``offset`` keys)."""

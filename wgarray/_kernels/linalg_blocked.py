@@ -38,7 +38,7 @@ from .._wgsl import linalg as kl
 from .._wgsl import linalg_blocked as kb
 from .budget import phase_budget
 from .linalg import _cdiv, cast as _cast, eye, launch, refine_dtype as work_dtype, tag as _tag
-from .matmul import matmul_nodes
+from .matmul import matmul_nodes, subtract_product
 from .reduce import reduce_axes
 
 LEAF = kb.LEAF
@@ -160,6 +160,13 @@ def _matmul(a: g.Node, b: g.Node) -> g.Data:
     return g.realize(out)
 
 
+def _subtract(a: g.Node, b: g.Node, dst: _Mat, lower: bool = False) -> None:
+    """dst -= a @ b (on and below dst's diagonal only where ``lower``): in place by the
+    matmul's update mode where it applies, else a stored product subtracted."""
+    if not subtract_product(a, b, dst.node(), lower):
+        _store(_matmul(a, b), dst, 3 if lower else 1)
+
+
 def _trsm(tm: _Mat, ym: _Mat, lower: bool, unit: bool = False) -> None:
     """Y <- T^-1 Y in place, T (square, ``tm``) lower or upper triangular; the other
     triangle of ``tm`` is never read."""
@@ -177,9 +184,9 @@ def _trsm(tm: _Mat, ym: _Mat, lower: bool, unit: bool = False) -> None:
         s, e = bi * LEAF, min(n, bi * LEAF + LEAF)
         yi = ym.block(s, e, 0, ym.cols)
         if lower and s > 0:
-            _store(_matmul(tm.block(s, e, 0, s).node(), ym.block(0, s, 0, ym.cols).node()), yi, 1)
+            _subtract(tm.block(s, e, 0, s).node(), ym.block(0, s, 0, ym.cols).node(), yi)
         elif not lower and e < n:
-            _store(_matmul(tm.block(s, e, e, n).node(), ym.block(e, n, 0, ym.cols).node()), yi, 1)
+            _subtract(tm.block(s, e, e, n).node(), ym.block(e, n, 0, ym.cols).node(), yi)
         dm = _Mat(dbuf, bi * LEAF * LEAF, nblk * LEAF * LEAF, LEAF, 1, e - s, e - s, tm.nb, tm.dtype, tm.device)
         _store(_matmul((dm if lower else dm.T).node(), yi.node()), yi, 0)
 
@@ -215,8 +222,7 @@ def _cholesky_inplace(w: _Mat) -> None:
         a21 = w.block(e, n, k, e)
         l21 = _matmul(a21.node(), dm.conj_t())
         _store(l21, a21, 0)
-        l21m = _Mat.of(l21)
-        _store(_matmul(l21, l21m.conj_t()), w.block(e, n, e, n), 3)
+        _subtract(l21, _Mat.of(l21).conj_t(), w.block(e, n, e, n), lower=True)
 
 
 # ------------------------------------------------------------------ LU
@@ -263,9 +269,13 @@ def lu(a: g.Node, rhs: g.Node | None, mode: str):
         u12 = w.block(k, kend, kend, ld)
         _leaf(w.block(k, kend, k, kend), 1, 1, dbuf, unit=True)
         dm = _Mat(dbuf, 0, LEAF * LEAF, LEAF, 1, kend - k, kend - k, nb, dtype, device)
-        _store(_matmul(dm.node(), u12.node()), u12, 0)
+        u12new = _matmul(dm.node(), u12.node())
+        _store(u12new, u12, 0)
         if kend < n:
-            _store(_matmul(w.block(kend, n, k, kend).node(), u12.node()), w.block(kend, n, kend, ld), 1)
+            # the trailing update reads L21 from a copy (the update writes W itself)
+            l21 = _Mat.new(nb, n - kend, kend - k, dtype, device)
+            _store(w.block(kend, n, k, kend).node(), l21, 0)
+            _subtract(l21.node(), u12new, w.block(kend, n, kend, ld))
     if mode == "det":
         out = rt.alloc(max(nb, 1) * 3 * dtype.itemsize)
         dummy = rt.alloc(16)
@@ -469,7 +479,7 @@ def qr_householder(node: g.Node, mode: str):
         if kend < n:
             a2 = w.block(k, m, kend, n)
             y = _matmul(tm.T.node(), _matmul(v.T.node(), a2.node()))
-            _store(_matmul(v.node(), y), a2, 1)
+            _subtract(v.node(), y, a2)
     r = _Mat.new(nb, rr, n, dtype, device)
     _store(w.block(0, rr, 0, n).node(), r, 5)
     q = _Mat.new(nb, m, qc, dtype, device)
@@ -479,5 +489,5 @@ def qr_householder(node: g.Node, mode: str):
         # Q's rows and columns before k are still the identity's: only Q[k:, k:] changes
         qb = q.block(k, m, k, qc)
         y = _matmul(tm.node(), _matmul(v.T.node(), qb.node()))
-        _store(_matmul(v.node(), y), qb, 1)
+        _subtract(v.node(), y, qb)
     return g.Data(q.buf, batch + (m, qc), dtype, device), g.Data(r.buf, batch + (rr, n), dtype, device)

@@ -238,6 +238,79 @@ def _matvec(A: g.Data, B: g.Data, batch, M: int, N: int, K: int) -> g.Data:
     return g.realize(g.reshape_view(vals, tuple(batch) + (M, N)))
 
 
+def _batch_dims(A: g.Data, B: g.Data, batch):
+    """(dims, sizes, A's strides, B's strides) of the batch dims of extent other than 1."""
+    bdims = [d for d, n in enumerate(batch) if n != 1]
+    return bdims, [batch[d] for d in bdims], [A.strides[d] for d in bdims], [B.strides[d] for d in bdims]
+
+
+def _tiled(A: g.Data, B: g.Data, batch, c_vec: bool, upd: int = 0, split: bool = True):
+    """(kernel, parameter words, tiles, K splits) of the tiled kernel for A @ B, or
+    None where ``split`` is False and K would have to be split (the device's loop bound)."""
+    device = A.device
+    dtype = A.dtype
+    M, K = A.shape[-2:]
+    N = B.shape[-1]
+    nbatch = g.prod(batch)
+    _, bshape, sa, sb = _batch_dims(A, B, batch)
+    sAm, sAk = A.strides[-2:]
+    sBk, sBn = B.strides[-2:]
+    a_cls = _load_class(A, sAm, sAk, M, K, sa, ("M", "K"))
+    b_cls = _load_class(B, sBk, sBn, K, N, sb, ("K", "N"))
+    bm, bn, bk, rm, cn = _tile_config(M, N, nbatch, dtype.itemsize)
+    tiles_m = -(-M // bm)
+    tiles_n = -(-N // bn)
+    tiles = tiles_m * tiles_n * nbatch
+    if split:
+        chunk, nsplit = _splits(K, tiles * km.tiled_threads(bm, bn, rm, cn), bk, _max_chunk(device, 1))
+    else:
+        limit = _max_chunk(device, 1)
+        if limit is not None and K > limit:
+            return None
+        chunk, nsplit = K, 1
+    spec = (a_cls, b_cls, c_vec, bm, bn, bk, rm, cn, len(bshape), _TILED[dtype], upd)
+    kernel = device.runtime.compile(("matmul_tiled", spec), lambda: (km.tiled_record(*spec), km.render_tiled(*spec)))
+    offA, offB = A.offset, B.offset
+    if a_cls.endswith("v"):
+        offA, sAm, sAk, sa = offA // 4, sAm // 4 if a_cls == "Kv" else sAm, sAk // 4 if a_cls == "Mv" else sAk, \
+            [s // 4 for s in sa]
+    if b_cls.endswith("v"):
+        offB, sBk, sBn, sb = offB // 4, sBk // 4 if b_cls == "Nv" else sBk, sBn // 4 if b_cls == "Kv" else sBn, \
+            [s // 4 for s in sb]
+    words = km.param_words(M, N, K, nbatch, offA, offB, sAm, sAk, sBk, sBn, tiles_m, tiles_n, bshape, sa, sb,
+                           chunk, nsplit)
+    return kernel, words, tiles, nsplit
+
+
+def subtract_product(a: g.Node, b: g.Node, dst: g.Data, lower: bool = False) -> bool:
+    """``dst -= a @ b`` in place, ``dst`` a (nb, M, N) strided view into its buffer, only
+    on and below its diagonal where ``lower``; a (nb, M, K) and b (nb, K, N) (batch of
+    1 broadcast). The tiled kernel's update mode: no product is stored and read back,
+    and a lower update skips the tiles above the diagonal. Returns False, having done
+    nothing, where that does not apply (a dtype off the tiled kernel, a vector shape,
+    an operand in dst's buffer, arrays past the binding limit, K split by the device's
+    loop bound); the caller then subtracts a stored product."""
+    dtype = dst.dtype
+    device = dst.device
+    nb, M, N = dst.shape
+    K = a.shape[-1]
+    if dtype not in _TILED or M <= 1 or N <= 1 or K == 0 or device.big or nb == 0:
+        return False
+    A = _as_data(g.broadcast_view(_as_data(a), (nb, M, K)))
+    B = _as_data(g.broadcast_view(_as_data(b), (nb, K, N)))
+    if dst.buf is None or dst.buf in (A.buf, B.buf) or max(A.buf.size, B.buf.size, dst.buf.size) > device.max_binding_bytes:
+        return False
+    batch = (nb,)
+    plan = _tiled(A, B, batch, False, 3 if lower else 1, split=False)
+    if plan is None:
+        return False
+    kernel, words, tiles, _ = plan
+    sz, rs, cs = dst.strides
+    words += [w & 0xFFFFFFFF for w in (dst.offset, sz, rs, cs)]
+    device.runtime.launch(kernel, {"A": A.buf, "B": B.buf, "C": dst.buf}, pack_params(words), tiles)
+    return True
+
+
 def matmul_nodes(a: g.Node, b: g.Node, batch) -> g.Data:
     """``a @ b`` for nodes of one dtype, shapes (..., M, K) and (..., K, N) whose batch
     dims broadcast to ``batch``: a new contiguous (batch..., M, N) Data."""
@@ -259,35 +332,14 @@ def matmul_nodes(a: g.Node, b: g.Node, batch) -> g.Data:
     if (M == 1 or N == 1) and K >= MATVEC_REDUCE_K and dtype.kind == "f":
         return _matvec(A, B, batch, M, N, K)
     # Batch dims of extent 1 say nothing; drop them from the kernel's loop.
-    bdims = [d for d, n in enumerate(batch) if n != 1]
-    bshape = [batch[d] for d in bdims]
-    sa = [A.strides[d] for d in bdims]
-    sb = [B.strides[d] for d in bdims]
+    _, bshape, sa, sb = _batch_dims(A, B, batch)
     sAm, sAk = A.strides[-2:]
     sBk, sBn = B.strides[-2:]
     rt = device.runtime
     native = device.has_int64
     total = M * N * nbatch
     if dtype in _TILED and M > 1 and N > 1:
-        a_cls = _load_class(A, sAm, sAk, M, K, sa, ("M", "K"))
-        b_cls = _load_class(B, sBk, sBn, K, N, sb, ("K", "N"))
-        c_vec = N % 4 == 0
-        bm, bn, bk, rm, cn = _tile_config(M, N, nbatch, dtype.itemsize)
-        spec = (a_cls, b_cls, c_vec, bm, bn, bk, rm, cn, len(bshape), _TILED[dtype])
-        kernel = rt.compile(("matmul_tiled", spec), lambda: (km.tiled_record(*spec), km.render_tiled(*spec)))
-        offA, offB = A.offset, B.offset
-        if a_cls.endswith("v"):
-            offA, sAm, sAk, sa = offA // 4, sAm // 4 if a_cls == "Kv" else sAm, sAk // 4 if a_cls == "Mv" else sAk, \
-                [s // 4 for s in sa]
-        if b_cls.endswith("v"):
-            offB, sBk, sBn, sb = offB // 4, sBk // 4 if b_cls == "Nv" else sBk, sBn // 4 if b_cls == "Kv" else sBn, \
-                [s // 4 for s in sb]
-        tiles_m = -(-M // bm)
-        tiles_n = -(-N // bn)
-        tiles = tiles_m * tiles_n * nbatch
-        chunk, nsplit = _splits(K, tiles * km.tiled_threads(bm, bn, rm, cn), bk, _max_chunk(device, 1))
-        words = km.param_words(M, N, K, nbatch, offA, offB, sAm, sAk, sBk, sBn, tiles_m, tiles_n, bshape, sa, sb,
-                               chunk, nsplit)
+        kernel, words, tiles, nsplit = _tiled(A, B, batch, N % 4 == 0)
         groups = tiles * nsplit
         stride = total  # partial slabs of C (c_vec: N % 4 == 0, so each slab stays vec4 aligned)
         out = rt.alloc(-(-total * nsplit // 4) * 4 * dtype.itemsize)

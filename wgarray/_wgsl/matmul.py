@@ -47,12 +47,21 @@ _HEAD_FIELDS = ("M", "N", "K", "nbatch", "offA", "offB", "sAm", "sAk", "sBk", "s
                 "kchunk", "nsplit")
 
 
+# The tiled kernel's update modes (``upd``): 0 writes C = A B (contiguous, or its split-K
+# slabs); 1 subtracts A B from a strided destination in place, C[offC + z sCz + m sCm
+# + n sCn] -= (A B)[z, m, n]; 3 the same on and below the diagonal only (m >= n), tiles
+# wholly above it skipped. The destination's four words follow the batch dims' words.
+_UPDATE_FIELDS = ("offC", "sCz", "sCm", "sCn")
+
+
 @functools.lru_cache(maxsize=None)
-def _fields(rank: int) -> tuple:
+def _fields(rank: int, upd: int = 0) -> tuple:
     """The parameter words of either kernel, one u32 each, at words 0, 1, 2, ..."""
     head = tuple(Field(name, "u32", w) for w, name in enumerate(_HEAD_FIELDS))
-    return head + tuple(Field(f"{part}{d}", "u32", P_HEAD + 3 * d + j)
-                        for d in range(rank) for j, part in enumerate(("size", "sa", "sb")))
+    batch = tuple(Field(f"{part}{d}", "u32", P_HEAD + 3 * d + j)
+                  for d in range(rank) for j, part in enumerate(("size", "sa", "sb")))
+    tail = tuple(Field(name, "u32", P_HEAD + 3 * rank + j) for j, name in enumerate(_UPDATE_FIELDS)) if upd else ()
+    return head + batch + tail
 
 
 def param_words(M, N, K, nbatch, offA, offB, sAm, sAk, sBk, sBn, tilesM, tilesN,
@@ -78,10 +87,10 @@ def _batch_offsets(rank: int, z: str) -> list[str]:
     return lines
 
 
-def _record(name: str, a_elem: str, b_elem: str, c_elem: str, rank: int, threads: int) -> Launch:
+def _record(name: str, a_elem: str, b_elem: str, c_elem: str, rank: int, threads: int, upd: int = 0) -> Launch:
     """Both kernels' bindings: A and B read, C written; the parameter words above."""
     args = (Binding("A", a_elem), Binding("B", b_elem), Binding("C", c_elem, write=True))
-    return Launch(name, args, _fields(rank), False, threads)
+    return Launch(name, args, _fields(rank, upd), False, threads)
 
 
 def _decls(record: Launch) -> str:
@@ -91,11 +100,12 @@ def _decls(record: Launch) -> str:
 # ------------------------------------------------------------------ tiled
 
 def tiled_record(a_cls: str, b_cls: str, c_vec: bool, bm: int, bn: int, bk: int, rm: int, cn: int,
-                 rank: int, elem: str = "f32") -> Launch:
-    name = f"matmul_{elem}_{bm}x{bn}x{bk}_r{rm}x{cn}_{a_cls}_{b_cls}{'_v' if c_vec else ''}_b{rank}"
+                 rank: int, elem: str = "f32", upd: int = 0) -> Launch:
+    name = f"matmul_{elem}_{bm}x{bn}x{bk}_r{rm}x{cn}_{a_cls}_{b_cls}{'_v' if c_vec else ''}_b{rank}" \
+        + (f"_u{upd}" if upd else "")
     v4 = f"vec4<{elem}>"
     return _record(name, v4 if a_cls.endswith("v") else elem, v4 if b_cls.endswith("v") else elem,
-                   v4 if c_vec else elem, rank, tiled_threads(bm, bn, rm, cn))
+                   v4 if c_vec else elem, rank, tiled_threads(bm, bn, rm, cn), upd)
 
 
 def tiled_threads(bm: int, bn: int, rm: int, cn: int) -> int:
@@ -103,13 +113,16 @@ def tiled_threads(bm: int, bn: int, rm: int, cn: int) -> int:
 
 
 def render_tiled(a_cls: str, b_cls: str, c_vec: bool, bm: int, bn: int, bk: int, rm: int, cn: int,
-                 rank: int, elem: str = "f32") -> str:
+                 rank: int, elem: str = "f32", upd: int = 0) -> str:
     """The tiled kernel: a ``bm x bn`` tile per workgroup, each thread an ``rm x cn``
     register block (multiples of 4: ``rm/4`` vec4 row groups, ``cn/4`` vec4 column
     groups, strided by the thread grid), ``bk``-deep slabs. Threads per workgroup:
     ``(bm/rm) * (bn/cn)``. Vec4 classes get offsets and strides in vec4 units (the caller
     divides them). Workgroup ``w`` covers tile ``w % tiles`` of batch ``(w / tiles) %
-    nbatch`` over K chunk ``w / (tiles * nbatch)``, written to that chunk's slab of C."""
+    nbatch`` over K chunk ``w / (tiles * nbatch)``, written to that chunk's slab of C
+    (``upd`` 1 or 3: subtracted from the strided destination instead, one K chunk)."""
+    if upd and c_vec:
+        raise ValueError("render_tiled: an update mode writes scalars (c_vec False)")
     T = tiled_threads(bm, bn, rm, cn)
     TY, TX = bm // rm, bn // cn
     floating = elem in ("f32", "f64")
@@ -120,7 +133,7 @@ def render_tiled(a_cls: str, b_cls: str, c_vec: bool, bm: int, bn: int, bk: int,
 
     hm, hn = rm // 4, cn // 4
     L = []
-    L.append(_decls(tiled_record(a_cls, b_cls, c_vec, bm, bn, bk, rm, cn, rank, elem)))
+    L.append(_decls(tiled_record(a_cls, b_cls, c_vec, bm, bn, bk, rm, cn, rank, elem, upd)))
     L.append(f"var<workgroup> As: array<vec4<{elem}>, {bk * bm // 4}>;  // [k][m]")
     L.append(f"var<workgroup> Bs: array<vec4<{elem}>, {bk * bn // 4}>;  // [k][n]")
     L.append(f"@compute @workgroup_size({T})")
@@ -137,7 +150,10 @@ def render_tiled(a_cls: str, b_cls: str, c_vec: bool, bm: int, bn: int, bk: int,
              "let kbeg = (zs / nb) * P[13];",
              "let K = min(P[2], kbeg + P[13]);  // end of this chunk",
              "let tile = w % per;",
-             f"let m0 = (tile / tilesN) * {bm}u; let n0 = (tile % tilesN) * {bn}u;",
+             f"let m0 = (tile / tilesN) * {bm}u; let n0 = (tile % tilesN) * {bn}u;"]
+    if upd == 3:
+        body.append(f"if (m0 + {bm}u <= n0) {{ return; }}  // wholly above the diagonal")
+    body += [
              f"let tx = tid % {TX}u; let ty = tid / {TX}u;",
              "let sAm = P[6]; let sAk = P[7]; let sBk = P[8]; let sBn = P[9];"]
     body += _batch_offsets(rank, "z")
@@ -252,7 +268,11 @@ def render_tiled(a_cls: str, b_cls: str, c_vec: bool, bm: int, bn: int, bk: int,
     body += ["    " + x for x in inner]
     body.append("}")
     # --- store the register block
-    body.append("let zC = zs * M * N;")
+    u0 = P_HEAD + 3 * rank
+    if upd:
+        body.append(f"let zC = P[{u0}] + z * P[{u0 + 1}]; let sCm = P[{u0 + 2}]; let sCn = P[{u0 + 3}];")
+    else:
+        body.append("let zC = zs * M * N;")
     for h in range(hm):
         for i in range(4):
             r = h * 4 + i
@@ -260,7 +280,12 @@ def render_tiled(a_cls: str, b_cls: str, c_vec: bool, bm: int, bn: int, bk: int,
             body.append(f"if (mr{r} < M) {{")
             for j in range(hn):
                 body.append(f"    let n{r}_{j} = n0 + {j * TX * 4}u + tx * 4u;")
-                if c_vec:
+                if upd:
+                    for c in range(4):
+                        cond = f"n{r}_{j} + {c}u < N" + (f" && n{r}_{j} + {c}u <= mr{r}" if upd == 3 else "")
+                        body.append(f"    if ({cond}) {{ let at = zC + mr{r} * sCm + (n{r}_{j} + {c}u) * sCn; "
+                                    f"C[at] = C[at] - c{r}_{j}[{c}]; }}")
+                elif c_vec:
                     body.append(f"    if (n{r}_{j} < N) {{ C[(zC + mr{r} * N + n{r}_{j}) >> 2u] = c{r}_{j}; }}")
                 else:
                     for c in range(4):
