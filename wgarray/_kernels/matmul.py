@@ -298,7 +298,8 @@ def subtract_product(a: g.Node, b: g.Node, dst: g.Data, lower: bool = False) -> 
         return False
     A = _as_data(g.broadcast_view(_as_data(a), (nb, M, K)))
     B = _as_data(g.broadcast_view(_as_data(b), (nb, K, N)))
-    if dst.buf is None or dst.buf in (A.buf, B.buf) or max(A.buf.size, B.buf.size, dst.buf.size) > device.max_binding_bytes:
+    if dst.buf is None or dst.buf in (A.buf, B.buf) \
+            or max(A.buf.size, B.buf.size, dst.buf.size) > device.max_binding_bytes:
         return False
     batch = (nb,)
     plan = _tiled(A, B, batch, False, 3 if lower else 1, split=False)

@@ -295,7 +295,8 @@ def render_panel(t: str, threads: int = PANEL_WG) -> str:
         for (var st = {T // 2}u; st > 0u; st >>= 1u) {{
             if (lid < st) {{
                 let o = lid + st;
-                if (pv_i[o] < n && (pv_i[lid] >= n || pv_v[o] > pv_v[lid] || (pv_v[o] == pv_v[lid] && pv_i[o] < pv_i[lid]))) {{
+                if (pv_i[o] < n && (pv_i[lid] >= n || pv_v[o] > pv_v[lid]
+                                    || (pv_v[o] == pv_v[lid] && pv_i[o] < pv_i[lid]))) {{
                     pv_v[lid] = pv_v[o]; pv_i[lid] = pv_i[o];
                 }}
             }}
@@ -341,7 +342,9 @@ def render_panel(t: str, threads: int = PANEL_WG) -> str:
     return _finish(decls, t, body)
 
 
-ROWS_UNROLL = 4  # rows of a row group an iteration in the panel kernels' row loops (H200, LU panel at 4096 rows: 482 us a panel, 522 at 8)
+# rows of a row group an iteration in the panel kernels' row loops (H200, the LU panel
+# of 4096 rows: 482 us at 4, 522 at 8)
+ROWS_UNROLL = 4
 
 
 def _rows(i: str, n: str, G: int, pad: str) -> str:
