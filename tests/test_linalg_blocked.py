@@ -238,6 +238,27 @@ def test_det_singular_and_sign_of_a_swap():
     assert float(to_np(s.sign)) == 0.0 and float(to_np(s.logabsdet)) == -np.inf
 
 
+@pytest.mark.parametrize("d", REAL_FLOAT, ids=ids(REAL_FLOAT))
+def test_lu_pivots_from_every_row_group_and_unrolled_slot(d):
+    # the panel kernel's rows are spread over column lanes' row groups, ROWS_UNROLL rows
+    # an iteration: a permuted diagonally dominant matrix whose pivot of column j lies
+    # in row perm[j] (rows in every group and slot, the last row included) pivots as
+    # LAPACK does, so solve's result and det's sign (the permutation's parity) match
+    n = 600
+    rng = np.random.default_rng(21)
+    perm = rng.permutation(n)
+    perm[[0, int(np.argmax(perm))]] = perm[[int(np.argmax(perm)), 0]]  # column 0's pivot is the last row
+    core = rng.uniform(-0.5, 0.5, (n, n)) / n + np.eye(n) * rng.uniform(1, 2, n)
+    a = np.zeros((n, n))
+    a[perm] = core
+    a = a.astype(npdt(d))
+    b = rng.standard_normal((n, 2)).astype(npdt(d))
+    x = to_np(la.solve(xp.asarray(a), xp.asarray(b)))
+    assert bound(solve_residual(a, x, b), solve_residual(a, np.linalg.solve(a, b), b), d)
+    sign = np.linalg.slogdet(a.astype(np.float64))[0]
+    assert float(to_np(la.slogdet(xp.asarray(a)).sign)) == sign
+
+
 def test_solve_dispatches_grow_as_n_over_panel():
     a = with_cond(200, 200, xp.float32, 10.0)
     b = with_cond(200, 2, xp.float32, 10.0)
