@@ -222,8 +222,8 @@ def _block_product(A: g.Data, B: g.Data, m0: int, m: int, n0: int, n: int, k0: i
 
 # A matrix-vector product (M or N of 1) with K at least this long runs as a row
 # reduction of the elementwise products: the generic kernel's few threads each walked
-# a whole K chunk (H200: a 64 x 4032 block times a vector 147 us, 64 x 64..192 ~33 us).
-MATVEC_REDUCE_K = 64
+# a whole K chunk (a 64 x 4032 block times a vector: 147 us on an H200).
+MATVEC_REDUCE_K = 256
 
 
 def _matvec(A: g.Data, B: g.Data, batch, M: int, N: int, K: int) -> g.Data:
