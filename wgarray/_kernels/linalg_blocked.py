@@ -420,7 +420,7 @@ def _read_scalar(node: g.Node) -> float:
 QR_PANEL = 32  # panel width of the blocked Householder QR (T is QR_PANEL x QR_PANEL)
 
 
-def _hh_cost(m: int, j: int, kend: int, threads: int = kb.PANEL_WG) -> int:
+def _hh_cost(m: int, j: int, kend: int, threads: int) -> int:
     """Loop iterations of the panel kernel's column j on ``threads`` threads (three
     passes over the rows by all threads and two reductions, then a pass and a
     reduction for the later columns' dot products and the update pass, by row group)."""

@@ -239,9 +239,9 @@ def _matvec(A: g.Data, B: g.Data, batch, M: int, N: int, K: int) -> g.Data:
 
 
 def _batch_dims(A: g.Data, B: g.Data, batch):
-    """(dims, sizes, A's strides, B's strides) of the batch dims of extent other than 1."""
+    """(sizes, A's strides, B's strides) of the batch dims of extent other than 1."""
     bdims = [d for d, n in enumerate(batch) if n != 1]
-    return bdims, [batch[d] for d in bdims], [A.strides[d] for d in bdims], [B.strides[d] for d in bdims]
+    return [batch[d] for d in bdims], [A.strides[d] for d in bdims], [B.strides[d] for d in bdims]
 
 
 def _tiled(A: g.Data, B: g.Data, batch, c_vec: bool, upd: int = 0, split: bool = True):
@@ -252,7 +252,7 @@ def _tiled(A: g.Data, B: g.Data, batch, c_vec: bool, upd: int = 0, split: bool =
     M, K = A.shape[-2:]
     N = B.shape[-1]
     nbatch = g.prod(batch)
-    _, bshape, sa, sb = _batch_dims(A, B, batch)
+    bshape, sa, sb = _batch_dims(A, B, batch)
     sAm, sAk = A.strides[-2:]
     sBk, sBn = B.strides[-2:]
     a_cls = _load_class(A, sAm, sAk, M, K, sa, ("M", "K"))
@@ -332,12 +332,7 @@ def matmul_nodes(a: g.Node, b: g.Node, batch) -> g.Data:
             return _matmul_in_slabs(A, B, batch)
     if (M == 1 or N == 1) and K >= MATVEC_REDUCE_K and dtype.kind == "f":
         return _matvec(A, B, batch, M, N, K)
-    # Batch dims of extent 1 say nothing; drop them from the kernel's loop.
-    _, bshape, sa, sb = _batch_dims(A, B, batch)
-    sAm, sAk = A.strides[-2:]
-    sBk, sBn = B.strides[-2:]
     rt = device.runtime
-    native = device.has_int64
     total = M * N * nbatch
     if dtype in _TILED and M > 1 and N > 1:
         kernel, words, tiles, nsplit = _tiled(A, B, batch, N % 4 == 0)
@@ -345,6 +340,11 @@ def matmul_nodes(a: g.Node, b: g.Node, batch) -> g.Data:
         stride = total  # partial slabs of C (c_vec: N % 4 == 0, so each slab stays vec4 aligned)
         out = rt.alloc(-(-total * nsplit // 4) * 4 * dtype.itemsize)
     else:
+        # Batch dims of extent 1 say nothing; drop them from the kernel's loop.
+        bshape, sa, sb = _batch_dims(A, B, batch)
+        sAm, sAk = A.strides[-2:]
+        sBk, sBn = B.strides[-2:]
+        native = device.has_int64
         spec = (dtype.name, native, len(bshape))
         kernel = rt.compile(("matmul", spec), lambda: (km.generic_record(*spec), km.render_generic(*spec)))
         q = -(-total // 4)

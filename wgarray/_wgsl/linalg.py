@@ -110,9 +110,9 @@ def record(name: str, bindings, params, workgroup: int = WG) -> Launch:
 # invocation iterates more than about 40000 times; the state between dispatches lives
 # in device buffers. On GPUs the split only costs a few dispatches.
 
-def _tree(arr: str, cond: str, body: str) -> str:
-    """A 64-way tree reduction over workgroup array ``arr`` (result in arr[0])."""
-    return f"""    for (var st = {WG // 2}u; st > 0u; st >>= 1u) {{
+def _tree(arr: str, cond: str, body: str, width: int = WG) -> str:
+    """A ``width``-way tree reduction over workgroup array ``arr`` (result in arr[0])."""
+    return f"""    for (var st = {width // 2}u; st > 0u; st >>= 1u) {{
         if (lid < st) {{ let o = lid + st; if ({cond}) {{ {body} }} }}
         workgroupBarrier();
     }}"""

@@ -27,7 +27,7 @@ from .._runtime.launch import Launch
 from .linalg import WG, _finish, _head, _tree, record
 
 LEAF = 64  # the leaf kernels' block size: one thread per column of a block
-PANEL_WG = 256  # the panel kernel's threads: its rank-1 updates span all the panel's rows
+PANEL_WG = 256  # the panel kernels' smallest workgroup (every WebGPU device runs 256 invocations)
 
 
 def store_record(t: str) -> Launch:
@@ -276,6 +276,9 @@ def render_panel(t: str, threads: int = PANEL_WG) -> str:
     G = T // 32
     decls = panel_record(t, T).declarations() + [
              f"var<workgroup> pv_v: array<R, {T}>;", f"var<workgroup> pv_i: array<u32, {T}>;"]
+    tree = _tree("pv_v", "pv_i[o] < n && (pv_i[lid] >= n || pv_v[o] > pv_v[lid] || "
+                 "(pv_v[o] == pv_v[lid] && pv_i[o] < pv_i[lid]))",
+                 "pv_v[lid] = pv_v[o]; pv_i[lid] = pv_i[o];", T)
     body = _head()
     body[0] = f"@compute @workgroup_size({T})"
     body += f"""    let n = P[1]; let ld = P[2]; let kend = P[4];
@@ -292,16 +295,7 @@ def render_panel(t: str, threads: int = PANEL_WG) -> str:
     for (var k = P[5]; k < P[6]; k++) {{
         pv_v[lid] = bv; pv_i[lid] = bi;
         workgroupBarrier();
-        for (var st = {T // 2}u; st > 0u; st >>= 1u) {{
-            if (lid < st) {{
-                let o = lid + st;
-                if (pv_i[o] < n && (pv_i[lid] >= n || pv_v[o] > pv_v[lid]
-                                    || (pv_v[o] == pv_v[lid] && pv_i[o] < pv_i[lid]))) {{
-                    pv_v[lid] = pv_v[o]; pv_i[lid] = pv_i[o];
-                }}
-            }}
-            workgroupBarrier();
-        }}
+{tree}
         let p = workgroupUniformLoad(&pv_i[0]);
         if (lid == 0u) {{ PIV[b * n + k] = p; }}
         if (p != k) {{
@@ -370,10 +364,10 @@ def _loads(pad: str, *fmts: str) -> str:
     return "\n".join(pad + " ".join(f.format(u=u) for u in range(ROWS_UNROLL)) for f in fmts)
 
 
-def _red256(arr: str, op: str) -> str:
-    """A PANEL_WG-way tree reduction over workgroup array ``arr`` into arr[0]."""
+def _red(arr: str, op: str, width: int) -> str:
+    """A ``width``-way tree reduction over workgroup array ``arr`` into arr[0]."""
     return f"""        workgroupBarrier();
-        for (var st = {PANEL_WG // 2}u; st > 0u; st >>= 1u) {{
+        for (var st = {width // 2}u; st > 0u; st >>= 1u) {{
             if (lid < st) {{ {arr}[lid] = {op}; }}
             workgroupBarrier();
         }}"""
@@ -404,9 +398,6 @@ def render_hh(t: str, threads: int = PANEL_WG) -> str:
     G = T // 32
     decls = hh_record(t, T).declarations() + [
              f"var<workgroup> hr: array<R, {T}>;", f"var<workgroup> hd: array<R, {T}>;"]
-    def red(op: str) -> str:
-        return _red256("hr", op).replace(f"{PANEL_WG // 2}u;", f"{T // 2}u;")
-
     body = _head()
     body[0] = f"@compute @workgroup_size({T})"
     body += f"""    let m = P[1]; let ld = P[2]; let kend = P[4];
@@ -418,14 +409,14 @@ def render_hh(t: str, threads: int = PANEL_WG) -> str:
         var mx = R(0);
         for (var i = j + lid; i < m; i += {T}u) {{ mx = max(mx, r_abs(W[w0 + i * ld + j])); }}
         hr[lid] = mx;
-{red("max(hr[lid], hr[lid + st])")}
+{_red("hr", "max(hr[lid], hr[lid + st])", T)}
         mx = workgroupUniformLoad(&hr[0]);
         workgroupBarrier();
         let sc = select(R(1) / mx, R(0), mx == R(0));
         var ss = R(0);
         for (var i = j + 1u + lid; i < m; i += {T}u) {{ let x = W[w0 + i * ld + j] * sc; ss += x * x; }}
         hr[lid] = ss;
-{red("hr[lid] + hr[lid + st]")}
+{_red("hr", "hr[lid] + hr[lid + st]", T)}
         ss = workgroupUniformLoad(&hr[0]);
         workgroupBarrier();
         let al = W[w0 + j * ld + j] * sc;
