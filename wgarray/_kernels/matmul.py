@@ -294,10 +294,12 @@ def subtract_product(a: g.Node, b: g.Node, dst: g.Data, lower: bool = False) -> 
     device = dst.device
     nb, M, N = dst.shape
     K = a.shape[-1]
-    if dtype not in _TILED or M <= 1 or N <= 1 or K == 0 or device.big or nb == 0:
+    if dtype not in _TILED or M <= 1 or N <= 1 or K == 0 or nb == 0:
         return False
     A = _as_data(g.broadcast_view(_as_data(a), (nb, M, K)))
     B = _as_data(g.broadcast_view(_as_data(b), (nb, K, N)))
+    # each buffer bound whole: one past the binding limit (a segmented array, a slab's
+    # window) takes the stored-product path, whatever else the device holds
     if dst.buf is None or dst.buf in (A.buf, B.buf) \
             or max(A.buf.size, B.buf.size, dst.buf.size) > device.max_binding_bytes:
         return False
