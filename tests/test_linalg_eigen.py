@@ -405,6 +405,38 @@ def test_ojac_ends_on_clustered_values_and_matches_lapack(dtype, kind, n, monkey
     assert _u_orthogonality(u) <= 10 * max(_u_orthogonality(u0), _eps(dtype))
 
 
+@pytest.mark.parametrize("dtype,n", [(np.float32, 48), (np.float32, 7), (np.complex64, 32),
+                                     pytest.param(np.float64, 31, marks=needs_f64)])
+@pytest.mark.parametrize("split", [False, True])
+def test_ojac_in_workgroup_memory_matches_storage_bit_for_bit(dtype, n, split, monkeypatch):
+    # orders whose A and V fit in workgroup memory run the rounds there; the arithmetic
+    # is the storage kernel's, so U, S, V agree bit for bit, also where the rounds are
+    # cut over dispatches (``split``: each resumes from the storage copies), and both
+    # match LAPACK on a batch of clustered ('pca') and random inputs
+    from wgarray._kernels import linalg_eigen as le
+    device = xp.asarray(np.zeros(1, np.float32))._node.device
+    wg, tpp, cap = le._ojac_layout(device, n, n, getattr(xp, np.dtype(dtype).name))
+    assert cap >= n and cap % 16 == 0 and wg <= le._ojac_threads(device)
+    rng = np.random.default_rng(n)
+    real = np.dtype(dtype).char.lower() if np.issubdtype(dtype, np.complexfloating) else dtype
+    a = np.stack([_spectrum_matrix(n, n, "pca", real, seed=n) if n > 16 else _matrix(n, n, "random", real, 3),
+                  rng.standard_normal((n, n)).astype(real)])
+    if np.issubdtype(dtype, np.complexfloating):
+        a = (a + 1j * rng.standard_normal(a.shape)).astype(dtype)
+    if split:  # a few rounds a dispatch
+        monkeypatch.setattr(le, "loop_bound", lambda device: 4000)
+    shared = [np.asarray(r) for r in la.svd(xp.asarray(a), full_matrices=False)]
+    layout = le._ojac_layout
+    monkeypatch.setattr(le, "_ojac_layout", lambda *args: layout(*args)[:2] + (0,))
+    storage = [np.asarray(r) for r in la.svd(xp.asarray(a), full_matrices=False)]
+    for x, y in zip(shared, storage):
+        np.testing.assert_array_equal(x, y)
+    for k in range(2):
+        u0, s0, vh0 = np.linalg.svd(a[k], full_matrices=False)
+        u, s, vh = (r[k] for r in shared)
+        _check(_svd_errors(a[k], u, s, vh), _svd_errors(a[k], u0, s0, vh0), dtype)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, pytest.param(np.float64, marks=needs_f64)])
 @pytest.mark.parametrize("kind", ["ill", "rankdef", "random"])
 def test_preconditioned_svd_ends_and_matches_lapack(dtype, kind, monkeypatch):

@@ -286,6 +286,27 @@ def _ojac_threads(device) -> int:
     return 256 if loop_bound(device) is not None else 1024
 
 
+def _ojac_layout(device, m: int, n: int, dtype) -> tuple[int, int, int]:
+    """(workgroup size, threads per column pair, capacity) of ojac on m x n matrices:
+    threads per pair as many as fill ``_ojac_threads``, up to 32. Where both A and V
+    fit in workgroup memory (order up to 64 in float32 on an H200, 48 on lavapipe),
+    capacity is m rounded up to 16 and the workgroup shrinks to the threads the pairs
+    use; otherwise capacity 0 (the rounds work in the storage buffers)."""
+    wg = _ojac_threads(device)
+    npairs = (n + (n & 1)) // 2
+    tpp = 1
+    while tpp < 32 and tpp * 2 * npairs <= wg:
+        tpp *= 2
+    cap = -(-m // 16) * 16
+    used = 1 << max(5, (tpp * npairs - 1).bit_length())
+    wsh = min(wg, used) if loop_bound(device) is None else wg
+    k = 4 if dtype.kind == "c" else 3
+    need = 2 * cap * (cap + 1) * dtype.itemsize + wsh * k * dt.real_of(dtype).itemsize + 16
+    if need > device.limits.get("max-compute-workgroup-storage-size", 16384):
+        return wg, tpp, 0
+    return wsh, tpp, cap
+
+
 def _small_svd(node: g.Node, mode: str):
     """One-sided Jacobi on whole matrices, a workgroup each (``ojac``), then the
     refinement of ``_svd_finish``: one dispatch on GPUs where the blocked solver
@@ -418,13 +439,9 @@ def _ojac(device, t, A0: g.Data, nz: int, m: int, n: int):
     Aw = rt.alloc(nz * m * n * isz)
     Vw = rt.alloc(nz * n * n * isz)
     FL = rt.alloc(nz * 12)
-    wg = _ojac_threads(device)
+    wg, tpp, cap = _ojac_layout(device, m, n, A0.dtype)
     n2 = n + (n & 1)
     npairs = n2 // 2
-    # threads per column pair: as many as fill the workgroup, up to 32
-    tpp = 1
-    while tpp < 32 and tpp * 2 * npairs <= wg:
-        tpp *= 2
     nrd = max(1, n2 - 1)
     total = OUTER_SWEEPS * nrd
     tolmul = max(1, math.isqrt(m - 1) + 1)
@@ -434,11 +451,13 @@ def _ojac(device, t, A0: g.Data, nz: int, m: int, n: int):
         passes = -(-npairs // (wg // tpp))
         cost = 2 + passes * (3 + tpp + 2 * -(-m // tpp) + -(-n // tpp))
         fixed = 2 * -(-m * n // wg) + -(-n // wg) * (2 * n + m)
+        if cap:  # the copies into and out of workgroup memory
+            fixed += 2 * (-(-m * n // wg) + -(-n * n // wg))
         per = min(per, max(1, (bound - fixed) // cost))
     bufs = {"SRC": A0.buf, "A": Aw, "V": Vw, "FL": FL}
     for r0 in range(0, total, per):
         r1 = min(total, r0 + per)
-        launch(device, "linalg_eigen_ojac", (t, wg), ke.ojac_record, ke.render_ojac, bufs, nz,
+        launch(device, "linalg_eigen_ojac", (t, wg, cap), ke.ojac_record, ke.render_ojac, bufs, nz,
                nz=nz, m=m, n=n, off=A0.offset, s_mat=m * n, s_row=n, s_col=1, first=int(r0 == 0), r0=r0, r1=r1,
                tolmul=tolmul, tpp=tpp, last=int(r1 == total))
     return Aw, Vw, FL

@@ -403,13 +403,14 @@ def render_order(t: str) -> str:
     return _finish(decls, t, body)
 
 
-def ojac_record(t: str, wg: int) -> Launch:
-    return record(f"linalg_eigen_ojac_{t}", [("SRC", "S", False), ("A", "S", True), ("V", "S", True),
+def ojac_record(t: str, wg: int, cap: int = 0) -> Launch:
+    return record(f"linalg_eigen_ojac_{t}" + (f"_sh{cap}" if cap else ""),
+                  [("SRC", "S", False), ("A", "S", True), ("V", "S", True),
                                                ("FL", "u32", True)],
                   ("nz", "m", "n", "off", "s_mat", "s_row", "s_col", "first", "r0", "r1", "tolmul", "tpp", "last"), wg)
 
 
-def render_ojac(t: str, wg: int) -> str:
+def render_ojac(t: str, wg: int, cap: int = 0) -> str:
     """Bindings SRC (read), A (the work copy, matrices x n x m: column j of matrix b
     at A[(b n + j) m ..], contiguous), V (matrices x n x n, column j likewise), FL (three
     u32 per matrix: done, a coupling past OJAC_ACTIVE tol in the current sweep, sweeps
@@ -438,12 +439,22 @@ def render_ojac(t: str, wg: int) -> str:
     and the refinement step (``_svd_finish``) squares it. At the end
     the columns of A are U sigma (sigma_j = |a_j|) and V holds the accumulated
     rotations. With ``first`` the dispatch loads A (matrix b, row i, column j at
-    SRC[off + b s_mat + i s_row + j s_col]) and V = I."""
+    SRC[off + b s_mat + i s_row + j s_col]) and V = I.
+
+    With ``cap`` (m, n <= cap) the rounds work on copies of A and V in workgroup
+    memory, columns cap + 1 apart (the pairs of one warp then start in different
+    banks), loaded at the start of the dispatch and written back at its end: a round
+    reads and writes every entry of both, and storage latency behind each round's
+    barrier was its cost (order 64 on an H200: ~6 us a round from storage)."""
     cplx = t in ("c64", "c128")
     r = {"c64": "f32", "c128": "f64"}.get(t, t)
     eps, tiny, big = _eps(r)
     k = 4 if cplx else 3
-    decls = ojac_record(t, wg).declarations() + [
+    cs = cap + 1
+    a_at = (lambda j, i: f"sA[({j}) * {cs}u + {i}]") if cap else (lambda j, i: f"A[a0 + ({j}) * m + {i}]")
+    v_at = (lambda j, i: f"sV[({j}) * {cs}u + {i}]") if cap else (lambda j, i: f"V[v0 + ({j}) * n + {i}]")
+    shared = [f"var<workgroup> sA: array<S, {cap * cs}>;", f"var<workgroup> sV: array<S, {cap * cs}>;"] if cap else []
+    decls = ojac_record(t, wg, cap).declarations() + shared + [
              f"var<workgroup> g_red: array<R, {wg * k}>;",
              "var<workgroup> g_rot: atomic<u32>;", "var<workgroup> g_done: u32;", "var<workgroup> g_sweeps: u32;"]
     if cplx:
@@ -454,6 +465,17 @@ def render_ojac(t: str, wg: int) -> str:
         put = "g_red[o + 2u] = apq;"
         get = "g = g + g_red[o + 2u];"
         phase_of = "select(S(-1), S(1), g >= S(0))"
+    bar = "workgroupBarrier();" if cap else "storageBarrier(); workgroupBarrier();"
+    resume = store = ""
+    if cap:  # the dispatch's copies in and out of workgroup memory
+        def copies(ind, to_a, to_v):
+            return (f"\n{ind}for (var e = lid; e < n * m; e += {wg}u) {{ {to_a} }}"
+                    f"\n{ind}for (var e = lid; e < n * n; e += {wg}u) {{ {to_v} }}")
+        resume = ("\n    if (!first) {" + copies("        ", f"{a_at('e / m', 'e % m')} = A[a0 + e];",
+                                                 f"{v_at('e / n', 'e % n')} = V[v0 + e];")
+                  + "\n        workgroupBarrier();\n    }")
+        store = "\n    workgroupBarrier();" + copies("    ", f"A[a0 + e] = {a_at('e / m', 'e % m')};",
+                                                     f"V[v0 + e] = {v_at('e / n', 'e % n')};")
     body = [f"@compute @workgroup_size({wg})",
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
             "    let b = wid.x + wid.y * 65535u;",
@@ -494,13 +516,13 @@ def render_ojac(t: str, wg: int) -> str:
             for (var k = 0u; k < 40u && top * sc < R(1); k++) {{ sc *= R(2); }}
         }}
         for (var e = lid; e < n * m; e += {wg}u) {{
-            A[a0 + e] = s_scale(SRC[s0 + (e % m) * P[5] + (e / m) * P[6]], sc);
+            {a_at("e / m", "e % m")} = s_scale(SRC[s0 + (e % m) * P[5] + (e / m) * P[6]], sc);
         }}
         for (var e = lid; e < n * n; e += {wg}u) {{
-            V[v0 + e] = select(s_real(R(0)), s_real(R(1)), e / n == e % n);
+            {v_at("e / n", "e % n")} = select(s_real(R(0)), s_real(R(1)), e / n == e % n);
         }}
-        storageBarrier(); workgroupBarrier();
-    }}
+        {bar}
+    }}{resume}
     let n2 = n + (n & 1u); let npairs = n2 / 2u; let nrd = n2 - 1u;
     let tol = R(P[10]) * {eps};
     let tpp = P[11]; let per = {wg}u / tpp;
@@ -517,7 +539,7 @@ def render_ojac(t: str, wg: int) -> str:
             var app = R(0); var aqq = R(0); var apq = s_real(R(0));
             if (ok) {{
                 for (var i = lane; i < m; i += tpp) {{
-                    let x = A[a0 + p * m + i]; let y = A[a0 + q * m + i];
+                    let x = {a_at("p", "i")}; let y = {a_at("q", "i")};
                     app += s_abs2(x); aqq += s_abs2(y); apq += s_mul(s_conj(x), y);
                 }}
             }}
@@ -541,11 +563,11 @@ def render_ojac(t: str, wg: int) -> str:
                 let c = R(1) / r_sqrt(R(1) + tt * tt); let s = c * tt;
                 let wc = s_conj(w);
                 if (lane == 0u && h > R({OJAC_ACTIVE}) * tol * lim) {{ atomicStore(&g_rot, 1u); }}
-{_rotate_cols("A", "a0", "m")}
-{_rotate_cols("V", "v0", "n")}
+{_rotate_cols(a_at, "m")}
+{_rotate_cols(v_at, "n")}
             }}
         }}
-        storageBarrier(); workgroupBarrier();
+        {bar}
         if (rd + 1u == nrd) {{
             // a sweep that rotated nothing ends the solve
             if (lid == 0u) {{
@@ -566,29 +588,30 @@ def render_ojac(t: str, wg: int) -> str:
         // of c and s drifts the norms the same way in every rotation, ~n sweeps eps
         for (var j = lid; j < n; j += {wg}u) {{
             var s2 = R(0);
-            for (var i = 0u; i < n; i++) {{ s2 += s_abs2(V[v0 + j * n + i]); }}
+            for (var i = 0u; i < n; i++) {{ s2 += s_abs2({v_at("j", "i")}); }}
             let sc = R(1) / r_sqrt(s2);
-            for (var i = 0u; i < n; i++) {{ V[v0 + j * n + i] = s_scale(V[v0 + j * n + i], sc); }}
-            for (var i = 0u; i < m; i++) {{ A[a0 + j * m + i] = s_scale(A[a0 + j * m + i], sc); }}
+            for (var i = 0u; i < n; i++) {{ {v_at("j", "i")} = s_scale({v_at("j", "i")}, sc); }}
+            for (var i = 0u; i < m; i++) {{ {a_at("j", "i")} = s_scale({a_at("j", "i")}, sc); }}
         }}
-    }}
+    }}{store}
 }}""".split("\n")
     return _finish(decls, t, body)
 
 
-def _rotate_cols(buf: str, base: str, rows: str) -> str:
-    """ojac's update of columns p, q of ``buf`` (``rows`` long from ``base``): each
-    thread its rows lane + k tpp, UNROLL_U of them per iteration, loads first."""
+def _rotate_cols(at, rows: str) -> str:
+    """ojac's update of columns p, q (``rows`` long; ``at(column, row)`` spells an
+    entry): each thread its rows lane + k tpp, UNROLL_U of them per iteration, loads
+    first."""
     k = UNROLL_U
     out = [f"                for (var i0 = lane; i0 < {rows}; i0 += {k}u * tpp) {{"]
     for j in range(k):
         out.append(f"""                    let i{j} = i0 + {j}u * tpp; let on{j} = i{j} < {rows};
                     var x{j} = s_real(R(0)); var y{j} = s_real(R(0));
-                    if (on{j}) {{ x{j} = {buf}[{base} + p * {rows} + i{j}]; y{j} = s_mul(wc, {buf}[{base} + q * {rows} + i{j}]); }}""")
+                    if (on{j}) {{ x{j} = {at("p", f"i{j}")}; y{j} = s_mul(wc, {at("q", f"i{j}")}); }}""")
     for j in range(k):
         out.append(f"""                    if (on{j}) {{
-                        {buf}[{base} + p * {rows} + i{j}] = s_scale(x{j}, c) - s_scale(y{j}, s);
-                        {buf}[{base} + q * {rows} + i{j}] = s_scale(x{j}, s) + s_scale(y{j}, c);
+                        {at("p", f"i{j}")} = s_scale(x{j}, c) - s_scale(y{j}, s);
+                        {at("q", f"i{j}")} = s_scale(x{j}, s) + s_scale(y{j}, c);
                     }}""")
     out.append("                }")
     return "\n".join(out)
