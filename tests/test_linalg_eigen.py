@@ -408,12 +408,15 @@ def test_ojac_ends_on_clustered_values_and_matches_lapack(dtype, kind, n, monkey
 @pytest.mark.parametrize("dtype,n", [(np.float32, 48), (np.float32, 7), (np.complex64, 32),
                                      pytest.param(np.float64, 31, marks=needs_f64)])
 @pytest.mark.parametrize("split", [False, True])
-def test_ojac_in_workgroup_memory_matches_storage_bit_for_bit(dtype, n, split, monkeypatch):
+@pytest.mark.parametrize("shuffles", [False, True])
+def test_ojac_in_workgroup_memory_matches_storage_bit_for_bit(dtype, n, split, shuffles, monkeypatch):
     # orders whose A and V fit in workgroup memory run the rounds there; the arithmetic
     # is the storage kernel's, so U, S, V agree bit for bit, also where the rounds are
     # cut over dispatches (``split``: each resumes from the storage copies), and both
-    # match LAPACK on a batch of clustered ('pca') and random inputs
+    # match LAPACK on a batch of clustered ('pca') and random inputs; the pair sums by
+    # subgroup shuffles (where the device has subgroups) or by a tree in workgroup memory
     from wgarray._kernels import linalg_eigen as le
+    monkeypatch.setattr(le, "OJAC_SUBGROUPS", shuffles)
     device = xp.asarray(np.zeros(1, np.float32))._node.device
     wg, tpp, cap = le._ojac_layout(device, n, n, getattr(xp, np.dtype(dtype).name))
     assert cap >= n and cap % 16 == 0 and wg <= le._ojac_threads(device)

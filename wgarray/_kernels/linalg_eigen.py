@@ -87,6 +87,7 @@ OUTER_SWEEPS = 30   # block sweeps at most
 FIRST_CHECK = 3     # sweeps before the first convergence readback
 FLOOR = 4           # blocked eigh: couplings below FLOOR eps ||A||_F / sqrt(n) are left
 SVD_PRECONDITION = True  # svd of real n > TRD_MIN: Jacobi (or nothing) on A V0, V0 from eigh(A^T A)
+OJAC_SUBGROUPS = True  # ojac's pair sums by subgroup shuffles where the device has them
 TRD_MIN = 64        # real eigh / eigvalsh of TRD_MIN < n <= linalg_trd.MAX_N: the tridiagonal route
                     # (at n <= 64 Jacobi and the one-workgroup refinement are two dispatches)
 WATCHDOG_SWEEPS = 4  # whole-matrix sweeps per dispatch at most (order 256: ~30 ms on an H200);
@@ -440,6 +441,8 @@ def _ojac(device, t, A0: g.Data, nz: int, m: int, n: int):
     Vw = rt.alloc(nz * n * n * isz)
     FL = rt.alloc(nz * 12)
     wg, tpp, cap = _ojac_layout(device, m, n, A0.dtype)
+    lanes = rt.subgroup_size
+    sg = OJAC_SUBGROUPS and t in ("f32", "c64") and lanes is not None and tpp <= lanes
     n2 = n + (n & 1)
     npairs = n2 // 2
     nrd = max(1, n2 - 1)
@@ -457,7 +460,7 @@ def _ojac(device, t, A0: g.Data, nz: int, m: int, n: int):
     bufs = {"SRC": A0.buf, "A": Aw, "V": Vw, "FL": FL}
     for r0 in range(0, total, per):
         r1 = min(total, r0 + per)
-        launch(device, "linalg_eigen_ojac", (t, wg, cap), ke.ojac_record, ke.render_ojac, bufs, nz,
+        launch(device, "linalg_eigen_ojac", (t, wg, cap, sg), ke.ojac_record, ke.render_ojac, bufs, nz,
                nz=nz, m=m, n=n, off=A0.offset, s_mat=m * n, s_row=n, s_col=1, first=int(r0 == 0), r0=r0, r1=r1,
                tolmul=tolmul, tpp=tpp, last=int(r1 == total))
     return Aw, Vw, FL

@@ -403,14 +403,14 @@ def render_order(t: str) -> str:
     return _finish(decls, t, body)
 
 
-def ojac_record(t: str, wg: int, cap: int = 0) -> Launch:
-    return record(f"linalg_eigen_ojac_{t}" + (f"_sh{cap}" if cap else ""),
+def ojac_record(t: str, wg: int, cap: int = 0, sg: bool = False) -> Launch:
+    return record(f"linalg_eigen_ojac_{t}" + (f"_sh{cap}" if cap else "") + ("_sg" if sg else ""),
                   [("SRC", "S", False), ("A", "S", True), ("V", "S", True),
                                                ("FL", "u32", True)],
                   ("nz", "m", "n", "off", "s_mat", "s_row", "s_col", "first", "r0", "r1", "tolmul", "tpp", "last"), wg)
 
 
-def render_ojac(t: str, wg: int, cap: int = 0) -> str:
+def render_ojac(t: str, wg: int, cap: int = 0, sg: bool = False) -> str:
     """Bindings SRC (read), A (the work copy, matrices x n x m: column j of matrix b
     at A[(b n + j) m ..], contiguous), V (matrices x n x n, column j likewise), FL (three
     u32 per matrix: done, a coupling past OJAC_ACTIVE tol in the current sweep, sweeps
@@ -421,8 +421,11 @@ def render_ojac(t: str, wg: int, cap: int = 0) -> str:
     One-sided (Hestenes) Jacobi on a whole m x n matrix (m >= n) per workgroup: the
     rounds of the round-robin tournament over its columns, each round's n / 2
     disjoint pairs orthogonalized at once. A pair's dot products (|a_p|^2, |a_q|^2,
-    a_p^H a_q) are summed over its rows by ``tpp`` threads and reduced through
-    workgroup memory; every thread of the pair then derives the same rotation (jeig's
+    a_p^H a_q) are summed over its rows by ``tpp`` threads and reduced over them by a
+    tree in workgroup memory, or with ``sg`` (float32 on a device whose subgroups hold
+    a pair's lanes) by a butterfly of subgroup shuffles (a sequential sum of the lanes'
+    parts was 3.4 of the 5.2 us of a round at order 64 on an H200); every thread of
+    the pair then derives the same rotation (jeig's
     formulas on the 2 x 2 Gram matrix) and applies it to its own rows of the two
     columns of A and of V, which it read itself: no barrier between the products and
     the update but the reduction's. A pair rotates when |a_p^H a_q| > tol |a_p| |a_q|
@@ -454,17 +457,35 @@ def render_ojac(t: str, wg: int, cap: int = 0) -> str:
     a_at = (lambda j, i: f"sA[({j}) * {cs}u + {i}]") if cap else (lambda j, i: f"A[a0 + ({j}) * m + {i}]")
     v_at = (lambda j, i: f"sV[({j}) * {cs}u + {i}]") if cap else (lambda j, i: f"V[v0 + ({j}) * n + {i}]")
     shared = [f"var<workgroup> sA: array<S, {cap * cs}>;", f"var<workgroup> sV: array<S, {cap * cs}>;"] if cap else []
-    decls = ojac_record(t, wg, cap).declarations() + shared + [
+    decls = ojac_record(t, wg, cap, sg).declarations() + shared + [
              f"var<workgroup> g_red: array<R, {wg * k}>;",
              "var<workgroup> g_rot: atomic<u32>;", "var<workgroup> g_done: u32;", "var<workgroup> g_sweeps: u32;"]
     if cplx:
         put = "g_red[o + 2u] = apq.x; g_red[o + 3u] = apq.y;"
-        get = "g = g + S(g_red[o + 2u], g_red[o + 3u]);"
+        add = "g_red[o + 2u] += g_red[u + 2u]; g_red[o + 3u] += g_red[u + 3u];"
+        get = "S(g_red[o0 + 2u], g_red[o0 + 3u])"
         phase_of = "S(g.x / h, g.y / h)"
     else:
         put = "g_red[o + 2u] = apq;"
-        get = "g = g + g_red[o + 2u];"
+        add = "g_red[o + 2u] += g_red[u + 2u];"
+        get = "g_red[o0 + 2u]"
         phase_of = "select(S(-1), S(1), g >= S(0))"
+    if sg:  # a butterfly of shuffles: every lane of the pair ends with the same sums
+        reduce = """            var a = app; var d = aqq; var g = apq;
+            for (var st = 1u; st < tpp; st <<= 1u) {
+                a += subgroupShuffleXor(a, st); d += subgroupShuffleXor(d, st); g += subgroupShuffleXor(g, st);
+            }"""
+    else:  # a tree over the pair's lanes in workgroup memory
+        reduce = f"""            let o = lid * {k}u;
+            g_red[o] = app; g_red[o + 1u] = aqq; {put}
+            for (var st = tpp / 2u; st > 0u; st >>= 1u) {{
+                workgroupBarrier();
+                if (lane < st) {{ let u = o + st * {k}u; g_red[o] += g_red[u]; g_red[o + 1u] += g_red[u + 1u]; {add} }}
+            }}
+            workgroupBarrier();
+            let o0 = slot * tpp * {k}u;
+            let a = g_red[o0]; let d = g_red[o0 + 1u]; let g = {get};
+            workgroupBarrier();"""
     bar = "workgroupBarrier();" if cap else "storageBarrier(); workgroupBarrier();"
     resume = store = ""
     if cap:  # the dispatch's copies in and out of workgroup memory
@@ -543,15 +564,7 @@ def render_ojac(t: str, wg: int, cap: int = 0) -> str:
                     app += s_abs2(x); aqq += s_abs2(y); apq += s_mul(s_conj(x), y);
                 }}
             }}
-            let o = lid * {k}u;
-            g_red[o] = app; g_red[o + 1u] = aqq; {put}
-            workgroupBarrier();
-            var a = R(0); var d = R(0); var g = s_real(R(0));
-            for (var l = 0u; l < tpp; l++) {{
-                let o = (slot * tpp + l) * {k}u;
-                a += g_red[o]; d += g_red[o + 1u]; {get}
-            }}
-            workgroupBarrier();
+{reduce}
             let h = s_abs(g);
             let lim = r_sqrt(a) * r_sqrt(d);
             if (ok && h > tol * lim && h > {tiny}) {{
