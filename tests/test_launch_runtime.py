@@ -112,3 +112,30 @@ def test_bad_command_raises_at_submit_and_the_next_batch_runs():
         rt.flush()
     host = np.arange(10, dtype=np.float32)
     np.testing.assert_array_equal(np.asarray(xp.asarray(host) * 2.0), host * 2)
+
+
+def test_a_batch_counts_each_buffer_once_towards_its_flush_bytes(monkeypatch):
+    # a batch is submitted once the buffers it holds pass BATCH_FLUSH_BYTES: many
+    # dispatches that bind one realized array (a factorization's matrix) hold it once
+    # and stay in one submit, while fresh temporaries of its size still flush
+    from wgarray._graph import node as g
+    from wgarray._runtime import runtime as rtm
+    x0 = np.arange(1 << 16, dtype=np.float32)  # 256 KiB
+    x = xp.asarray(x0)
+    float(x[0])
+    monkeypatch.setattr(rtm, "BATCH_FLUSH_BYTES", 1 << 20)
+
+    def realized(arrays):  # recorded into the batch, nothing submitted yet
+        for a in arrays:
+            g.realize(a._node)
+        return arrays
+
+    debug.reset_counters()
+    sums = realized([xp.sum(x * float(k)) for k in range(12)])  # twelve small results, all bind x
+    assert debug.counters()["submits"] == 0, debug.counters()
+    got = np.array([float(s) for s in sums])
+    np.testing.assert_allclose(got, [np.sum(x0 * k, dtype=np.float64) for k in range(12)], rtol=1e-6)
+    debug.reset_counters()
+    ys = realized([x * float(k) for k in range(12)])  # twelve fresh 256 KiB arrays
+    assert debug.counters()["submits"] >= 2, debug.counters()
+    np.testing.assert_array_equal(np.asarray(ys[5]), x0 * 5)

@@ -129,6 +129,33 @@ def test_both_leaf_kernels_within_10x_of_lapack(d, shared, monkeypatch):
     assert leaves == {"linalg_blk_leaf_sh" if shared and fits else "linalg_blk_leaf"}, leaves
 
 
+@pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
+def test_leaf_bits_do_not_depend_on_its_thread_count(d, monkeypatch):
+    # the workgroup-memory leaf takes 1024 threads on GPUs and LEAF_WG on lavapipe;
+    # each entry is updated by one thread a step either way, so cholesky (factor and
+    # inverse of each block), solve and inv give the same bits with either count
+    if blk.leaf_shared_ld(npdt(d).itemsize, xp.asarray(0).device) is None:
+        pytest.skip("one leaf block does not fit this device's workgroup memory")
+    n = 130
+    a = hpd(n, d, 1e3, seed=11)
+    g = with_cond(n, n, d, 1e3, seed=12)
+    rhs = np.random.default_rng(13).standard_normal((n, 2)).astype(npdt(d))
+
+    def run():
+        return [to_np(la.cholesky(xp.asarray(a))), to_np(la.solve(xp.asarray(g), xp.asarray(rhs))),
+                to_np(la.inv(xp.asarray(g)))]
+
+    results = []
+    for wg in (256, 1024):
+        monkeypatch.setattr(blk, "leaf_threads", lambda device, wg=wg: wg)
+        results.append(run())
+    for x, y in zip(*results):
+        np.testing.assert_array_equal(x, y)
+    L = results[0][0]
+    ref = np.linalg.cholesky(a)
+    assert bound(rel(L @ ct(L), a), rel(ref @ ct(ref), a), d)
+
+
 def test_cholesky_batched_upper_and_broadcast_view():
     d = xp.float32
     a = np.stack([hpd(70, d, 100.0, seed=s) for s in range(3)])

@@ -318,6 +318,7 @@ def _linalg_blocked(v):
         for name in ("store", "leaf", "panel"):
             out[f"linalg_blocked/{name}_{t}"] = lambda t=t, f=getattr(kb, f"render_{name}"): f(t)
         out[f"linalg_blocked/leaf_sh_{t}"] = lambda t=t: kb.render_leaf_shared(t)
+        out[f"linalg_blocked/leaf_sh_{t}_w1024"] = lambda t=t: kb.render_leaf_shared(t, 65, 1024)
         out[f"linalg_blocked/panel1024_{t}"] = lambda t=t: kb.render_panel(t, 1024)
     for t in ("f32", "f64"):
         out[f"linalg_blocked/hh_{t}"] = lambda t=t: kb.render_hh(t)
@@ -334,6 +335,7 @@ def _linalg_eigen(v):
         out[f"linalg_eigen/permute_{t}"] = lambda t=t: ke.render_permute(t)
         out[f"linalg_eigen/order_{t}"] = lambda t=t: ke.render_order(t)
         out[f"linalg_eigen/ojac_{t}"] = lambda t=t: ke.render_ojac(t, 256)
+        out[f"linalg_eigen/ojac_{t}_sh"] = lambda t=t: ke.render_ojac(t, 512, 32, t in ("f32", "c64"))
         out[f"linalg_eigen/refine_eigh_{t}"] = lambda t=t: ke.render_refine_eigh(t)
         out[f"linalg_eigen/refine_svd_{t}"] = lambda t=t: ke.render_refine_svd(t)
     for wt, it in (("f32", "f32"), ("f64", "f64"), ("f64", "f32")):  # real matrices only

@@ -36,7 +36,7 @@ from .. import _dtypes as dt
 from .._graph import node as g
 from .._wgsl import linalg as kl
 from .._wgsl import linalg_blocked as kb
-from .budget import phase_budget
+from .budget import loop_bound, phase_budget
 from .linalg import _cdiv, cast as _cast, eye, launch, refine_dtype as work_dtype, tag as _tag
 from .matmul import matmul_nodes, subtract_product
 from .reduce import reduce_axes
@@ -136,12 +136,20 @@ def _leaf(w: _Mat, nblk: int, phase: int, d_buf=None, unit: bool = False) -> Non
         d = device.runtime.alloc(16)
     ld = leaf_shared_ld(w.dtype.itemsize, device) if LEAF_SHARED else None
     if ld is not None:
-        family, spec, rec, render = "linalg_blk_leaf_sh", (t, ld), kb.leaf_shared_record, kb.render_leaf_shared
+        spec = (t, ld, leaf_threads(device))
+        family, rec, render = "linalg_blk_leaf_sh", kb.leaf_shared_record, kb.render_leaf_shared
     else:
         family, spec, rec, render = "linalg_blk_leaf", (t,), kb.leaf_record, kb.render_leaf
     launch(device, family, spec, rec, render, {"W": w.buf, "D": d}, w.nb * nblk,
            nitems=w.nb * nblk, nblk=nblk, kb=LEAF, ntot=w.rows, offW=w.off, szW=w.sz, sblk=LEAF * (w.rs + w.cs),
            rs=w.rs, cs=w.cs, phase=phase, unit=int(unit), offD=0)
+
+
+def leaf_threads(device) -> int:
+    """The workgroup-memory leaf's threads: 1024 on GPUs (four rows a thread a step),
+    LEAF_WG on devices that bound an invocation's loops (lavapipe, which runs a
+    workgroup's invocations on one CPU thread)."""
+    return kb.LEAF_WG if loop_bound(device) is not None else 1024
 
 
 def leaf_shared_ld(itemsize: int, device) -> int | None:

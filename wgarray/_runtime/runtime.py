@@ -1025,9 +1025,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
                 self._close_pass()
             self.keep.extend(buffers)
             kept = self.keep_counts
+            # each buffer's bytes counted once a batch: a factorization's dispatches
+            # all bind its one matrix (4096^2 float32: a flush every 4 dispatches, 64
+            # submits for one cholesky, when every binding counted)
+            fresh = {b.uid: b.size for b in (buffers if held is None else held) if b.uid not in kept}
             for uid in uids:
                 kept[uid] = kept.get(uid, 0) + 1
-            self.keep_bytes += sum(map(_SIZE, buffers if held is None else held))
+            self.keep_bytes += sum(fresh.values())
             self.n_dispatches += 1
         _COUNTERS["dispatches"] += 1
 

@@ -127,10 +127,10 @@ P16, P20 = " " * 16, " " * 20  # indents of generated lines
 LEAF_WG = 256  # the workgroup-memory leaf's threads: LEAF column lanes times LEAF_WG // LEAF row groups
 
 
-def leaf_shared_record(t: str, ld: int = LEAF + 1) -> Launch:
-    return record(f"linalg_blk_leaf_sh{ld}_{t}", [("W", "S", True), ("D", "S", True)],
-                  ("nitems", "nblk", "kb", "ntot", "offW", "szW", "sblk", "rs", "cs", "phase", "unit", "offD"),
-                  LEAF_WG)
+def leaf_shared_record(t: str, ld: int = LEAF + 1, wg: int = LEAF_WG) -> Launch:
+    return record(f"linalg_blk_leaf_sh{ld}_{t}" + (f"_w{wg}" if wg != LEAF_WG else ""),
+                  [("W", "S", True), ("D", "S", True)],
+                  ("nitems", "nblk", "kb", "ntot", "offW", "szW", "sblk", "rs", "cs", "phase", "unit", "offD"), wg)
 
 
 def leaf_shared_bytes(itemsize: int, ld: int = LEAF + 1) -> int:
@@ -138,10 +138,14 @@ def leaf_shared_bytes(itemsize: int, ld: int = LEAF + 1) -> int:
     return LEAF * ld * itemsize
 
 
-def render_leaf_shared(t: str, ld: int = LEAF + 1) -> str:
+def render_leaf_shared(t: str, ld: int = LEAF + 1, wg: int = LEAF_WG) -> str:
     """``render_leaf``'s phases with the block in workgroup memory (bindings and
     parameters the same; for devices whose workgroup memory holds LEAF x ``ld``
-    scalars), LEAF_WG threads.
+    scalars), ``wg`` threads (a multiple of LEAF): LEAF lanes times wg / LEAF row
+    groups. Each entry is updated by one thread a step whatever the group count, so
+    the bits do not depend on it; what does is the loop each thread runs a step (a
+    row group's rows, a dependent load and store each), which 1024 threads cut to 4
+    rows on GPUs (256 threads: 16, ~100 us a 64-block on an H200).
 
     The block is loaded once, factored in place (phases 0 and 2), written back, then
     inverted (phases 1 and 2). Rows lie ``ld`` = LEAF + 1 elements apart where that
@@ -161,17 +165,17 @@ def render_leaf_shared(t: str, ld: int = LEAF + 1) -> str:
     trailing block, gave solve 13x LAPACK's residual at condition 1e3). X's strictly
     lower part is kept transposed in the upper triangle of the block, which the factor
     leaves free; its diagonal is recomputed as 1 / L[k, k] where it is read."""
-    G = LEAF_WG // LEAF
-    decls = leaf_shared_record(t, ld).declarations() + [f"var<workgroup> L: array<S, {LEAF * ld}>;"]
+    G = wg // LEAF
+    decls = leaf_shared_record(t, ld, wg).declarations() + [f"var<workgroup> L: array<S, {LEAF * ld}>;"]
     body = _head()
-    body[0] = f"@compute @workgroup_size({LEAF_WG})"
+    body[0] = f"@compute @workgroup_size({wg})"
     body += f"""    let blk = b % P[1];
     let m = min(P[2], P[3] - blk * P[2]);
     let w0 = P[4] + (b / P[1]) * P[5] + blk * P[6];
     let rs = P[7]; let cs = P[8];
     let lane = lid % {LEAF}u;
     let grp = lid / {LEAF}u;
-    for (var e = lid; e < m * m; e += {LEAF_WG}u) {{
+    for (var e = lid; e < m * m; e += {wg}u) {{
         let i = e / m; let j = e % m;
         L[i * {ld}u + j] = W[w0 + i * rs + j * cs];
     }}
@@ -191,12 +195,12 @@ def render_leaf_shared(t: str, ld: int = LEAF + 1) -> str:
         }}
         workgroupBarrier();
         if (lid == 0u) {{ L[k * {ld + 1}u] = s_real(piv); }}
-        for (var i = k + 1u + lid; i < m; i += {LEAF_WG}u) {{
+        for (var i = k + 1u + lid; i < m; i += {wg}u) {{
             L[i * {ld}u + k] = s_scale(L[i * {ld}u + k], inv);
         }}
     }}
     workgroupBarrier();
-    for (var e = lid; e < m * m; e += {LEAF_WG}u) {{
+    for (var e = lid; e < m * m; e += {wg}u) {{
         let i = e / m; let j = e % m;
         var v = L[i * {ld}u + j];
         if (j > i) {{ v = s_real(R(0)); }}
@@ -207,7 +211,7 @@ def render_leaf_shared(t: str, ld: int = LEAF + 1) -> str:
     if (P[9] != 0u) {{
     let d0 = P[11] + b * {LEAF * LEAF}u;
     let unit = P[10] == 1u;
-    for (var e = lid; e < m * m; e += {LEAF_WG}u) {{
+    for (var e = lid; e < m * m; e += {wg}u) {{
         let i = e / m; let j = e % m;
         if (i > j) {{ L[j * {ld}u + i] = s_real(R(0)); }}
     }}
@@ -229,7 +233,7 @@ def render_leaf_shared(t: str, ld: int = LEAF + 1) -> str:
         }}
         workgroupBarrier();
     }}
-    for (var e = lid; e < {LEAF * LEAF}u; e += {LEAF_WG}u) {{
+    for (var e = lid; e < {LEAF * LEAF}u; e += {wg}u) {{
         let i = e / {LEAF}u; let c = e % {LEAF}u;
         var v = s_real(R(0));
         if (i < m && c < i) {{ v = L[c * {ld}u + i]; }}
