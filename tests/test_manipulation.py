@@ -176,3 +176,25 @@ def test_hypothesis_reshape_permute_flip_roll(data):
         assert_exact(xp.flip(x, axis=axis), np.flip(a, axis=axis))
         reps = tuple(data.draw(st.lists(st.integers(0, 3), min_size=1, max_size=3)))
         assert_exact(xp.tile(x, reps), np.tile(a, reps))
+
+
+@pytest.mark.parametrize("n_inputs", [4, 6, 13])
+def test_stack_of_pending_graphs_past_the_binding_limit(n_inputs):
+    # SciPy's quaternion product stacks four pending 0-d graphs of eight leaves each
+    # (0-d elements of two pending arrays): one concat kernel would bind them all, 33
+    # storage buffers on lavapipe's 32 (a wgpu validation error); inputs with the most
+    # leaves are realized first, and the result is NumPy's
+    rng = np.random.default_rng(n_inputs)
+    a0, b0, c0, d0 = (rng.standard_normal(4) for _ in range(4))
+    p0, q0 = a0 * b0 + c0, d0 - a0 * c0
+    a, b, c, d = (xp.asarray(v) for v in (a0, b0, c0, d0))
+    p, q = a * b + c, d - a * c  # pending: each element of them brings their leaves
+    parts, want = [], []
+    for k in range(n_inputs):
+        i, j = k % 4, (k + 1) % 4
+        parts.append(p[i] * q[j] + p[j] * q[i] - p[(i + 2) % 4] * q[(j + 2) % 4] + p[3] * q[0] * float(k))
+        want.append(p0[i] * q0[j] + p0[j] * q0[i] - p0[(i + 2) % 4] * q0[(j + 2) % 4] + p0[3] * q0[0] * float(k))
+    got = xp.stack(parts, axis=-1)
+    np.testing.assert_allclose(np.asarray(got), np.array(want), rtol=1e-12)
+    got2 = xp.concat([xp.reshape(a, (1,)) for a in parts])
+    np.testing.assert_allclose(np.asarray(got2), np.array(want), rtol=1e-12)

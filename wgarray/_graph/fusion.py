@@ -57,14 +57,19 @@ def realize_many(nodes) -> None:
                 _run_within_binding_limit(pending)
 
 
+def binding_limit(device) -> int:
+    """Storage bindings one kernel may have on ``device``: every binding counts against
+    both limits (lavapipe: 32 storage buffers; the H200: 524288, and 1000 bindings)."""
+    limits = device.limits
+    return min(limits.get("max-storage-buffers-per-shader-stage") or 8,
+               limits.get("max-bindings-per-bind-group") or 1000)
+
+
 def _run_within_binding_limit(nodes) -> None:
     """Run ``nodes`` as few kernels as the device's storage-binding limit allows
     (inputs, outputs and the parameter block, or two, per kernel): a group too wide for
     one kernel is split, each part planned after the previous ran."""
-    limits = nodes[0].device.limits
-    # every binding counts against both (the H200: 524288 storage buffers, 1000 bindings)
-    limit = min(limits.get("max-storage-buffers-per-shader-stage") or 8,
-                limits.get("max-bindings-per-bind-group") or 1000)
+    limit = binding_limit(nodes[0].device)
     i = 0
     while i < len(nodes):
         k = min(len(nodes) - i, max(1, limit - 2))

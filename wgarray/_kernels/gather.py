@@ -14,7 +14,7 @@ import numpy as np
 from .. import _dtypes as dt
 from .._graph import node as g
 from .._graph import slabs
-from .._graph.fusion import FusedInput
+from .._graph.fusion import FusedInput, binding_limit
 from .._runtime.launch import param_bases, workgroups
 from .._wgsl import gather as gk
 from .reduce import reduce_axes
@@ -227,6 +227,16 @@ def concat_nodes(nodes, axis: int, out_shape) -> g.Data:
     if n * dtype.itemsize > device.max_binding_bytes or (device.big and slabs.too_big(nodes)):
         return _concat_by_writes(nodes, axis, out_shape)
     inputs = [FusedInput(nd) for nd in nodes]
+    # the inputs' leaves, the output and the parameter block within the device's
+    # bindings: past them, the input with the most leaves is realized first (four
+    # pending 0-d graphs of 8 leaves each made 33 bindings on lavapipe's 32)
+    limit = binding_limit(device) - 3
+    while sum(len(fi.buffers) for fi in inputs) > limit:
+        k = max(range(len(inputs)), key=lambda i: len(inputs[i].buffers))
+        if len(inputs[k].buffers) <= 1:
+            return _concat_by_writes(nodes, axis, out_shape)
+        nodes[k] = g.realize(nodes[k])
+        inputs[k] = FusedInput(nodes[k])
     head = {"n": n, "inner": g.prod(out_shape[axis + 1:]), "nax": out_shape[axis]}
     off = 0
     for k, nd in enumerate(nodes):
