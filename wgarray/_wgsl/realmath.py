@@ -149,7 +149,7 @@ _K = {
         LN2_HI="0.6931471805598903", LN2_LO="5.497923018708371e-14",
         L10_2HI="0.30102999566395283", L10_2LO="2.8363394551044964e-14",
         IVLN2_HI="1.4426950408889634", IVLN2_LO="2.0355273740931033e-17",
-        ATAN_HUGE="0x1p66",
+        ATAN_HUGE="0x1p66", ATAN2_DQ="true", DD_LO="0x1p-100", DD_HI="0x1p100",
         ATAN05_HI="0.4636476090008061", ATAN05_LO="2.2698777452961687e-17",
         PI4_HI="0.7853981633974483", PI4_LO="3.061616997868383e-17",
         ATAN15_HI="0.982793723247329", ATAN15_LO="1.3903311031230998e-17",
@@ -167,7 +167,7 @@ _K = {
         LN2_HI="0.693145751953125", LN2_LO="1.4286068203094173e-06",
         L10_2HI="0.301025390625", L10_2LO="4.605038981195214e-06",
         IVLN2_HI="1.4426950216293335", IVLN2_LO="1.925963033500011e-08",
-        ATAN_HUGE="0x1p26",
+        ATAN_HUGE="0x1p26", ATAN2_DQ="false", DD_LO="0x1p-40", DD_HI="0x1p40",
         ATAN05_HI="0.46364760398864746", ATAN05_LO="5.01215868808913e-09",
         PI4_HI="0.7853981852531433", PI4_LO="-2.1855694143368964e-08",
         ATAN15_HI="0.9827937483787537", ATAN15_LO="-2.5131424052915463e-08",
@@ -995,7 +995,11 @@ fn $T_tan(x: $T) -> $T {
     return $T_div_rn(-c, s);
 }""",
     "atan": """
-fn $T_atan(x: $T) -> $T {
+fn $T_atan(x: $T) -> $T { return $T_atan_lo(x, 0.0); }""",
+    # atan(x + dx) for a tiny dx (what a rounded argument left out): dx / (1 + x^2)
+    # joins the smallest term before the one rounding of the sum
+    "atan_lo": """
+fn $T_atan_lo(x: $T, dx: $T) -> $T {
     if ($T_isnan(x)) { return x; }
     let ax = abs(x);
     if (ax > $ATAN_HUGE) { return $T_copysign($PI2_HI, x); }
@@ -1016,7 +1020,7 @@ fn $T_atan(x: $T) -> $T {
         t = -1.0 / ax; hi = $PI2_HI; lo = $PI2_LO;
     }
     let z = t * t;
-    let p = t * z * $ATAN_P;
+    let p = t * z * $ATAN_P + dx / (1.0 + x * x);
     var r: $T;
     if (id < 0) { r = t + p; } else { r = hi + $T_launder(t + (p + lo)); }
     return $T_copysign(r, x);
@@ -1037,7 +1041,19 @@ fn $T_atan2(y: $T, x: $T) -> $T {
         return y;
     }
     if ($T_iszero(x)) { return $T_copysign($PI2_HI, y); }
-    let a = $T_atan(abs($T_divide(y, x)));
+    // atan of the correctly rounded |y / x|, with the quotient's rounding error
+    // (ay - q ax) / ax, from the exact product q ax, passed on (float64: without it
+    // atan2 was up to 2 ulp off, 0.16 ulp on average, 1 and 0.10 with it; float32's
+    // atan is itself 2 ulp off and gains nothing)
+    let ay = abs(y);
+    let ax = abs(x);
+    let q = $T_divide(ay, ax);
+    var dq = $T(0.0);
+    if ($ATAN2_DQ && q > $DD_LO && q < $DD_HI && ax > $DD_LO && ax < $DD_HI) {
+        let pe = $T_two_prod(q, ax);
+        dq = ($T_launder(ay - pe.x) - pe.y) / ax;
+    }
+    let a = $T_atan_lo(q, dq);
     if (!xneg) { return $T_copysign(a, y); }
     return $T_copysign($PI_HI - $T_launder(a - $PI_LO), y);
 }""",
