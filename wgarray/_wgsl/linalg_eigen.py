@@ -405,8 +405,7 @@ def render_order(t: str) -> str:
 
 def ojac_record(t: str, wg: int, cap: int = 0, sg: bool = False) -> Launch:
     return record(f"linalg_eigen_ojac_{t}" + (f"_sh{cap}" if cap else "") + ("_sg" if sg else ""),
-                  [("SRC", "S", False), ("A", "S", True), ("V", "S", True),
-                                               ("FL", "u32", True)],
+                  [("SRC", "S", False), ("A", "S", True), ("V", "S", True), ("FL", "u32", True)],
                   ("nz", "m", "n", "off", "s_mat", "s_row", "s_col", "first", "r0", "r1", "tolmul", "tpp", "last"), wg)
 
 

@@ -996,10 +996,10 @@ fn $T_tan(x: $T) -> $T {
 }""",
     "atan": """
 fn $T_atan(x: $T) -> $T { return $T_atan_lo(x, 0.0); }""",
-    # atan(x + dx) for a tiny dx (what a rounded argument left out): dx / (1 + x^2)
-    # joins the smallest term before the one rounding of the sum
+    # atan(x + dx) for a tiny dx (what a rounded argument left out), given
+    # c = dx / (1 + x^2): c joins the smallest term before the one rounding of the sum
     "atan_lo": """
-fn $T_atan_lo(x: $T, dx: $T) -> $T {
+fn $T_atan_lo(x: $T, c: $T) -> $T {
     if ($T_isnan(x)) { return x; }
     let ax = abs(x);
     if (ax > $ATAN_HUGE) { return $T_copysign($PI2_HI, x); }
@@ -1020,7 +1020,7 @@ fn $T_atan_lo(x: $T, dx: $T) -> $T {
         t = -1.0 / ax; hi = $PI2_HI; lo = $PI2_LO;
     }
     let z = t * t;
-    let p = t * z * $ATAN_P + dx / (1.0 + x * x);
+    let p = t * z * $ATAN_P + c;
     var r: $T;
     if (id < 0) { r = t + p; } else { r = hi + $T_launder(t + (p + lo)); }
     return $T_copysign(r, x);
@@ -1048,12 +1048,12 @@ fn $T_atan2(y: $T, x: $T) -> $T {
     let ay = abs(y);
     let ax = abs(x);
     let q = $T_divide(ay, ax);
-    var dq = $T(0.0);
+    var c = $T(0.0);
     if ($ATAN2_DQ && q > $DD_LO && q < $DD_HI && ax > $DD_LO && ax < $DD_HI) {
         let pe = $T_two_prod(q, ax);
-        dq = ($T_launder(ay - pe.x) - pe.y) / ax;
+        c = ($T_launder(ay - pe.x) - pe.y) / ax / (1.0 + q * q);
     }
-    let a = $T_atan_lo(q, dq);
+    let a = $T_atan_lo(q, c);
     if (!xneg) { return $T_copysign(a, y); }
     return $T_copysign($PI_HI - $T_launder(a - $PI_LO), y);
 }""",
