@@ -3,6 +3,7 @@ named workloads, with the wall time of a normal (unprofiled) run beside it.
 
     python benchmarks/diag_profile.py eigh:64 eigh:256 svd:256 pca ridge lda sort cumsum
     python benchmarks/diag_profile.py kmeans scaler gnb   # the main job, StandardScaler, GaussianNB
+    python benchmarks/diag_profile.py lsez                # SciPy logsumexp(axis=1) + zscore(axis=0)
     python benchmarks/diag_profile.py --host ridge lda     # and where the host time goes (cProfile)
     python benchmarks/diag_profile.py --host euclid:20000  # scikit-learn's euclidean_distances
     WARM=0 python benchmarks/diag_profile.py sort          # no warm-up beyond two runs
@@ -111,6 +112,11 @@ def workload(spec):
         X = xp.asarray((RNG.standard_normal((rows, 32)) + yh[:, None]).astype(np.float32))
         y = xp.asarray(yh.astype(np.int64))
         return spec, lambda: GaussianNB().fit(X, y).var_[0, 0]
+    if name == "lsez":  # SciPy logsumexp(axis=1) + zscore(axis=0)
+        from scipy.special import logsumexp
+        from scipy.stats import zscore
+        X = xp.asarray(RNG.standard_normal((n or 4_000_000, 16)).astype(np.float32))
+        return spec, lambda: logsumexp(X, axis=1)[0] + zscore(X, axis=0)[0, 0]
     if name == "euclid":
         import sklearn
         from sklearn.metrics.pairwise import euclidean_distances
