@@ -286,6 +286,76 @@ def test_lu_pivots_from_every_row_group_and_unrolled_slot(d):
     assert float(to_np(la.slogdet(xp.asarray(a)).sign)) == sign
 
 
+def _permuted_dominant(n, d, seed):
+    """A row permutation of a diagonally dominant matrix: column j's pivot is row
+    perm[j] whatever rows a search sees, so every pivoting strategy picks the same."""
+    rng = np.random.default_rng(seed)
+    core = rng.uniform(-0.5, 0.5, (n, n)) / n + np.eye(n) * rng.uniform(1, 2, n)
+    if npdt(d).kind == "c":
+        core = core + 1j * rng.uniform(-0.5, 0.5, (n, n)) / n
+    a = np.zeros_like(core)
+    a[rng.permutation(n)] = core
+    return a.astype(npdt(d))
+
+
+@pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
+def test_lu_tournament_pivots_as_partial_pivoting(d, monkeypatch):
+    # panels of 64 rows and more by tournament: 300 rows are 3 or 5 blocks, merged in
+    # one or more rounds; where the pivots are unambiguous the factors, the solution,
+    # the inverse and det's sign are those of the one-workgroup panel kernel, bit for bit
+    a = np.stack([_permuted_dominant(300, d, seed) for seed in (3, 4)])
+    b = np.random.default_rng(5).standard_normal((2, 300, 3)).astype(npdt(d))
+    got = {}
+    for rows in (0, 64):
+        monkeypatch.setattr(blk, "TLU_MIN_ROWS", rows)
+        A = xp.asarray(a)
+        got[rows] = (to_np(la.solve(A, xp.asarray(b))), to_np(la.inv(A)), to_np(la.slogdet(A).sign))
+    for old, new in zip(got[0], got[64]):
+        np.testing.assert_array_equal(new, old)
+    ref = np.linalg.slogdet(a.astype(np.complex128 if npdt(d).kind == "c" else np.float64))[0]
+    np.testing.assert_allclose(got[64][2], ref, atol=300 * eps(d))
+
+
+@pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
+def test_lu_tournament_within_10x_of_lapack(d, monkeypatch):
+    # pivots the tournament picks differently from partial pivoting (random and
+    # ill-conditioned input, 530 rows: the last panel 18 columns wide, a partial last
+    # block), every panel of 64 rows or more by tournament
+    monkeypatch.setattr(blk, "TLU_MIN_ROWS", 64)
+    n = 530
+    for cond, seed in ((1e2, 6), (hi_cond(d), 7)):
+        a = with_cond(n, n, d, cond, seed=seed)
+        b = with_cond(n, 2, d, 10.0, seed=seed + 1)
+        x = to_np(la.solve(xp.asarray(a), xp.asarray(b)))
+        assert bound(solve_residual(a, x, b), solve_residual(a, np.linalg.solve(a, b), b), d)
+    a = (with_cond(n, n, d, 1e2, seed=8) * 2).astype(npdt(d))
+    exact = np.linalg.slogdet(a.astype(np.complex128 if npdt(d).kind == "c" else np.float64))
+    ours, lap = la.slogdet(xp.asarray(a)), np.linalg.slogdet(a)
+    assert bound(abs(float(to_np(ours.logabsdet)) - exact[1]) / n, abs(float(lap[1]) - exact[1]) / n, d)
+    assert abs(complex(to_np(ours.sign)) - complex(exact[0])) <= 10 * max(abs(complex(lap[0]) - complex(exact[0])),
+                                                                        n * eps(d))
+    xi = to_np(la.inv(xp.asarray(a)))
+    eye = np.eye(n)
+
+    def err(z):
+        return float(np.linalg.norm(z @ a - eye) / (np.linalg.norm(z) * np.linalg.norm(a)))
+
+    assert bound(err(xi), err(np.linalg.inv(a)), d)
+
+
+def test_lu_tournament_singular_and_nan(monkeypatch):
+    monkeypatch.setattr(blk, "TLU_MIN_ROWS", 64)
+    a = np.eye(200, dtype=np.float32)
+    a[[3, 180]] = a[[180, 3]]
+    assert float(to_np(la.det(xp.asarray(a)))) == -1.0
+    a[150] = a[7]  # two equal rows, in different blocks
+    s = la.slogdet(xp.asarray(a))
+    assert float(to_np(s.sign)) == 0.0 and float(to_np(s.logabsdet)) == -np.inf
+    a = with_cond(200, 200, xp.float32, 10.0)
+    a[120, 5] = np.nan
+    assert np.all(np.isnan(to_np(la.solve(xp.asarray(a), xp.ones((200, 1))))))
+
+
 def test_solve_dispatches_grow_as_n_over_panel():
     a = with_cond(200, 200, xp.float32, 10.0)
     b = with_cond(200, 2, xp.float32, 10.0)

@@ -46,6 +46,10 @@ LEAF = kb.LEAF
 # 48 KiB devices); the global-memory leaf elsewhere.
 LEAF_SHARED = True
 PANEL = 32  # LU panel width: at most the panel kernel's 32 column lanes
+# LU panels of at least this many rows (and 64: two candidate sets) take their pivots
+# from a tournament (``kb.render_tlu_pick``); shorter ones the one-workgroup panel
+# kernel. 0: never.
+TLU_MIN_ROWS = 512
 
 
 class _Mat:
@@ -261,17 +265,22 @@ def lu(a: g.Node, rhs: g.Node | None, mode: str):
     dbuf = rt.alloc(nb * LEAF * LEAF * dtype.itemsize)
     budget = phase_budget(device)
     threads = kb.panel_threads(device)
+    tall = max(TLU_MIN_ROWS, 64)
+    tournament = _Tournament(nb, n, dtype, device) if TLU_MIN_ROWS and n >= tall else None
     for k in range(0, n, PANEL):
         kend = min(n, k + PANEL)
-        # per column: the tree, the row swap, the update of a row group's rows; then
-        # once per dispatch the multipliers' division
-        rows = _cdiv(n - k, threads // 32)
-        cost = 16 + threads.bit_length() + _cdiv(ld, threads) + rows
-        step = max(1, (budget - rows - _cdiv(n - k, threads)) // cost)
-        for a0 in range(k, kend, step):
-            launch(device, "linalg_blk_panel", (t, threads), kb.panel_record, kb.render_panel,
-                   {"W": w.buf, "PIV": piv, "FL": fl}, nb,
-                   nbatch=nb, n=n, ld=ld, k0=k, kend=kend, a=a0, c=min(kend, a0 + step))
+        if tournament is not None and n - k >= tall:
+            tournament.panel(w.buf, piv, fl, ld, k, kend, t)
+        else:
+            # per column: the tree, the row swap, the update of a row group's rows;
+            # then once per dispatch the multipliers' division
+            rows = _cdiv(n - k, threads // 32)
+            cost = 16 + threads.bit_length() + _cdiv(ld, threads) + rows
+            step = max(1, (budget - rows - _cdiv(n - k, threads)) // cost)
+            for a0 in range(k, kend, step):
+                launch(device, "linalg_blk_panel", (t, threads), kb.panel_record, kb.render_panel,
+                       {"W": w.buf, "PIV": piv, "FL": fl}, nb,
+                       nbatch=nb, n=n, ld=ld, k0=k, kend=kend, a=a0, c=min(kend, a0 + step))
         if kend == ld:
             break
         u12 = w.block(k, kend, kend, ld)
@@ -296,6 +305,49 @@ def lu(a: g.Node, rhs: g.Node | None, mode: str):
     x = w.block(0, n, n, ld)
     bst = _batch_strides(batch, x.sz)
     return g.Data(w.buf, batch + (n, r), dtype, device, x.off, bst + (x.rs, x.cs))
+
+
+class _Tournament:
+    """The LU panels of ``nb`` matrices of ``n`` rows by tournament pivoting
+    (``kb.render_tlu_pick``): blocks of ``rows`` rows pick 32 candidates each, sets are
+    merged ``rows / 32`` at a time until one is left, its rows are swapped into place
+    (``render_tlu_swap``), and the panel is factored on them (``render_tlu_l21``).
+    One candidate buffer serves every panel (sized for the tallest, the first)."""
+
+    def __init__(self, nb: int, n: int, dtype, device):
+        self.nb, self.n, self.device = nb, n, device
+        self.rows = kb.tlu_rows(dtype.itemsize, device)
+        self.stride = 32 * sum(self._levels(n))
+        self.cand = device.runtime.alloc(max(nb * self.stride, 1) * 4)
+
+    def _levels(self, m: int) -> list[int]:
+        """The set count of each round for a panel of ``m`` rows: blocks, then merges."""
+        counts = [_cdiv(m, self.rows)]
+        while counts[-1] > 1:
+            counts.append(_cdiv(counts[-1] * 32, self.rows))
+        return counts
+
+    def panel(self, wbuf, piv, fl, ld: int, k: int, kend: int, t: str) -> None:
+        nb, n, rows, device = self.nb, self.n, self.rows, self.device
+        wp = kend - k
+        cand = {"W": wbuf, "CAND": self.cand}
+        off, prev = 0, None
+        for level, count in enumerate(self._levels(n - k)):
+            nin, in_off = (0, 0) if prev is None else prev
+            launch(device, "linalg_blk_tlu_pick", (t, rows), kb.tlu_pick_record, kb.render_tlu_pick, cand,
+                   nb * count, nitems=nb * count, ngroups=count, n=n, ld=ld, k0=k, wp=wp, mode=int(level > 0),
+                   nin=nin, inOff=in_off, outOff=off, cstride=self.stride)
+            prev = (count * 32, off)
+            off += count * 32
+        groups = _cdiv(ld, 256)
+        launch(device, "linalg_blk_tlu_swap", (t,), kb.tlu_swap_record, kb.render_tlu_swap,
+               {"W": wbuf, "CAND": self.cand, "PIV": piv, "FL": fl}, nb * groups,
+               nitems=nb * groups, ngroups=groups, n=n, ld=ld, k0=k, wp=wp, winOff=prev[1], cstride=self.stride)
+        below = _cdiv(n - kend, 256)
+        for top, groups in ((0, below), (1, 1)):
+            if groups:
+                launch(device, "linalg_blk_tlu_l21", (t,), kb.tlu_l21_record, kb.render_tlu_l21, {"W": wbuf},
+                       nb * groups, nitems=nb * groups, ngroups=groups, n=n, ld=ld, k0=k, wp=wp, top=top)
 
 
 def _batch_strides(batch, sz: int) -> tuple:

@@ -503,3 +503,221 @@ def render_hh_t(t: str) -> str:
     for (var e = lid; e < w * w; e += {WG}u) {{ TM[t0 + e] = ts[e]; }}
 }}""".split("\n")
     return _finish(decls, t, body)
+
+
+# ------------------------------------------------- LU panels by tournament pivoting
+#
+# The panel kernel above searches each column's pivot over all the panel's rows in one
+# workgroup: a chain of 32 dependent passes over an (n - k) x 32 panel, latency-bound
+# once the panel outgrows one multiprocessor (H200: 486 us a panel of 4096 rows, 77% of
+# solve at 4096). A tall panel instead takes its pivot rows from a tournament (Grigori,
+# Demmel and Xiang's CALU): blocks of rows each pick their 32 pivot candidates by
+# partial pivoting in workgroup memory, side by side; sets of candidates are merged the
+# same way until one set is left, whose partial-pivoting order gives the panel's 32
+# pivots. The rows are then swapped into place over the whole row, the 32 x 32 top
+# block is factored without further pivoting, and the rows below divide by its U, each
+# row on its own: every step but the merges' last runs across the whole device.
+
+TLU_NONE = 0xFFFFFFFF  # an empty candidate slot
+
+
+def tlu_rows(itemsize: int, device) -> int:
+    """Rows a tournament workgroup factors (a power of two, at least 64: two candidate
+    sets of 32): as many as its workgroup memory holds at 32 columns, up to 256."""
+    room = device.limits.get("max-compute-workgroup-storage-size", 16384)
+    rows = 256
+    while rows > 64 and rows * (32 * itemsize + 8 + itemsize) > room:
+        rows //= 2
+    return rows
+
+
+def tlu_pick_record(t: str, rows: int) -> Launch:
+    return record(f"linalg_blk_tlu_pick{rows}_{t}", [("W", "S", False), ("CAND", "u32", True)],
+                  ("nitems", "ngroups", "n", "ld", "k0", "wp", "mode", "nin", "inOff", "outOff", "cstride"), rows)
+
+
+def render_tlu_pick(t: str, rows: int) -> str:
+    """Bindings W (nbatch matrices of n rows by ld columns, contiguous; read only), CAND
+    (u32: per matrix ``cstride`` words of candidate sets, 32 words a set, TLU_NONE in
+    empty slots). P: nitems (nbatch * ngroups), ngroups, n, ld, k0, wp (the panel's
+    width, <= 32), mode, nin, inOff, outOff, cstride.
+
+    Workgroup g of matrix b takes ``rows`` rows of the panel (columns k0 .. k0+wp-1):
+    mode 0, rows k0 + g * rows + lid (those below n); mode 1, the rows named by
+    candidate slots g * rows + lid of the nin slots at inOff (the sets g * rows / 32 ..).
+    It runs partial pivoting on their panel entries in workgroup memory (thread lid
+    owns a row; the pivot is the largest |a|, the lower slot on ties) and writes the
+    rows it chose, in order, as set g at outOff (slots past the rows it had: TLU_NONE).
+    Only the choice is kept: W is not written."""
+    R_ = rows
+    decls = tlu_pick_record(t, R_).declarations() + [
+        f"var<workgroup> A: array<S, {R_ * 32}>;",
+        f"var<workgroup> ids: array<u32, {R_}>;",
+        f"var<workgroup> tv: array<R, {R_}>;",
+        f"var<workgroup> ti: array<u32, {R_}>;"]
+    tree = _tree("tv", "tv[o] > tv[lid] || (tv[o] == tv[lid] && ti[o] < ti[lid])",
+                 "tv[lid] = tv[o]; ti[lid] = ti[o];", R_)
+    body = _head()
+    body[0] = f"@compute @workgroup_size({R_})"
+    body += f"""    let grp = b % P[1];
+    let mat = b / P[1];
+    let n = P[2]; let ld = P[3]; let k0 = P[4]; let wp = P[5];
+    let cbase = mat * P[10];
+    var row = {TLU_NONE}u;
+    if (P[6] == 0u) {{
+        let r = k0 + grp * {R_}u + lid;
+        if (r < n) {{ row = r; }}
+    }} else {{
+        let s = grp * {R_}u + lid;
+        if (s < P[7]) {{ row = CAND[cbase + P[8] + s]; }}
+    }}
+    ids[lid] = row;
+    let w0 = mat * n * ld + k0;
+    for (var j = 0u; j < 32u; j++) {{
+        var v = s_real(R(0));
+        if (row != {TLU_NONE}u && j < wp) {{ v = W[w0 + row * ld + j]; }}
+        A[lid * 32u + j] = v;
+    }}
+    workgroupBarrier();
+    for (var c = 0u; c < wp; c++) {{
+        // candidates: the rows not yet chosen (slots c..), empty slots never
+        // (chosen slots below every other, so that an exhausted set picks an empty slot)
+        tv[lid] = select(R(-1), R(-2), lid < c); ti[lid] = lid;
+        if (lid >= c && ids[lid] != {TLU_NONE}u) {{ tv[lid] = s_abs2(A[lid * 32u + c]); }}
+        workgroupBarrier();
+{tree}
+        let p = workgroupUniformLoad(&ti[0]);
+        if (p != c) {{
+            if (lid < 32u) {{
+                let x = A[c * 32u + lid]; A[c * 32u + lid] = A[p * 32u + lid]; A[p * 32u + lid] = x;
+            }}
+            if (lid == 0u) {{ let x = ids[c]; ids[c] = ids[p]; ids[p] = x; }}
+        }}
+        workgroupBarrier();
+        let pv = A[c * 33u];
+        if (lid > c && ids[lid] != {TLU_NONE}u && s_abs2(pv) != R(0)) {{
+            let l = s_div(A[lid * 32u + c], pv);
+            for (var j = c + 1u; j < wp; j++) {{
+                A[lid * 32u + j] = A[lid * 32u + j] - s_mul(l, A[c * 32u + j]);
+            }}
+        }}
+        workgroupBarrier();
+    }}
+    if (lid < 32u) {{
+        var out = {TLU_NONE}u;
+        if (lid < wp) {{ out = ids[lid]; }}
+        CAND[cbase + P[9] + grp * 32u + lid] = out;
+    }}
+}}""".split("\n")
+    return _finish(decls, t, body)
+
+
+def tlu_swap_record(t: str) -> Launch:
+    return record(f"linalg_blk_tlu_swap_{t}", [("W", "S", True), ("CAND", "u32", False), ("PIV", "u32", True),
+                                               ("FL", "u32", True)],
+                  ("nitems", "ngroups", "n", "ld", "k0", "wp", "winOff", "cstride"), 256)
+
+
+def render_tlu_swap(t: str) -> str:
+    """Bindings W, CAND (read), PIV, FL. P: nitems (nbatch * ngroups), ngroups, n, ld,
+    k0, wp, winOff (the winning set's slot), cstride. The winners' row swaps, as
+    partial pivoting records them: step i swaps row k0 + i with the row where winner i
+    is by then, PIV[k0 + i] that row, FL the parity of the swaps (reset at k0 = 0).
+    Every workgroup works the swap sequence out (32 x 32 steps, in registers of thread
+    0, then shared), thread j of group g applies it to column g * 256 + j in order;
+    group 0 records PIV and FL."""
+    decls = tlu_swap_record(t).declarations() + ["var<workgroup> sw: array<u32, 32>;"]
+    body = _head()
+    body[0] = "@compute @workgroup_size(256)"
+    body += f"""    let grp = b % P[1];
+    let mat = b / P[1];
+    let n = P[2]; let ld = P[3]; let k0 = P[4]; let wp = P[5];
+    if (lid == 0u) {{
+        var pos: array<u32, 32>;
+        for (var i = 0u; i < wp; i++) {{ pos[i] = CAND[mat * P[7] + P[6] + i]; }}
+        var flips = 0u;
+        for (var i = 0u; i < wp; i++) {{
+            let p = pos[i];
+            sw[i] = p;
+            if (p != k0 + i) {{
+                flips ^= 1u;
+                // the row at k0 + i moves to p: a later winner there follows it
+                for (var q = i + 1u; q < wp; q++) {{ if (pos[q] == k0 + i) {{ pos[q] = p; }} }}
+            }}
+        }}
+        if (grp == 0u) {{
+            for (var i = 0u; i < wp; i++) {{ PIV[mat * n + k0 + i] = sw[i]; }}
+            if (k0 == 0u) {{ FL[mat] = flips; }} else {{ FL[mat] = FL[mat] ^ flips; }}
+        }}
+    }}
+    workgroupBarrier();
+    let j = grp * 256u + lid;
+    if (j >= ld) {{ return; }}
+    let w0 = mat * n * ld + j;
+    for (var i = 0u; i < wp; i++) {{
+        let p = sw[i];
+        if (p != k0 + i) {{
+            let x = W[w0 + (k0 + i) * ld]; W[w0 + (k0 + i) * ld] = W[w0 + p * ld]; W[w0 + p * ld] = x;
+        }}
+    }}
+}}""".split("\n")
+    return _finish(decls, t, body)
+
+
+def tlu_l21_record(t: str) -> Launch:
+    return record(f"linalg_blk_tlu_l21_{t}", [("W", "S", True)],
+                  ("nitems", "ngroups", "n", "ld", "k0", "wp", "top"), 256)
+
+
+def render_tlu_l21(t: str) -> str:
+    """Binding W. P: nitems (nbatch * ngroups), ngroups, n, ld, k0, wp, top. Every
+    workgroup factors the panel's top wp x wp block (rows k0.., the pivots swapped in)
+    without pivoting, in workgroup memory: with top 1 it writes that L \\ U back (one
+    group a matrix); with top 0 thread j of group g takes row k0 + wp + g * 256 + j
+    and replaces its panel entries a by the multipliers l solving l U = a, in
+    registers, in the order of the eliminations that partial pivoting would run
+    (each l_c = (a_c - sum of l_m u_mc over m < c) / u_cc). The two are separate
+    dispatches: no group reads rows another writes."""
+    decls = tlu_l21_record(t).declarations() + ["var<workgroup> U: array<S, 1056>;"]  # 32 x 33
+    body = _head()
+    body[0] = "@compute @workgroup_size(256)"
+    body += f"""    let grp = b % P[1];
+    let mat = b / P[1];
+    let n = P[2]; let ld = P[3]; let k0 = P[4]; let wp = P[5];
+    let w0 = mat * n * ld + k0;
+    for (var e = lid; e < wp * wp; e += 256u) {{
+        let i = e / wp; let j = e % wp;
+        U[i * 33u + j] = W[w0 + (k0 + i) * ld + j];
+    }}
+    workgroupBarrier();
+    for (var c = 0u; c < wp; c++) {{
+        let r = wp - c - 1u;
+        let pv = U[c * 34u];
+        for (var e = lid; e < r * r; e += 256u) {{
+            let i = c + 1u + e / r; let j = c + 1u + e % r;
+            U[i * 33u + j] = U[i * 33u + j] - s_mul(s_div(U[i * 33u + c], pv), U[c * 33u + j]);
+        }}
+        workgroupBarrier();
+        for (var i = c + 1u + lid; i < wp; i += 256u) {{ U[i * 33u + c] = s_div(U[i * 33u + c], pv); }}
+        workgroupBarrier();
+    }}
+    if (P[6] == 1u) {{
+        for (var e = lid; e < wp * wp; e += 256u) {{
+            let i = e / wp; let j = e % wp;
+            W[w0 + (k0 + i) * ld + j] = U[i * 33u + j];
+        }}
+        return;
+    }}
+    let row = k0 + wp + grp * 256u + lid;
+    if (row >= n) {{ return; }}
+    let r0 = w0 + row * ld;
+    var x: array<S, 32>;
+    for (var c = 0u; c < wp; c++) {{ x[c] = W[r0 + c]; }}
+    for (var c = 0u; c < wp; c++) {{
+        let l = s_div(x[c], U[c * 34u]);
+        x[c] = l;
+        for (var j = c + 1u; j < wp; j++) {{ x[j] = x[j] - s_mul(l, U[c * 33u + j]); }}
+    }}
+    for (var c = 0u; c < wp; c++) {{ W[r0 + c] = x[c]; }}
+}}""".split("\n")
+    return _finish(decls, t, body)
