@@ -344,7 +344,7 @@ class _Tournament:
                {"W": wbuf, "CAND": self.cand, "PIV": piv, "FL": fl}, nb * groups,
                nitems=nb * groups, ngroups=groups, n=n, ld=ld, k0=k, wp=wp, winOff=prev[1], cstride=self.stride)
         below = _cdiv(n - kend, 256)
-        for top, groups in ((0, below), (1, 1)):
+        for top, groups in ((1, 1), (0, below)):
             if groups:
                 launch(device, "linalg_blk_tlu_l21", (t,), kb.tlu_l21_record, kb.render_tlu_l21, {"W": wbuf},
                        nb * groups, nitems=nb * groups, ngroups=groups, n=n, ld=ld, k0=k, wp=wp, top=top)

@@ -526,7 +526,7 @@ def tlu_rows(itemsize: int, device) -> int:
     sets of 32): as many as its workgroup memory holds at 32 columns, up to 256."""
     room = device.limits.get("max-compute-workgroup-storage-size", 16384)
     rows = 256
-    while rows > 64 and rows * (32 * itemsize + 8 + itemsize) > room:
+    while rows > 64 and rows * (33 * itemsize + 8 + itemsize) > room:
         rows //= 2
     return rows
 
@@ -551,7 +551,7 @@ def render_tlu_pick(t: str, rows: int) -> str:
     Only the choice is kept: W is not written."""
     R_ = rows
     decls = tlu_pick_record(t, R_).declarations() + [
-        f"var<workgroup> A: array<S, {R_ * 32}>;",
+        f"var<workgroup> A: array<S, {R_ * 33}>;",  # rows 33 apart: a column spans the banks
         f"var<workgroup> ids: array<u32, {R_}>;",
         f"var<workgroup> tv: array<R, {R_}>;",
         f"var<workgroup> ti: array<u32, {R_}>;"]
@@ -572,33 +572,37 @@ def render_tlu_pick(t: str, rows: int) -> str:
         if (s < P[7]) {{ row = CAND[cbase + P[8] + s]; }}
     }}
     ids[lid] = row;
+    workgroupBarrier();
     let w0 = mat * n * ld + k0;
-    for (var j = 0u; j < 32u; j++) {{
+    // a row's 32 entries by 32 neighbouring threads
+    for (var e = lid; e < {R_ * 32}u; e += {R_}u) {{
+        let i = e / 32u; let j = e % 32u;
+        let r = ids[i];
         var v = s_real(R(0));
-        if (row != {TLU_NONE}u && j < wp) {{ v = W[w0 + row * ld + j]; }}
-        A[lid * 32u + j] = v;
+        if (r != {TLU_NONE}u && j < wp) {{ v = W[w0 + r * ld + j]; }}
+        A[i * 33u + j] = v;
     }}
     workgroupBarrier();
     for (var c = 0u; c < wp; c++) {{
         // candidates: the rows not yet chosen (slots c..), empty slots never
         // (chosen slots below every other, so that an exhausted set picks an empty slot)
         tv[lid] = select(R(-1), R(-2), lid < c); ti[lid] = lid;
-        if (lid >= c && ids[lid] != {TLU_NONE}u) {{ tv[lid] = s_abs2(A[lid * 32u + c]); }}
+        if (lid >= c && ids[lid] != {TLU_NONE}u) {{ tv[lid] = s_abs2(A[lid * 33u + c]); }}
         workgroupBarrier();
 {tree}
         let p = workgroupUniformLoad(&ti[0]);
         if (p != c) {{
             if (lid < 32u) {{
-                let x = A[c * 32u + lid]; A[c * 32u + lid] = A[p * 32u + lid]; A[p * 32u + lid] = x;
+                let x = A[c * 33u + lid]; A[c * 33u + lid] = A[p * 33u + lid]; A[p * 33u + lid] = x;
             }}
             if (lid == 0u) {{ let x = ids[c]; ids[c] = ids[p]; ids[p] = x; }}
         }}
         workgroupBarrier();
-        let pv = A[c * 33u];
+        let pv = A[c * 34u];
         if (lid > c && ids[lid] != {TLU_NONE}u && s_abs2(pv) != R(0)) {{
-            let l = s_div(A[lid * 32u + c], pv);
+            let l = s_div(A[lid * 33u + c], pv);
             for (var j = c + 1u; j < wp; j++) {{
-                A[lid * 32u + j] = A[lid * 32u + j] - s_mul(l, A[c * 32u + j]);
+                A[lid * 33u + j] = A[lid * 33u + j] - s_mul(l, A[c * 33u + j]);
             }}
         }}
         workgroupBarrier();
@@ -623,43 +627,58 @@ def render_tlu_swap(t: str) -> str:
     k0, wp, winOff (the winning set's slot), cstride. The winners' row swaps, as
     partial pivoting records them: step i swaps row k0 + i with the row where winner i
     is by then, PIV[k0 + i] that row, FL the parity of the swaps (reset at k0 = 0).
-    Every workgroup works the swap sequence out (32 x 32 steps, in registers of thread
-    0, then shared), thread j of group g applies it to column g * 256 + j in order;
-    group 0 records PIV and FL."""
-    decls = tlu_swap_record(t).declarations() + ["var<workgroup> sw: array<u32, 32>;"]
+
+    Each workgroup works the steps out in workgroup memory (a barrier or two a step),
+    following the rows they touch (at most 64) to where each one's content comes
+    from; then thread j of group g moves column g * 256 + j: every touched entry read,
+    then every one written (a swap a step, each a dependent pair of global accesses,
+    took 50 us a panel on an H200). Group 0 records PIV and FL."""
+    decls = tlu_swap_record(t).declarations() + [
+        "var<workgroup> pos: array<u32, 32>;", "var<workgroup> sw: array<u32, 32>;",
+        "var<workgroup> lrow: array<u32, 64>;", "var<workgroup> lsrc: array<u32, 64>;",
+        "var<workgroup> cnt: u32;", "var<workgroup> hit: u32;"]
     body = _head()
     body[0] = "@compute @workgroup_size(256)"
     body += f"""    let grp = b % P[1];
     let mat = b / P[1];
     let n = P[2]; let ld = P[3]; let k0 = P[4]; let wp = P[5];
-    if (lid == 0u) {{
-        var pos: array<u32, 32>;
-        for (var i = 0u; i < wp; i++) {{ pos[i] = CAND[mat * P[7] + P[6] + i]; }}
+    if (lid < wp) {{
+        pos[lid] = CAND[mat * P[7] + P[6] + lid];
+        lrow[lid] = k0 + lid; lsrc[lid] = k0 + lid;
+    }}
+    if (lid == 0u) {{ cnt = wp; }}
+    workgroupBarrier();
+    for (var i = 0u; i < wp; i++) {{
+        let p = workgroupUniformLoad(&pos[i]);
+        if (lid == 0u) {{ sw[i] = p; hit = {TLU_NONE}u; }}
+        workgroupBarrier();
+        if (p == k0 + i) {{ continue; }}
+        // the row at k0 + i moves to p: a later winner there follows it
+        if (lid > i && lid < wp && pos[lid] == k0 + i) {{ pos[lid] = p; }}
+        if (lid < cnt && lrow[lid] == p) {{ hit = lid; }}
+        workgroupBarrier();
+        if (lid == 0u) {{
+            var h = hit;
+            if (h == {TLU_NONE}u) {{ h = cnt; lrow[h] = p; lsrc[h] = p; cnt = h + 1u; }}
+            let x = lsrc[i]; lsrc[i] = lsrc[h]; lsrc[h] = x;
+        }}
+        workgroupBarrier();
+    }}
+    if (grp == 0u && lid == 0u) {{
         var flips = 0u;
         for (var i = 0u; i < wp; i++) {{
-            let p = pos[i];
-            sw[i] = p;
-            if (p != k0 + i) {{
-                flips ^= 1u;
-                // the row at k0 + i moves to p: a later winner there follows it
-                for (var q = i + 1u; q < wp; q++) {{ if (pos[q] == k0 + i) {{ pos[q] = p; }} }}
-            }}
+            PIV[mat * n + k0 + i] = sw[i];
+            if (sw[i] != k0 + i) {{ flips ^= 1u; }}
         }}
-        if (grp == 0u) {{
-            for (var i = 0u; i < wp; i++) {{ PIV[mat * n + k0 + i] = sw[i]; }}
-            if (k0 == 0u) {{ FL[mat] = flips; }} else {{ FL[mat] = FL[mat] ^ flips; }}
-        }}
+        if (k0 == 0u) {{ FL[mat] = flips; }} else {{ FL[mat] = FL[mat] ^ flips; }}
     }}
-    workgroupBarrier();
+    let m = workgroupUniformLoad(&cnt);
     let j = grp * 256u + lid;
     if (j >= ld) {{ return; }}
     let w0 = mat * n * ld + j;
-    for (var i = 0u; i < wp; i++) {{
-        let p = sw[i];
-        if (p != k0 + i) {{
-            let x = W[w0 + (k0 + i) * ld]; W[w0 + (k0 + i) * ld] = W[w0 + p * ld]; W[w0 + p * ld] = x;
-        }}
-    }}
+    var v: array<S, 64>;
+    for (var q = 0u; q < m; q++) {{ v[q] = W[w0 + lsrc[q] * ld]; }}
+    for (var q = 0u; q < m; q++) {{ W[w0 + lrow[q] * ld] = v[q]; }}
 }}""".split("\n")
     return _finish(decls, t, body)
 
@@ -670,15 +689,16 @@ def tlu_l21_record(t: str) -> Launch:
 
 
 def render_tlu_l21(t: str) -> str:
-    """Binding W. P: nitems (nbatch * ngroups), ngroups, n, ld, k0, wp, top. Every
-    workgroup factors the panel's top wp x wp block (rows k0.., the pivots swapped in)
-    without pivoting, in workgroup memory: with top 1 it writes that L \\ U back (one
-    group a matrix); with top 0 thread j of group g takes row k0 + wp + g * 256 + j
-    and replaces its panel entries a by the multipliers l solving l U = a, in
-    registers, in the order of the eliminations that partial pivoting would run
-    (each l_c = (a_c - sum of l_m u_mc over m < c) / u_cc). The two are separate
-    dispatches: no group reads rows another writes."""
+    """Binding W. P: nitems (nbatch * ngroups), ngroups, n, ld, k0, wp, top. With top
+    1 (one group a matrix) the panel's top wp x wp block (rows k0.., the pivots
+    swapped in) is factored without pivoting in workgroup memory and its L \\ U
+    written back; with top 0 (the next dispatch) every group loads that U and thread
+    j of group g takes row k0 + wp + g * 256 + j, replacing its panel entries a by
+    the multipliers l solving l U = a, in registers, in the order of the
+    eliminations that partial pivoting would run (each l_c = (a_c - sum of l_m u_mc
+    over m < c) / u_cc)."""
     decls = tlu_l21_record(t).declarations() + ["var<workgroup> U: array<S, 1056>;"]  # 32 x 33
+    # (top 1 runs first: the rows below read the L \\ U it wrote)
     body = _head()
     body[0] = "@compute @workgroup_size(256)"
     body += f"""    let grp = b % P[1];
@@ -690,7 +710,7 @@ def render_tlu_l21(t: str) -> str:
         U[i * 33u + j] = W[w0 + (k0 + i) * ld + j];
     }}
     workgroupBarrier();
-    for (var c = 0u; c < wp; c++) {{
+    for (var c = 0u; c < wp && P[6] == 1u; c++) {{
         let r = wp - c - 1u;
         let pv = U[c * 34u];
         for (var e = lid; e < r * r; e += 256u) {{
