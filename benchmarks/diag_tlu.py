@@ -33,6 +33,8 @@ def main(sizes):
         b = rng.standard_normal((n, 1)).astype(np.float32)
         A, B = xp.asarray(a), xp.asarray(b)
         line = []
+        order = blk.TLU_MIN_ORDER
+        blk.TLU_MIN_ORDER = 0
         for thr in THRESHOLDS:
             blk.TLU_MIN_ROWS = thr
             heat(dev.runtime)
@@ -50,7 +52,7 @@ def main(sizes):
         print(f"\n## n = {n}{ref}")
         for entry in line:
             print("  " + entry)
-        blk.TLU_MIN_ROWS = 512
+        blk.TLU_MIN_ROWS, blk.TLU_MIN_ORDER = 512, order
         heat(dev.runtime)
         with debug.profile(dev) as p:
             float(xp.linalg.solve(A, B)[0, 0])

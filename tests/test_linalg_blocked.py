@@ -311,6 +311,7 @@ def test_lu_tournament_pivots_as_partial_pivoting(d, monkeypatch):
     got = {}
     for rows in (0, 64):
         monkeypatch.setattr(blk, "TLU_MIN_ROWS", rows)
+        monkeypatch.setattr(blk, "TLU_MIN_ORDER", 0)
         A = xp.asarray(a)
         got[rows] = (to_np(la.solve(A, xp.asarray(b))), to_np(la.inv(A)), to_np(la.slogdet(A).sign))
     if npdt(d).kind == "c":
@@ -331,6 +332,7 @@ def test_lu_tournament_within_10x_of_lapack(d, monkeypatch):
     # ill-conditioned input, 530 rows: the last panel 18 columns wide, a partial last
     # block), every panel of 64 rows or more by tournament
     monkeypatch.setattr(blk, "TLU_MIN_ROWS", 64)
+    monkeypatch.setattr(blk, "TLU_MIN_ORDER", 0)
     n = 530
     for cond, seed in ((1e2, 6), (hi_cond(d), 7)):
         a = with_cond(n, n, d, cond, seed=seed)
@@ -354,6 +356,7 @@ def test_lu_tournament_within_10x_of_lapack(d, monkeypatch):
 
 def test_lu_tournament_singular_and_nan(monkeypatch):
     monkeypatch.setattr(blk, "TLU_MIN_ROWS", 64)
+    monkeypatch.setattr(blk, "TLU_MIN_ORDER", 0)
     a = np.eye(200, dtype=np.float32)
     a[[3, 180]] = a[[180, 3]]
     assert float(to_np(la.det(xp.asarray(a)))) == -1.0

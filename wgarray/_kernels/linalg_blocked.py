@@ -46,10 +46,14 @@ LEAF = kb.LEAF
 # 48 KiB devices); the global-memory leaf elsewhere.
 LEAF_SHARED = True
 PANEL = 32  # LU panel width: at most the panel kernel's 32 column lanes
-# LU panels of at least this many rows (and 64: two candidate sets) take their pivots
-# from a tournament (``kb.render_tlu_pick``); shorter ones the one-workgroup panel
-# kernel. 0: never.
+# LU panels of at least TLU_MIN_ROWS rows (and 64: two candidate sets) of matrices of
+# order TLU_MIN_ORDER and more take their pivots from a tournament
+# (``kb.render_tlu_pick``); the others the one-workgroup panel kernel. TLU_MIN_ROWS 0:
+# never. H200, float32 solve (``benchmarks/diag_tlu.py``): order 4096 94 -> 63 ms with
+# panels of 512 rows and more by tournament, 68-70 ms from 256, 1024 or 2048 rows; order
+# 1024 no faster (11.1 ms without, 11.5-14.4 with).
 TLU_MIN_ROWS = 512
+TLU_MIN_ORDER = 2048
 
 
 class _Mat:
@@ -266,7 +270,7 @@ def lu(a: g.Node, rhs: g.Node | None, mode: str):
     budget = phase_budget(device)
     threads = kb.panel_threads(device)
     tall = max(TLU_MIN_ROWS, 64)
-    tournament = _Tournament(nb, n, dtype, device) if TLU_MIN_ROWS and n >= tall else None
+    tournament = _Tournament(nb, n, dtype, device) if TLU_MIN_ROWS and n >= max(tall, TLU_MIN_ORDER) else None
     for k in range(0, n, PANEL):
         kend = min(n, k + PANEL)
         if tournament is not None and n - k >= tall:
