@@ -486,10 +486,11 @@ def test_offset_and_strided_views_of_every_dtype(d):
 
 def test_float64_atan2_passes_on_the_quotients_rounding():
     # atan2(y, x) is atan of the correctly rounded |y / x| with that quotient's
-    # rounding error passed on to atan's smallest term: within 1 ulp of NumPy's
-    # (glibc's, nearly always correctly rounded) and mostly equal to it; the plain
-    # atan(|y / x|) was 2 ulp off at worst and 0.16 ulp on average over these inputs.
-    # acos and asin go through atan2
+    # rounding error passed on to atan's smallest term, and for x < 0 pi - atan
+    # rounded once: within 1 ulp of NumPy's (glibc's, nearly always correctly
+    # rounded) and mostly equal to it (mean 0.024 ulp on lavapipe and the H200); the
+    # plain atan(|y / x|) was 2 ulp off at worst and 0.16 ulp on average over these
+    # inputs, pi - a rounded after a 0.22 for x < 0. acos and asin go through atan2
     from conftest import HAS_F64, ulp_distance
     if not HAS_F64:
         pytest.skip("the device has no float64")
@@ -499,7 +500,12 @@ def test_float64_atan2_passes_on_the_quotients_rounding():
     x = rng.standard_normal(n) * np.exp(rng.uniform(-20, 20, n))
     got = np.asarray(xp.atan2(xp.asarray(y), xp.asarray(x)))
     err = ulp_distance(got, np.arctan2(y, x))
-    assert err.max() <= 1 and err.mean() <= 0.13, (err.max(), err.mean())
+    f = np.float32  # the quotient of two subnormals (flushed by abs() on NVIDIA: it was NaN)
+    tiny = np.array([1e-45, -1e-45, 1e-45, -1e-45], f), np.array([1e-45, 1e-45, -1e-45, -1e-45], f)
+    np.testing.assert_array_equal(np.asarray(xp.atan2(xp.asarray(tiny[0]), xp.asarray(tiny[1]))),
+                                  np.arctan2(*tiny))
+    assert err.max() <= 1 and err.mean() <= 0.04, (err.max(), err.mean())
+    assert err[x < 0].mean() <= 0.06, err[x < 0].mean()
     c = np.tanh(rng.standard_normal(n))
     for fn, ref, bound in ((xp.acos, np.arccos, 2), (xp.asin, np.arcsin, 2)):
         e = ulp_distance(np.asarray(fn(xp.asarray(c))), ref(c))
