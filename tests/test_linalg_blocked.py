@@ -298,14 +298,17 @@ def _permuted_dominant(n, d, seed):
     return a.astype(npdt(d))
 
 
+@pytest.mark.parametrize("subgroups", [True, False], ids=["subgroups", "tree"])
 @pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
-def test_lu_tournament_pivots_as_partial_pivoting(d, monkeypatch):
+def test_lu_tournament_pivots_as_partial_pivoting(d, subgroups, monkeypatch):
     # panels of 64 rows and more by tournament: 300 rows are 3 or 5 blocks, merged in
     # one or more rounds; where the pivots are unambiguous the factors, the solution,
     # the inverse and det's sign are those of the one-workgroup panel kernel, bit for
     # bit in real dtypes (the same operations in the same order; complex products may
     # contract to fma differently in the two kernels: NVIDIA's complex64 differs in
-    # the last bits), within 10x of LAPACK's residual in complex ones
+    # the last bits), within 10x of LAPACK's residual in complex ones; the pivot
+    # searches by subgroup operations (where the device has them) or by a tree
+    monkeypatch.setattr(blk, "TLU_SUBGROUPS", subgroups)
     a = np.stack([_permuted_dominant(300, d, seed) for seed in (3, 4)])
     b = np.random.default_rng(5).standard_normal((2, 300, 3)).astype(npdt(d))
     got = {}

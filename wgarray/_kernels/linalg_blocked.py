@@ -54,6 +54,10 @@ PANEL = 32  # LU panel width: at most the panel kernel's 32 column lanes
 # 1024 no faster (11.1 ms without, 11.5-14.4 with).
 TLU_MIN_ROWS = 512
 TLU_MIN_ORDER = 2048
+# the tournament's pivot searches by subgroup operations (float32 and complex64, on
+# devices with full subgroups of consecutive invocations); a tree in workgroup memory
+# otherwise
+TLU_SUBGROUPS = True
 
 
 class _Mat:
@@ -321,6 +325,9 @@ class _Tournament:
     def __init__(self, nb: int, n: int, dtype, device):
         self.nb, self.n, self.device = nb, n, device
         self.rows = kb.tlu_rows(dtype.itemsize, device)
+        lanes = device.runtime.subgroup_size
+        real = dtype.name in ("float32", "complex64")
+        self.sg = lanes if TLU_SUBGROUPS and real and lanes is not None and self.rows % lanes == 0 else 0
         self.stride = 32 * sum(self._levels(n))
         self.cand = device.runtime.alloc(max(nb * self.stride, 1) * 4)
 
@@ -338,7 +345,7 @@ class _Tournament:
         off, prev = 0, None
         for level, count in enumerate(self._levels(n - k)):
             nin, in_off = (0, 0) if prev is None else prev
-            launch(device, "linalg_blk_tlu_pick", (t, rows), kb.tlu_pick_record, kb.render_tlu_pick, cand,
+            launch(device, "linalg_blk_tlu_pick", (t, rows, self.sg), kb.tlu_pick_record, kb.render_tlu_pick, cand,
                    nb * count, nitems=nb * count, ngroups=count, n=n, ld=ld, k0=k, wp=wp, mode=int(level > 0),
                    nin=nin, inOff=in_off, outOff=off, cstride=self.stride)
             prev = (count * 32, off)
