@@ -55,9 +55,10 @@ PANEL = 32  # LU panel width: at most the panel kernel's 32 column lanes
 TLU_MIN_ROWS = 512
 TLU_MIN_ORDER = 2048
 # the tournament's pivot searches by subgroup operations (float32 and complex64, on
-# devices with full subgroups of consecutive invocations); a tree in workgroup memory
-# otherwise
-TLU_SUBGROUPS = True
+# devices with full subgroups of consecutive invocations) instead of a tree in
+# workgroup memory. Off until measured on a GPU: the tree is what the H200 figures
+# above were taken with; the subgroup search picks the same rows (tested on lavapipe)
+TLU_SUBGROUPS = False
 
 
 class _Mat:
