@@ -965,33 +965,35 @@ fn $T_cos_kernel(r: $T) -> $T {
     let c = $T_launder(1.0 - w) - hz;   // -(rounding error of w), exact
     return w + $T_launder(c + z * z * $COS_P);
 }""",
+    # sin, cos and tan through the reduction $TRIG_RQ (float32: rem_pio2, (r, q);
+    # float64: rem_pio2_dd, (r, y, q), see _DD_TRIG) and its kernels
     "sin": """
 fn $T_sin(x: $T) -> $T {
     if ($T_isnan(x) || $T_isinf(x)) { return $T_nan(); }
     if (abs(x) < $TINY) { return x; }
-    let rq = $T_rem_pio2(x);
-    let q = i32(rq.y);
+    let rq = $T_$TRIG_RQ(x);
+    let q = i32(rq.$TRIG_Q);
     var v: $T;
-    if ((q & 1) == 0) { v = $T_sin_kernel(rq.x); } else { v = $T_cos_kernel(rq.x); }
+    if ((q & 1) == 0) { v = $T_$TRIG_SIN(rq.x$TRIG_TAIL); } else { v = $T_$TRIG_COS(rq.x$TRIG_TAIL); }
     return select(v, -v, q >= 2);
 }""",
     "cos": """
 fn $T_cos(x: $T) -> $T {
     if ($T_isnan(x) || $T_isinf(x)) { return $T_nan(); }
-    let rq = $T_rem_pio2(x);
-    let q = i32(rq.y);
+    let rq = $T_$TRIG_RQ(x);
+    let q = i32(rq.$TRIG_Q);
     var v: $T;
-    if ((q & 1) == 0) { v = $T_cos_kernel(rq.x); } else { v = $T_sin_kernel(rq.x); }
+    if ((q & 1) == 0) { v = $T_$TRIG_COS(rq.x$TRIG_TAIL); } else { v = $T_$TRIG_SIN(rq.x$TRIG_TAIL); }
     return select(v, -v, q == 1 || q == 2);
 }""",
     "tan": """
 fn $T_tan(x: $T) -> $T {
     if ($T_isnan(x) || $T_isinf(x)) { return $T_nan(); }
     if (abs(x) < $TINY) { return x; }
-    let rq = $T_rem_pio2(x);
-    let s = $T_sin_kernel(rq.x);
-    let c = $T_cos_kernel(rq.x);
-    if ((i32(rq.y) & 1) == 0) { return $T_div_rn(s, c); }
+    let rq = $T_$TRIG_RQ(x);
+    let s = $T_$TRIG_SIN(rq.x$TRIG_TAIL);
+    let c = $T_$TRIG_COS(rq.x$TRIG_TAIL);
+    if ((i32(rq.$TRIG_Q) & 1) == 0) { return $T_div_rn(s, c); }
     return $T_div_rn(-c, s);
 }""",
     "atan": """
@@ -1057,10 +1059,10 @@ fn $T_atan2(y: $T, x: $T) -> $T {
     // (the quotient of y and x themselves: abs() of a subnormal is flushed to zero on
     // devices without subnormals, the division scales its operands first)
     let q = abs($T_divide(y, x));
+    let ax = abs(x);
     var c = $T(0.0);
-    if ($ATAN2_DQ && q > $DD_LO && q < $DD_HI && abs(x) > $DD_LO && abs(x) < $DD_HI) {
+    if ($ATAN2_DQ && q > $DD_LO && q < $DD_HI && ax > $DD_LO && ax < $DD_HI) {
         let ay = abs(y);
-        let ax = abs(x);
         let pe = $T_two_prod(q, ax);
         c = ($T_launder(ay - pe.x) - pe.y) / ax / (1.0 + q * q);
     }
@@ -1398,8 +1400,8 @@ def _trig_steps_dd(T: str) -> str:
     return "\n".join(lines)
 
 
-# float64 sin, cos and tan of the reduced argument as r + y, the reduction's rounding
-# error y kept (fdlibm's kernels with their tail terms): without it float64 sin was 1
+# float64's reduction and kernels for sin, cos and tan: the reduced argument as r + y,
+# the reduction's rounding error y kept (fdlibm's kernels with their tail terms): without it float64 sin was 1
 # ulp off at worst and 0.18 ulp on average over [-10, 10], cos 2 ulp and 0.19 (glibc's
 # are within 1 ulp and mostly exact; SciPy's Euler-angle round trip asks 1.1e-13).
 # float32 keeps the one-part reduction (its kernels run in float32 chains at speed).
@@ -1433,35 +1435,6 @@ fn $T_cos_kernel_dd(r: $T, y: $T) -> $T {
     let c = $T_launder(1.0 - w) - hz;   // -(rounding error of w), exact
     return w + $T_launder(c + (z * z * $COS_P - r * y));
 }""",
-    "sin": """
-fn $T_sin(x: $T) -> $T {
-    if ($T_isnan(x) || $T_isinf(x)) { return $T_nan(); }
-    if (abs(x) < $TINY) { return x; }
-    let rq = $T_rem_pio2_dd(x);
-    let q = i32(rq.z);
-    var v: $T;
-    if ((q & 1) == 0) { v = $T_sin_kernel_dd(rq.x, rq.y); } else { v = $T_cos_kernel_dd(rq.x, rq.y); }
-    return select(v, -v, q >= 2);
-}""",
-    "cos": """
-fn $T_cos(x: $T) -> $T {
-    if ($T_isnan(x) || $T_isinf(x)) { return $T_nan(); }
-    let rq = $T_rem_pio2_dd(x);
-    let q = i32(rq.z);
-    var v: $T;
-    if ((q & 1) == 0) { v = $T_cos_kernel_dd(rq.x, rq.y); } else { v = $T_sin_kernel_dd(rq.x, rq.y); }
-    return select(v, -v, q == 1 || q == 2);
-}""",
-    "tan": """
-fn $T_tan(x: $T) -> $T {
-    if ($T_isnan(x) || $T_isinf(x)) { return $T_nan(); }
-    if (abs(x) < $TINY) { return x; }
-    let rq = $T_rem_pio2_dd(x);
-    let s = $T_sin_kernel_dd(rq.x, rq.y);
-    let c = $T_cos_kernel_dd(rq.x, rq.y);
-    if ((i32(rq.z) & 1) == 0) { return $T_div_rn(s, c); }
-    return $T_div_rn(-c, s);
-}""",
 }
 
 
@@ -1477,6 +1450,11 @@ def _build(T: str) -> dict[str, str]:
         TRIG_STEPS=_trig_steps(T),
         TRIG_STEPS_DD=_trig_steps_dd(T),
     )
+    if T == "f64":
+        subs.update(TRIG_RQ="rem_pio2_dd", TRIG_Q="z", TRIG_SIN="sin_kernel_dd", TRIG_COS="cos_kernel_dd",
+                    TRIG_TAIL=", rq.y")
+    else:
+        subs.update(TRIG_RQ="rem_pio2", TRIG_Q="y", TRIG_SIN="sin_kernel", TRIG_COS="cos_kernel", TRIG_TAIL="")
     out = {}
     for name, text in (_PRIM_F32 if T == "f32" else _PRIM_F64).items():
         out[name] = text.strip() + "\n"
