@@ -1,7 +1,8 @@
 """solve / inv / det of square float32 matrices with the LU panels' tournament
 pivoting from different panel heights on (``linalg_blocked.TLU_MIN_ROWS``; 0: the
-one-workgroup panel kernel everywhere), wall time beside torch (CUDA), and the device
-time of each kernel family in one solve.
+one-workgroup panel kernel everywhere), the candidate search by subgroup operations
+(``TLU_SUBGROUPS``, where the adapter has them) beside the tree search, wall time beside
+torch (CUDA), and the device time of each kernel family in one solve.
 
     python benchmarks/diag_tlu.py [n ...]
 """
@@ -43,6 +44,18 @@ def main(sizes):
             res = np.linalg.norm(a @ x - b) / (np.linalg.norm(a) * np.linalg.norm(x))
             i = best_of(lambda: float(xp.linalg.inv(A)[0, 0]), repeat=3)
             line.append(f"tlu>={thr}: solve {s * 1e3:.2f} ms (resid {res:.1e}) inv {i * 1e3:.2f} ms")
+        if dev.runtime.subgroup_size:
+            blk.TLU_MIN_ROWS, blk.TLU_SUBGROUPS = 512, True
+            heat(dev.runtime)
+            s = best_of(lambda: float(xp.linalg.solve(A, B)[0, 0]), repeat=5)
+            x = np.asarray(xp.linalg.solve(A, B)).astype(np.float64)
+            res = np.linalg.norm(a @ x - b) / (np.linalg.norm(a) * np.linalg.norm(x))
+            i = best_of(lambda: float(xp.linalg.inv(A)[0, 0]), repeat=3)
+            with debug.profile(dev) as p:
+                float(xp.linalg.solve(A, B)[0, 0])
+            line.append(f"tlu>=512, subgroup search: solve {s * 1e3:.2f} ms (resid {res:.1e}) "
+                        f"inv {i * 1e3:.2f} ms\n" + p.table(6))
+            blk.TLU_SUBGROUPS = False
         ref = ""
         if torch is not None:
             ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
