@@ -34,8 +34,8 @@ def main(sizes):
         b = rng.standard_normal((n, 1)).astype(np.float32)
         A, B = xp.asarray(a), xp.asarray(b)
         line = []
-        order = blk.TLU_MIN_ORDER
-        blk.TLU_MIN_ORDER = 0
+        order, subgroups = blk.TLU_MIN_ORDER, blk.TLU_SUBGROUPS
+        blk.TLU_MIN_ORDER, blk.TLU_SUBGROUPS = 0, False   # the thresholds with the tree search
         for thr in THRESHOLDS:
             blk.TLU_MIN_ROWS = thr
             heat(dev.runtime)
@@ -55,7 +55,7 @@ def main(sizes):
                 float(xp.linalg.solve(A, B)[0, 0])
             line.append(f"tlu>=512, subgroup search: solve {s * 1e3:.2f} ms (resid {res:.1e}) "
                         f"inv {i * 1e3:.2f} ms\n" + p.table(6))
-            blk.TLU_SUBGROUPS = False
+        blk.TLU_SUBGROUPS = subgroups
         ref = ""
         if torch is not None:
             ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
