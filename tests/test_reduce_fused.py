@@ -10,7 +10,7 @@ import pytest
 
 import wgarray as xp
 from wgarray import debug
-from conftest import COMPLEX, REAL_FLOAT, assert_exact, ids, npdt
+from conftest import COMPLEX, REAL_FLOAT, assert_exact, ids, npdt, to_np
 
 FLOATS = REAL_FLOAT + COMPLEX
 CASES = [(((1 << 16) + 5,), None), ((300, 1001), None), ((300, 1001), 0), ((300, 1001), 1), ((5, 6, 7), (0, 2)),
@@ -197,3 +197,72 @@ def test_var_of_single_values_and_broadcast_inputs(d):
             x = xp.broadcast_to(xp.asarray(np.array(v, t)), (5, 3))
             assert_exact(xp.var(x, axis=0), np.var(b, axis=0).astype(np.real(b).dtype))
             assert_exact(xp.var(x, axis=1, correction=1), np.var(b, axis=1, ddof=1).astype(np.real(b).dtype))
+
+
+# An input that is costly to compile (a loop, or a big helper library: float32 tan and
+# sin, float64 sin, complex exp) is called from one place in the reduction's loop rather
+# than from its unrolled steps; the combines keep the unrolled loop's order, so every
+# kind has the bits of the same reduction over the stored input. Lengths on both sides
+# of the 4-step loop's bounds (G = 64 and 256 lanes), contiguous (vec4 quads) and strided.
+HEAVY_CASES = [((1,), None), ((3,), None), ((191,), None), ((193,), None), ((1029,), None), (((1 << 16) + 5,), None),
+               (((1 << 16) + 8,), None), ((300, 1001), 0), ((300, 1001), 1), ((37, 260), 1), ((3000, 40), 0)]
+
+
+def _heavy(f, x):
+    from wgarray._graph.fusion import FusedInput
+    from wgarray._wgsl import reduce as rd
+    assert rd.heavy_input(FusedInput(f(x)._node).spec)
+    stored = f(x)
+    xp.evaluate(stored)
+    return stored
+
+
+@pytest.mark.parametrize("shape,axis", HEAVY_CASES, ids=[f"{s}-{a}" for s, a in HEAVY_CASES])
+def test_heavy_input_sums_have_the_bits_of_the_stored_input(shape, axis):
+    x = xp.asarray(data(xp.float32, shape, seed=len(shape)) * 3)
+    stored = _heavy(xp.tan, x)
+    assert_exact(xp.sum(xp.tan(x), axis=axis), bits(xp.sum(stored, axis=axis)))
+    np.testing.assert_allclose(to_np(xp.sum(xp.tan(x), axis=axis)), np.tan(to_np(x)).sum(axis=axis),
+                               rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("shape,axis", [((1029,), None), ((300, 1001), 1), ((3000, 40), 0)])
+def test_heavy_input_reductions_of_every_kind(shape, axis):
+    x = xp.asarray(data(xp.float32, shape, seed=1) * 3)
+    stored = _heavy(xp.tan, x)
+    for fn in (xp.mean, xp.var, xp.max, xp.argmin):
+        assert_exact(fn(xp.tan(x), axis=axis), bits(fn(stored, axis=axis)), msg=fn.__name__)
+
+
+HEAVY = [(name, d) for name, ds in (("sin", REAL_FLOAT), ("exp", COMPLEX)) for d in ds]
+
+
+@pytest.mark.parametrize("name,d", HEAVY, ids=[f"{n}-{d.name}" for n, d in HEAVY])
+def test_heavy_inputs_of_every_dtype(name, d):
+    x = xp.asarray(data(d, (1 << 12) + 3, seed=2) * 3)
+    f = getattr(xp, name)
+    stored = _heavy(f, x)
+    assert_exact(xp.sum(f(x)), bits(xp.sum(stored)))
+    assert_exact(xp.var(f(x)), bits(xp.var(stored)))
+    want = getattr(np, name)(to_np(x))
+    np.testing.assert_allclose(to_np(xp.sum(f(x))), np.sum(want),
+                               rtol=1e-4 if d.name in ("float32", "complex64") else 1e-12)
+
+
+def test_heavy_inputs_are_called_from_one_place():
+    # the WGSL itself: one call of the input in the main loop for a heavy input (quads
+    # or elements), the unrolled steps for a light one
+    from wgarray._graph.fusion import FusedInput
+    from wgarray._wgsl import reduce as rd
+    x = xp.asarray(np.ones(1024, np.float32))
+    for node, heavy in ((xp.tan(x)._node, True), (xp.exp(x - 1)._node, False)):
+        for quad in (False, True):
+            inp = FusedInput(node, vec4=quad).spec
+            assert rd.heavy_input(inp) is heavy
+            spec = rd.ReduceSpec("sum", "f32", 64, quad, inp, None, x.device.has_int64)
+            src = rd.render(spec, 8)
+            main = src[src.index("fn main"):]
+            calls = main.count("in0_at4(" if quad else "in0_at(")
+            assert calls == (1 if heavy else 5), (heavy, quad, calls)
+            at = src[src.index("fn in0_at4" if quad else "fn in0_at"):src.index("fn main")]
+            assert at.count("in0_compute(") == (1 if heavy or not quad else 4)

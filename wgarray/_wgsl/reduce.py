@@ -161,7 +161,24 @@ class ReduceSpec:
 
 
 
-def render_input_quad(spec: ew.ElementwiseSpec, prefix: str, pbase: int) -> str:
+# Mesa's shader compilers inline every call, and the unrolled loops below call the input
+# 5 times (20 element computations with quads): lavapipe's LLVM took 59-76 s on each of
+# logsumexp's complex128 reductions (complex exp: float64 sin and cos with their argument
+# reduction) and 5 s on a float32 sum of sin, against 1-4 s for the same inputs' own
+# elementwise kernels. An input that loops (``ew.is_heavy``) or pulls in this much helper
+# code is compute-bound anyway; it is called from one place (same order of combines).
+HEAVY_LIBRARY_CHARS = 5000
+
+
+def heavy_input(spec: ew.ElementwiseSpec) -> bool:
+    """Whether the fused input ``spec`` is costly enough to compile that the reduction
+    calls it from one place rather than from an unrolled loop."""
+    code = ew.compute_fn(spec, "in0_")
+    lib = ew.library(code)
+    return len(lib) > HEAVY_LIBRARY_CHARS or ew.is_heavy(lib + code)
+
+
+def render_input_quad(spec: ew.ElementwiseSpec, prefix: str, pbase: int, looped: bool = False) -> str:
     """``fn {prefix}at4(q: u32) -> {prefix}Quad``: elements ``4q .. 4q + 3`` of a fused
     input planned with vec4 leaves (each 'v' leaf is one vec4 load)."""
     native = spec.int64_native
@@ -170,13 +187,20 @@ def render_input_quad(spec: ew.ElementwiseSpec, prefix: str, pbase: int) -> str:
     loads, hoisted = reader.hoisted_loads("q")
     lines += loads
     out_t = ty.wgsl_type(spec.outputs[0][1], native)
-    for j in range(4):
-        ls, args = reader.element(f"(q * 4u + {j}u)", str(j), hoisted(j))
-        lines += ls
-        lines.append(f"let y{j} = {prefix}compute({', '.join(args)});")
+    if looped:  # one call of compute for the four (``heavy_input``)
+        ls, args = reader.element("(q * 4u + j)", "l", hoisted("j"))
+        lines += [f"var y: array<{out_t}, 4>;", "for (var j = 0u; j < 4u; j = j + 1u) {"]
+        lines += ["    " + x for x in ls] + [f"    y[j] = {prefix}compute({', '.join(args)});", "}"]
+        ret = f"{prefix}Quad(y[0], y[1], y[2], y[3])"
+    else:
+        for j in range(4):
+            ls, args = reader.element(f"(q * 4u + {j}u)", str(j), hoisted(j))
+            lines += ls
+            lines.append(f"let y{j} = {prefix}compute({', '.join(args)});")
+        ret = f"{prefix}Quad(y0, y1, y2, y3)"
     struct = f"struct {prefix}Quad {{ v0: {out_t}, v1: {out_t}, v2: {out_t}, v3: {out_t} }}\n"
     fn = (f"fn {prefix}at4(q: u32) -> {prefix}Quad {{\n" + "".join(f"    {x}\n" for x in lines)
-          + f"    return {prefix}Quad(y0, y1, y2, y3);\n}}\n")
+          + f"    return {ret};\n}}\n")
     return struct + fn
 
 
@@ -260,10 +284,12 @@ def render(spec: ReduceSpec, in_words: int, idx_words: int = 0) -> str:
     fns = []
     record = launch_record(spec, in_words, idx_words)
     decls = record.declarations()
+    heavy = not spec.partials and heavy_input(spec.inp)
     if spec.partials:
         fns.append("fn in0_at(e: u32) -> Acc { return Acc(PN[e], PM[e], PS[e]); }\n")
     elif spec.quad:
-        fns.append(ew.compute_fn(spec.inp, "in0_") + render_input_quad(spec.inp, "in0_", record.offset("in0")))
+        fns.append(ew.compute_fn(spec.inp, "in0_")
+                   + render_input_quad(spec.inp, "in0_", record.offset("in0"), looped=heavy))
     else:
         f = ew.render_input(spec.inp, "in0_", record.offset("in0"))
         fns.append(f)
@@ -331,7 +357,33 @@ def render(spec: ReduceSpec, in_words: int, idx_words: int = 0) -> str:
         body.append(f"        let kz = P[{record.offset('zero')}];  // 0")
         first = "in0_at4(base >> 2u).v0" if spec.quad else "in0_at(base)"
         body.append(f"        let k0 = {ew.launder(first, t, 2)};")
-    if spec.quad:
+    if spec.quad and heavy:
+        # The quads one at a time: the same combines in the same order as below (quad
+        # q's element j goes to a_j either way), one call of the input.
+        body += [
+            "        let q1 = (base + hi) >> 2u;",
+            f"        for (var q = ((base + lo) >> 2u) + t; q < q1; q += {G}u) {{",
+            "            let y = in0_at4(q);",
+        ]
+        for j in range(4):
+            body.append("            " + step(f"a{j}", f"y.v{j}", f"(q * 4u + {j}u)"))
+        body += ["        }"]
+    elif heavy:
+        # Every G-th element in turn into the accumulator the unrolled loop below would
+        # give it (a_(i mod 4) for the i-th of the first `full`, a0 after), one call of
+        # the input: the same combines in the same order.
+        body += [
+            "        var l = lo + t;",
+            f"        let full = select(0u, 4u * ((hi - l - {3 * G}u - 1u) / {4 * G}u + 1u), l + {3 * G}u < hi);",
+            f"        for (var i = 0u; l < hi; l += {G}u) {{",
+            "            let v = in0_at(base + l);",
+            "            switch (select(0u, i & 3u, i < full)) {",
+        ]
+        for j in range(4):
+            label = "default" if j == 0 else f"case {j}u"
+            body.append(f"                {label}: {{ " + step(f"a{j}", "v", "(base + l)") + " }")
+        body += ["            }", "            i += 1u;", "        }"]
+    elif spec.quad:
         # Four quads per step, all loads issued before any combine: 64 bytes in flight
         # per lane is what a bandwidth-bound reduction needs on a big GPU.
         body += [
