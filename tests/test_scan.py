@@ -233,3 +233,21 @@ def test_scan_pipelines_are_keyed_by_structure_not_size():
         r = xp.cumulative_sum(xp.asarray(np.ones(n, np.float32)) * 2.0)
         assert float(r[-1]) == 2.0 * n
     assert debug.counters()["pipelines_compiled"] == 0
+
+
+@pytest.mark.parametrize("n", [5, 300, 5000])
+def test_scan_of_a_heavy_input_is_the_scan_of_the_stored_input(n):
+    # tan's helpers (correctly rounded float32 division, argument reduction) are heavy to
+    # compile in the scan's unrolled loads: the producer is stored first, so the scan has
+    # the bits of the scan of the stored values, and NumPy's values
+    h = (np.random.default_rng(n).standard_normal(n) * 3).astype(np.float32)
+    x = xp.asarray(h)
+    assert kscan._heavy(xp.tan(x)._node)
+    assert not kscan._heavy((x * 2 + 1)._node)
+    stored = xp.tan(x)
+    xp.evaluate(stored)
+    for fn in (xp.cumulative_sum, xp.cumulative_prod):
+        got = fn(xp.tan(x))
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(fn(stored)))
+    np.testing.assert_allclose(np.asarray(xp.cumulative_sum(xp.tan(x))), np.cumsum(np.tan(h.astype(np.float64))),
+                               rtol=1e-4, atol=1e-3 * np.sqrt(n))

@@ -24,6 +24,7 @@ import struct
 
 from .. import _dtypes as dt
 from .._graph import node as g
+from .._graph.fusion import FusedInput
 from .._runtime.launch import pad_even
 from .._wgsl import reduce as rd
 from .._wgsl import scan as sc
@@ -93,13 +94,30 @@ def _no_offsets(rt):
     return buf
 
 
+# spec -> whether it is heavy to compile (``rd.heavy_input``): the scan kernels call
+# their input from each of a thread's unrolled elements (lavapipe's LLVM took 38 s on a
+# float64 cumulative_sum of sin, 306 s on a complex128 one of exp), so such a producer
+# is stored by its own elementwise kernel first; it is compute-bound anyway.
+_HEAVY: dict = {}
+
+
+def _heavy(node: g.Op) -> bool:
+    spec = FusedInput(node).spec
+    heavy = _HEAVY.get(spec)
+    if heavy is None:
+        if len(_HEAVY) >= 4096:
+            _HEAVY.clear()
+        heavy = _HEAVY[spec] = rd.heavy_input(spec)
+    return heavy
+
+
 def _scan(node: g.Node, outer: int, length: int, inner: int, kind: str, include_initial: bool,
           moved: g.Node | None, out=None) -> g.Data:
     """Scan rows of ``node`` whose element ``l`` of row ``(o, i)`` is at flat index
     ``(o * length + l) * inner + i``; ``moved`` is ``node`` with the scanned axis
     permuted last (needed when ``inner > 1``). Output rows are laid out the same way."""
     node = g.settle(node)
-    if type(node) is g.Op and node.n_nodes > REALIZE_PRODUCER_NODES:
+    if type(node) is g.Op and (node.n_nodes > REALIZE_PRODUCER_NODES or _heavy(node)):
         node = g.realize(node)
         moved = None
     device = node.device
