@@ -118,24 +118,32 @@ def test_a_long_batch_is_submitted_in_pieces_by_its_bound_bytes(monkeypatch):
     # a batch is submitted once its dispatches have bound BATCH_FLUSH_BYTES, a buffer
     # bound again counting again: the sum is the batch's memory traffic, so the device
     # starts on a long run of dispatches over one array (a factorization's matrix)
-    # while the host still records the rest; the results are the same either way
+    # while the host still records the rest. Each such submit doubles the threshold
+    # (up to BATCH_FLUSH_MAX_BYTES) until the host next waits for the device: 40
+    # dispatches binding 256 KiB each with a 1 MiB threshold are submitted after 1.25,
+    # 2.25 and 4.25 MiB (3 submits, not 10), and as many again after a readback; the
+    # results are the same either way
     from wgarray._graph import node as g
     from wgarray._runtime import runtime as rtm
     x0 = np.arange(1 << 16, dtype=np.float32)  # 256 KiB
     x = xp.asarray(x0)
     float(x[0])
 
-    def sums():
-        out = [xp.sum(x * float(k)) for k in range(12)]  # twelve small results, all bind x
+    def sums(count):
+        out = [xp.sum(x * float(k)) for k in range(count)]  # small results, all bind x
         for a in out:
             g.realize(a._node)  # recorded into the batch
         return out
 
-    want = [np.sum(x0 * k, dtype=np.float64) for k in range(12)]
-    for limit, pieces in ((64 << 20, 0), (1 << 20, 2)):
+    submits = {}
+    for limit, cap, count in ((64 << 20, 4 << 30, 12), (1 << 20, 4 << 30, 40), (1 << 20, 1 << 20, 40)):
         monkeypatch.setattr(rtm, "BATCH_FLUSH_BYTES", limit)
-        debug.reset_counters()
-        out = sums()
-        submitted = debug.counters()["submits"]
-        assert (submitted >= pieces) if pieces else submitted == 0, (limit, debug.counters())
-        np.testing.assert_allclose([float(a) for a in out], want, rtol=1e-6)
+        monkeypatch.setattr(rtm, "BATCH_FLUSH_MAX_BYTES", cap)
+        for _ in range(2):
+            debug.reset_counters()
+            out = sums(count)
+            submits.setdefault((limit, cap), set()).add(debug.counters()["submits"])
+            want = [np.sum(x0 * k, dtype=np.float64) for k in range(count)]
+            np.testing.assert_allclose([float(a) for a in out], want, rtol=1e-6)  # reads: the growth restarts
+    # (the threshold held at 1 MiB: a submit each time the bound bytes pass it again)
+    assert submits == {(64 << 20, 4 << 30): {0}, (1 << 20, 4 << 30): {3}, (1 << 20, 1 << 20): {10}}, submits

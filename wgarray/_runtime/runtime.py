@@ -55,7 +55,15 @@ MAX_BATCH_DISPATCHES = 512
 # about the whole device time of a loop step's small kernels.
 SPIN_WAIT_US = float(os.environ.get("WGARRAY_SPIN_US", 200))
 STORE_RUN_COPIES = 2  # a run of up to this many element stores is recorded as buffer copies
-BATCH_FLUSH_BYTES = 256 << 20  # buffer bytes a batch may hold before it is submitted
+# Buffer bytes a batch may bind before it is submitted: 256 MiB after the host last
+# waited for the device (which is then idle: submit soon), doubling with each submit of
+# a run of work that does not wait, up to BATCH_FLUSH_MAX_BYTES. H200, float32, order
+# 4096 (``benchmarks/diag_flush.py``), the threshold held at 256 MiB / 1 / 4 / 16 GiB:
+# solve 130 / 88 / 65 / 62 ms (386 / 119 / 30 / 8 submits), inv 178 / 103 / 64 / 71,
+# cholesky 23.6 / 11.7 / 11.9 / 20.6; order 2048 solve 20.6 / 20.4 / 30.4 / 36.6: few
+# submits early leave the device waiting for the host, many cost ~0.2 ms each.
+BATCH_FLUSH_BYTES = 256 << 20
+BATCH_FLUSH_MAX_BYTES = 4 << 30
 POOL_CACHE_BYTES = int(os.environ.get("WGARRAY_POOL_CACHE_MB", 4096)) << 20
 # ...and at most this many buffers: 100k small freed arrays must not stay as 100k GPU
 # allocations (each costs driver memory well beyond its size)
@@ -360,6 +368,7 @@ class Runtime:
         self._upload_next = 0
         self._read_mode = "READ_NOSYNC"  # wgpu-py's read map without its extra submit
         self._params_uploaded = None  # the bytes at the start of params_buffer, when short
+        self._flush_growth = 0  # the batch's bound bytes double this often (BATCH_FLUSH_BYTES)
         self._offsets_c = _NATIVE.ffi.new("uint32_t[2]") if _NATIVE is not None else None
         # the direct C calls of the batch's encoder, submit, parameter upload and
         # readback map (None: wgpu-py's public calls, as on another wgpu-py)
@@ -604,6 +613,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         blocking until the work is done, so the map callback normally runs right here.
         With the direct C calls (``_NativeCalls.map_read``) wgpu-py's promise and poll
         thread stay out of it altogether."""
+        self._flush_growth = 0  # the device is idle after this: the next batch goes soon
         if self._native is not None:
             self._native.map_read(self.wgpu, staging, nbytes, self._map_slot, self._spin_s)
             return
@@ -991,12 +1001,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             if self._store_run is not None:
                 self._record_stores()
             used = len(self.params)
+            full = self.keep_bytes > min(BATCH_FLUSH_BYTES << self._flush_growth, BATCH_FLUSH_MAX_BYTES)
             if (used + len(params) + self.param_align > PARAM_RING
-                    or self.n_dispatches >= MAX_BATCH_DISPATCHES
-                    or self.keep_bytes > BATCH_FLUSH_BYTES):
+                    or self.n_dispatches >= MAX_BATCH_DISPATCHES or full):
                 # the last: a batch keeps every buffer it uses alive until it is
                 # submitted, so a long loop that never synchronizes would allocate a
                 # fresh buffer for every temporary (slow: ~3 ms per 64 MiB on an H200)
+                if full and self._flush_growth < 16:
+                    self._flush_growth += 1
                 self.flush()
                 used = 0
             pad = -used % self.param_align
