@@ -20,7 +20,7 @@ from wgarray._runtime import runtime as wrt  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _timing import best_of, cuda_torch, heat  # noqa: E402
 
-SIZES_MB = (256, 1024, 4096, 16384)
+SIZES_MB = tuple(int(v) for v in os.environ.get("DIAG_FLUSH_MB", "256,1024,4096,16384").split(","))
 
 
 def main(sizes):

@@ -57,13 +57,15 @@ SPIN_WAIT_US = float(os.environ.get("WGARRAY_SPIN_US", 200))
 STORE_RUN_COPIES = 2  # a run of up to this many element stores is recorded as buffer copies
 # Buffer bytes a batch may bind before it is submitted: 256 MiB after the host last
 # waited for the device (which is then idle: submit soon), doubling with each submit of
-# a run of work that does not wait, up to BATCH_FLUSH_MAX_BYTES. H200, float32, order
-# 4096 (``benchmarks/diag_flush.py``), the threshold held at 256 MiB / 1 / 4 / 16 GiB:
-# solve 130 / 88 / 65 / 62 ms (386 / 119 / 30 / 8 submits), inv 178 / 103 / 64 / 71,
-# cholesky 23.6 / 11.7 / 11.9 / 20.6; order 2048 solve 20.6 / 20.4 / 30.4 / 36.6: few
-# submits early leave the device waiting for the host, many cost ~0.2 ms each.
+# a run of work that does not wait, up to BATCH_FLUSH_MAX_BYTES. H200, float32, the
+# threshold held at 256 MiB / 1 / 4 / 16 GiB (``benchmarks/diag_flush.py``, two runs on
+# two machines, ms): solve 4096 130-72 / 88-53 / 65-56 / 62-59 (386 / 119 / 30 / 8
+# submits), inv 4096 178-100 / 103-66 / 64-63 / 71-64, cholesky 4096 23.6-22.7 /
+# 11.7-14.1 / 11.9-10.3 / 20.6-18.2; but solve 2048 20.6-22.5 / 20.4-26.3 / 30.4-32.1 /
+# 36.6-31.3: many submits cost ~0.1-0.2 ms each, few leave the device waiting while
+# the host records a large batch.
 BATCH_FLUSH_BYTES = 256 << 20
-BATCH_FLUSH_MAX_BYTES = 4 << 30
+BATCH_FLUSH_MAX_BYTES = 1 << 30
 POOL_CACHE_BYTES = int(os.environ.get("WGARRAY_POOL_CACHE_MB", 4096)) << 20
 # ...and at most this many buffers: 100k small freed arrays must not stay as 100k GPU
 # allocations (each costs driver memory well beyond its size)
