@@ -357,12 +357,26 @@ def render(spec: ReduceSpec, in_words: int, idx_words: int = 0) -> str:
         body.append(f"        let kz = P[{record.offset('zero')}];  // 0")
         first = "in0_at4(base >> 2u).v0" if spec.quad else "in0_at(base)"
         body.append(f"        let k0 = {ew.launder(first, t, 2)};")
-    if spec.quad and heavy:
-        # The quads one at a time: the same combines in the same order as below (quad
-        # q's element j goes to a_j either way), one call of the input.
+    if spec.quad:
         body += [
             "        let q1 = (base + hi) >> 2u;",
-            f"        for (var q = ((base + lo) >> 2u) + t; q < q1; q += {G}u) {{",
+            "        var q = ((base + lo) >> 2u) + t;",
+        ]
+        if not heavy:
+            # Four quads per step, all loads issued before any combine: 64 bytes in
+            # flight per lane is what a bandwidth-bound reduction needs on a big GPU.
+            # (A heavy input goes a quad at a time: quad q's element j goes to a_j
+            # either way, so the combines are the same.)
+            body.append(f"        for (; q + {3 * G}u < q1; q += {4 * G}u) {{")
+            for k in range(4):
+                body.append(f"            let y{k} = in0_at4(q + {k * G}u);")
+            for k in range(4):
+                for j in range(4):
+                    e = f"((q + {k * G}u) * 4u + {j}u)"
+                    body.append("            " + step(f"a{j}", f"y{k}.v{j}", e))
+            body.append("        }")
+        body += [
+            f"        for (; q < q1; q += {G}u) {{",
             "            let y = in0_at4(q);",
         ]
         for j in range(4):
@@ -383,28 +397,6 @@ def render(spec: ReduceSpec, in_words: int, idx_words: int = 0) -> str:
             label = "default" if j == 0 else f"case {j}u"
             body.append(f"                {label}: {{ " + step(f"a{j}", "v", "(base + l)") + " }")
         body += ["            }", "            i += 1u;", "        }"]
-    elif spec.quad:
-        # Four quads per step, all loads issued before any combine: 64 bytes in flight
-        # per lane is what a bandwidth-bound reduction needs on a big GPU.
-        body += [
-            "        let q1 = (base + hi) >> 2u;",
-            "        var q = ((base + lo) >> 2u) + t;",
-            f"        for (; q + {3 * G}u < q1; q += {4 * G}u) {{",
-        ]
-        for k in range(4):
-            body.append(f"            let y{k} = in0_at4(q + {k * G}u);")
-        for k in range(4):
-            for j in range(4):
-                e = f"((q + {k * G}u) * 4u + {j}u)"
-                body.append("            " + step(f"a{j}", f"y{k}.v{j}", e))
-        body += [
-            "        }",
-            f"        for (; q < q1; q += {G}u) {{",
-            "            let y = in0_at4(q);",
-        ]
-        for j in range(4):
-            body.append("            " + step(f"a{j}", f"y.v{j}", f"(q * 4u + {j}u)"))
-        body += ["        }"]
     else:
         body += [
             "        var l = lo + t;",
