@@ -81,7 +81,7 @@ def workload(spec):
             return spec, lambda: PCA(n_components=16, svd_solver="randomized", random_state=0,
                                      power_iteration_normalizer="QR").fit(X).components_[0, 0]
         if name == "pcac":
-            X = xp.asarray(_low_rank(1_000_000, n or 64))
+            X = xp.asarray(_low_rank(int(os.environ.get("PCAC_ROWS", 1_000_000)), n or 64))
             return spec, lambda: PCA(n_components=16, svd_solver="covariance_eigh").fit(X).components_[0, 0]
         if name == "ridge":
             Xh = _low_rank(50_000, n or 64)
