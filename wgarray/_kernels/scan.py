@@ -94,21 +94,13 @@ def _no_offsets(rt):
     return buf
 
 
-# spec -> whether it is heavy to compile (``rd.heavy_input``): the scan kernels call
-# their input from each of a thread's unrolled elements (lavapipe's LLVM took 38 s on a
-# float64 cumulative_sum of sin, 306 s on a complex128 one of exp), so such a producer
-# is stored by its own elementwise kernel first; it is compute-bound anyway.
-_HEAVY: dict = {}
-
-
 def _heavy(node: g.Op) -> bool:
-    spec = FusedInput(node).spec
-    heavy = _HEAVY.get(spec)
-    if heavy is None:
-        if len(_HEAVY) >= 4096:
-            _HEAVY.clear()
-        heavy = _HEAVY[spec] = rd.heavy_input(spec)
-    return heavy
+    """Whether ``node`` is heavy to compile as a fused input (``rd.heavy_input``): the
+    scan kernels call their input from each of a thread's unrolled elements (lavapipe's
+    LLVM took 38 s on a float64 cumulative_sum of sin, 306 s on a complex128 one of
+    exp), so such a producer is stored by its own elementwise kernel first; it is
+    compute-bound anyway."""
+    return rd.heavy_input(FusedInput(node).spec)
 
 
 def _scan(node: g.Node, outer: int, length: int, inner: int, kind: str, include_initial: bool,

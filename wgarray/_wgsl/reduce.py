@@ -34,6 +34,7 @@ those, each at an even word.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from .._ops import REDUCTIONS
@@ -170,9 +171,11 @@ class ReduceSpec:
 HEAVY_LIBRARY_CHARS = 5000
 
 
+@functools.lru_cache(maxsize=4096)
 def heavy_input(spec: ew.ElementwiseSpec) -> bool:
     """Whether the fused input ``spec`` is costly enough to compile that the reduction
-    calls it from one place rather than from an unrolled loop."""
+    calls it from one place rather than from an unrolled loop (remembered by spec: a
+    scan asks on every call)."""
     code = ew.compute_fn(spec, "in0_")
     lib = ew.library(code)
     return len(lib) > HEAVY_LIBRARY_CHARS or ew.is_heavy(lib + code)
