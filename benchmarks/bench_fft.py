@@ -4,6 +4,8 @@ CuPy where present. One benchmark group per workload; see conftest.py.
     python -m pytest benchmarks/bench_fft.py -o python_files='bench_*.py' --benchmark-only
     python benchmarks/bench_fft.py [--small]     # plain table: device time, wall time per
                                                   # op, torch, dispatches, bytes moved
+    python benchmarks/bench_fft.py --generic      # and the device time of the generic tile
+                                                  # kernel (radices as parameters) beside it
 
 On a GPU each timed call queues ``INNER`` transforms and synchronizes once, and the
 figure is per transform: one synchronization per transform would measure the host round
@@ -107,6 +109,7 @@ def _main() -> None:
     import wgarray as wx
     from _timing import cuda_torch, device_seconds, table
     from wgarray import debug
+    from wgarray._kernels import fft as kfft
 
     dev = wx.__array_namespace_info__().default_device()
     rt = dev.runtime
@@ -129,6 +132,13 @@ def _main() -> None:
         rt.sync()
         n_disp = debug.counters()["dispatches"]
         dev_ms = device_seconds(one, rt) * 1e3
+        generic_ms = "-"
+        if "--generic" in sys.argv:
+            kfft.PLANNED_POW2 = False
+            try:
+                generic_ms = f"{device_seconds(one, rt) * 1e3:.3f}"
+            finally:
+                kfft.PLANNED_POW2 = True
 
         def many():
             for _ in range(INNER):
@@ -161,10 +171,10 @@ def _main() -> None:
                 tf()
             torch.cuda.synchronize()
             torch_ms = f"{(time.perf_counter() - t) * 1e3 / INNER:.3f}"
-        rows.append((name, f"{dev_ms:.3f}", f"{wall_ms:.3f}", torch_ms, n_disp,
+        rows.append((name, f"{dev_ms:.3f}", generic_ms, f"{wall_ms:.3f}", torch_ms, n_disp,
                      f"{nbytes / (dev_ms * 1e-3) / 1e9:.0f}", f"{err:.1e}"))
     print(f"device: {dev.name} ({dev.backend})")
-    print(table(rows, ["workload", "wgarray device ms", f"wgarray ms/op ({INNER} queued)", "torch ms/op",
+    print(table(rows, ["workload", "wgarray device ms", "generic tiles device ms", f"wgarray ms/op ({INNER} queued)", "torch ms/op",
                        "dispatches", "GB/s (in+out / device time)", "max rel. error"]))
 
 

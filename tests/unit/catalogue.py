@@ -371,6 +371,9 @@ def _fft(v):
             "bluestein": wf.TileSpec(cname, 2048, lchirp=True, mul_b=True, schirp=True),
             "herm_real": wf.TileSpec(cname, 512, load="herm", store="real"),
             "c2r_unpack": wf.TileSpec(cname, 512, load="c2r", store="unpack"),
+            "planned_4096": wf.TileSpec(cname, 4096, radices=(8, 8, 8, 8)),
+            "planned_twiddle_128": wf.TileSpec(cname, 1024, twiddle=True, radices=(8, 8, 2)),
+            "planned_r2c_2": wf.TileSpec(cname, 512, load="pack", store="r2c", radices=(2,)),
         }
         for name, spec in tiles.items():
             out[f"fft/tile_{name}_{cname}"] = lambda spec=spec: wf.render_tile(spec, ew.library)

@@ -26,7 +26,8 @@ Twiddle tables (per tile length and dtype) and Bluestein's filter spectra (per l
 are computed on the device once and cached; the four-step twiddles are computed in the
 kernel from exact integer angles. The inverse transform is ``conj(fft(conj(x)))``; the
 conjugations and the norm's scale travel as kernel parameters, so forward and inverse
-share pipelines, and no pipeline depends on a length.
+share pipelines. A tile's length is part of its pipeline only for powers of two
+(``PLANNED_POW2``); other lengths share one kernel.
 """
 from __future__ import annotations
 
@@ -164,6 +165,17 @@ def _plan(N: int, inner: int, cap: int, want: int) -> list:
     return first + [_Step(N1, N2, N1, 1, 1, N2, inner)]
 
 
+# Power-of-two tiles compile with their passes planned (``TileSpec.radices``): sizes as
+# constants and no per-pass switch, whose registers (the largest case's, radix 7's 21
+# values a butterfly set) the generic kernel holds whatever the length. At most 12
+# such lengths per tile variant; every other length shares the generic kernel.
+PLANNED_POW2 = True
+
+
+def _planned(L: int) -> bool:
+    return PLANNED_POW2 and L > 1 and L & (L - 1) == 0
+
+
 def _pow2ceil(v: int) -> int:
     return 1 << max(v - 1, 0).bit_length()
 
@@ -189,11 +201,13 @@ def _transform(device, cname: str, N: int, outer: int, inner: int, *, src, lin: 
     for idx, st in enumerate(steps):
         first, last = idx == 0, idx == len(steps) - 1
         fi = src[1] if first and src[0] == "input" else None
+        radices = [] if st.L == 1 else _radices(st.L)
         spec = wf.TileSpec(
             cname=cname, capacity=cap, src="input" if fi is not None else "buf",
             in_spec=fi.spec if fi is not None else None, load=load if first else "plain",
             lchirp=lchirp is not None and first, store=store if last else "complex",
-            mul_b=mul_b is not None and last, schirp=schirp is not None and last, twiddle=st.tw is not None)
+            mul_b=mul_b is not None and last, schirp=schirp is not None and last, twiddle=st.tw is not None,
+            radices=tuple(radices) if _planned(st.L) else ())
         kernel = rt.compile(("fft_tile", spec), lambda spec=spec: (wf.tile_record(spec),
                                                                    wf.render_tile(spec, _library)))
         buffers = {"TW": _twiddles(device, st.L, cname)}
@@ -215,7 +229,6 @@ def _transform(device, cname: str, N: int, outer: int, inner: int, *, src, lin: 
         cb = min(_pow2ceil(B), lanes_max // ci) if ci >= st.J else 1
         nct = -(-st.J // ci)
         groups = nct * -(-B // cb)
-        radices = [] if st.L == 1 else _radices(st.L)
         tw_n, tw_div, tw_unit = st.tw if st.tw is not None else (0, 1, 1)
         params = wf.tile_params(
             groups=groups, L=st.L, radices=radices, log_ci=ci.bit_length() - 1, log_cb=cb.bit_length() - 1,

@@ -7,8 +7,10 @@ for ``lanes`` neighbouring sequences at once: it loads them into workgroup memor
 every Stockham autosort pass there (pass s with radix R, after passes whose radices
 multiply to p: the butterfly i reads ``i + j*L/R``, multiplies element j by
 ``exp(-2 pi i j k / (p R))`` with ``k = i mod p``, and writes ``(i - k) R + k + m p``),
-and writes the result back. The radices travel as parameters (a uniform switch per
-pass), so one pipeline serves every length. Lanes are sequences next to each other in
+and writes the result back. Power-of-two tiles are compiled with their passes planned
+(radices, strides and the twiddle step as constants, a straight line of passes); every
+other length shares one kernel whose radices travel as parameters (a uniform switch per
+pass). Lanes are sequences next to each other in
 memory (the columns of a transform along a leading axis, or several short rows), so
 loads and stores are coalesced.
 
@@ -182,7 +184,9 @@ class TileSpec:
     'real' (the real part), 'unpack' (z[m] to x[2m], x[2m+1]), 'r2c' (the half-length
     rfft's split, when the whole transform is this tile). ``mul_b``, ``schirp``: the
     filter product and the chirp on store; ``twiddle``: the four-step twiddle on store.
-    ``capacity``: workgroup memory in elements (structure: it sizes an array)."""
+    ``capacity``: workgroup memory in elements (structure: it sizes an array).
+    ``radices``: the tile's passes planned at compile time (their sizes constants in the
+    code, no per-pass switch), or empty for the kernel that reads them as parameters."""
 
     cname: str
     capacity: int
@@ -194,6 +198,7 @@ class TileSpec:
     mul_b: bool = False
     schirp: bool = False
     twiddle: bool = False
+    radices: tuple = ()
 
     def __post_init__(self):
         if self.load not in LOADS or self.store not in STORES:
@@ -205,6 +210,8 @@ class TileSpec:
         parts = ["fft_tile", self.cname, str(self.capacity), self.src, self.load]
         parts += [f for f, on in (("lchirp", self.lchirp), ("mulb", self.mul_b), ("schirp", self.schirp),
                                   ("tw", self.twiddle)) if on]
+        if self.radices:
+            parts.append("r" + "".join(map(str, self.radices)))
         parts.append(self.store)
         return "_".join(parts)
 
@@ -293,11 +300,18 @@ def _butterflies(ins: list[str], C: str, lines: list[str], tag: str) -> list[str
     return outs
 
 
-def _stage(R: int, C: str, capacity: int) -> list[str]:
+def _stage(R: int, C: str, capacity: int, p: int | None = None, L: int | None = None) -> list[str]:
     """One Stockham pass of radix R in workgroup memory: every butterfly of this thread
-    is read into registers before the barrier that lets them be overwritten."""
+    is read into registers before the barrier that lets them be overwritten. With ``p``
+    and ``L`` (a tile planned at compile time) the pass is a block of its own with its
+    sizes as constants; without, a ``case`` of the per-pass switch that reads them from
+    the running ``p`` and the parameter ``L``."""
     q_max = -(-capacity // (R * WORKGROUP))
-    out = [f"case {R}u: {{", f"    let nq = L / {R}u;", f"    let ts = L / (p * {R}u);"]
+    if p is None:
+        out = [f"case {R}u: {{", f"    let nq = L / {R}u;", f"    let ts = L / (p * {R}u);"]
+    else:
+        out = [f"{{  // radix {R}, after passes of {p} in all", f"    let p = {p}u;", f"    let nq = {L // R}u;",
+               f"    let ts = {L // (p * R)}u;"]
     for q in range(q_max):
         out += [f"    var r{q}_{m}: {C};" for m in range(R)]
     for q in range(q_max):
@@ -402,15 +416,24 @@ def render_tile(spec: TileSpec, library) -> str:
                 "    Y[f + P[16]] = v.y;"]
     put.append("}")
 
-    radix_cases = []
-    for R in (8, 4, 2, 3, 5, 7):
-        radix_cases += ["        " + x for x in _stage(R, C, spec.capacity)]
+    if spec.radices:
+        passes, p = [], 1
+        L = math.prod(spec.radices)
+        for R in spec.radices:
+            passes += ["    " + x for x in _stage(R, C, spec.capacity, p, L)]
+            p *= R
+    else:
+        passes = ["    var p = 1u;", "    for (var s = 0u; s < P[2]; s = s + 1u) {", "        let R = P[22u + s];",
+                  "        switch (R) {"]
+        for R in (8, 4, 2, 3, 5, 7):
+            passes += ["        " + x for x in _stage(R, C, spec.capacity)]
+        passes += ["        default: {}", "        }", "        p = p * R;", "    }"]
     main = [
         f"@compute @workgroup_size({WORKGROUP})",
         "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
         "    let g = wid.x + wid.y * 65535u;",
         "    if (g >= P[0]) { return; }",
-        "    let L = P[1];",
+        f"    let L = {math.prod(spec.radices)}u;" if spec.radices else "    let L = P[1];",
         "    // lanes (a power of two dividing the workgroup): Ci inner sequences x Cb batch rows",
         "    let lci = P[3];",
         "    let lanes = 1u << (lci + P[4]);",
@@ -435,17 +458,7 @@ def render_tile(spec: TileSpec, library) -> str:
         main += [f"    let lk{q} = i0 + {q}u * kstep;", f"    var lv{q} = {C}(0.0);",
                  f"    if (ok && lk{q} < L) {{ lv{q} = fft_load(o, kin + lk{q} * P[10], ji); }}"]
     main += [f"    if (lk{q} < L) {{ S[fft_sw(lk{q} * lanes + c)] = lv{q}; }}" for q in range(q_load)]
-    main += [
-        "    workgroupBarrier();",
-        "    var p = 1u;",
-        "    for (var s = 0u; s < P[2]; s = s + 1u) {",
-        "        let R = P[22u + s];",
-        "        switch (R) {",
-    ] + radix_cases + [
-        "        default: {}",
-        "        }",
-        "        p = p * R;",
-        "    }",
+    main += ["    workgroupBarrier();"] + passes + [
         "    if (!ok) { return; }",
         "    let kout = a * P[11] + jk;",
     ]
