@@ -225,6 +225,19 @@ def test_lookback_when_predecessors_are_not_waited_for(monkeypatch, polls):
     check(neg, "sum")
 
 
+@pytest.mark.parametrize("tiles", [sc.LOOKBACK_WINDOW - 1, sc.LOOKBACK_WINDOW + 1, 3 * sc.LOOKBACK_WINDOW + 5])
+def test_lookback_across_more_tiles_than_its_window(tiles):
+    # the window step combines up to LOOKBACK_WINDOW predecessors at once; rows of more
+    # tiles than that take several windows (or stop at an unpublished tile) per look-back
+    n = tiles * sc.LOOKBACK_ROUND + 3
+    a = exact_sum_data(xp.float32, (n,), seed=tiles, specials=False)
+    check(a, "sum")
+    check(a, "sum", include_initial=True)
+    check(exact_prod_data(xp.float32, (n,), seed=tiles), "prod")
+    b = exact_sum_data(xp.float32, (2, n // 2), seed=tiles + 1, specials=True)
+    check(b, "sum", axis=1)
+
+
 def test_scan_pipelines_are_keyed_by_structure_not_size():
     for n in (70_000, 20_001):
         xp.evaluate(xp.cumulative_sum(xp.asarray(np.ones(n, np.float32)) * 2.0))

@@ -27,7 +27,7 @@ Layouts of the scanning pass (pass 1 uses the same chunks):
   through workgroup memory otherwise); the round's total carries to the next round.
 * ``lookback``: the same work on one tile of ``LOOKBACK_ROUND`` elements per
   workgroup (``LOOKBACK_PER_THREAD`` a thread), whose offset comes from the tiles
-  before it in the same dispatch.
+  before it in the same dispatch (read ``LOOKBACK_WINDOW`` at a time).
 * ``thread`` (a strided axis, or short rows): one thread per chunk of ``C = CHUNK``
   elements, a serial scan; adjacent threads take adjacent ``i``, so reads and writes
   of a scan along a leading axis are coalesced.
@@ -65,6 +65,8 @@ CHUNK = 256
 HEADER_WORDS = 8
 # Polls of a predecessor's words before the waiting workgroup reduces that tile itself.
 LOOKBACK_POLLS = 128
+# Predecessors a look-back step reads at once (``_lookback_window``).
+LOOKBACK_WINDOW = 32
 
 # Accumulators whose WGSL type subgroup shuffles move (32-bit scalars and vectors).
 SUBGROUP_TAGS = ("f32", "i32", "u32", "c64", "ei64", "eu64")
@@ -236,6 +238,57 @@ def _tile_body(spec: ScanSpec, ident: str, initial: str) -> tuple[list[str], str
     return body, shared
 
 
+def _lookback_window() -> list[str]:
+    """The look-back's window step (with polls, ``P[6] > 0``): LOOKBACK_WINDOW invocations
+    each read one of the tiles k, k-1, ... once; the first combines their published
+    words nearest first, up to the first inclusive prefix (the look-back is done) or the
+    first tile with nothing published yet (the single-tile step below waits for it, or
+    reduces it). A tile then needs its predecessors' totals, published as soon as each
+    has reduced its own, not their prefixes: the chain of prefixes, one tile after
+    another, was what bounded the pass (its time grew with the tile count)."""
+    W = LOOKBACK_WINDOW
+    return [
+        "                if (P[6] > 0u) {",
+        "                    workgroupBarrier();  // the last window's words are read",
+        f"                    if (lid < {W}u) {{",
+        "                        var f = 0u;",
+        "                        var w = 0u;",
+        "                        if (lid <= k) {",
+        "                            let vi = atomicLoad(&ST[1u + T + m * NC + k - lid]);",
+        "                            if (vi != 0xffffffffu) { f = 2u; w = vi; } else {",
+        "                                let va = atomicLoad(&ST[1u + m * NC + k - lid]);",
+        "                                if (va != 0xffffffffu) { f = 1u; w = va; }",
+        "                            }",
+        "                        }",
+        "                        lb_wflag[lid] = f;",
+        "                        lb_wval[lid] = w;",
+        "                    }",
+        "                    workgroupBarrier();",
+        "                    if (lid == 0u) {",
+        "                        var pr = prefix;",
+        "                        var used = 0u;",
+        "                        var fin = 0u;",
+        f"                        for (var l = 0u; l < {W}u && l <= k; l++) {{",
+        "                            let f = lb_wflag[l];",
+        "                            if (f == 0u) { break; }",
+        "                            pr = comb(bitcast<f32>(lb_wval[l]), pr);",
+        "                            used = l + 1u;",
+        "                            if (f == 2u) { fin = 1u; break; }",
+        "                        }",
+        "                        lb_value = bitcast<u32>(pr);",
+        "                        lb_used = used;",
+        "                        lb_flag = fin;",
+        "                    }",
+        "                    let fin = workgroupUniformLoad(&lb_flag);",
+        "                    let used = workgroupUniformLoad(&lb_used);",
+        "                    prefix = bitcast<f32>(workgroupUniformLoad(&lb_value));",
+        "                    if (fin == 1u || used > k) { break; }",
+        "                    k -= used;",
+        f"                    if (used == {W}u) {{ continue; }}",
+        "                }",
+    ]
+
+
 def _lookback_body(spec: ScanSpec, ident: str, initial: str) -> tuple[list[str], str]:
     """One pass: a workgroup per tile of LOOKBACK_ROUND elements, taken in the order workgroups
     start (a ticket), publishes its tile's total, then combines the totals of the
@@ -276,6 +329,9 @@ def _lookback_body(spec: ScanSpec, ident: str, initial: str) -> tuple[list[str],
         "        if (c > 0u) {",
         "            var k = c - 1u;",
         "            loop {",
+    ]
+    body += _lookback_window()
+    body += [
         "                workgroupBarrier();  // every invocation has read the last step's words",
         "                if (lid == 0u) {",
         "                    var flag = 0u;",
@@ -315,7 +371,9 @@ def _lookback_body(spec: ScanSpec, ident: str, initial: str) -> tuple[list[str],
     body += _stores(spec, "base", "l0", "hi", "dst", K=K)
     body += ["    }", "}"]
     wt = ty.WGSL_TYPE[spec.tag]
-    shared = "var<workgroup> lb_ticket: u32;\nvar<workgroup> lb_flag: u32;\nvar<workgroup> lb_value: u32;\n"
+    shared = ("var<workgroup> lb_ticket: u32;\nvar<workgroup> lb_flag: u32;\nvar<workgroup> lb_value: u32;\n"
+              f"var<workgroup> lb_used: u32;\nvar<workgroup> lb_wflag: array<u32, {LOOKBACK_WINDOW}>;\n"
+              f"var<workgroup> lb_wval: array<u32, {LOOKBACK_WINDOW}>;\n")
     if spec.subgroups:
         shared += f"var<workgroup> wsum: array<{wt}, 128>;\n"
     else:
