@@ -3,7 +3,7 @@
 - cumulative_sum / cumulative_prod over 2^28 float32 (the single-pass look-back):
   device time and bandwidth (8 bytes per element: one read, one write, the least any
   scan moves), as a fraction of the vec4 copy roofline; the same scan through the
-  three-pass reduce-then-scan, and through the look-back's fallback alone (0 polls,
+  three-pass reduce-then-scan, the look-back without its window of predecessors, and through the look-back's fallback alone (0 polls,
   on 2^20), for comparison;
 - cumulative_sum along each axis of a 2^14 x 2^14 float32 array (batched rows, columns);
 - sum (the roofline check: it must stay at >= 90% of copy), mean, var, std over 2^28
@@ -101,6 +101,12 @@ def main() -> None:
     scan_row(f"cumulative_sum 2^{log2} float32", lambda: xp.cumulative_sum(x), 8 * n, check_sum)
     scan_row(f"cumulative_prod 2^{log2} float32", lambda: xp.cumulative_prod(s), 8 * n, check_prod)
 
+    window = sc.LOOKBACK_WINDOW
+    sc.LOOKBACK_WINDOW = 0
+    try:  # the look-back one predecessor a step: each tile waits for the prefix before it
+        scan_row("  the same, look-back without its window", lambda: xp.cumulative_sum(x), 8 * n, check_sum)
+    finally:
+        sc.LOOKBACK_WINDOW = window
     # the same scan through reduce-then-scan (the path of 64-bit and complex
     # accumulators): tile sums, their scan, the rescan
     saved = sc.LOOKBACK_TAGS

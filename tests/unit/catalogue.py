@@ -199,6 +199,8 @@ def _scan(v):
         out[f"scan/{layout}_f32"] = lambda layout=layout: sc.render(sc.ScanSpec("sum", "f32", x.spec, True, layout))
     out["scan/tile_f32_subgroups"] = lambda: sc.render(sc.ScanSpec("sum", "f32", x.spec, True, "tile",
                                                                    vec_out=True, subgroups=True))
+    out["scan/lookback_f32_window"] = lambda: sc.render(sc.ScanSpec("sum", "f32", x.spec, True, "lookback",
+                                                                    subgroups=True, window=sc.LOOKBACK_WINDOW))
     out["scan/thread_prod_ei64"] = lambda: sc.render(sc.ScanSpec("prod", "ei64", ints.spec, False, "thread"))
     return out
 

@@ -167,7 +167,8 @@ def _scan_lookback(node, rows, length, kind, tag, inc, result, flat):
     inp = fused_input(node, quad)
     quad = quad and inp.has_vec4
     sub = use_subgroups(rt)
-    spec = sc.ScanSpec(kind, tag, inp.spec, device.has_int64, "lookback", quad, length % 4 == 0 and not inc, sub)
+    spec = sc.ScanSpec(kind, tag, inp.spec, device.has_int64, "lookback", quad, length % 4 == 0 and not inc, sub,
+                       sc.LOOKBACK_WINDOW)
     kernel = rt.compile((FAMILY, spec), lambda: (sc.launch_record(spec), sc.render(spec)))
     params = scan_params(rows, length, NC, length + inc, inc, C, sc.LOOKBACK_POLLS, 1, inp.params)
     rt.launch(kernel, {"in0": inp.buffers, "O": result, "ST": state}, params, rows * NC)

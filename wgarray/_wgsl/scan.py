@@ -85,6 +85,7 @@ class ScanSpec:
     quad: bool = False  # tile: the input read as vec4 quads (rows of a multiple of 4)
     vec_out: bool = False  # tile: the output written as vec4 (32-bit, rows 4-aligned)
     subgroups: bool = False  # tile: subgroup scans (full, contiguous subgroups)
+    window: int = 0  # lookback: predecessors read at once (``_lookback_window``; 0: one a step)
 
     @property
     def name(self) -> str:
@@ -238,15 +239,16 @@ def _tile_body(spec: ScanSpec, ident: str, initial: str) -> tuple[list[str], str
     return body, shared
 
 
-def _lookback_window() -> list[str]:
-    """The look-back's window step (with polls, ``P[6] > 0``): LOOKBACK_WINDOW invocations
+def _lookback_window(W: int) -> list[str]:
+    """The look-back's window step (with polls, ``P[6] > 0``): ``W`` invocations
     each read one of the tiles k, k-1, ... once; the first combines their published
     words nearest first, up to the first inclusive prefix (the look-back is done) or the
     first tile with nothing published yet (the single-tile step below waits for it, or
     reduces it). A tile then needs its predecessors' totals, published as soon as each
     has reduced its own, not their prefixes: the chain of prefixes, one tile after
     another, was what bounded the pass (its time grew with the tile count)."""
-    W = LOOKBACK_WINDOW
+    if W == 0:  # one predecessor a step (kept for comparison: bench_scan.py)
+        return []
     return [
         "                if (P[6] > 0u) {",
         "                    workgroupBarrier();  // the last window's words are read",
@@ -330,7 +332,7 @@ def _lookback_body(spec: ScanSpec, ident: str, initial: str) -> tuple[list[str],
         "            var k = c - 1u;",
         "            loop {",
     ]
-    body += _lookback_window()
+    body += _lookback_window(spec.window)
     body += [
         "                workgroupBarrier();  // every invocation has read the last step's words",
         "                if (lid == 0u) {",
@@ -372,8 +374,8 @@ def _lookback_body(spec: ScanSpec, ident: str, initial: str) -> tuple[list[str],
     body += ["    }", "}"]
     wt = ty.WGSL_TYPE[spec.tag]
     shared = ("var<workgroup> lb_ticket: u32;\nvar<workgroup> lb_flag: u32;\nvar<workgroup> lb_value: u32;\n"
-              f"var<workgroup> lb_used: u32;\nvar<workgroup> lb_wflag: array<u32, {LOOKBACK_WINDOW}>;\n"
-              f"var<workgroup> lb_wval: array<u32, {LOOKBACK_WINDOW}>;\n")
+              f"var<workgroup> lb_used: u32;\nvar<workgroup> lb_wflag: array<u32, {max(spec.window, 1)}>;\n"
+              f"var<workgroup> lb_wval: array<u32, {max(spec.window, 1)}>;\n")
     if spec.subgroups:
         shared += f"var<workgroup> wsum: array<{wt}, 128>;\n"
     else:
