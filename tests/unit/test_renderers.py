@@ -157,3 +157,16 @@ def test_fft_tile_spec_refuses_unknown_load_and_store():
         wf.TileSpec("complex64", 512, load="hermitian")
     with pytest.raises(ValueError, match="TileSpec: expected load"):
         wf.TileSpec("complex64", 512, store="imag")
+
+
+def test_fft_planned_tiles_run_their_passes_as_constants():
+    # a planned tile: one block per pass, its sizes literal, no per-pass switch over
+    # parameter radices (whose largest case's registers the generic kernel holds)
+    planned = wf.render_tile(wf.TileSpec("complex64", 4096, radices=(8, 8, 8, 8)), lambda code: "")
+    generic = wf.render_tile(wf.TileSpec("complex64", 4096), lambda code: "")
+    assert "switch" not in planned and "switch" in generic
+    assert planned.count("// radix 8, after passes of") == 4
+    for p, ts in ((1, 512), (8, 64), (64, 8), (512, 1)):
+        assert f"let p = {p}u;" in planned and f"let ts = {ts}u;" in planned
+    assert "let L = 4096u;" in planned and "let L = P[1];" in generic
+    assert wf.TileSpec("complex64", 4096, radices=(8, 8, 8, 8)).name.endswith("_r8888_complex")
