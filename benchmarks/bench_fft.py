@@ -134,11 +134,11 @@ def _main() -> None:
         dev_ms = device_seconds(one, rt) * 1e3
         generic_ms = "-"
         if "--generic" in sys.argv:
-            kfft.PLANNED_POW2 = False
+            kfft.PLANNED = False
             try:
                 generic_ms = f"{device_seconds(one, rt) * 1e3:.3f}"
             finally:
-                kfft.PLANNED_POW2 = True
+                kfft.PLANNED = True
 
         def many():
             for _ in range(INNER):

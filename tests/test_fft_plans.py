@@ -8,6 +8,8 @@ check that the plans are the ones intended.
 """
 from __future__ import annotations
 
+from unittest import mock
+
 import numpy as np
 import pytest
 
@@ -15,6 +17,7 @@ import wgarray as xp
 from conftest import COMPLEX, HAS_F64, ids, npdt
 from test_fft import NORMS, REAL_OF, check, rand_complex, rand_real
 from wgarray import debug
+from wgarray._kernels import fft as kfft
 
 C64 = COMPLEX[0]
 # (length, what the planner does with it for complex64 rows)
@@ -166,27 +169,28 @@ def test_dispatch_counts_of_the_plans():
     check(xp.fft.rfft(long_real), np.fft.rfft(a.astype(np.float64)), "complex64", 1 << 20, "rfft 2**20")
 
 
-def test_pipelines_depend_on_structure_not_length():
-    """Lengths whose tiles are not powers of two share one generic tile kernel; a
-    power-of-two tile compiles its planned kernel once per tile length, whatever the
-    batch, the data or the transform it serves."""
-    def run(batch, n, seed=0):
-        xp.evaluate(xp.fft.fft(xp.asarray(rand_complex((batch, n), C64, seed=seed + n))))
+def test_pipelines_depend_on_structure_and_tile_length_only():
+    """A tile kernel is compiled once per tile length (its passes planned): another
+    batch, other data, the inverse transform and a longer transform whose pieces are
+    tiles seen before compile nothing; with planning off every length shares one
+    generic kernel."""
+    def run(batch, n, seed=0, inverse=False):
+        z = xp.asarray(rand_complex((batch, n), C64, seed=seed + n))
+        xp.evaluate(xp.fft.ifft(z) if inverse else xp.fft.fft(z))
 
-    run(2, 100)
-    debug.reset_counters()
-    for n in (1000, 2187, 3 * 5 * 7 * 9, 4000):
-        run(3, n)
-    assert debug.counters()["pipelines_compiled"] == 0
-    run(2, 64)
-    debug.reset_counters()
-    run(5, 4096)
-    assert debug.counters()["pipelines_compiled"] <= 1  # the planned 4096 tile, unless an earlier test made it
+    for n in (96, 1000, 4096):
+        run(2, n)
     debug.reset_counters()
     for batch in (1, 3, 7):
-        run(batch, 64, seed=batch)
-        run(batch, 4096, seed=batch)
+        for n in (96, 1000, 4096):
+            run(batch, n, seed=batch, inverse=batch == 3)
     assert debug.counters()["pipelines_compiled"] == 0
+    with mock.patch.object(kfft, "PLANNED", False):
+        run(2, 100)
+        debug.reset_counters()
+        for n in (1000, 2187, 3 * 5 * 7 * 9, 4000):
+            run(3, n)
+        assert debug.counters()["pipelines_compiled"] == 0
 
 
 @pytest.mark.parametrize("n", [64, 1000, 4096, 8192, 4099, 1 << 16])

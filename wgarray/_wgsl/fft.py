@@ -7,10 +7,10 @@ for ``lanes`` neighbouring sequences at once: it loads them into workgroup memor
 every Stockham autosort pass there (pass s with radix R, after passes whose radices
 multiply to p: the butterfly i reads ``i + j*L/R``, multiplies element j by
 ``exp(-2 pi i j k / (p R))`` with ``k = i mod p``, and writes ``(i - k) R + k + m p``),
-and writes the result back. Power-of-two tiles are compiled with their passes planned
-(radices, strides and the twiddle step as constants, a straight line of passes); every
-other length shares one kernel whose radices travel as parameters (a uniform switch per
-pass). Lanes are sequences next to each other in
+and writes the result back. Tiles are compiled with their passes planned (radices,
+strides and the twiddle step as constants, a straight line of passes); the generic
+kernel, whose radices travel as parameters (a uniform switch per pass), serves every
+length where planning is off. Lanes are sequences next to each other in
 memory (the columns of a transform along a leading axis, or several short rows), so
 loads and stores are coalesced.
 
