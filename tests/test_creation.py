@@ -241,6 +241,22 @@ def test_asarray_nested_sequences():
         xp.asarray([[1, 2], [3]])
 
 
+def test_asarray_nested_numpy_scalars_keep_their_dtypes():
+    # as NumPy and array_api_strict infer them (SciPy builds references this way:
+    # xp.asarray([np.int32(status) for ...]) must be int32)
+    cases = [[np.int32(1), np.int32(-2)], [[np.int16(3)], [np.int16(4)]], (np.uint8(255), np.uint8(0)),
+             [np.float32(1.5), np.float32(-0.0)], [np.int32(1), 2], [np.bool_(True), np.bool_(False)],
+             [np.int8(-3), np.int16(300)]]
+    if HAS_F64:
+        cases.append([np.float32(1.5), np.float64(0.1)])
+    for v in cases:
+        assert_exact(xp.asarray(v), np.asarray(v))
+    # np.float64 / np.complex128 are Python floats / complexes: the default dtypes, alone or listed
+    assert xp.asarray([np.float64(0.5)]).dtype == xp.asarray(np.float64(0.5)).dtype == DEFAULT_FLOAT
+    assert xp.asarray([np.complex128(1j)]).dtype == DEFAULT_COMPLEX
+    assert_exact(xp.asarray([np.int32(7)], dtype=xp.int64), np.array([7], np.int64))
+
+
 def test_asarray_nested_sequence_of_arrays():
     a, b = xp.asarray([1.0, 2.0], dtype=xp.float32), xp.asarray([3.0, 4.0], dtype=xp.float32)
     assert_exact(xp.asarray([a, b]), np.array([[1, 2], [3, 4]], np.float32))

@@ -304,6 +304,17 @@ def _contains_array(obj) -> builtins.bool:
     return False
 
 
+def _contains_numpy(obj) -> builtins.bool:
+    """Whether nested sequences hold a NumPy array or a NumPy scalar that is not also a
+    Python scalar (``np.float64`` and ``np.complex128`` are Python floats and complexes,
+    and act as those do alone: the device's default dtypes)."""
+    if isinstance(obj, np.ndarray) or (isinstance(obj, np.generic) and not isinstance(obj, (float, complex))):
+        return True
+    if isinstance(obj, (list, tuple)):
+        return any(_contains_numpy(o) for o in obj)
+    return False
+
+
 def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
     """An array from an Array, a NumPy array, a buffer, a Python scalar or nested sequences.
 
@@ -334,6 +345,10 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
     if isinstance(obj, (list, tuple)) and _contains_array(obj):
         obj = _nested_to_numpy(obj)
         from_python = False  # the arrays' dtypes decide, as NumPy's do
+    elif isinstance(obj, (list, tuple)) and _contains_numpy(obj):
+        # NumPy scalars keep their dtypes, as in NumPy and array_api_strict:
+        # [np.int32(1), np.int32(2)] is int32, [np.int32(1), 2] int64
+        from_python = False
     if isinstance(obj, int) and not isinstance(obj, builtins.bool) and target is None:
         if not -(2**63) <= obj < 2**63:
             raise OverflowError(f"asarray: expected an int that fits int64, got {obj}")
