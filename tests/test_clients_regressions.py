@@ -109,3 +109,41 @@ def test_permuted_views_write_through_as_numpy():
     c = xp.asarray(xp.permute_dims(x, (1, 0, 2)), copy=True)  # a copy is not
     c[...] = 0
     np.testing.assert_array_equal(np.asarray(x), want)
+
+
+def test_reshaped_views_write_through_as_numpy():
+    # scipy.integrate's tanh-sinh replaces the non-finite values of `fr, fl =
+    # reshape(fj.T, (2, -1, n))` in place and then sums fj: an integral over an infinite
+    # interval came out NaN while the write stayed in a copy
+    n = np.linspace(-3, 3, 18).astype(np.float32).reshape(3, 6)
+    x = xp.asarray(n)
+    want = n.copy()
+    fr, fl = xp.reshape(x.T, (2, 3, 3))  # a reshape its strides allow: a view
+    wfr, wfl = np.reshape(want.T, (2, 3, 3))
+    assert np.shares_memory(wfr, want)
+    fr[fr > 0.5] = np.inf
+    wfr[wfr > 0.5] = np.inf
+    fl[0, 0] = -0.0
+    wfl[0, 0] = -0.0
+    np.testing.assert_array_equal(np.asarray(x), want)
+    assert np.array_equal(np.signbit(np.asarray(x)), np.signbit(want))
+    x[2, 5] = np.nan  # a write to the base shows in the reshaped view
+    want[2, 5] = np.nan
+    np.testing.assert_array_equal(np.asarray(fl), wfl)
+    f = xp.reshape(x, (18,))  # of a contiguous array, in place operators too
+    f += 1
+    np.reshape(want, (18,))[...] += 1
+    np.testing.assert_array_equal(np.asarray(x), want)
+    r = xp.reshape(x * 2, (2, 9))  # of a lazy result: a view of that result, not of x
+    r[0, 0] = 7
+    np.testing.assert_array_equal(np.asarray(x), want)
+    # where NumPy must copy (merging the axes of a transpose), so does wgarray
+    c = xp.reshape(x.T, (18,))
+    wc = np.reshape(want.T, (18,))
+    assert not np.shares_memory(wc, want)
+    c[0] = 123
+    np.testing.assert_array_equal(np.asarray(x), want)
+    np.testing.assert_array_equal(np.asarray(c), np.concatenate([[123], wc[1:]]))
+    k = xp.reshape(x, (3, 6), copy=True)  # copy=True never writes through
+    k[...] = 0
+    np.testing.assert_array_equal(np.asarray(x), want)

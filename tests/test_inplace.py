@@ -205,17 +205,17 @@ def test_element_writes_keep_neighbours_of_narrow_and_wide_dtypes(dtype):
 def test_copy_on_write_keeps_other_values():
     a = np.arange(12, dtype=np.float32).reshape(3, 4)
     x = realized(a)
-    t = xp.reshape(x, (4, 3))  # a plain array over the same buffer
+    t = xp.reshape(x, (4, 3))  # a view over the same buffer, as NumPy's reshape
     lazy = x * 2  # a pending op reading it
     e = x[1, 1]  # an element copy
     x[1, 1] = 100.0
     x[2, 3] = 200.0
     assert float(e) == 5.0
-    assert np.array_equal(np.asarray(t), a.reshape(4, 3))
     assert np.array_equal(np.asarray(lazy), a * 2)
     b = a.copy()
     b[1, 1], b[2, 3] = 100, 200
     assert np.array_equal(np.asarray(x), b)
+    assert np.array_equal(np.asarray(t), b.reshape(4, 3))
 
 
 def test_views_see_in_place_writes_and_bases_see_writes_through_views():
@@ -306,7 +306,7 @@ def _random_program(rng, lazy_base):
         np.asarray(x)
     arrays = [(x, a)]  # (wgarray, numpy view of the same elements)
     for _ in range(25):
-        kind = rng.integers(0, 9)
+        kind = rng.integers(0, 11)
         w, n = arrays[rng.integers(len(arrays))]
         if kind == 0 and w.ndim >= 1 and w.shape[0] > 1:  # a view
             s = int(rng.integers(0, w.shape[0] - 1))
@@ -336,6 +336,11 @@ def _random_program(rng, lazy_base):
         elif kind == 7 and w.ndim == 0:
             w[()] = 8.0
             n[()] = 8.0
+        elif kind == 9 and w.ndim == 2:  # a transpose: a view
+            arrays.append((w.T, n.T))
+        elif kind == 10 and w.ndim:  # a reshape: a view where NumPy makes one, else a copy
+            shape = (-1,) if w.ndim > 1 else (1, -1)
+            arrays.append((xp.reshape(w, shape), np.reshape(n, shape)))
         elif kind == 8:
             w2, n2 = arrays[rng.integers(len(arrays))]
             assert np.array_equal(np.asarray(w2), n2)  # a host read at a random point

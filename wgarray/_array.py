@@ -59,7 +59,7 @@ class Array:
             base, key, seen = view
             now = base._sync()
             if now != seen:
-                _NODE.__set__(self, key.derive(base) if type(key) is Permuted else ns.getitem(base, key)._node)
+                _NODE.__set__(self, key.derive(base) if isinstance(key, Mapped) else ns.getitem(base, key)._node)
                 self._host = None
                 self._version += 1
                 self._view = (base, key, now)
@@ -77,8 +77,8 @@ class Array:
             self._version += 1
             if view is not None:
                 base, key, _ = view
-                if type(key) is Permuted:
-                    base[...] = Array._new(g.permute_view(node, key.inverse))
+                if isinstance(key, Mapped):
+                    base[...] = Array._new(key.undo(node))
                 else:
                     base[key] = self
                 self._view = (base, key, base._version)
@@ -279,7 +279,7 @@ class Array:
             base = self
             if self._view is not None:  # a view of a view follows the root, with one key
                 root, outer, seen = self._view  # just synced: seen is the root's version
-                composed = None if type(outer) is Permuted else ns.compose_view_key(root.shape, outer, self.shape, key)
+                composed = None if isinstance(outer, Mapped) else ns.compose_view_key(root.shape, outer, self.shape, key)
                 if composed is None:
                     seen = self._version
                 else:
@@ -423,7 +423,15 @@ def _is_view_index(key, ndim: int) -> bool:
     return all(i or k is None or k is Ellipsis or isinstance(k, slice) for i, k in zip(ints, items))
 
 
-class Permuted:
+class Mapped:
+    """The key of a view that maps its base's whole value (permuted axes, a reshape):
+    ``derive`` gives the view's node from the base, ``undo`` the base's node from a new
+    value of the view, which ``Array._assign`` writes into the base."""
+
+    __slots__ = ()
+
+
+class Permuted(Mapped):
     """The key of a view made by permuting axes (permute_dims, moveaxis, ``.T``): as in
     NumPy, writing to it writes to its base (SciPy's oaconvolve adds into a swapped-axes
     slice of its result)."""
@@ -440,9 +448,29 @@ class Permuted:
     def derive(self, base: Array) -> g.Node:
         return g.permute_view(base._node, self.axes)
 
+    def undo(self, node: g.Node) -> g.Node:
+        return g.permute_view(node, self.inverse)
+
+
+class Reshaped(Mapped):
+    """The key of a reshape that NumPy makes without a copy (the base's strides allow
+    it): writing to it writes to its base, as in NumPy (SciPy's tanh-sinh fills the
+    non-finite values of a reshaped transpose of its function values in place)."""
+
+    __slots__ = ("shape", "base_shape", "strides")
+
+    def __init__(self, shape, base_shape, strides):
+        self.shape, self.base_shape, self.strides = tuple(shape), tuple(base_shape), tuple(strides)
+
+    def derive(self, base: Array) -> g.Node:
+        return g.reshape_view(base._node, self.shape)
+
+    def undo(self, node: g.Node) -> g.Node:
+        return g.reshape_view(node, self.base_shape)
+
 
 def make_view(out: Array, base: Array, key, seen: int) -> None:
-    """Make ``out`` a view of ``base`` by ``key`` (a basic index, or Permuted), as of
+    """Make ``out`` a view of ``base`` by ``key`` (a basic index, or a Mapped key), as of
     ``base``'s version ``seen``."""
     out._view = (base, key, seen)
     out.__class__ = _View

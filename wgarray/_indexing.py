@@ -51,7 +51,7 @@ from ._graph import slabs
 from . import _inplace
 from . import _known
 from . import _tally
-from ._array import _NODE, Array, _View
+from ._array import _NODE, Array, Permuted, Reshaped, _View
 from ._graph.transfer import upload
 from ._kernels import gather as kg
 from ._kernels.compact import nonzero_flat
@@ -231,6 +231,31 @@ def _host_key(items) -> tuple:
             stop = start + step * length
             key.append(slice(start, stop if stop >= 0 else None, step))
     return (*key, Ellipsis)
+
+
+def numpy_strides(x: Array):
+    """The element strides NumPy would give ``x``: a new array is C-contiguous, and a
+    view has its base's strides indexed, permuted or reshaped (``reshape`` is a view
+    where these allow it, as in NumPy)."""
+    view = x._view
+    if view is None:
+        return g.contiguous_strides(x.shape)
+    base, key, _ = view
+    if type(key) is Reshaped:
+        return key.strides
+    strides = numpy_strides(base)
+    if type(key) is Permuted:
+        return tuple(strides[a] for a in key.axes)
+    out = []
+    d = 0
+    for it in _basic_items(base.shape, _split_key(base.shape, key, base.device, "reshape"), "reshape"):
+        if it[0] == "new":
+            out.append(0)
+            continue
+        if it[0] == "slice":
+            out.append(strides[d] * it[2])
+        d += 1
+    return tuple(out)
 
 
 def compose_view_key(root_shape, outer, view_shape, inner):

@@ -20,7 +20,7 @@ from ._kernels import gather as kg
 from ._kernels import sort as ks
 from ._kernels.reduce import reduce_rows
 from ._kernels.scan import scan_rows
-from ._array import Array, Permuted, make_view
+from ._array import Array, Permuted, Reshaped, make_view
 from ._validation import as_int, check_ndim, normalize_axes, normalize_axis
 
 __all__ = [
@@ -185,7 +185,17 @@ def reshape(x: Array, /, shape, *, copy: builtins.bool | None = None) -> Array:
                          f"but copy=False")
     if copy:
         node = g.make_op("copy", [node], x.dtype)
-    return Array._new(g.reshape_view(node, shape))
+        return Array._new(g.reshape_view(node, shape))
+    if shape == x.shape:
+        return x
+    # as NumPy: a reshape that its strides allow is a view that writes through
+    new_strides = g.reshape_strides(x.shape, ix.numpy_strides(x), shape)
+    if new_strides is None:
+        return Array._new(g.reshape_view(node, shape))
+    seen = x._sync()  # before the node: a write in between makes the view re-derive
+    out = Array._new(g.reshape_view(x._node, shape))
+    make_view(out, x, Reshaped(shape, x.shape, new_strides), seen)
+    return out
 
 
 # ------------------------------------------------------------------ joins
