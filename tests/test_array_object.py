@@ -272,20 +272,23 @@ def test_unary_operators(d):
 def test_inplace_rebinds_basic_index_views_follow_other_results_keep_values():
     h = np.arange(6, dtype=np.float32).reshape(2, 3)
     x = xp.asarray(h)
-    row = x[0]     # basic indexing and permuted axes share x's elements, as in NumPy
+    row = x[0]     # basic indexing, permuted axes and reshapes share x's elements, as in NumPy
     t = x.T
-    r = xp.reshape(x, (3, 2))  # any other function's result is a new array
+    r = xp.reshape(x, (3, 2))
+    other = xp.abs(x)  # any other function's result is a new array
     alias = x
     x += 10
     assert alias is x  # the same handle, rebound
     assert_exact(x, h + 10)
     assert_exact(row, h[0] + 10)
     assert_exact(t, h.T + 10)
-    assert_exact(r, h.reshape(3, 2))
+    assert_exact(r, (h + 10).reshape(3, 2))
+    assert_exact(other, h)
     x *= 2
     assert_exact(x, (h + 10) * 2)
     assert_exact(row, (h[0] + 10) * 2)
     assert_exact(t, (h.T + 10) * 2)
+    assert_exact(r, ((h + 10) * 2).reshape(3, 2))
 
 
 def test_inplace_keeps_dtype_and_shape():

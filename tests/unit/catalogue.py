@@ -375,7 +375,7 @@ def _fft(v):
             "c2r_unpack": wf.TileSpec(cname, 512, load="c2r", store="unpack"),
             "planned_4096": wf.TileSpec(cname, 4096, radices=(8, 8, 8, 8)),
             "planned_twiddle_128": wf.TileSpec(cname, 1024, twiddle=True, radices=(8, 8, 2)),
-            "planned_r2c_2": wf.TileSpec(cname, 512, load="pack", store="r2c", radices=(2,)),
+            "planned_r2c_2": wf.TileSpec(cname, 512, store="r2c", radices=(2,)),
         }
         for name, spec in tiles.items():
             out[f"fft/tile_{name}_{cname}"] = lambda spec=spec: wf.render_tile(spec, ew.library)
