@@ -147,3 +147,36 @@ def test_reshaped_views_write_through_as_numpy():
     k = xp.reshape(x, (3, 6), copy=True)  # copy=True never writes through
     k[...] = 0
     np.testing.assert_array_equal(np.asarray(x), want)
+
+
+def test_flip_squeeze_expand_dims_unstack_matrix_transpose_are_views_as_numpy():
+    n = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)
+    x = xp.asarray(n)
+    want = n.copy()
+    f = xp.flip(x, axis=1)
+    f[0, 0, 0] = -1
+    np.flip(want, axis=1)[0, 0, 0] = -1
+    e = xp.expand_dims(x, axis=0)
+    e[0, 1, 2, 3] = np.nan
+    np.expand_dims(want, 0)[0, 1, 2, 3] = np.nan
+    u = xp.unstack(x, axis=2)
+    u[1][0, 0] = -0.0
+    want[0, 0, 1] = -0.0
+    t = xp.matrix_transpose(x)
+    t[1, 3, 2] += 100
+    np.matrix_transpose(want)[1, 3, 2] += 100
+    np.testing.assert_array_equal(np.asarray(x), want)
+    assert np.array_equal(np.signbit(np.asarray(x)), np.signbit(want))
+    x[1, 2, 0] = np.inf  # and every one of them shows later writes to the base
+    want[1, 2, 0] = np.inf
+    np.testing.assert_array_equal(np.asarray(f), np.flip(want, axis=1))
+    np.testing.assert_array_equal(np.asarray(e), np.expand_dims(want, 0))
+    np.testing.assert_array_equal(np.asarray(u[0]), want[:, :, 0])
+    np.testing.assert_array_equal(np.asarray(t), np.matrix_transpose(want))
+    z = xp.asarray(np.ones((1, 3, 1), np.float32))
+    s = xp.squeeze(z, axis=(0, 2))
+    s[1] = 5
+    q = xp.squeeze(xp.asarray(np.ones((1, 1), np.float32)), axis=(0, 1))  # a 0-d view, not a copy
+    q[()] = 7
+    np.testing.assert_array_equal(np.asarray(z), np.array([[[1], [5], [1]]], np.float32))
+    assert q.shape == () and float(q) == 7

@@ -215,7 +215,7 @@ def _basic_items(x_shape, entries, func):
     return items
 
 
-def _host_key(items) -> tuple:
+def host_key(items) -> tuple:
     """The NumPy index of ``_basic_items`` (a trailing Ellipsis keeps 0-d results arrays)."""
     key = []
     for it in items:
@@ -287,7 +287,7 @@ def compose_view_key(root_shape, outer, view_shape, inner):
         else:
             out.append(("slice", start + it2[1] * step, step * it2[2], it2[3]))
     out += list(second)  # new axes at the end
-    return _host_key(out)
+    return host_key(out)
 
 
 # The flat indices of the last few masks, by the mask's node (held here, so its id
@@ -491,9 +491,9 @@ def getitem(x: Array, key) -> Array:
             items = _basic_items(x.shape, entries, func)
         out = Array._new(g.index_view(x._node, items))
         if x._host is not None:  # the host mirror: element reads after a readback stay on the host
-            out._host = x._host[_host_key(items)]
+            out._host = x._host[host_key(items)]
         elif out.size == 1 and x.size <= ELEMENT_READ_MIRRORS:
-            out._origin = (x, x._sync(), _host_key(items))
+            out._origin = (x, x._sync(), host_key(items))
         return out
     if x.device.big and isinstance(key, Array) and key.dtype is dt.bool and slabs.too_big([x._node]):
         return _mask_in_slabs(x, key)

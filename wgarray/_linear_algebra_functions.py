@@ -10,6 +10,7 @@ from . import _core
 from . import _dtypes as dt
 from ._graph import node as g
 from ._array import Array
+from ._manipulation_functions import permute_dims
 from ._kernels.matmul import matmul_nodes
 from ._validation import normalize_axes, normalize_axis
 
@@ -21,7 +22,7 @@ def matrix_transpose(x: Array, /) -> Array:
     if x.ndim < 2:
         raise ValueError(f"matrix_transpose: expected an array of at least 2 dimensions, got {x.ndim}-D")
     axes = tuple(range(x.ndim - 2)) + (x.ndim - 1, x.ndim - 2)
-    return Array._new(g.permute_view(x._node, axes))
+    return permute_dims(x, axes)  # a view, as NumPy's
 
 
 # ------------------------------------------------------------------ matmul

@@ -96,14 +96,20 @@ def expand_dims(x: Array, /, axis=0) -> Array:
     dims = iter(x.shape)
     for d in range(out_ndim):
         items.append(("new",) if d in axes else ("slice", 0, 1, next(dims)))
-    return Array._new(g.index_view(x._node, items))
+    return _basic_view(x, items)
 
 
 def flip(x: Array, /, *, axis=None) -> Array:
     _core.check_array(x, "flip")
     axes = set(range(x.ndim)) if axis is None else set(normalize_axes(axis, x.ndim, "flip"))
     items = [("slice", n - 1, -1, n) if d in axes else ("slice", 0, 1, n) for d, n in enumerate(x.shape)]
-    return Array._new(g.index_view(x._node, items))
+    return _basic_view(x, items)
+
+
+def _basic_view(x: Array, items) -> Array:
+    """``x`` through basic-index items (``g.index_view``'s) as the view NumPy gives:
+    it shares ``x``'s elements, writes included (expand_dims, flip, squeeze, unstack)."""
+    return x[ix.host_key(items)]
 
 
 def permute_dims(x: Array, /, axes) -> Array:
@@ -144,7 +150,7 @@ def squeeze(x: Array, /, axis) -> Array:
             raise ValueError(f"squeeze: cannot remove axis {a} of size {x.shape[a]} (shape {x.shape}); "
                              f"expected size 1")
     items = [("int", 0) if d in axes else ("slice", 0, 1, n) for d, n in enumerate(x.shape)]
-    return Array._new(g.index_view(x._node, items))
+    return _basic_view(x, items)
 
 
 def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
@@ -155,7 +161,7 @@ def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
     for i in range(x.shape[axis]):
         items = _full(x.shape)
         items[axis] = ("int", i)
-        out.append(Array._new(g.index_view(x._node, items)))
+        out.append(_basic_view(x, items))
     return tuple(out)
 
 
