@@ -296,23 +296,23 @@ def _host_dtype(host: np.ndarray, device: Device, func: str, from_python: builti
     return dt.from_numpy(host.dtype)
 
 
-def _contains_array(obj) -> builtins.bool:
+def _nested_kind(obj):
+    """What nested sequences hold that is not a Python scalar: "array" (a wgarray Array
+    anywhere), else "numpy" (a NumPy array, or a NumPy scalar that is not also a Python
+    scalar: ``np.float64`` and ``np.complex128`` are Python floats and complexes, and act
+    as those do alone), else None."""
     if _core.is_array(obj):
-        return True
-    if isinstance(obj, (list, tuple)):
-        return any(_contains_array(o) for o in obj)
-    return False
-
-
-def _contains_numpy(obj) -> builtins.bool:
-    """Whether nested sequences hold a NumPy array or a NumPy scalar that is not also a
-    Python scalar (``np.float64`` and ``np.complex128`` are Python floats and complexes,
-    and act as those do alone: the device's default dtypes)."""
+        return "array"
     if isinstance(obj, np.ndarray) or (isinstance(obj, np.generic) and not isinstance(obj, (float, complex))):
-        return True
+        return "numpy"
+    found = None
     if isinstance(obj, (list, tuple)):
-        return any(_contains_numpy(o) for o in obj)
-    return False
+        for o in obj:
+            kind = _nested_kind(o)
+            if kind == "array":
+                return kind
+            found = found or kind
+    return found
 
 
 def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
@@ -342,12 +342,12 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
     if copy is False:
         raise ValueError("asarray: data from the host is always copied to the device, but copy=False")
     from_python = isinstance(obj, (builtins.bool, int, float, complex, list, tuple))
-    if isinstance(obj, (list, tuple)) and _contains_array(obj):
+    kind = _nested_kind(obj) if isinstance(obj, (list, tuple)) else None
+    if kind == "array":
         obj = _nested_to_numpy(obj)
-        from_python = False  # the arrays' dtypes decide, as NumPy's do
-    elif isinstance(obj, (list, tuple)) and _contains_numpy(obj):
-        # NumPy scalars keep their dtypes, as in NumPy and array_api_strict:
-        # [np.int32(1), np.int32(2)] is int32, [np.int32(1), 2] int64
+    if kind is not None:
+        # the arrays' dtypes decide, as NumPy's do; NumPy scalars keep theirs, as in
+        # NumPy and array_api_strict: [np.int32(1), np.int32(2)] is int32, [np.int32(1), 2] int64
         from_python = False
     if isinstance(obj, int) and not isinstance(obj, builtins.bool) and target is None:
         if not -(2**63) <= obj < 2**63:
