@@ -215,6 +215,16 @@ def _numpy_quiet():
         yield
 
 
+@pytest.fixture
+def no_early_submit(monkeypatch):
+    """The default device's runtime without its early submit (``runtime.EARLY_SUBMIT_US``,
+    on GPUs only), for tests that count submits: a GPU host's recording time then does
+    not change the count."""
+    rt = xp.__array_namespace_info__().default_device().runtime
+    monkeypatch.setattr(rt, "early_submit_s", None)
+    monkeypatch.setattr(rt, "_early_s", None)
+
+
 # ------------------------------------------------------------------ the suite's parts
 # Three parts, run apart with -m (tests/README.md): "unit" (tests/unit/: no device),
 # "kernels" (the WGSL libraries and kernel families below the namespace: fusion, plans,

@@ -513,7 +513,7 @@ def test_element_writes_from_scalars_and_zero_d_arrays_and_bad_indices():
     assert np.array_equal(np.asarray(i), np.array([0, -(2 ** 31), 0], np.int32))
 
 
-def test_row_write_loop_into_a_large_array_stays_in_few_submits():
+def test_row_write_loop_into_a_large_array_stays_in_few_submits(no_early_submit):
     n = 512
     x = realized(np.zeros((n, n), np.float32))
     row = xp.asarray(np.arange(n, dtype=np.float32))

@@ -114,7 +114,7 @@ def test_bad_command_raises_at_submit_and_the_next_batch_runs():
     np.testing.assert_array_equal(np.asarray(xp.asarray(host) * 2.0), host * 2)
 
 
-def test_a_long_batch_is_submitted_in_pieces_by_its_bound_bytes(monkeypatch):
+def test_a_long_batch_is_submitted_in_pieces_by_its_bound_bytes(monkeypatch, no_early_submit):
     # a batch is submitted once its dispatches have bound BATCH_FLUSH_BYTES, a buffer
     # bound again counting again: the sum is the batch's memory traffic, so the device
     # starts on a long run of dispatches over one array (a factorization's matrix)
@@ -147,3 +147,41 @@ def test_a_long_batch_is_submitted_in_pieces_by_its_bound_bytes(monkeypatch):
             np.testing.assert_allclose([float(a) for a in out], want, rtol=1e-6)  # reads: the growth restarts
     # (the threshold held at 1 MiB: a submit each time the bound bytes pass it again)
     assert submits == {(64 << 20, 4 << 30): {0}, (1 << 20, 4 << 30): {3}, (1 << 20, 1 << 20): {10}}, submits
+
+
+def test_a_batch_recorded_for_long_is_submitted_early_and_the_interval_doubles(monkeypatch):
+    # on GPUs a batch the host has recorded for EARLY_SUBMIT_US is submitted at its
+    # next dispatch (after at least EARLY_SUBMIT_MIN_DISPATCHES), each time after twice
+    # as long, until the host next waits; forced here with a 1 ms interval and a
+    # recording slowed to 0.3 ms a dispatch, so the count does not depend on the host
+    import time
+    from wgarray._graph import node as g
+    from wgarray._runtime import runtime as rtm
+
+    rt = _rt()
+    monkeypatch.setattr(rt, "early_submit_s", 1e-3)
+    monkeypatch.setattr(rt, "_early_s", 1e-3)
+    real_dispatch = rtm.Runtime.dispatch
+
+    def slow_dispatch(self, *args, **kwargs):
+        time.sleep(3e-4)
+        return real_dispatch(self, *args, **kwargs)
+
+    monkeypatch.setattr(rtm.Runtime, "dispatch", slow_dispatch)
+    x0 = np.arange(1 << 12, dtype=np.float32)
+    x = xp.asarray(x0)
+    float(x[0])
+    for _ in range(2):  # the second time after a readback: the interval starts again
+        debug.reset_counters()
+        out = [xp.sum(x * float(k)) for k in range(40)]
+        for a in out:
+            g.realize(a._node)  # recorded, not submitted: 40 dispatches over ~12 ms
+        c = debug.counters()
+        # due after 1, then 2, 4, 8 ms of recording a batch: at a sum's one or two
+        # dispatches, 12-24 ms of recording make 3-4 submits (6 if each sleep took
+        # three times as long), never one a dispatch
+        assert c["dispatches"] >= 40 and 2 <= c["submits"] <= 6, c
+        assert rt._early_s >= 4e-3
+        np.testing.assert_allclose([float(a) for a in out], [np.sum(x0 * k, dtype=np.float64) for k in range(40)],
+                                   rtol=1e-6)
+        assert rt._early_s == 1e-3  # the readback restarted it

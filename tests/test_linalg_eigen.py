@@ -199,7 +199,7 @@ def _count(fn):
 
 
 @pytest.mark.parametrize("func", ["eigh", "svd"])
-def test_whole_matrix_path_needs_no_readback_and_few_dispatches(func):
+def test_whole_matrix_path_needs_no_readback_and_few_dispatches(func, no_early_submit):
     # n <= SMALL / SMALL_SVD: one Jacobi dispatch (one more per loop-bound chunk on
     # lavapipe) and the refinement's handful, no host round trip before the result
     # is read (the blocked solver read a flag back every sweep)

@@ -167,18 +167,28 @@ PROMOTION = _build_promotion()
 def _mixed_kind(a: DType, b: DType) -> DType | None:
     """Cross-kind promotion, which the standard leaves to the implementation.
 
-    Like PyTorch and JAX: bool joins anything; an integer with a floating dtype gives
-    that floating dtype (no silent widening to float64, which many devices lack).
+    As NumPy and CuPy: bool joins anything; an integer joins a floating dtype that holds
+    all its values exactly, so int8/int16 (and unsigned) with float32 stay float32 while
+    32- and 64-bit integers widen float32 to float64 (complex64 to complex128). On a
+    device without float64 the widening stops at float32, as in PyTorch and JAX.
     """
     if a is bool:
         return b
     if b is bool:
         return a
-    if a.kind in "iu" and b.kind in "fc":
+    if a.kind in "fc" and b.kind in "iu":
+        a, b = b, a
+    if not (a.kind in "iu" and b.kind in "fc"):
+        return None
+    if a.itemsize < 4 or real_of(b).itemsize == 8 or not _wide_floats():
         return b
-    if b.kind in "iu" and a.kind in "fc":
-        return a
-    return None
+    return complex128 if b.kind == "c" else float64
+
+
+def _wide_floats() -> bool:
+    """Whether the default device computes float64 (asked once it is open)."""
+    from ._runtime.device import default_device
+    return default_device().has_f64
 
 
 def promote(a: DType, b: DType, func: str = "result_type", strict: bool = False) -> DType:

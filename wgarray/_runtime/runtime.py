@@ -66,6 +66,14 @@ STORE_RUN_COPIES = 2  # a run of up to this many element stores is recorded as b
 # the host records a large batch.
 BATCH_FLUSH_BYTES = 256 << 20
 BATCH_FLUSH_MAX_BYTES = 1 << 30
+# A batch the host has been recording for this many microseconds is submitted at its
+# next dispatch, so the device starts on it while the host records the rest (a
+# factorization records a few hundred dispatches, ~20-40 us each, before it would
+# otherwise submit); the interval doubles with each such submit and starts again when
+# the host next waits for the device. On GPUs only: a software device's shaders run on
+# the cores the recording uses. 0 turns it off.
+EARLY_SUBMIT_US = float(os.environ.get("WGARRAY_EARLY_SUBMIT_US", 250))
+EARLY_SUBMIT_MIN_DISPATCHES = 4
 POOL_CACHE_BYTES = int(os.environ.get("WGARRAY_POOL_CACHE_MB", 4096)) << 20
 # ...and at most this many buffers: 100k small freed arrays must not stay as 100k GPU
 # allocations (each costs driver memory well beyond its size)
@@ -371,6 +379,10 @@ class Runtime:
         self._read_mode = "READ_NOSYNC"  # wgpu-py's read map without its extra submit
         self._params_uploaded = None  # the bytes at the start of params_buffer, when short
         self._flush_growth = 0  # the batch's bound bytes double this often (BATCH_FLUSH_BYTES)
+        # the early submit (EARLY_SUBMIT_US): seconds, None where it is off
+        self.early_submit_s = EARLY_SUBMIT_US * 1e-6 if EARLY_SUBMIT_US > 0 and device.adapter_type != "CPU" else None
+        self._early_s = self.early_submit_s
+        self._batch_t0 = 0.0
         self._offsets_c = _NATIVE.ffi.new("uint32_t[2]") if _NATIVE is not None else None
         # the direct C calls of the batch's encoder, submit, parameter upload and
         # readback map (None: wgpu-py's public calls, as on another wgpu-py)
@@ -616,6 +628,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         With the direct C calls (``_NativeCalls.map_read``) wgpu-py's promise and poll
         thread stay out of it altogether."""
         self._flush_growth = 0  # the device is idle after this: the next batch goes soon
+        self._early_s = self.early_submit_s
         if self._native is not None:
             self._native.map_read(self.wgpu, staging, nbytes, self._map_slot, self._spin_s)
             return
@@ -1004,8 +1017,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
                 self._record_stores()
             used = len(self.params)
             full = self.keep_bytes > min(BATCH_FLUSH_BYTES << self._flush_growth, BATCH_FLUSH_MAX_BYTES)
+            due = False  # the early submit
+            early = self._early_s
+            if (early is not None and self.n_dispatches >= EARLY_SUBMIT_MIN_DISPATCHES
+                    and time.perf_counter() - self._batch_t0 > early):
+                self._early_s = early * 2
+                due = True
             if (used + len(params) + self.param_align > PARAM_RING
-                    or self.n_dispatches >= MAX_BATCH_DISPATCHES or full):
+                    or self.n_dispatches >= MAX_BATCH_DISPATCHES or full or due):
                 # the last: a batch keeps every buffer it uses alive until it is
                 # submitted, so a long loop that never synchronizes would allocate a
                 # fresh buffer for every temporary (slow: ~3 ms per 64 MiB on an H200)
@@ -1013,6 +1032,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
                     self._flush_growth += 1
                 self.flush()
                 used = 0
+            if not self.n_dispatches and early is not None:
+                self._batch_t0 = time.perf_counter()  # when the host began recording this batch
             pad = -used % self.param_align
             if pad:
                 self.params += b"\0" * pad
