@@ -44,11 +44,26 @@ def main(specs, settings, with_torch):
                 complex(fn())
                 walls[us].append(time.perf_counter() - t)
                 submits[us] = debug.counters()["submits"]
+        # where the off setting's wall goes: the host's call alone (recording, and any
+        # readback inside it), and the device's compute passes (timestamps around each
+        # pass: kernels and the gaps between them, not the time between submits)
+        rt.early_submit_s = rt._early_s = None
+        calls, passes = [], []
+        for _ in range(5):
+            t = time.perf_counter()
+            out = fn()
+            calls.append(time.perf_counter() - t)
+            complex(out)
+            with rt.gpu_timer() as timer:
+                complex(fn())
+            passes.append(timer.seconds)
         torch = torch_ms(spec) if with_torch and spec.partition(":")[0] in KERNELS else None
         rows.append([label] + [f"{statistics.median(walls[us]) * 1e3:.2f} ({submits[us]})" for us in settings]
+                    + [f"{statistics.median(calls) * 1e3:.2f}", f"{statistics.median(passes) * 1e3:.2f}"]
                     + ([f"{torch:.3f}" if torch is not None else "-"] if with_torch else []))
     rt.early_submit_s = rt._early_s = None
     heads = ["workload"] + [("off" if us <= 0 else f"{us:g} us") + " ms (submits)" for us in settings]
+    heads += ["host call ms", "device passes ms"]
     print(table(rows, heads + (["torch ms"] if with_torch else [])))
 
 
