@@ -11,6 +11,8 @@ from __future__ import annotations
 import functools
 import pathlib
 
+import os
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
@@ -213,6 +215,17 @@ def sample(d, n=64, seed=0, specials=True) -> np.ndarray:
 def _numpy_quiet():
     with np.errstate(all="ignore"):
         yield
+
+
+@pytest.fixture(autouse=True)
+def _fresh_programs():
+    """No recorded program (``_runtime/program.py``) carries over from another test: a
+    test that patches a factorization's module settings gets its own recording."""
+    if not os.environ.get("WGARRAY_TEST_NO_DEVICE"):
+        for dev in xp.__array_namespace_info__().devices():
+            if dev._runtime is not None:
+                dev._runtime.programs.clear()
+    yield
 
 
 @pytest.fixture

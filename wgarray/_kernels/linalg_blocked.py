@@ -34,6 +34,7 @@ import numpy as np
 
 from .. import _dtypes as dt
 from .._graph import node as g
+from .._runtime import program
 from .._wgsl import linalg as kl
 from .._wgsl import linalg_blocked as kb
 from .budget import loop_bound, phase_budget
@@ -217,7 +218,12 @@ def _trsm(tm: _Mat, ym: _Mat, lower: bool, unit: bool = False) -> None:
 
 def cholesky(node: g.Node) -> g.Data:
     """The lower Cholesky factor of the (batch..., n, n) Hermitian ``node`` (its lower
-    triangle is read), a new contiguous Data."""
+    triangle is read), a new contiguous Data (replayed from a recording for an input of
+    a layout seen before: ``_runtime.program``)."""
+    return program.run("cholesky", (), [node], _cholesky)
+
+
+def _cholesky(node: g.Data) -> g.Data:
     device = node.device
     batch = node.shape[:-2]
     n = node.shape[-1]
@@ -253,7 +259,13 @@ def lu(a: g.Node, rhs: g.Node | None, mode: str):
     """LU with partial pivoting of the (batch..., n, n) ``a`` on [A | B]: mode 'solve'
     (B = rhs, (batch..., n, r)), 'inv' (B = I) or 'det'. Returns the solution Data
     (batch..., n, r) for solve/inv; for det a Data of (sign, log|det|, det) per matrix,
-    (batch..., 3)."""
+    (batch..., 3). Replayed from a recording for inputs of a layout seen before."""
+    if rhs is None:
+        return program.run("lu", mode, [a], lambda a: _lu(a, None, mode))
+    return program.run("lu", mode, [a, rhs], lambda a, rhs: _lu(a, rhs, mode))
+
+
+def _lu(a: g.Data, rhs: g.Data | None, mode: str):
     device = a.device
     dtype = a.dtype
     batch = a.shape[:-2]
@@ -512,7 +524,12 @@ def qr_householder(node: g.Node, mode: str):
     diagonal, the reflectors below), T comes from G = V^T V, and the trailing columns
     get A2 -= V (T^T (V^T A2)), three matmuls; Q is I with the block reflectors
     applied last to first, Q2 -= V (T (V^T Q2)). mode 'reduced' or 'complete', as qr.
-    Returns (Q, R) Data, with LAPACK's signs (dgeqrf's reflectors, see kb.render_hh)."""
+    Returns (Q, R) Data, with LAPACK's signs (dgeqrf's reflectors, see kb.render_hh).
+    Replayed from a recording for an input of a layout seen before."""
+    return program.run("qr_householder", mode, [node], lambda a: _qr_householder(a, mode))
+
+
+def _qr_householder(node: g.Data, mode: str):
     device = node.device
     dtype = node.dtype
     rt = device.runtime

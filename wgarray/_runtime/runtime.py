@@ -379,6 +379,8 @@ class Runtime:
         self._read_mode = "READ_NOSYNC"  # wgpu-py's read map without its extra submit
         self._params_uploaded = None  # the bytes at the start of params_buffer, when short
         self._flush_growth = 0  # the batch's bound bytes double this often (BATCH_FLUSH_BYTES)
+        self._recorder = None  # the program.Recorder of a routine being recorded
+        self.programs: collections.OrderedDict = collections.OrderedDict()  # recorded routines (program.run)
         # the early submit (EARLY_SUBMIT_US): seconds, None where it is off
         self.early_submit_s = EARLY_SUBMIT_US * 1e-6 if EARLY_SUBMIT_US > 0 and device.adapter_type != "CPU" else None
         self._early_s = self.early_submit_s
@@ -427,7 +429,10 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
     # ------------------------------------------------------------------ buffers
     def alloc(self, nbytes: int) -> DeviceBuffer:
         with self.lock:
-            return self.pool.acquire(nbytes)
+            buf = self.pool.acquire(nbytes)
+            if self._recorder is not None:
+                self._recorder.alloc(buf, nbytes)
+            return buf
 
     def window(self, buf: DeviceBuffer, start: int, nbytes: int) -> BufferWindow:
         """The window of ``buf`` covering bytes [start, start + nbytes), its start moved
@@ -459,6 +464,8 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         """A new buffer holding the bytes of ``data`` (a contiguous NumPy array or bytes)."""
         mv = memoryview(data).cast("B")
         n = mv.nbytes
+        if self._recorder is not None:
+            self._recorder.drop()  # data from the host: not a replay's to repeat
         buf = self.alloc(n)
         if type(buf) is SegmentedBuffer:
             for part, _, take, at in buf.pieces(0, n):
@@ -628,6 +635,8 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         With the direct C calls (``_NativeCalls.map_read``) wgpu-py's promise and poll
         thread stay out of it altogether."""
         self._flush_growth = 0  # the device is idle after this: the next batch goes soon
+        if self._recorder is not None:
+            self._recorder.drop()  # a decision on device data may follow: not replayable
         self._early_s = self.early_submit_s
         if self._native is not None:
             self._native.map_read(self.wgpu, staging, nbytes, self._map_slot, self._spin_s)
@@ -650,6 +659,8 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
 
     def copy(self, src: DeviceBuffer, src_offset: int, dst: DeviceBuffer, dst_offset: int, nbytes: int) -> None:
         with self.lock:
+            if self._recorder is not None:
+                self._recorder.copy(src, src_offset, dst, dst_offset, nbytes)
             self._end_pass()
             self._copy(src, src_offset, dst, dst_offset, nbytes)
 
@@ -680,6 +691,8 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         element replaces the earlier one in the run, which keeps the last value."""
         if type(dst) is SegmentedBuffer:  # a whole element never crosses a segment boundary
             dst, dst_offset, _, _ = dst.pieces(dst_offset, len(data))[0]
+        if self._recorder is not None:
+            self._recorder.drop()  # data from the host
         with self.lock:
             words = len(data) >> 2
             run = self._store_run
@@ -700,6 +713,8 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
             src, src_offset, _, _ = src.pieces(src_offset, nbytes)[0]
         if type(dst) is SegmentedBuffer:
             dst, dst_offset, _, _ = dst.pieces(dst_offset, nbytes)[0]
+        if self._recorder is not None:
+            self._recorder.drop()  # element stores are gathered into runs: not recorded
         with self.lock:
             words = nbytes >> 2
             run = self._store_run
@@ -1015,6 +1030,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
                 self._bind_groups.move_to_end((kernel.layout_key, uids))
             if self._store_run is not None:
                 self._record_stores()
+            if self._recorder is not None:
+                self._recorder.dispatch(kernel, buffers, params, groups, held)
             used = len(self.params)
             full = self.keep_bytes > min(BATCH_FLUSH_BYTES << self._flush_growth, BATCH_FLUSH_MAX_BYTES)
             due = False  # the early submit
