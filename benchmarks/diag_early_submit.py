@@ -5,6 +5,7 @@ rest; the interval doubles with each such submit until the host waits again).
 
     python benchmarks/diag_early_submit.py cholesky:1024 solve:1024 qr:1024 lda
     python benchmarks/diag_early_submit.py --us 0,100,250,500 --torch cholesky:1024 cholesky:4096
+    python benchmarks/diag_early_submit.py --no-programs cholesky:1024   # factorizations' drivers run each call
 
 Each setting is timed in turn within every round (7 rounds; the median is shown), so a
 clock or host drift falls on all of them alike; workloads and torch's figures as in
@@ -75,4 +76,7 @@ if __name__ == "__main__":
         settings = [float(v) for v in args[i + 1].split(",")]
         del args[i:i + 2]
     with_torch = "--torch" in args
-    main([a for a in args if a != "--torch"] or ["cholesky:1024", "solve:1024", "qr:1024"], settings, with_torch)
+    if "--no-programs" in args:  # recorded programs off (``_runtime/program.py``)
+        from wgarray._runtime import program
+        program.PROGRAMS = False
+    main([a for a in args if a not in ("--torch", "--no-programs")] or ["cholesky:1024", "solve:1024", "qr:1024"], settings, with_torch)
