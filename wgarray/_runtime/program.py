@@ -24,6 +24,7 @@ import collections
 
 from .._graph import node as g
 from .counters import count
+from .runtime import DeviceBuffer
 
 PROGRAMS = True  # False: every call runs its driver (tests compare the two)
 MAX_PROGRAMS = 64  # per runtime, least recently used dropped
@@ -143,7 +144,7 @@ def run(name: str, key, inputs, routine):
     rt = device.runtime
     bufs = [d.buf for d in datas]
     if (not PROGRAMS or rt._recorder is not None
-            or any(b is None or type(b).__name__ != "DeviceBuffer" for b in bufs)):
+            or any(type(b) is not DeviceBuffer for b in bufs)):
         return routine(*datas)  # nested in a recording, or an input this cannot bind alike
     full_key = (name, key, tuple(map(_layout, datas)))
     programs = rt.programs
