@@ -76,7 +76,7 @@ if __name__ == "__main__":
         settings = [float(v) for v in args[i + 1].split(",")]
         del args[i:i + 2]
     with_torch = "--torch" in args
-    if "--no-programs" in args:  # recorded programs off (``_runtime/program.py``)
-        from wgarray._runtime import program
+    if "--no-programs" in args:  # recorded programs off (``_kernels/program.py``)
+        from wgarray._kernels import program
         program.PROGRAMS = False
     main([a for a in args if a not in ("--torch", "--no-programs")] or ["cholesky:1024", "solve:1024", "qr:1024"], settings, with_torch)

@@ -219,7 +219,7 @@ def _numpy_quiet():
 
 @pytest.fixture(autouse=True)
 def _fresh_programs():
-    """No recorded program (``_runtime/program.py``) carries over from another test: a
+    """No recorded program (``_kernels/program.py``) carries over from another test: a
     test that patches a factorization's module settings gets its own recording."""
     if not os.environ.get("WGARRAY_TEST_NO_DEVICE"):
         for dev in xp.__array_namespace_info__().devices():

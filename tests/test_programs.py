@@ -1,4 +1,4 @@
-"""Recorded programs (``_runtime/program.py``): a blocked factorization is recorded on
+"""Recorded programs (``_kernels/program.py``): a blocked factorization is recorded on
 its first call for an input layout and replayed on the next; a replay gives the
 driver's bits, and a routine that needs the host (an upload, a readback) is never
 replayed."""
@@ -11,7 +11,7 @@ import wgarray as xp
 from wgarray import debug
 from wgarray._array import Array
 from wgarray._graph import node as g
-from wgarray._runtime import program
+from wgarray._kernels import program
 
 from conftest import HAS_F64
 

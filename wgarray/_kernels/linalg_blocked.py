@@ -34,7 +34,7 @@ import numpy as np
 
 from .. import _dtypes as dt
 from .._graph import node as g
-from .._runtime import program
+from . import program
 from .._wgsl import linalg as kl
 from .._wgsl import linalg_blocked as kb
 from .budget import loop_bound, phase_budget
@@ -219,7 +219,7 @@ def _trsm(tm: _Mat, ym: _Mat, lower: bool, unit: bool = False) -> None:
 def cholesky(node: g.Node) -> g.Data:
     """The lower Cholesky factor of the (batch..., n, n) Hermitian ``node`` (its lower
     triangle is read), a new contiguous Data (replayed from a recording for an input of
-    a layout seen before: ``_runtime.program``)."""
+    a layout seen before: ``_kernels.program``)."""
     return program.run("cholesky", (), [node], _cholesky)
 
 

@@ -321,6 +321,13 @@ def find_device(spec, func: str = "device") -> Device:
 
 
 @functools.cache
+def _default_has_f64() -> bool:
+    return default_device().has_f64
+
+
+dt.wide_floats = _default_has_f64  # cross-kind promotion widens to float64 only where it exists
+
+
 def default_device() -> Device:
     devs = devices()
     if not devs:

@@ -827,7 +827,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         """``dispatch`` with the buffers by name, checked against the kernel's record."""
         self.dispatch(kernel, kernel.record.buffers(buffers), params, groups, held)
 
-    def launch_ordered(self, kernel: Kernel, buffers: list, params: bytes, groups: int) -> None:
+    def launch_ordered(self, kernel: Kernel, buffers: list, params: bytes, groups: int, held=None) -> None:
         """``launch`` with the buffers already in the record's binding order, for a
         driver that checked them by name once (``launch`` on the first call) and
         replays the same binding pattern: the name check stays off the hot path, the
@@ -835,7 +835,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         if len(buffers) != kernel.record.n_bindings:
             raise _launch.LaunchError(f"kernel {kernel.name}: expected {kernel.record.n_bindings} buffers, "
                                       f"got {len(buffers)}")
-        self.dispatch(kernel, buffers, params, groups)
+        self.dispatch(kernel, buffers, params, groups, held)
 
     def kernel(self, key, build):
         """The cached Kernel for ``key``; ``build()`` returns (name, wgsl, writes, f64_params).

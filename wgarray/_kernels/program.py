@@ -23,8 +23,8 @@ from __future__ import annotations
 import collections
 
 from .._graph import node as g
-from .counters import count
-from .runtime import DeviceBuffer
+from .._runtime.counters import count
+from .._runtime.runtime import DeviceBuffer
 
 PROGRAMS = True  # False: every call runs its driver (tests compare the two)
 MAX_PROGRAMS = 64  # per runtime, least recently used dropped
@@ -119,8 +119,8 @@ class Program:
             op = step[0]
             if op is _DISPATCH:
                 _, kernel, refs, params, groups, held = step
-                rt.dispatch(kernel, [resolve(r) for r in refs], params, groups,
-                            None if held is None else [resolve(r) for r in held])
+                rt.launch_ordered(kernel, [resolve(r) for r in refs], params, groups,
+                                  None if held is None else [resolve(r) for r in held])
             elif op is _ALLOC:
                 bufs.append(rt.alloc(step[1]))
             else:
