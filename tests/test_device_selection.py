@@ -97,3 +97,13 @@ def test_bad_device_setting_names_the_devices(spec, message):
         _device.find_device(spec, "WGARRAY_DEVICE")
     assert str(info.value).startswith(message)
     assert "\n" not in str(info.value)
+
+
+def test_the_default_device_is_chosen_once(monkeypatch):
+    # every array creation and promotion asks for it: it is chosen once per process,
+    # not ranked again per call (uncached, asarray(1.0) cost ~4x its host time)
+    first = _device.default_device()
+    calls = []
+    monkeypatch.setattr(_device, "devices", lambda: calls.append(1) or ())
+    assert _device.default_device() is first and not calls
+    assert _device.dt.wide_floats() is first.has_f64  # the promotion's question goes to it

@@ -180,18 +180,14 @@ def _mixed_kind(a: DType, b: DType) -> DType | None:
         a, b = b, a
     if not (a.kind in "iu" and b.kind in "fc"):
         return None
-    if a.itemsize < 4 or real_of(b).itemsize == 8 or not _wide_floats():
+    if a.itemsize < 4 or real_of(b).itemsize == 8 or not wide_floats():
         return b
     return complex128 if b.kind == "c" else float64
 
 
-def _wide_floats() -> bool:
-    """Whether the default device computes float64: ``wide_floats``, which the device
-    layer sets (this module sits below it)."""
-    return wide_floats()
-
-
-def wide_floats() -> bool:  # replaced by _runtime.device with the default device's answer
+def wide_floats() -> bool:
+    """Whether the default device computes float64. This module sits below the device
+    layer, which replaces this function with the default device's answer."""
     return True
 
 

@@ -320,7 +320,6 @@ def find_device(spec, func: str = "device") -> Device:
     raise TypeError(f"{func}: expected a wgarray Device, a device name or an index, got {spec!r}")
 
 
-@functools.cache
 def _default_has_f64() -> bool:
     return default_device().has_f64
 
@@ -328,6 +327,7 @@ def _default_has_f64() -> bool:
 dt.wide_floats = _default_has_f64  # cross-kind promotion widens to float64 only where it exists
 
 
+@functools.cache
 def default_device() -> Device:
     devs = devices()
     if not devs:
