@@ -184,3 +184,46 @@ def test_a_mask_used_twice_is_compacted_and_counted_once():
     assert s[m].shape == (3,)
     m[1] = True  # a write into a realized mask: the memo's mask keeps its old value
     np.testing.assert_array_equal(np.asarray(s[m]), sh[[0, 1, 2, 3]])
+
+
+def test_tallied_label_masks_are_slices_of_the_sorting_permutation():
+    # after a unique of the labels, X[y == c] and X[inverse == i] gather the rows of a
+    # run of the stable sorting permutation: one dispatch (the gather), no scan or
+    # compaction, and the rows in their original order
+    rng = np.random.default_rng(11)
+    yh = rng.integers(-3, 4, 5000).astype(np.int64)
+    Xh = rng.standard_normal((5000, 6)).astype(np.float32)
+    y, X = xp.asarray(yh), xp.asarray(Xh)
+    classes, inverse = xp.unique_inverse(y)
+    xp.evaluate(classes)
+    X[inverse == 0], X[y == classes[0]]  # the counts and the classes' values read once
+    for i, c in enumerate(np.unique(yh)):
+        debug.reset_counters()
+        got = X[inverse == i]
+        again = X[y == classes[i]]
+        counts = debug.counters()
+        assert counts["dispatches"] == 2 and counts["readbacks"] == 0, counts
+        np.testing.assert_array_equal(np.asarray(got), Xh[yh == c])
+        np.testing.assert_array_equal(np.asarray(again), Xh[yh == c])
+        np.testing.assert_array_equal(np.asarray(xp.nonzero(y == classes[i])[0]), np.nonzero(yh == c)[0])
+    # a strided view of rows, a 1-D X, a complement (compacted), a value of no class
+    view = X[:, ::2]
+    np.testing.assert_array_equal(np.asarray(view[y == 2]), Xh[:, ::2][yh == 2])
+    np.testing.assert_array_equal(np.asarray(X[:, 3][inverse == 6]), Xh[:, 3][yh == 3])
+    np.testing.assert_array_equal(np.asarray(X[y != -3]), Xh[yh != -3])
+    assert X[y == 9].shape == (0, 6) and xp.nonzero(y == 9)[0].shape == (0,)
+
+
+def test_tallied_labels_of_a_strided_view():
+    # the unique of a view (every other label): its rows index the view, not the base
+    yh = np.random.default_rng(12).integers(0, 5, 2001).astype(np.int32)
+    base = xp.asarray(yh)
+    y = base[::2]
+    Xh = np.random.default_rng(13).standard_normal((1001, 3))
+    X = xp.asarray(Xh.astype(np.float32))
+    xp.unique_values(y)
+    for c in np.unique(yh[::2]):
+        np.testing.assert_array_equal(np.asarray(X[y == int(c)]), Xh.astype(np.float32)[yh[::2] == c])
+    base[0] = 4  # a write into the labels' buffer drops what was known of it
+    yh[0] = 4
+    np.testing.assert_array_equal(np.asarray(X[y == 4]), Xh.astype(np.float32)[yh[::2] == 4])

@@ -299,15 +299,18 @@ _MASKS: list = []  # [(node, flat indices)], the newest last
 
 
 def _mask_flat_indices(mask: Array) -> g.Node:
-    """The flat C-order indices (int64) of the True entries of ``mask``: device-side
-    stream compaction. Its count is the one readback a mask index needs, unless the
-    mask is one of the last few (``_MASKS``) or a tallied label test (``_tally``)."""
+    """The flat C-order indices (int64, or uint32 from a tally) of the True entries of
+    ``mask``: device-side stream compaction. Its count is the one readback a mask index
+    needs, unless the mask is one of the last few (``_MASKS``) or a tallied label test
+    (``_tally``: then no compaction either, where the labels' sorting permutation is kept)."""
     node = mask._node
     with mask.device.runtime.lock:
         for i, (held, flat) in enumerate(_MASKS):
             if held is node:
                 return flat
-        flat = nonzero_flat(node, _tally.mask_count(node))[0]
+        flat = _tally.mask_rows(node)  # a tallied label test: a slice of its sorting permutation
+        if flat is None:
+            flat = nonzero_flat(node, _tally.mask_count(node))[0]
         if _small_graph(node):
             _MASKS.append((node, flat))
             if len(_MASKS) > MASK_MEMO_ENTRIES:
@@ -430,8 +433,8 @@ def _plan_advanced(x_shape, entries, device, func):
             continue
         n = x_shape[a.axis]
         check = device_check and not a.trusted and a.host is None
-        if a.trusted:
-            u, ok = g.make_op("cast", [a.node], dt.uint32), None
+        if a.trusted:  # uint32 already (a tallied mask's rows): a view, broadcast without a pass
+            u, ok = (a.node if a.node.dtype is dt.uint32 else g.make_op("cast", [a.node], dt.uint32)), None
         else:
             u, ok = normalized_index(a.node, n, check)
         stride = cs[a.axis] if a.stride is None else a.stride

@@ -129,17 +129,17 @@ def _unique(x, func: str, with_inverse: bool):
         found = _MEMO.get(memo_key) if memo_key is not None else None
         if found is not None and found[0] is flat.buf:
             _MEMO.move_to_end(memo_key)
-            k, src, starts, inv, values_node = found[1]
+            k, src, starts, inv, perm, values_node = found[1]
         else:
-            k, src, starts, inv = ks.unique(flat, with_inverse)
+            k, src, starts, inv, perm = ks.unique(flat, with_inverse)
             values_node = kg.gather(flat, g.Data(src, (k,), dt.uint32, device))
             if memo_key is not None:
                 # the values too: a memoized unique gives the same values buffer each
                 # time, so a unique of those values (above) is memoized in turn
-                _MEMO[memo_key] = (flat.buf, (k, src, starts, inv, values_node))
+                _MEMO[memo_key] = (flat.buf, (k, src, starts, inv, perm, values_node))
                 if len(_MEMO) > MEMO_ENTRIES:
                     _MEMO.popitem(last=False)
-    _tally.register(flat, inv, starts, values_node, k)  # mask counts of these labels (``_tally``)
+    _tally.register(flat, inv, starts, values_node, k, perm)  # mask counts and rows of these labels (``_tally``)
     values = Array._new(values_node)
     src_node = g.Data(src, (k,), dt.uint32, device)
     indices = Array._new(g.make_op("cast", [src_node], dt.int64))

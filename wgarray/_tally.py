@@ -8,7 +8,10 @@ per class of one label array: scikit-learn's LinearDiscriminantAnalysis fit take
 ``X[y == c]`` for each class value c, 20 round trips for 10 classes. The unique of a
 label array already holds every value's count on the device (where each value's run
 begins in sorted order); read to the host once, with the values, it answers each of
-those masks, so the loop costs one readback instead of one per class.
+those masks, so the loop costs one readback instead of one per class. The unique's
+stable sorting permutation is kept too: value v's positions are one run of it, in
+their original order, so ``X[y == v]`` gathers the rows of that run with no scan and
+no compaction (one dispatch, where compacting the mask took five).
 
 What is known is kept per device buffer (weakly: it goes with the buffer) and dropped
 when an in-place write reaches the buffer (``forget``, called by ``_inplace.own``, the
@@ -18,7 +21,9 @@ one door of every in-place write), so a count can never describe older contents.
 - ``mask_count(node)``: the number of True elements of ``equal(labels, v)`` /
   ``not_equal(labels, v)`` where labels is a registered array (or the inverse, cast to
   a wider integer) and v a scalar (a Python scalar, or an element of a small device
-  array: read once, with the counts when those are not on the host yet), else None.
+  array: read once, with the counts when those are not on the host yet), else None;
+- ``mask_rows(node)``: for ``equal``, the flat indices of the True elements (a slice of
+  the permutation), else None.
 """
 from __future__ import annotations
 
@@ -26,6 +31,7 @@ import weakref
 
 import numpy as np
 
+from . import _dtypes as dt
 from ._graph import node as g
 
 # a label array of more distinct values than this is not tallied (its counts and values
@@ -42,14 +48,19 @@ _HOST: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # DeviceBuffer -
 class _Counts:
     """The counts of one unique (and its values), read to the host on first use."""
 
-    __slots__ = ("starts", "values", "k", "by_value", "by_index")
+    __slots__ = ("starts", "values", "k", "perm", "by_value", "by_index", "number", "begins")
 
-    def __init__(self, starts, values: g.Data, k: int):
+    def __init__(self, starts, values: g.Data, k: int, perm=None):
         self.starts = starts  # DeviceBuffer: k + 1 uint32 run starts in sorted order
         self.values = values  # Data (k,): the sorted unique values
         self.k = k
+        # DeviceBuffer or None: the stable sorting permutation of the labels (n uint32),
+        # so value number j's positions, in increasing order, are perm[begins[j]:begins[j + 1]]
+        self.perm = perm
         self.by_value = None  # {value: count}, once read
         self.by_index = None  # [count of value number j]
+        self.number = None  # {value: its value number j}
+        self.begins = None  # [run start of value number j in sorted order], k + 1 of them
 
     def parts(self):
         v = self.values
@@ -62,6 +73,8 @@ class _Counts:
         values = value_bytes.view(self.values.dtype.numpy).tolist()
         self.by_index = counts
         self.by_value = dict(zip(values, counts))
+        self.number = {v: j for j, v in enumerate(values)}
+        self.begins = starts.tolist()
 
 
 class _Tally:
@@ -76,17 +89,23 @@ def _key(node: g.Data):
     return (node.offset, node.shape, node.strides, node.dtype.name)
 
 
-def register(flat: g.Node, inv, starts, values: g.Node, k: int) -> None:
+# the sorting permutation of labels up to this many elements is kept with their tally
+# (4 bytes an element, alive as long as the labels): larger ones are compacted per mask
+MAX_PERM_ELEMENTS = 1 << 26
+
+
+def register(flat: g.Node, inv, starts, values: g.Node, k: int, perm=None) -> None:
     """Record the unique of the (n,) labels ``flat``: ``starts`` (k + 1 uint32 run
-    starts), ``values`` (a Data of the k sorted values) and ``inv`` (the uint32 value
-    number of each element, or None)."""
+    starts), ``values`` (a Data of the k sorted values), ``inv`` (the uint32 value
+    number of each element, or None) and ``perm`` (the stable sorting permutation, n
+    uint32, or None)."""
     if (type(flat) is not g.Data or flat.buf is None or type(values) is not g.Data or k > MAX_VALUES
             or flat.dtype.kind not in "biu"):
         return
     found = _TALLIES.get(flat.buf, {}).get(_key(flat))
     if found is not None and found.counts.starts is starts:
         return  # the same unique (a memoized one): what was read stays
-    counts = _Counts(starts, values, k)
+    counts = _Counts(starts, values, k, perm if flat.shape[0] <= MAX_PERM_ELEMENTS else None)
     _TALLIES.setdefault(flat.buf, {})[_key(flat)] = _Tally(counts, False)
     if inv is not None:
         n = flat.shape[0]
@@ -131,10 +150,10 @@ def _scalar_of(node: g.Node):
     return None
 
 
-def mask_count(node: g.Node) -> int | None:
-    """The number of True elements of the mask ``node`` where a tally answers it (see
-    the module's docstring), reading at most once (counts and scalar together)."""
-    node = g.settle(node)
+def _label_test(node: g.Node):
+    """(counts, value number j or None for a value not among the labels) of the mask
+    ``node`` where it is ``equal``/``not_equal`` of tallied labels and a scalar, its
+    counts read to the host (at most one readback: counts and scalar together); else None."""
     if type(node) is not g.Op or node.op not in ("equal", "not_equal") or len(node.srcs) != 2:
         return None
     a, b = node.srcs
@@ -166,11 +185,42 @@ def mask_count(node: g.Node) -> int | None:
         if leaf is None:
             value = scalar[1]
         if tally.inverse:
-            n_true = counts.by_index[value] if type(value) is int and 0 <= value < counts.k else 0
+            j = value if type(value) is int and 0 <= value < counts.k else None
         else:
-            n_true = counts.by_value.get(value, 0)
-        return n_true if node.op == "equal" else node.size - n_true
+            j = counts.number.get(value)
+        return counts, j
     return None
 
 
-__all__ = ["register", "forget", "mask_count"]
+def mask_count(node: g.Node) -> int | None:
+    """The number of True elements of the mask ``node`` where a tally answers it (see
+    the module's docstring), reading at most once (counts and scalar together)."""
+    node = g.settle(node)
+    test = _label_test(node)
+    if test is None:
+        return None
+    counts, j = test
+    n_true = 0 if j is None else counts.by_index[j]
+    return n_true if node.op == "equal" else node.size - n_true
+
+
+def mask_rows(node: g.Node) -> g.Data | None:
+    """The flat indices (uint32, increasing) of the True elements of the mask ``node``
+    where it is ``labels == v`` of tallied labels whose sorting permutation is kept: a
+    slice of that permutation (the stable sort puts value v's positions in one run, in
+    order), with no scan, no compaction and no readback beyond ``mask_count``'s. Else
+    None (the caller compacts the mask)."""
+    node = g.settle(node)
+    if type(node) is not g.Op or node.op != "equal":
+        return None
+    test = _label_test(node)
+    if test is None or test[1] is None or test[0].perm is None:
+        return None
+    counts, j = test
+    begin, end = counts.begins[j], counts.begins[j + 1]
+    if end == begin:
+        return None
+    return g.Data(counts.perm, (end - begin,), dt.uint32, node.device, offset=begin)
+
+
+__all__ = ["register", "forget", "mask_count", "mask_rows"]

@@ -63,6 +63,28 @@ def _radices(n: int):
     return (out or [1]) if n == 1 else None
 
 
+def _tile_radices(n: int, cap: int):
+    """The passes of a planned tile of length ``n``: its power-of-two part in as few
+    passes as radices up to ``cap / WORKGROUP`` allow (16 for complex64: every thread
+    holds one butterfly a pass of a full tile), the bits spread evenly (2048 = 16 16 8,
+    512 = 8 8 8), then the odd radices as ``_radices``; None as ``_radices``."""
+    base = _radices(n)
+    if base is None or not RADIX16:
+        return base
+    k = (n & -n).bit_length() - 1
+    odd = [r for r in base if r % 2]
+    if k == 0:
+        return odd or [1]
+    rbits = 4 if RADIX_BITS_ANY else max(1, min(4, (cap // wf.WORKGROUP).bit_length() - 1))
+    passes = -(-k // rbits)
+    bits = [k // passes + (i < k % passes) for i in range(passes)]
+    return [1 << b for b in bits] + odd
+
+
+RADIX16 = True
+RADIX_BITS_ANY = False
+
+
 def _library(code: str) -> str:
     return ew.library(code)
 
@@ -89,17 +111,28 @@ class _Cache:
 _tables = _Cache(_CACHE_ENTRIES)
 
 
-def _gen(device, mode: str, cname: str, count: int, L: int, n: int = 0):
+def _gen(device, mode: str, cname: str, count: int, L: int = 0, n: int = 0, radices=()):
     rt = device.runtime
     spec = wf.GenSpec(mode, cname)
     kernel = rt.compile(("fft_gen", spec), lambda: (wf.gen_record(spec), wf.render_gen(spec, _library)))
     buf = rt.alloc(max(count, 1) * dt.BY_NAME[cname].itemsize)
-    rt.launch(kernel, {"Y": buf}, kernel.record.pack(count=count, L=L, n=n), workgroups(count, wf.WORKGROUP))
+    params = wf.gen_params(count=count, L=L, n=n, radices=radices)
+    rt.launch(kernel, {"Y": buf}, kernel.record.pack(**params), workgroups(count, wf.WORKGROUP))
     return buf
 
 
 def _twiddles(device, N: int, cname: str):
+    """exp(-2 pi i m / N) at m: the generic tile's table."""
     return _tables.get(("table", device, N, cname), lambda: _gen(device, "table", cname, N, N))
+
+
+def _pass_twiddles(device, radices: tuple, cname: str):
+    """A planned tile's twiddles in the order its passes read them (GenSpec 'passes')."""
+    L = 1
+    for r in radices:
+        L *= r
+    return _tables.get(("passes", device, radices, cname), lambda: _gen(device, "passes", cname, L,
+                                                                         radices=radices))
 
 
 def _chirp(device, n: int, cname: str):
@@ -204,16 +237,20 @@ def _transform(device, cname: str, N: int, outer: int, inner: int, *, src, lin: 
     for idx, st in enumerate(steps):
         first, last = idx == 0, idx == len(steps) - 1
         fi = src[1] if first and src[0] == "input" else None
-        radices = [] if st.L == 1 else _radices(st.L)
+        planned = _planned(st.L)
+        radices = [] if st.L == 1 else (_tile_radices(st.L, cap) if planned else _radices(st.L))
         spec = wf.TileSpec(
             cname=cname, capacity=cap, src="input" if fi is not None else "buf",
             in_spec=fi.spec if fi is not None else None, load=load if first else "plain",
             lchirp=lchirp is not None and first, store=store if last else "complex",
             mul_b=mul_b is not None and last, schirp=schirp is not None and last, twiddle=st.tw is not None,
-            radices=tuple(radices) if _planned(st.L) else ())
-        kernel = rt.compile(("fft_tile", spec), lambda spec=spec: (wf.tile_record(spec),
-                                                                   wf.render_tile(spec, _library)))
-        buffers = {"TW": _twiddles(device, st.L, cname)}
+            radices=tuple(radices) if planned else ())
+        kernel = rt.compile(("fft_tile", (spec, tuple(sorted(wf.TUNE.items())))),
+                            lambda spec=spec: (wf.tile_record(spec), wf.render_tile(spec, _library)))
+        if planned and wf.TUNE["direct"] and wf.TUNE["twiddles"] == "passes":
+            buffers = {"TW": _pass_twiddles(device, tuple(radices), cname)}
+        else:
+            buffers = {"TW": _twiddles(device, st.L, cname)}
         if fi is not None:
             buffers["in0"] = fi.buffers
         else:

@@ -219,9 +219,11 @@ def search(a: KeySource, m: int, sorter: FusedInput | None, b: KeySource, n: int
 def unique(flat: g.Node, with_inverse: bool):
     """Sorted unique values of the (n,) node ``flat`` (n > 0; every NaN distinct).
 
-    Returns (K, src, starts, inv): K the number of unique values; u32 buffers: src[k]
-    the flat index of value k's first occurrence, starts[0:K+1] where each value's run
-    begins in sorted order (starts[K] = n), inv[i] the value number of element i.
+    Returns (K, src, starts, inv, perm): K the number of unique values; u32 buffers:
+    src[k] the flat index of value k's first occurrence, starts[0:K+1] where each
+    value's run begins in sorted order (starts[K] = n), inv[i] the value number of
+    element i, perm the stable sorting permutation (value k's positions, increasing, are
+    perm[starts[k]:starts[k+1]]).
     """
     device = flat.device
     rt = device.runtime
@@ -246,4 +248,4 @@ def unique(flat: g.Node, with_inverse: bool):
         inv = bufs["INV"] = rt.alloc(4 * n)
     compact = rt.compile((FAMILY, ("unique_compact", with_inverse)), lambda: ws.render_unique_compact(with_inverse))
     rt.launch(compact, bufs, compact.record.pack(n=n), _groups(n))
-    return k, src_idx, starts, inv
+    return k, src_idx, starts, inv, perm

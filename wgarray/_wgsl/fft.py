@@ -126,6 +126,10 @@ class GenSpec:
     'chirp'   exp(-2 pi i (t^2 mod L) / L)              (L = 2n: exp(-pi i t^2 / n))
     'chirpb'  Bluestein's filter of length M (= count): conj(chirp(k)) at t = k and
               t = M - k for k < n (n = P[2]), zero between
+    'passes'  the twiddles of a planned tile's passes in the order they are read: the
+              pass of radix R after passes whose radices multiply to p reads
+              exp(-2 pi i j k / (p R)) at t = j p + k (0 < j < R, k < p), so the lanes of
+              a butterfly read neighbouring words (radices at P[4...], P[3] of them)
     """
 
     mode: str
@@ -140,7 +144,14 @@ def gen_record(spec: GenSpec) -> Launch:
     """The table written as ``Y``; parameters count, L, n."""
     C = f"vec2<{real_tag(spec.cname)}>"
     return Launch(spec.name, (Binding("Y", C, write=True),),
-                  (Field("count", "u32", 0), Field("L", "u32", 1), Field("n", "u32", 2)), False, WORKGROUP)
+                  (Field("count", "u32", 0), Field("L", "u32", 1), Field("n", "u32", 2), Field("nstages", "u32", 3),
+                   Field("radices", "block", 4)), False, WORKGROUP)
+
+
+def gen_params(*, count: int, L: int = 0, n: int = 0, radices=()) -> dict:
+    """The generator's parameter fields (``gen_record``)."""
+    return dict(count=count, L=L, n=n, nstages=len(radices),
+                radices=struct.pack(f"<{len(radices)}I", *radices) if radices else b"")
 
 
 def render_gen(spec: GenSpec, library) -> str:
@@ -152,6 +163,17 @@ def render_gen(spec: GenSpec, library) -> str:
         body.append("    Y[t] = fft_expm(t, L);")
     elif spec.mode == "chirp":
         body.append("    Y[t] = fft_expm(fft_mulmod(t, t, L), L);")
+    elif spec.mode == "passes":
+        body += [
+            "    var p = 1u;",
+            "    var R = 1u;",
+            "    for (var s = 0u; s < P[3]; s = s + 1u) {",
+            "        R = P[4u + s];",
+            "        if (t < p * R) { break; }",
+            "        p = p * R;",
+            "    }",
+            "    Y[t] = fft_expm((t / p) * (t % p), p * R);",
+        ]
     else:
         body += [
             "    let n = P[2];",
@@ -252,10 +274,10 @@ def tile_record(spec: TileSpec) -> Launch:
 
 
 def _dft(R: int, C: str) -> list[str]:
-    """``let vm = sum_j uj * exp(-2 pi i j m / R)``: for R = 2, 4, 8 a radix-2 butterfly
-    network (fewer operations and roundings than the direct sum), for 3, 5, 7 the direct
-    sum with exact +-1, +-i factors."""
-    if R in (2, 4, 8):
+    """``let vm = sum_j uj * exp(-2 pi i j m / R)``: for R = 2, 4, 8, 16 a radix-2
+    butterfly network (fewer operations and roundings than the direct sum), for 3, 5, 7
+    the direct sum with exact +-1, +-i factors."""
+    if R in (2, 4, 8, 16):
         lines: list[str] = []
         outs = _butterflies([f"u{j}" for j in range(R)], C, lines, "t")
         return lines + [f"let v{m} = {e};" for m, e in enumerate(outs)]
@@ -276,9 +298,9 @@ def _dft(R: int, C: str) -> list[str]:
 
 
 def _butterflies(ins: list[str], C: str, lines: list[str], tag: str) -> list[str]:
-    """Names of the DFT of ``ins`` (a power of two long), decimation in time; the
-    twiddles exp(-2 pi i m / R) of R <= 8 are -i and (+-1 - i) / sqrt(2), exactly
-    signed."""
+    """Names of the DFT of ``ins`` (a power of two long, at most 16), decimation in
+    time; the twiddles exp(-2 pi i t / 16) are 1, -i and (+-1 - i) / sqrt(2) exactly
+    signed for even t, a product with the constant for odd t."""
     R = len(ins)
     if R == 1:
         return ins
@@ -288,10 +310,14 @@ def _butterflies(ins: list[str], C: str, lines: list[str], tag: str) -> list[str
     outs = [""] * R
     for m in range(R // 2):
         o = od[m]
-        t = (8 // R) * m  # the twiddle exp(-2 pi i t / 8)
-        w = {0: o, 2: f"{C}({o}.y, -{o}.x)",
-             1: f"{C}(({o}.x + {o}.y) * {h!r}, ({o}.y - {o}.x) * {h!r})",
-             3: f"{C}(({o}.y - {o}.x) * {h!r}, -({o}.x + {o}.y) * {h!r})"}[t]
+        t = (16 // R) * m  # the twiddle exp(-2 pi i t / 16)
+        if t % 2:
+            c, s = repr(math.cos(math.pi * t / 8)), repr(-math.sin(math.pi * t / 8))
+            w = f"{C}({o}.x * {c} - {o}.y * {s}, {o}.x * {s} + {o}.y * {c})"
+        else:
+            w = {0: o, 4: f"{C}({o}.y, -{o}.x)",
+                 2: f"{C}(({o}.x + {o}.y) * {h!r}, ({o}.y - {o}.x) * {h!r})",
+                 6: f"{C}(({o}.y - {o}.x) * {h!r}, -({o}.x + {o}.y) * {h!r})"}[t]
         name = f"{tag}w{m}"
         lines.append(f"let {name} = {w};")
         lines.append(f"let {tag}{m} = {ev[m]} + {name};")
@@ -331,6 +357,96 @@ def _stage(R: int, C: str, capacity: int, p: int | None = None, L: int | None = 
     return out
 
 
+# Experiment switches (measured side by side by .gpu scripts; not part of the key
+# unless _kernels adds them): direct first/last pass, twiddle source, swizzle, split S.
+TUNE = {"direct": True, "twiddles": "passes", "swizzle": True, "split": False}
+
+
+def _planned_pass(R: int, C: str, capacity: int, p: int, L: int, first: bool, last: bool, to_global: bool,
+                  twiddles: str) -> list[str]:
+    """One Stockham pass of a planned tile (radix R after passes whose radices multiply
+    to p), its inputs read into registers before any output is written. The first
+    pass reads its butterflies' inputs straight from the source (``fft_load``) and,
+    with ``to_global``, the last writes its outputs straight to the destination
+    (``fft_store``): in the last pass p = L / R, so butterfly i writes i + m L / R,
+    the same neighbouring words as a copy of the tile. Between them the data goes
+    through workgroup memory, a barrier before (the pass's reads done) and after (its
+    writes seen)."""
+    q_max = -(-capacity // (R * WORKGROUP))
+    nq = L // R
+    out = [f"{{  // radix {R}, after passes of {p} in all", f"    let p = {p}u;", f"    let nq = {nq}u;",
+           f"    let ts = {L // (p * R)}u;"]
+    for q in range(q_max):
+        out += [f"    var r{q}_{m}: {C};" for m in range(R)]
+        out.append(f"    let bi{q} = i0 + {q}u * kstep;")
+    for q in range(q_max):
+        if first:
+            out.append(f"    if (ok && bi{q} < nq) {{")
+            out += [f"        r{q}_{j} = fft_load(o, kin + (bi{q} + {j * nq}u) * P[10], ji);" for j in range(R)]
+        else:
+            out.append(f"    if (bi{q} < nq) {{")
+            out += [f"        r{q}_{j} = fft_sget(((bi{q} + {j * nq}u) << lsh) + c);" for j in range(R)]
+        out.append("    }")
+    for q in range(q_max):
+        out.append(f"    if (bi{q} < nq) {{")
+        if p > 1:
+            out.append(f"        let k = bi{q} % p;")
+            tw = {"passes": lambda j: f"TW[{j * p}u + k]",
+                  "table": lambda j: f"TW[k * {j * (L // (p * R))}u]",
+                  "expm": lambda j: f"fft_expm({j}u * k, {p * R}u)"}[twiddles]
+            out.append(f"        let u0 = r{q}_0;")
+            out += [f"        let u{j} = fft_cmul(r{q}_{j}, {tw(j)});" for j in range(1, R)]
+        else:
+            out += [f"        let u{j} = r{q}_{j};" for j in range(R)]
+        out += ["        " + x for x in _dft(R, C)]
+        out += [f"        r{q}_{m} = v{m};" for m in range(R)]
+        out.append("    }")
+    if last and to_global:
+        for q in range(q_max):
+            out.append(f"    if (ok && bi{q} < nq) {{")
+            out += [f"        fft_store(o, kout + (bi{q} + {m * nq}u) * P[12], ji, r{q}_{m});" for m in range(R)]
+            out.append("    }")
+    else:
+        if not first:
+            out.append("    workgroupBarrier();")
+        for q in range(q_max):
+            out.append(f"    if (bi{q} < nq) {{")
+            if p > 1:
+                out += [f"        let k = bi{q} % p;", f"        let base = (bi{q} - k) * {R}u + k;"]
+            else:
+                out.append(f"        let base = bi{q} * {R}u;")
+            out += [f"        fft_sput(((base + {m * p}u) << lsh) + c, r{q}_{m});" for m in range(R)]
+            out.append("    }")
+        out.append("    workgroupBarrier();")
+    out.append("}")
+    return out
+
+
+def _planned_slots(C: str, L: int, swizzle: bool, split: bool) -> str:
+    """Workgroup-memory access of a planned tile at slot y = x * lanes + c (element x
+    of lane c), swizzled for power-of-two tiles as ``fft_sw`` with its mask constant."""
+    sw = "y ^ ((y >> 4u) & 15u)" if swizzle and L & (L - 1) == 0 else "y"
+    if split:
+        get, put = f"return {C}(SR[z], SI[z]);", "SR[z] = v.x;\n    SI[z] = v.y;"
+    else:
+        get, put = "return S[z];", "S[z] = v;"
+    return f"""
+fn fft_sw(y: u32) -> u32 {{
+    return {sw};
+}}
+
+fn fft_sget(y: u32) -> {C} {{
+    let z = fft_sw(y);
+    {get}
+}}
+
+fn fft_sput(y: u32, v: {C}) {{
+    let z = fft_sw(y);
+    {put}
+}}
+"""
+
+
 SWIZZLE = """
 // workgroup-memory slot of tile element x: for power-of-two tiles (P[36] = 15) the low
 // 4 bits xor-ed with the next 4, so the stride-R writes of the first pass fall in
@@ -359,8 +475,12 @@ def render_tile(spec: TileSpec, library) -> str:
     T = real_tag(spec.cname)
     C = f"vec2<{T}>"
     in_fns = ew.render_input(spec.in_spec, "in0_", TILE_PBASE) if spec.src == "input" else ""
+    direct = bool(spec.radices) and TUNE["direct"]
     decls = tile_record(spec).declarations()
-    decls.append(f"var<workgroup> S: array<{C}, {spec.capacity}>;")
+    if direct and TUNE["split"]:
+        decls += [f"var<workgroup> SR: array<{T}, {spec.capacity}>;", f"var<workgroup> SI: array<{T}, {spec.capacity}>;"]
+    else:
+        decls.append(f"var<workgroup> S: array<{C}, {spec.capacity}>;")
 
     # the source element (o, K, i) of the (outer, lin, inner) input; zero past lin
     read = "X[f]" if spec.src == "buf" else "in0_at(f)"
@@ -415,31 +535,27 @@ def render_tile(spec: TileSpec, library) -> str:
         put += [f"    v = v * {scale};", "    let f = (o * P[15] + 2u * M) * P[16] + i;", "    Y[f] = v.x;",
                 "    Y[f + P[16]] = v.y;"]
     put.append("}")
+    # the output m of the transform (M its index along K), with the four-step twiddle: the
+    # level's index K' = M / P[34] = k1 + N1 m2 (N1 = P[20]) gets exp(-2 pi i k1 m2 / N), N = P[35]
+    store = [f"fn fft_store(o: u32, M: u32, i: u32, v0: {C}) {{", "    var v = v0;"]
+    if spec.twiddle:
+        store += ["    let Kl = M / P[34];", "    v = fft_cmul(v, fft_expm((Kl % P[20]) * (Kl / P[20]), P[35]));"]
+    store += ["    fft_put(o, M, i, v);", "}"]
 
-    if spec.radices:
-        passes, p = [], 1
-        L = math.prod(spec.radices)
-        for R in spec.radices:
-            passes += ["    " + x for x in _stage(R, C, spec.capacity, p, L)]
-            p *= R
-    else:
-        passes = ["    var p = 1u;", "    for (var s = 0u; s < P[2]; s = s + 1u) {", "        let R = P[22u + s];",
-                  "        switch (R) {"]
-        for R in (8, 4, 2, 3, 5, 7):
-            passes += ["        " + x for x in _stage(R, C, spec.capacity)]
-        passes += ["        default: {}", "        }", "        p = p * R;", "    }"]
+    L = math.prod(spec.radices) if spec.radices else 0
     main = [
         f"@compute @workgroup_size({WORKGROUP})",
         "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
         "    let g = wid.x + wid.y * 65535u;",
         "    if (g >= P[0]) { return; }",
-        f"    let L = {math.prod(spec.radices)}u;" if spec.radices else "    let L = P[1];",
+        f"    let L = {L}u;" if spec.radices else "    let L = P[1];",
         "    // lanes (a power of two dividing the workgroup): Ci inner sequences x Cb batch rows",
         "    let lci = P[3];",
-        "    let lanes = 1u << (lci + P[4]);",
+        "    let lsh = lci + P[4];",
+        "    let lanes = 1u << lsh;",
         "    let c = lid & (lanes - 1u);",
-        "    let i0 = lid >> (lci + P[4]);",
-        f"    let kstep = {WORKGROUP}u >> (lci + P[4]);",
+        "    let i0 = lid >> lsh;",
+        f"    let kstep = {WORKGROUP}u >> lsh;",
         "    let nct = P[6];",
         "    let b = (g / nct) * (1u << P[4]) + (c >> lci);",
         "    let j = (g % nct) * (1u << lci) + (c & ((1u << lci) - 1u));",
@@ -450,44 +566,63 @@ def render_tile(spec: TileSpec, library) -> str:
         "    let jk = j / inner;",
         "    let ji = j - jk * inner;",
         "    let kin = a * P[9] + jk;",
-    ]
-    # the loads unrolled, all issued before the first is needed: a loop that waits for
-    # each load before the next leaves too few bytes in flight to hide memory latency
-    q_load = max(1, spec.capacity // WORKGROUP)
-    for q in range(q_load):
-        main += [f"    let lk{q} = i0 + {q}u * kstep;", f"    var lv{q} = {C}(0.0);",
-                 f"    if (ok && lk{q} < L) {{ lv{q} = fft_load(o, kin + lk{q} * P[10], ji); }}"]
-    main += [f"    if (lk{q} < L) {{ S[fft_sw(lk{q} * lanes + c)] = lv{q}; }}" for q in range(q_load)]
-    main += ["    workgroupBarrier();"] + passes + [
-        "    if (!ok) { return; }",
         "    let kout = a * P[11] + jk;",
     ]
-    if spec.store == "r2c":
-        main += [
-            "    for (var m = i0; m <= L; m = m + kstep) {",
-            "        let v = fft_r2c(S[fft_sw((m % L) * lanes + c)], S[fft_sw(((L - m) % L) * lanes + c)], m, L);",
-            "        fft_put(o, kout + m * P[12], ji, v);",
-            "    }",
-        ]
+    if direct:
+        # planned: the first pass loads, the last stores, the passes between exchange
+        # through workgroup memory (see _planned_pass)
+        p, n = 1, len(spec.radices)
+        for s_, R in enumerate(spec.radices):
+            main += ["    " + x for x in _planned_pass(R, C, spec.capacity, p, L, s_ == 0, s_ == n - 1,
+                                                       spec.store != "r2c", TUNE["twiddles"])]
+            p *= R
+        if spec.store == "r2c":
+            main += [
+                "    if (!ok) { return; }",
+                "    for (var m = i0; m <= L; m = m + kstep) {",
+                "        let v = fft_r2c(fft_sget(((m % L) << lsh) + c), fft_sget((((L - m) % L) << lsh) + c), m, L);",
+                "        fft_put(o, kout + m * P[12], ji, v);",
+                "    }",
+            ]
+        slots = _planned_slots(C, L, TUNE["swizzle"], TUNE["split"])
     else:
-        main += [
-            "    for (var m = i0; m < L; m = m + kstep) {",
-            "        var v = S[fft_sw(m * lanes + c)];",
-        ]
-        if spec.twiddle:
-            # the level's index K' = K / P[34] = k1 + N1 m2 (N1 = P[20]) gets
-            # exp(-2 pi i k1 m2 / N), N = P[35]
-            main += ["        let Mp = kout + m * P[12];",
-                     "        let Kl = Mp / P[34];",
-                     "        v = fft_cmul(v, fft_expm((Kl % P[20]) * (Kl / P[20]), P[35]));",
-                     "        fft_put(o, Mp, ji, v);"]
+        if spec.radices:
+            passes, p = [], 1
+            for R in spec.radices:
+                passes += ["    " + x for x in _stage(R, C, spec.capacity, p, L)]
+                p *= R
         else:
-            main.append("        fft_put(o, kout + m * P[12], ji, v);")
-        main.append("    }")
+            passes = ["    var p = 1u;", "    for (var s = 0u; s < P[2]; s = s + 1u) {",
+                      "        let R = P[22u + s];", "        switch (R) {"]
+            for R in (8, 4, 2, 3, 5, 7):
+                passes += ["        " + x for x in _stage(R, C, spec.capacity)]
+            passes += ["        default: {}", "        }", "        p = p * R;", "    }"]
+        # the loads unrolled, all issued before the first is needed: a loop that waits for
+        # each load before the next leaves too few bytes in flight to hide memory latency
+        q_load = max(1, spec.capacity // WORKGROUP)
+        for q in range(q_load):
+            main += [f"    let lk{q} = i0 + {q}u * kstep;", f"    var lv{q} = {C}(0.0);",
+                     f"    if (ok && lk{q} < L) {{ lv{q} = fft_load(o, kin + lk{q} * P[10], ji); }}"]
+        main += [f"    if (lk{q} < L) {{ S[fft_sw(lk{q} * lanes + c)] = lv{q}; }}" for q in range(q_load)]
+        main += ["    workgroupBarrier();"] + passes + ["    if (!ok) { return; }"]
+        if spec.store == "r2c":
+            main += [
+                "    for (var m = i0; m <= L; m = m + kstep) {",
+                "        let v = fft_r2c(S[fft_sw((m % L) * lanes + c)], S[fft_sw(((L - m) % L) * lanes + c)], m, L);",
+                "        fft_put(o, kout + m * P[12], ji, v);",
+                "    }",
+            ]
+        else:
+            main += [
+                "    for (var m = i0; m < L; m = m + kstep) {",
+                "        fft_store(o, kout + m * P[12], ji, S[fft_sw(m * lanes + c)]);",
+                "    }",
+            ]
+        slots = SWIZZLE
     main.append("}")
     extra = _r2c_split(T) if spec.store == "r2c" else ""
-    code = (_common(T) + SWIZZLE + extra + in_fns + "\n" + "\n".join(src) + "\n\n" + "\n".join(load) + "\n\n"
-            + "\n".join(put) + "\n\n" + "\n".join(main) + "\n")
+    code = (_common(T) + slots + extra + in_fns + "\n" + "\n".join(src) + "\n\n" + "\n".join(load) + "\n\n"
+            + "\n".join(put) + "\n\n" + "\n".join(store) + "\n\n" + "\n".join(main) + "\n")
     return _source(decls, code, library)
 
 
