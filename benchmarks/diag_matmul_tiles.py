@@ -23,7 +23,7 @@ from wgarray._kernels import matmul as kmm  # noqa: E402
 
 # (BM, BN, the deepest BK tried, RM, CN), 256 threads each (WebGPU's default limit); each
 # runs with the deepest slab up to BK that fits the 16 KiB of workgroup memory
-SHAPES = [(128, 128, 16, 8, 8), (128, 64, 16, 8, 4), (64, 128, 16, 4, 8), (64, 64, 16, 4, 4),
+SHAPES = [(128, 128, 32, 8, 8), (128, 64, 16, 8, 4), (64, 128, 16, 4, 8), (64, 64, 16, 4, 4),
           (256, 64, 16, 16, 4), (64, 256, 16, 4, 16), (128, 128, 8, 8, 8), (64, 64, 8, 4, 4)]
 
 
@@ -43,10 +43,11 @@ def main() -> None:
         a, b = rng.standard_normal((M, K)).astype(dtype), rng.standard_normal((K, N)).astype(dtype)
         want = a.astype(np.float64) @ b
         A, B = xp.asarray(a), xp.asarray(b)
-        own = chosen(M, N, 1, itemsize)
+        own = chosen(M, N, 1, itemsize, kmm._wide_smem(dev))
         rows = []
         for bm, bn, bk, rm, cn in SHAPES:
-            fits = [k for k in (32, 16, 8, 4) if k <= bk and (bm + bn) * k * itemsize <= kmm.SMEM_BYTES]
+            smem = kmm._wide_smem(dev) if (bm, bn) == (128, 128) else kmm.SMEM_BYTES
+            fits = [k for k in (32, 16, 8, 4) if k <= bk and (bm + bn) * k * itemsize <= smem]
             if not fits or (bm, bn, fits[0], rm, cn) in [r[0] for r in rows]:
                 continue
             bk = fits[0]

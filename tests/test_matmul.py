@@ -380,3 +380,19 @@ def test_k_is_split_to_respect_a_per_invocation_loop_bound():
     assert _splits(100_000, 1 << 22, 1) == (100_000, 1)
     chunk, n = _splits(100_000, 1 << 22, 16, max_chunk=8000)
     assert chunk % 16 == 0 and chunk <= 8000 + 15 and chunk * n >= 100_000
+
+
+@pytest.mark.parametrize("d", TILED, ids=ids(TILED))
+@pytest.mark.parametrize("layout", ["nn", "tn", "nt"])
+def test_matmul_wide_tiles_with_deep_slabs(d, layout):
+    # outputs of at least 128 x 128 x 96 elements take the 128 x 128 tiles, whose slabs
+    # are deeper (float32 BK 32) where the device has 32 KiB of workgroup memory: a
+    # ragged M, N and K (none a multiple of a tile or a slab), transposed operands
+    from wgarray._kernels import matmul as kmm
+    M, K, N = 1283, 77, 1251
+    assert kmm._tile_config(M, N, 1, 4, kmm.WIDE_SMEM_BYTES)[:3] == (128, 128, 32)
+    a, b = rand((M, K), d, 7), rand((K, N), d, 8)
+    A = xp.asarray(np.ascontiguousarray(a.T)).T if layout[0] == "t" else xp.asarray(a)
+    B = xp.asarray(np.ascontiguousarray(b.T)).T if layout[1] == "t" else xp.asarray(b)
+    want = (a.astype(np.float64) @ b.astype(np.float64)).astype(a.dtype) if d.kind == "f" else a @ b
+    check(A @ B, want)
