@@ -101,7 +101,7 @@ def test_a_replayed_result_is_its_own_buffer_and_the_input_stays():
     np.testing.assert_allclose(np.asarray(z) @ a, np.eye(150), atol=1e-3)
 
 
-def test_a_routine_needing_the_host_is_not_recorded():
+def test_a_routine_uploading_is_not_recorded_and_one_reading_is_guarded():
     x = xp.asarray(np.arange(64, dtype=np.float32))
 
     def uploads(d):
@@ -124,7 +124,67 @@ def test_a_routine_needing_the_host_is_not_recorded():
             out = program.run("test_" + name, (), [x._node], routine)
             counts.append(debug.counters().get("programs_replayed", 0))
             np.testing.assert_array_equal(np.asarray(Array_of(out)), want.astype(np.float32))
-        assert counts == ([0, 1] if name == "pure" else [0, 0]), (name, counts)
+        # a readback is a guard of the replay: replayed while its bytes are the same
+        assert counts == ([0, 0] if name == "uploads" else [0, 1]), (name, counts)
+
+
+def test_a_failed_guard_runs_the_routine_and_stops_replays_after_two():
+    def reads(d):
+        if float(xp.sum(Array_of(d))) > 0:  # a decision on device data
+            return g.realize((Array_of(d) * 2.0)._node)
+        return g.realize((Array_of(d) * 3.0)._node)
+
+    key = ("signs", RNG.random())
+    signs = [1, 1, -1, -1, 1, 1, -1]
+    got = []
+    for sign in signs:
+        h = sign * np.arange(1, 65, dtype=np.float32)
+        debug.reset_counters()
+        out = np.asarray(Array_of(program.run("test_guard", key, [xp.asarray(h)._node], reads)))
+        c = debug.counters()
+        got.append((c.get("programs_replayed", 0), c.get("programs_diverged", 0)))
+        np.testing.assert_array_equal(out, h * (2.0 if sign > 0 else 3.0))
+    # recorded (positive); replayed; the guard fails, recorded again (negative);
+    # replayed; fails again: from then on the routine just runs
+    assert got == [(0, 0), (1, 0), (0, 1), (1, 0), (0, 1), (0, 0), (0, 0)], got
+
+
+@pytest.mark.parametrize("shape", [(3000, 8), (40, 7), (7, 40), (3, 50, 6)], ids=str)
+def test_a_replayed_svd_gives_the_drivers_bits(shape, monkeypatch):
+    # the svd's readbacks (CholeskyQR's convergence, the rank test) are the guards
+    inputs = [RNG.standard_normal(shape).astype(np.float32) for _ in range(3)]
+    monkeypatch.setattr(program, "PROGRAMS", False)
+    want = [[np.asarray(r) for r in xp.linalg.svd(xp.asarray(a), full_matrices=False)] for a in inputs]
+    monkeypatch.setattr(program, "PROGRAMS", True)
+    replays = []
+    for a, ref in zip(inputs, want):
+        debug.reset_counters()
+        got = [np.asarray(r) for r in xp.linalg.svd(xp.asarray(a), full_matrices=False)]
+        replays.append(debug.counters().get("programs_replayed", 0))
+        for x, y in zip(got, ref):
+            np.testing.assert_array_equal(x, y)
+        np.testing.assert_allclose(got[1], np.linalg.svd(a.astype(np.float64), compute_uv=False), rtol=1e-5,
+                                   atol=1e-5 * np.abs(a).max())
+    assert replays == [0, 1, 1]
+
+
+def test_a_replayed_svd_follows_the_data_where_its_decisions_change():
+    # recorded on well-conditioned tall input; then a rank-deficient one of the same
+    # layout, where CholeskyQR breaks down and the driver takes another path: the
+    # replay's guard fails, the driver runs, and the values are right
+    good = RNG.standard_normal((3000, 8)).astype(np.float32)
+    bad = good.copy()
+    bad[:, 5] = bad[:, 2]  # rank 7
+    for a in (good, good * 2):
+        xp.linalg.svdvals(xp.asarray(a))
+        xp.linalg.svd(xp.asarray(a), full_matrices=False)
+    debug.reset_counters()
+    u, s, vh = xp.linalg.svd(xp.asarray(bad), full_matrices=False)
+    assert debug.counters().get("programs_diverged", 0) == 1
+    want = np.linalg.svd(bad.astype(np.float64), compute_uv=False)
+    np.testing.assert_allclose(np.asarray(s), want, rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose((np.asarray(u) * np.asarray(s)) @ np.asarray(vh), bad, atol=1e-4)
+    np.testing.assert_allclose(np.asarray(u).T @ np.asarray(u), np.eye(8), atol=1e-5)
 
 
 def Array_of(node):

@@ -22,6 +22,7 @@ from ._graph import node as g
 from ._graph import slabs
 from ._kernels import linalg as kla
 from ._kernels import linalg_blocked as blk
+from ._kernels import program
 from . import _manipulation_functions as mf
 from . import _creation_functions as cf
 from . import _data_type_functions as dtf
@@ -587,20 +588,35 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
 @_stacks_in_runs
 def _svd(x: Array, full_matrices: bool, complete: bool) -> SVDResult:
     """svd; ``complete`` False leaves U's columns of negligible singular values as the
-    Jacobi kernel gives them (zero for zero values), for callers that never use them."""
+    Jacobi kernel gives them (zero for zero values), for callers that never use them.
+
+    A recorded program (``_kernels/program.py``): the driver's ~40 dispatches of a tall
+    svd (CholeskyQR, Jacobi on R, U = Q U_R) cost ~2600 Python calls, and its two
+    readbacks (CholeskyQR's convergence, the rank test of ``_complete_u``) are guards
+    of the replay."""
+    if not x.size:
+        u, s, vh = _svd_nodes(x._node, full_matrices, complete)
+    else:
+        u, s, vh = program.run("svd", (full_matrices, complete), [x._node],
+                               lambda a: tuple(g.realize(o) for o in _svd_nodes(a, full_matrices, complete)))
+    return SVDResult(Array._new(u), _nonnegative(s), Array._new(vh))
+
+
+def _svd_nodes(x: g.Node, full_matrices: bool, complete: bool):
+    """(U, S, Vh) of ``_svd`` as nodes, S as the solver gives it (``_nonnegative`` is the
+    caller's: a lazy map, fused into what reads S, not a dispatch of the program's)."""
     m, n = x.shape[-2:]
     tall = m >= n
-    node = x._node if tall else _conj_t(x._node)
+    node = x if tall else _conj_t(x)
     S, U, V = _jacobi(node, "svd")
     Sa = _nonnegative(S)
     Ua = Array._new(U)
     wide_u = full_matrices and node.shape[-2] > node.shape[-1]
     if complete or wide_u:
         Ua = _complete_u(Ua, Sa, wide_u)
-    Va = Array._new(V)
     if tall:
-        return SVDResult(Ua, Sa, Array._new(_conj_t(Va._node)))
-    return SVDResult(Va, Sa, Array._new(_conj_t(Ua._node)))
+        return Ua._node, S, _conj_t(V)
+    return V, S, _conj_t(Ua._node)
 
 
 def _complete_u(U: Array, S: Array, wide: bool) -> Array:

@@ -28,6 +28,7 @@ their fixed block size, the panel kernel planned per column range).
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -454,13 +455,15 @@ def qr_tall(node: g.Node, rounded: bool = True):
         final = False
         if r_tot is not None:
             dev = g.make_op("abs", [g.make_op("subtract", [gram, eye.node()], work)], rdt)
-            err = _read_scalar(reduce_axes(dev, range(dev.ndim), "max")[0])
-            if err < 0.1:
+            err = g.realize(reduce_axes(dev, range(dev.ndim), "max")[0])
+            # the decision is the guard of a recorded program (``program.read_decided``)
+            outcome = program.read_decided(err, functools.partial(_gram_outcome, err.dtype, shifted, step))
+            if outcome == "final":
                 final = True
-            elif not shifted and not math.isfinite(err):
+            elif outcome == "restart":
                 # the plain first step broke down: start over from the input, shifted
                 q, r_tot, gram, shifted, step = a, None, gram0, True, 0
-            elif not math.isfinite(err) or step >= MAX_SHIFTED:
+            elif outcome == "fail":
                 return None
         gm = _Mat.new(nb, n, n, work, device)
         if final or not shifted:
@@ -492,12 +495,16 @@ def qr_tall(node: g.Node, rounded: bool = True):
     return g.reshape_view(qd, batch + (m, n)), g.Data(rd.buf, batch + (n, n), out, device, rd.offset)
 
 
-def _read_scalar(node: g.Node) -> float:
-    """The value of a one-element floating node, read back to the host."""
-    data = g.realize(node)
-    size = data.dtype.itemsize
-    raw = data.device.runtime.read(data.buf, data.offset * size, size)
-    return float(np.frombuffer(bytes(raw), data.dtype.numpy)[0])
+def _gram_outcome(dtype, shifted: bool, step: int, raw) -> str:
+    """What a CholeskyQR step does next, from the bytes of max |Q^H Q - I| (``qr_tall``)."""
+    err = float(np.frombuffer(bytes(raw), dtype.numpy)[0])
+    if err < 0.1:
+        return "final"
+    if not shifted and not math.isfinite(err):
+        return "restart"
+    if not math.isfinite(err) or step >= MAX_SHIFTED:
+        return "fail"
+    return "shift"
 
 
 # ------------------------------------------------------------------ Householder QR

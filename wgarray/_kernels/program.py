@@ -12,11 +12,19 @@ next call whose inputs have the same layout: the allocations are made again and 
 dispatches recorded straight into the batch. Bits and the batch's submits are those of
 the driver's own run.
 
+A readback in the routine (a decision taken on device data: a convergence test, a
+rank check) becomes a guard: the replay reads the same bytes of its own run and goes on
+only where they are the recorded ones, or, for a read made through ``read_decided``,
+where they lead to the recorded decision (``err < 0.1``, whatever ``err`` is). Where a
+guard fails, the replay stops (what it recorded so far writes only buffers it
+allocated, which go back to the pool) and the routine runs and is recorded again; a
+layout whose replays fail ``MAX_DIVERGED`` times is not recorded any more.
+
 A recording is dropped (the routine's run stands, nothing is kept) as soon as the
 routine does something a replay could not repeat: a buffer that is neither an input
-nor one it allocated, an upload or an element store (data from the host), a readback
-(a decision taken on device data), or more than ``MAX_HELD_BYTES`` of allocations held
-for the recording.
+nor one it allocated, an upload or an element store (data from the host), a read of
+more than ``GUARD_BYTES``, or more than ``MAX_HELD_BYTES`` of allocations held for the
+recording.
 """
 from __future__ import annotations
 
@@ -30,7 +38,11 @@ PROGRAMS = True  # False: every call runs its driver (tests compare the two)
 MAX_PROGRAMS = 64  # per runtime, least recently used dropped
 MAX_HELD_BYTES = 512 << 20  # a recording keeps every buffer it allocates alive until it ends
 
-_ALLOC, _DISPATCH, _COPY = 0, 1, 2
+MAX_DIVERGED = 2  # failed guards of one layout after which its routine just runs
+GUARD_BYTES = 4096  # the largest readback a recording keeps as a guard
+
+_ALLOC, _DISPATCH, _COPY, _READ = 0, 1, 2, 3
+_UNREPLAYABLE = "unreplayable"  # rt.programs' entry for a layout whose guards kept failing
 
 
 class Recorder:
@@ -98,17 +110,46 @@ class Recorder:
         if self.ok:
             self.steps.append((_COPY, refs[0], src_offset, refs[1], dst_offset, nbytes))
 
+    def read(self, buf, offset: int, nbytes: int, raw, decide=None) -> None:
+        """A readback of the routine: a guard of its bytes (``decide`` None) or of
+        ``decide(raw)``."""
+        if not self.ok:
+            return
+        if nbytes > GUARD_BYTES:
+            self.drop()
+            return
+        refs = self._refs((buf,))
+        if self.ok:
+            want = bytes(raw) if decide is None else decide(raw)
+            self.steps.append((_READ, refs[0], offset, nbytes, decide, want))
+
+
+def read_decided(data: g.Data, decide):
+    """``decide(raw)`` of the bytes of the one-element ``data`` read back (a uint8
+    array): a routine's decision on device data. In a recording the guard is the
+    decision, so a replay holds for any value that leads to the same one."""
+    rt = data.device.runtime
+    size = data.dtype.itemsize
+    rec = rt._recorder
+    with rt.unrecorded():  # the read below is this guard, not one of its own
+        raw = rt.read(data.buf, data.offset * size, size)
+    if rec is not None:
+        rec.read(data.buf, data.offset * size, size, raw, decide)
+    return decide(raw)
+
 
 class Program:
     """A recording that held: its steps and how its outputs are made of its buffers."""
 
-    __slots__ = ("steps", "outputs")
+    __slots__ = ("steps", "outputs", "diverged")
 
-    def __init__(self, steps, outputs):
+    def __init__(self, steps, outputs, diverged=0):
         self.steps = steps
         self.outputs = outputs  # per output Data: (slot, shape, dtype, offset, strides)
+        self.diverged = diverged  # failed guards of this layout's earlier recordings
 
     def replay(self, rt, inputs, device):
+        """The outputs (Data) of a replay, or None where a guard failed."""
         bufs = list(inputs)
         window = rt.window
 
@@ -123,9 +164,14 @@ class Program:
                                   None if held is None else [resolve(r) for r in held])
             elif op is _ALLOC:
                 bufs.append(rt.alloc(step[1]))
-            else:
+            elif op is _COPY:
                 _, src, so, dst, do, nbytes = step
                 rt.copy(resolve(src), so, resolve(dst), do, nbytes)
+            else:
+                _, ref, offset, nbytes, decide, want = step
+                raw = rt.read(resolve(ref), offset, nbytes)
+                if (bytes(raw) if decide is None else decide(raw)) != want:
+                    return None
         return tuple(g.Data(bufs[slot], shape, dtype, device, offset, strides)
                      for slot, shape, dtype, offset, strides in self.outputs)
 
@@ -150,11 +196,22 @@ def run(name: str, key, inputs, routine):
     programs = rt.programs
     with rt.lock:
         prog = programs.get(full_key)
+        diverged = 0
+        if type(prog) is tuple:  # (_UNREPLAYABLE, failed guards)
+            if prog[1] >= MAX_DIVERGED:
+                return routine(*datas)
+            diverged, prog = prog[1], None
         if prog is not None:
             programs.move_to_end(full_key)
             out = prog.replay(rt, bufs, device)
-            count("programs_replayed")
-            return out if len(out) > 1 else out[0]
+            if out is not None:
+                count("programs_replayed")
+                return out if len(out) > 1 else out[0]
+            count("programs_diverged")
+            diverged = prog.diverged + 1
+            programs[full_key] = (_UNREPLAYABLE, diverged)
+            if diverged >= MAX_DIVERGED:
+                return routine(*datas)
         if rt._store_run is not None:
             rt._record_stores()  # element stores made before: not the routine's
         rec = rt._recorder = Recorder(bufs)
@@ -167,7 +224,7 @@ def run(name: str, key, inputs, routine):
             slots = [rec.slots.get(id(o.buf)) for o in outs]
             if None not in slots and all(rec.bufs[s] is o.buf for s, o in zip(slots, outs)):
                 programs[full_key] = Program(rec.steps, [(s, o.shape, o.dtype, o.offset, o.strides)
-                                                         for s, o in zip(slots, outs)])
+                                                         for s, o in zip(slots, outs)], diverged)
                 if len(programs) > MAX_PROGRAMS:
                     programs.popitem(last=False)
         return result

@@ -90,7 +90,7 @@ def float32_behaviour(device) -> Float32Behaviour:
 
 def _probe(device) -> Float32Behaviour:
     # a one-time cost of opening the device: kept out of the work counters users read
-    with counters.uncounted():
+    with counters.uncounted(), device.runtime.unrecorded():  # nor recorded into a program
         return _run_probe(device)
 
 

@@ -35,7 +35,7 @@ import wgpu
 
 from . import launch as _launch
 from .counters import COUNTERS as _COUNTERS
-from .counters import count
+from .counters import count, uncounted
 from .errors import KernelCompileError
 
 _STORAGE_USAGE = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
@@ -404,7 +404,24 @@ class Runtime:
         and kernels then take their workgroup-memory paths."""
         return self._probe_subgroups() if self.device.has_subgroups else None
 
+    @contextlib.contextmanager
+    def unrecorded(self):
+        """Work that is not the recorded routine's (``_kernels/program.py``): a device
+        probe, run once and cached, which a replay must not repeat."""
+        with self.lock:
+            rec, self._recorder = self._recorder, None
+            try:
+                yield
+            finally:
+                self._recorder = rec
+
     def _probe_subgroups(self) -> int | None:
+        # a one-time cost of opening the device, as numerics' probe: neither in the work
+        # counters users read nor in a recorded program
+        with uncounted(), self.unrecorded():
+            return self._run_subgroup_probe()
+
+    def _run_subgroup_probe(self) -> int | None:
         record = _launch.Launch("probe_subgroups", (_launch.Binding("O", "u32", write=True),))
         src = "\n" + "\n".join(record.declarations()) + """
 @compute @workgroup_size(256)
@@ -523,6 +540,14 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) sgs: 
         one chunk overlaps the host's copy of the previous one."""
         if nbytes == 0:
             return np.empty(0, np.uint8)
+        if self._recorder is not None:
+            with self.lock:  # the recording thread holds it (another waits for the recording's end)
+                rec = self._recorder
+                if rec is not None:  # a routine being recorded reads: its replays check these bytes
+                    with self.unrecorded():
+                        out = self.read(buf, offset, nbytes)
+                    rec.read(buf, offset, nbytes, out)
+                    return out
         if type(buf) is SegmentedBuffer:
             out = np.empty(nbytes, np.uint8)
             for part, local, take, at in buf.pieces(offset, nbytes):
