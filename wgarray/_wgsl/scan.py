@@ -167,72 +167,12 @@ def _workgroup_scan(spec: ScanSpec, own: str, ident: str) -> list[str]:
     ]
 
 
-# Through workgroup memory: a thread's K consecutive elements are loaded (and its
-# results stored) by the whole workgroup in coalesced order, then exchanged. Each thread
-# reading its own 128 consecutive bytes instead made every load instruction of a warp
-# touch 32 memory segments: NVIDIA H100, a 2^28 float32 copy in that pattern ran at 0.88
-# TB/s, coalesced at 2.98, coalesced with this exchange at 2.74 (``benchmarks/diag_coalesce.py``).
-# A round moves XCH_SLOTS vec4 slots (16 KiB of 32-bit values, within lavapipe's 32 KiB
-# beside the scan's own words); a slot's place is swizzled (``xsw``) so that the
-# threads' contiguous reads spread over the memory banks.
-XCH_SLOTS = 1024
-
-
-def _exchanges(spec: ScanSpec) -> bool:
-    """Whether the kernel's loads and stores go through the exchange (32-bit values)."""
-    return spec.tag in VEC4_TAGS and spec.layout in ("tile", "lookback")
-
-
-def _xch_decls(spec: ScanSpec, K: int) -> str:
-    V = K // 4
-    wt = ty.WGSL_TYPE[spec.tag]
-    return (f"var<workgroup> xch: array<vec4<{wt}>, {XCH_SLOTS}>;\n"
-            f"fn xsw(q: u32) -> u32 {{ return (q & ~{V - 1}u) | ((q ^ (q / {V}u)) & {V - 1}u); }}\n")
-
-
-def _xch_loads(spec: ScanSpec, ident: str, t0: str, hi: str, src: str, pre: str, K: int) -> list[str]:
-    """Coalesced loads of the tile at ``t0`` into ``x0..x{K-1}`` of each thread (its
-    elements ``t0 + lid * K + j``), a round of XCH_SLOTS slots at a time."""
-    V = K // 4
-    wt = ty.WGSL_TYPE[spec.tag]
-    per_round = XCH_SLOTS // V  # threads served by a round
-    body = []
-    for r in range(WORKGROUP * V // XCH_SLOTS):
-        base = r * XCH_SLOTS * 4
-        if spec.quad:
-            for h in range(XCH_SLOTS // WORKGROUP):
-                q = f"{h * WORKGROUP}u + lid"
-                e = f"{t0} + {base}u + ({q}) * 4u"
-                body += [f"{pre}if ({e} < {hi}) {{",
-                         f"{pre}    let y = in0_at4(({src} + {e}) >> 2u);",
-                         f"{pre}    xch[xsw({q})] = vec4<{wt}>(y.v0, y.v1, y.v2, y.v3);",
-                         f"{pre}}} else {{ xch[xsw({q})] = vec4<{wt}>({ident}); }}"]
-        else:
-            for h in range(4 * XCH_SLOTS // WORKGROUP):
-                q = f"{h * WORKGROUP}u + lid"
-                e = f"{t0} + {base}u + {q}"
-                body.append(f"{pre}if ({e} < {hi}) {{ xch[xsw(({q}) >> 2u)][lid & 3u] = in0_at({src} + {e}); }} "
-                            f"else {{ xch[xsw(({q}) >> 2u)][lid & 3u] = {ident}; }}")
-        body.append(f"{pre}workgroupBarrier();")
-        body.append(f"{pre}if (lid / {per_round}u == {r}u) {{")
-        body.append(f"{pre}    let tq = lid % {per_round}u;")
-        for h in range(V):
-            body.append(f"{pre}    let w{h} = xch[xsw(tq * {V}u + {h}u)];")
-            body += [f"{pre}    x{4 * h + c} = w{h}[{c}];" for c in range(4)]
-        body.append(f"{pre}}}")
-        body.append(f"{pre}workgroupBarrier();")
-    return body
-
-
 def _thread_scan(spec: ScanSpec, ident: str, l0: str, hi: str, src: str, pre: str = "        ",
-                 K: int = PER_THREAD, t0: str | None = None) -> list[str]:
+                 K: int = PER_THREAD) -> list[str]:
     """Loads of the thread's K elements from ``l0`` of the row at ``src`` (identity
-    past ``hi``) into ``x0..``, and their running combines ``v0..``. With the exchange
-    (``_exchanges``), ``t0`` is the tile's first element (``l0 = t0 + lid * K``)."""
+    past ``hi``) into ``x0..``, and their running combines ``v0..``."""
     body = [f"{pre}var x{j} = {ident};" for j in range(K)]
-    if _exchanges(spec):
-        body += _xch_loads(spec, ident, t0, hi, src, pre, K)
-    elif spec.quad:
+    if spec.quad:
         for h in range(K // 4):
             body.append(f"{pre}if ({l0} + {4 * h}u < {hi}) {{")
             body.append(f"{pre}    let y = in0_at4(({src} + {l0} + {4 * h}u) >> 2u);")
@@ -245,40 +185,8 @@ def _thread_scan(spec: ScanSpec, ident: str, l0: str, hi: str, src: str, pre: st
     return body
 
 
-def _xch_stores(spec: ScanSpec, base: str, t0: str, hi: str, dst: str, K: int) -> list[str]:
-    """Each thread's results ``comb(base, v_j)`` into the exchange, then coalesced stores."""
-    V = K // 4
+def _stores(spec: ScanSpec, base: str, l0: str, hi: str, dst: str, K: int = PER_THREAD) -> list[str]:
     wt = ty.WGSL_TYPE[spec.tag]
-    per_round = XCH_SLOTS // V
-    body = []
-    for r in range(WORKGROUP * V // XCH_SLOTS):
-        at = r * XCH_SLOTS * 4
-        body.append(f"        if (lid / {per_round}u == {r}u) {{")
-        body.append(f"            let tq = lid % {per_round}u;")
-        for h in range(V):
-            vals = ", ".join(f"comb({base}, v{4 * h + c})" for c in range(4))
-            body.append(f"            xch[xsw(tq * {V}u + {h}u)] = vec4<{wt}>({vals});")
-        body.append("        }")
-        body.append("        workgroupBarrier();")
-        if spec.vec_out:
-            for h in range(XCH_SLOTS // WORKGROUP):
-                q = f"{h * WORKGROUP}u + lid"
-                e = f"{t0} + {at}u + ({q}) * 4u"
-                body.append(f"        if ({e} < {hi}) {{ O[({dst} + {e}) >> 2u] = xch[xsw({q})]; }}")
-        else:
-            for h in range(4 * XCH_SLOTS // WORKGROUP):
-                q = f"{h * WORKGROUP}u + lid"
-                e = f"{t0} + {at}u + {q}"
-                body.append(f"        if ({e} < {hi}) {{ O[{dst} + {e}] = xch[xsw(({q}) >> 2u)][lid & 3u]; }}")
-        body.append("        workgroupBarrier();")
-    return body
-
-
-def _stores(spec: ScanSpec, base: str, l0: str, hi: str, dst: str, K: int = PER_THREAD,
-            t0: str | None = None) -> list[str]:
-    wt = ty.WGSL_TYPE[spec.tag]
-    if _exchanges(spec):
-        return _xch_stores(spec, base, t0, hi, dst, K)
     if spec.vec_out:
         body = []
         for h in range(K // 4):
@@ -319,17 +227,15 @@ def _tile_body(spec: ScanSpec, ident: str, initial: str) -> tuple[list[str], str
         f"    for (var r0 = lo; r0 < hi; r0 += {ROUND}u) {{",
         f"        let l0 = r0 + lid * {K}u;",
     ]
-    body += _thread_scan(spec, ident, "l0", "hi", "src", t0="r0")
+    body += _thread_scan(spec, ident, "l0", "hi", "src")
     body += _workgroup_scan(spec, f"v{K - 1}", ident)
     body.append("        let base = comb(run, excl);")
-    body += _stores(spec, "base", "l0", "hi", "dst", t0="r0")
+    body += _stores(spec, "base", "l0", "hi", "dst")
     body += ["        run = comb(run, wtot);", "    }", "}"]
     if spec.subgroups:
         shared = f"var<workgroup> wsum: array<{wt}, 128>;\n"
     else:
         shared = f"var<workgroup> sh: array<{wt}, 256>;\nvar<workgroup> seg: array<{wt}, 16>;\n"
-    if _exchanges(spec):
-        shared += _xch_decls(spec, K)
     return body, shared
 
 
@@ -417,7 +323,7 @@ def _lookback_body(spec: ScanSpec, ident: str, initial: str) -> tuple[list[str],
     if spec.subgroups:
         body.append("    var half = 0u;")
     body.append(f"    let l0 = c * C + lid * {K}u;")
-    body += ["    {"] + _thread_scan(spec, ident, "l0", "hi", "src", K=K, t0="c * C")
+    body += ["    {"] + _thread_scan(spec, ident, "l0", "hi", "src", K=K)
     body += _workgroup_scan(spec, f"v{K - 1}", ident)
     body += [
         "        if (lid == 0u) { atomicStore(&ST[select(1u + tk, 1u + T + tk, c == 0u)], publish(wtot)); }",
@@ -449,7 +355,7 @@ def _lookback_body(spec: ScanSpec, ident: str, initial: str) -> tuple[list[str],
         "                    let khi = min(L, k * C + C);",
         "                    {",
     ]
-    inner = _thread_scan(spec, ident, "kl0", "khi", "src", pre="                        ", K=K, t0="k * C")
+    inner = _thread_scan(spec, ident, "kl0", "khi", "src", pre="                        ", K=K)
     inner += ["                        " + x.strip() for x in _workgroup_scan(spec, f"v{K - 1}", ident)]
     inner.append("                        v = wtot;")
     body += inner
@@ -464,7 +370,7 @@ def _lookback_body(spec: ScanSpec, ident: str, initial: str) -> tuple[list[str],
         "        }",
         "        let base = comb(prefix, excl);",
     ]
-    body += _stores(spec, "base", "l0", "hi", "dst", K=K, t0="c * C")
+    body += _stores(spec, "base", "l0", "hi", "dst", K=K)
     body += ["    }", "}"]
     wt = ty.WGSL_TYPE[spec.tag]
     shared = ("var<workgroup> lb_ticket: u32;\nvar<workgroup> lb_flag: u32;\nvar<workgroup> lb_value: u32;\n"
@@ -474,8 +380,6 @@ def _lookback_body(spec: ScanSpec, ident: str, initial: str) -> tuple[list[str],
         shared += f"var<workgroup> wsum: array<{wt}, 128>;\n"
     else:
         shared += f"var<workgroup> sh: array<{wt}, 256>;\nvar<workgroup> seg: array<{wt}, 16>;\n"
-    if _exchanges(spec):
-        shared += _xch_decls(spec, K)
     return body, shared
 
 
