@@ -216,6 +216,56 @@ def _blocked_factor(ld: int, wg: int, B: int) -> str:
     return "\n".join(lines)
 
 
+def _blocked_inverse(ld: int, wg: int, B: int) -> str:
+    """The inverse phase of ``render_leaf_shared``, B substitution steps between
+    barriers. Lane i (row k0 + 1 + lane) of row group g brings its entries X[i, j], j =
+    g, g + G, ..., through the steps k0..k0+kb-1, first recomputing the block's rows
+    X[k0 + c, j] it reads (from their entries before the block, by the one-step
+    operations). Rows inside the block are read by the others before the barrier, so
+    their owners keep their new values (``keep``) and store them after it."""
+    G = wg // LEAF
+    lines = [f"    for (var k0 = 0u; k0 < m; k0 += {B}u) {{",
+             f"        let kb = min({B}u, m - k0);",
+             "        let i = k0 + 1u + lane;",
+             "        let inblk = i < k0 + kb;",
+             "        var n = 0u;",
+             "        if (i < m) {",
+             f"            for (var j = grp; j < k0 + kb && j < i; j += {G}u) {{"]
+    pre = "                "
+    for c in range(B):
+        r = f"k0 + {c}u"
+        lines.append(f"{pre}var xb{c} = s_real(R(0));")
+        lines.append(f"{pre}if (kb > {c}u && j <= {r}) {{")
+        lines.append(f"{pre}    if (j == {r}) {{")
+        lines.append(f"{pre}        xb{c} = s_real(R(1));")
+        lines.append(f"{pre}        if (!unit) {{ xb{c} = s_div(xb{c}, L[({r}) * {ld + 1}u]); }}")
+        lines.append(f"{pre}    }} else {{")
+        lines.append(f"{pre}        xb{c} = L[j * {ld}u + {r}];")
+        for c1 in range(c):
+            lines.append(f"{pre}        if (k0 + {c1}u >= j) {{ xb{c} = xb{c} - s_mul(L[({r}) * {ld}u + k0 + {c1}u], xb{c1}); }}")
+        if c:
+            lines.append(f"{pre}        if (!unit) {{ xb{c} = s_div(xb{c}, L[({r}) * {ld + 1}u]); }}")
+        lines.append(f"{pre}    }}")
+        lines.append(f"{pre}}}")
+    lines.append(f"{pre}var x = L[j * {ld}u + i];")
+    for c in range(B):
+        k = f"k0 + {c}u"
+        lines.append(f"{pre}if (kb > {c}u && {k} >= j && {k} < i) {{")
+        lines.append(f"{pre}    x = x - s_mul(L[i * {ld}u + {k}], xb{c});")
+        lines.append(f"{pre}    if ({k} + 1u == i && !unit) {{ x = s_div(x, L[i * {ld + 1}u]); }}")
+        lines.append(f"{pre}}}")
+    lines += [f"{pre}if (inblk) {{ keep[n] = x; n += 1u; }} else {{ L[j * {ld}u + i] = x; }}",
+              "            }",
+              "        }",
+              "        workgroupBarrier();",
+              "        if (i < m && inblk) {",
+              "            var q = 0u;",
+              f"            for (var j = grp; j < k0 + kb && j < i; j += {G}u) {{ L[j * {ld}u + i] = keep[q]; q += 1u; }}",
+              "        }",
+              "    }"]
+    return "\n".join(lines)
+
+
 def render_leaf_shared(t: str, ld: int = LEAF + 1, wg: int = LEAF_WG, block: int | None = None) -> str:
     """``render_leaf``'s phases with the block in workgroup memory (bindings and
     parameters the same; for devices whose workgroup memory holds LEAF x ``ld``
@@ -248,6 +298,24 @@ def render_leaf_shared(t: str, ld: int = LEAF + 1, wg: int = LEAF_WG, block: int
     decls = leaf_shared_record(t, ld, wg, block).declarations() + [f"var<workgroup> L: array<S, {LEAF * ld}>;"]
     body = _head()
     body[0] = f"@compute @workgroup_size({wg})"
+    inverse = _blocked_inverse(ld, wg, block) if block > 1 else f"""    for (var k = 0u; k < m; k++) {{
+        var xkk = s_real(R(1));
+        if (!unit) {{ xkk = s_div(xkk, L[k * {ld + 1}u]); }}
+        let i = k + 1u + lane;
+        if (i < m) {{
+            let lik = L[i * {ld}u + k];
+            let last = i == k + 1u && !unit;
+            for (var j = grp; j <= k; j += {G}u) {{
+                var xkj = xkk;
+                if (j < k) {{ xkj = L[j * {ld}u + k]; }}
+                var x = L[j * {ld}u + i] - s_mul(lik, xkj);
+                if (last) {{ x = s_div(x, L[i * {ld + 1}u]); }}
+                L[j * {ld}u + i] = x;
+            }}
+        }}
+        workgroupBarrier();
+    }}"""
+    keep = f"    var keep: array<S, {LEAF // G}>;\n" if block > 1 else ""
     factor = _blocked_factor(ld, wg, block) if block > 1 else f"""    for (var k = 0u; k < m; k++) {{
         let piv = r_sqrt(s_re(L[k * {ld + 1}u]));
         let inv = R(1) / piv;
@@ -291,28 +359,13 @@ def render_leaf_shared(t: str, ld: int = LEAF + 1, wg: int = LEAF_WG, block: int
     if (P[9] != 0u) {{
     let d0 = P[11] + b * {LEAF * LEAF}u;
     let unit = P[10] == 1u;
+{keep}
     for (var e = lid; e < m * m; e += {wg}u) {{
         let i = e / m; let j = e % m;
         if (i > j) {{ L[j * {ld}u + i] = s_real(R(0)); }}
     }}
     workgroupBarrier();
-    for (var k = 0u; k < m; k++) {{
-        var xkk = s_real(R(1));
-        if (!unit) {{ xkk = s_div(xkk, L[k * {ld + 1}u]); }}
-        let i = k + 1u + lane;
-        if (i < m) {{
-            let lik = L[i * {ld}u + k];
-            let last = i == k + 1u && !unit;
-            for (var j = grp; j <= k; j += {G}u) {{
-                var xkj = xkk;
-                if (j < k) {{ xkj = L[j * {ld}u + k]; }}
-                var x = L[j * {ld}u + i] - s_mul(lik, xkj);
-                if (last) {{ x = s_div(x, L[i * {ld + 1}u]); }}
-                L[j * {ld}u + i] = x;
-            }}
-        }}
-        workgroupBarrier();
-    }}
+{inverse}
     for (var e = lid; e < {LEAF * LEAF}u; e += {wg}u) {{
         let i = e / {LEAF}u; let c = e % {LEAF}u;
         var v = s_real(R(0));
