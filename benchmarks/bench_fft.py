@@ -6,6 +6,8 @@ CuPy where present. One benchmark group per workload; see conftest.py.
                                                   # op, torch, dispatches, bytes moved
     python benchmarks/bench_fft.py --generic      # and the device time of the generic tile
                                                   # kernel (radices as parameters) beside it
+    python benchmarks/bench_fft.py --kernels      # and each kernel's device time (a pass
+                                                  # of its own per dispatch: diagnosis only)
 
 On a GPU each timed call queues ``INNER`` transforms and synchronizes once, and the
 figure is per transform: one synchronization per transform would measure the host round
@@ -114,7 +116,7 @@ def _main() -> None:
     dev = wx.__array_namespace_info__().default_device()
     rt = dev.runtime
     torch = cuda_torch()
-    rows = []
+    rows, per_kernel = [], []
     for name, (key, call, _, nbytes) in WORKLOADS.items():
         if name.endswith("complex128") and not dev.has_f64:
             continue
@@ -139,6 +141,12 @@ def _main() -> None:
                 generic_ms = f"{device_seconds(one, rt) * 1e3:.3f}"
             finally:
                 kfft.PLANNED = True
+
+        if "--kernels" in sys.argv:
+            with rt.gpu_profile() as prof:
+                one()
+                rt.sync()
+            per_kernel += [(name, kname, n, f"{sec * 1e3:.3f}") for kname, (n, sec) in prof.kernels.items()]
 
         def many():
             for _ in range(INNER):
@@ -176,6 +184,8 @@ def _main() -> None:
     print(f"device: {dev.name} ({dev.backend})")
     print(table(rows, ["workload", "wgarray device ms", "generic tiles device ms", f"wgarray ms/op ({INNER} queued)", "torch ms/op",
                        "dispatches", "GB/s (in+out / device time)", "max rel. error"]))
+    if per_kernel:
+        print(table(per_kernel, ["workload", "kernel", "dispatches", "device ms (all of them)"]))
 
 
 if __name__ == "__main__":

@@ -248,6 +248,7 @@ KERNEL_TEST_FILES = frozenset({
     "test_compaction.py",
     "test_exactness.py",
     "test_fft_plans.py",
+    "test_fft_tiles.py",
     "test_fusion.py",
     "test_host_cost.py",
     "test_inplace.py",

@@ -22,12 +22,13 @@ goes through Bluestein's chirp-z algorithm: a circular convolution of length
 ``M = 2**k >= 2n - 1``, i.e. two power-of-two transforms with the chirps and the filter
 product folded into their loaders and storers.
 
-Twiddle tables (per tile length and dtype) and Bluestein's filter spectra (per length)
-are computed on the device once and cached; the four-step twiddles are computed in the
-kernel from exact integer angles. The inverse transform is ``conj(fft(conj(x)))``; the
-conjugations and the norm's scale travel as kernel parameters, so forward and inverse
-share pipelines. A tile's length is part of its pipeline (``PLANNED``): a new
-length compiles its tiles once, whatever the batch, the data or the direction.
+Twiddle tables (per tile length, or a planned tile's radices, and dtype) and
+Bluestein's filter spectra (per length) are computed on the device once and cached;
+the four-step twiddles are computed in the kernel from exact integer angles. The
+inverse transform is ``conj(fft(conj(x)))``; the conjugations and the norm's scale
+travel as kernel parameters, so forward and inverse share pipelines. A tile's length
+is part of its pipeline (``PLANNED``): a new length compiles its tiles once, whatever
+the batch, the data or the direction.
 """
 from __future__ import annotations
 
@@ -67,22 +68,21 @@ def _tile_radices(n: int, cap: int):
     """The passes of a planned tile of length ``n``: its power-of-two part in as few
     passes as radices up to ``cap / WORKGROUP`` allow (16 for complex64: every thread
     holds one butterfly a pass of a full tile), the bits spread evenly (2048 = 16 16 8,
-    512 = 8 8 8), then the odd radices as ``_radices``; None as ``_radices``."""
+    512 = 8 8 8), then the odd radices as ``_radices``; None as ``_radices``. NVIDIA
+    H100: rfft 2^24 0.684 ms in passes of 16 against 0.891 in passes of 8 and 4; fftn
+    2048^2 complex128 (capacity 2048) 0.443 ms in passes of 8 against 0.512 in passes
+    of 16, which leave half the threads idle."""
     base = _radices(n)
-    if base is None or not RADIX16:
-        return base
+    if base is None:
+        return None
     k = (n & -n).bit_length() - 1
     odd = [r for r in base if r % 2]
     if k == 0:
         return odd or [1]
-    rbits = 4 if RADIX_BITS_ANY else max(1, min(4, (cap // wf.WORKGROUP).bit_length() - 1))
+    rbits = max(1, min(4, (cap // wf.WORKGROUP).bit_length() - 1))
     passes = -(-k // rbits)
     bits = [k // passes + (i < k % passes) for i in range(passes)]
     return [1 << b for b in bits] + odd
-
-
-RADIX16 = True
-RADIX_BITS_ANY = False
 
 
 def _library(code: str) -> str:
@@ -144,7 +144,7 @@ def _bluestein_filter(device, n: int, M: int, cname: str):
 
     def make():
         b = _gen(device, "chirpb", cname, M, 2 * n, n)
-        return _transform(device, cname, M, 1, 1, src=("buf", b), lin=M, n=M, n_out=M)
+        return _transform(device, cname, M, 1, 1, src=("buf", b), lin=M, n=M, n_out=M, radix16=False)
 
     return _tables.get(("filter", device, n, M, cname), make)
 
@@ -161,7 +161,9 @@ def _capacity(device, cname: str) -> int:
 
 def _min_lanes(cname: str) -> int:
     # neighbouring sequences a tile wants along a strided axis: 256 contiguous bytes per
-    # row of the tile, so its loads and stores use whole memory segments
+    # row of the tile, so its loads and stores use whole memory segments. NVIDIA H100:
+    # fft columns 4096 x 4096 complex64 0.403 ms so (two kernels), 0.469 as one tile of
+    # one column (8 B rows); fftn 2048^2 complex128 though 0.297 so, 0.243 with one tile
     return 256 // dt.BY_NAME[cname].itemsize
 
 
@@ -198,13 +200,16 @@ def _plan(N: int, inner: int, cap: int, want: int) -> list:
     return first + [_Step(N1, N2, N1, 1, 1, N2, inner)]
 
 
-# Tiles compile with their passes planned (``TileSpec.radices``): sizes as constants
-# and no per-pass switch, whose registers (the largest case's, radix 7's 21 values a
-# butterfly set) the generic kernel holds whatever the length. NVIDIA H100, device
-# time: 13-24% less than the generic kernel (fftn 4096^2 complex64 1.92 -> 1.63 ms,
-# rfft 2^24 1.25 -> 1.07 ms; ``docs/performance.md``). A tile length is then part of
-# its pipeline: a new length compiles once (30-70 ms on lavapipe with a warm shader
-# cache). False: every length shares the generic kernel (``bench_fft.py --generic``).
+# Tiles compile with their passes planned (``TileSpec.radices``, ``_tile_radices``):
+# sizes as constants, no per-pass switch (whose registers, the largest case's, the
+# generic kernel holds whatever the length), radix 16, the first pass reading the
+# source and the last writing the destination (``_wgsl/fft._planned_pass``). NVIDIA
+# H100, device time: fftn 4096^2 complex64 1.92 ms generic, 1.63 with planned passes
+# all in workgroup memory, 0.58 now (torch 0.25); rfft 2^24 1.25, 1.02, 0.48 (torch
+# 0.20); ``bench_fft.py``. A tile length is
+# then part of its pipeline: a new length compiles once (30-70 ms on lavapipe with a
+# warm shader cache). False: every length shares the generic kernel
+# (``bench_fft.py --generic``).
 PLANNED = True
 
 
@@ -218,19 +223,21 @@ def _pow2ceil(v: int) -> int:
 
 def _transform(device, cname: str, N: int, outer: int, inner: int, *, src, lin: int, n: int, n_out: int,
                load="plain", lchirp=None, store="complex", mul_b=None, schirp=None, conj_in=False,
-               conj_mid=False, conj_out=False, scale=1.0, nh=0):
+               conj_mid=False, conj_out=False, scale=1.0, nh=0, radix16=True):
     """Run one length-N transform along K of a (outer, K, inner) layout; returns the
     output buffer, (outer, n_out, inner) of complex (or real: 'real', 'unpack') values.
 
     ``src`` is ('buf', buffer) holding (outer, lin, inner) or ('input', FusedInput) of
     that shape; the logical input has ``n`` elements along K, zero past them. The load
-    and store hooks go to the first and the last kernel of the plan."""
+    and store hooks go to the first and the last kernel of the plan. ``radix16``:
+    planned tiles in passes of up to 16 (``_tile_radices``), else of 8 and 4 as
+    ``_radices`` (Bluestein's transforms, see ``transform_axis``)."""
     rt = device.runtime
     cap = _capacity(device, cname)
     steps = _plan(N, inner, cap, _min_lanes(cname))
     if store == "r2c" and len(steps) > 1:
         z = _transform(device, cname, N, outer, inner, src=src, lin=lin, n=n, n_out=N, load=load,
-                       lchirp=lchirp, conj_in=conj_in, nh=nh)
+                       lchirp=lchirp, conj_in=conj_in, nh=nh, radix16=radix16)
         return _split(device, cname, z, outer, N, inner, conj_out=conj_out, scale=scale)
     itemsize = dt.BY_NAME[cname].itemsize
     cur = None
@@ -238,19 +245,17 @@ def _transform(device, cname: str, N: int, outer: int, inner: int, *, src, lin: 
         first, last = idx == 0, idx == len(steps) - 1
         fi = src[1] if first and src[0] == "input" else None
         planned = _planned(st.L)
-        radices = [] if st.L == 1 else (_tile_radices(st.L, cap) if planned else _radices(st.L))
+        radices = [] if st.L == 1 else (_tile_radices(st.L, cap) if planned and radix16 else _radices(st.L))
         spec = wf.TileSpec(
             cname=cname, capacity=cap, src="input" if fi is not None else "buf",
             in_spec=fi.spec if fi is not None else None, load=load if first else "plain",
             lchirp=lchirp is not None and first, store=store if last else "complex",
             mul_b=mul_b is not None and last, schirp=schirp is not None and last, twiddle=st.tw is not None,
             radices=tuple(radices) if planned else ())
-        kernel = rt.compile(("fft_tile", (spec, tuple(sorted(wf.TUNE.items())))),
-                            lambda spec=spec: (wf.tile_record(spec), wf.render_tile(spec, _library)))
-        if planned and wf.TUNE["direct"] and wf.TUNE["twiddles"] == "passes":
-            buffers = {"TW": _pass_twiddles(device, tuple(radices), cname)}
-        else:
-            buffers = {"TW": _twiddles(device, st.L, cname)}
+        kernel = rt.compile(("fft_tile", spec), lambda spec=spec: (wf.tile_record(spec),
+                                                                   wf.render_tile(spec, _library)))
+        buffers = {"TW": _pass_twiddles(device, spec.radices, cname) if spec.radices else
+                   _twiddles(device, st.L, cname)}
         if fi is not None:
             buffers["in0"] = fi.buffers
         else:
@@ -354,9 +359,14 @@ def transform_axis(node: g.Node, cname: str, axis: int, n: int, *, kind: str, co
             raise ValueError(f"{func}: transform length {n} needs a Bluestein length {M} beyond wgarray's limit")
         w = _chirp(device, N, cname)
         filt = _bluestein_filter(device, N, M, cname)
-        conv = _transform(device, cname, M, outer, inner, src=("input", fi), n_out=M, lchirp=w, mul_b=filt, **common)
+        # in passes of 8 and 4: a radix-16 last pass, whose outputs the inverse's first
+        # pass reads as one group again, lets the roundings of its constants add up
+        # (lavapipe, n = 1031: 6% more rms error than today's 8 8 8 8, one-off
+        # transforms of 4096 none)
+        conv = _transform(device, cname, M, outer, inner, src=("input", fi), n_out=M, lchirp=w, mul_b=filt,
+                          radix16=False, **common)
         # inverse of the product: conj(fft(conj(.))) / M, then the output chirp
-        back = dict(src=("buf", conv), lin=M, n=M, schirp=w, conj_in=True, conj_mid=True)
+        back = dict(src=("buf", conv), lin=M, n=M, schirp=w, conj_in=True, conj_mid=True, radix16=False)
         if store == "r2c":
             z = _transform(device, cname, M, outer, inner, n_out=N, scale=1.0 / M, **back)
             buf = _split(device, cname, z, outer, N, inner, conj_out=conj_out, scale=scale)
