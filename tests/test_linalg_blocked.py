@@ -13,7 +13,6 @@ import wgarray as xp
 from wgarray._kernels import budget
 from wgarray._kernels import linalg_blocked as blk
 from wgarray._kernels import program
-from wgarray._wgsl import linalg_blocked as kb
 from wgarray import debug
 from wgarray import linalg as la
 from wgarray._array import Array
@@ -155,30 +154,6 @@ def test_leaf_bits_do_not_depend_on_its_thread_count(d, monkeypatch):
     for x, y in zip(*results):
         np.testing.assert_array_equal(x, y)
     L = results[0][0]
-    ref = np.linalg.cholesky(a)
-    assert bound(rel(L @ ct(L), a), rel(ref @ ct(ref), a), d)
-
-
-@pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
-@pytest.mark.parametrize("n", [3, 64, 97, 130], ids=str)
-def test_leaf_factor_bits_do_not_depend_on_its_columns_per_step(d, n, monkeypatch):
-    # the workgroup-memory leaf factors LEAF_BLOCK columns between barriers, each thread
-    # recomputing the panel values it reads with the one-column steps' operations: the
-    # same bits as one column a step (a last block of 3, 1, 33 and 2 columns: n % 4
-    # and n % 64 leave partial steps), for cholesky and the inverse solve and inv use
-    if blk.leaf_shared_ld(npdt(d).itemsize, xp.asarray(0).device) is None:
-        pytest.skip("one leaf block does not fit this device's workgroup memory")
-    a = hpd(n, d, 1e3, seed=21)
-    g = with_cond(n, n, d, 1e3, seed=22)
-    monkeypatch.setattr(program, "PROGRAMS", False)
-    results = []
-    for block in (1, kb.LEAF_BLOCK):
-        monkeypatch.setattr(kb, "LEAF_BLOCK", block)
-        results.append([to_np(la.cholesky(xp.asarray(a))), to_np(la.inv(xp.asarray(g)))])
-    assert kb.LEAF_BLOCK > 1
-    for x, y in zip(*results):
-        np.testing.assert_array_equal(x, y)
-    L = results[1][0]
     ref = np.linalg.cholesky(a)
     assert bound(rel(L @ ct(L), a), rel(ref @ ct(ref), a), d)
 

@@ -152,7 +152,7 @@ def _leaf(w: _Mat, nblk: int, phase: int, d_buf=None, unit: bool = False) -> Non
         d = device.runtime.alloc(16)
     ld = leaf_shared_ld(w.dtype.itemsize, device) if LEAF_SHARED else None
     if ld is not None:
-        spec = (t, ld, leaf_threads(device), kb.LEAF_BLOCK)
+        spec = (t, ld, leaf_threads(device))
         family, rec, render = "linalg_blk_leaf_sh", kb.leaf_shared_record, kb.render_leaf_shared
     else:
         family, spec, rec, render = "linalg_blk_leaf", (t,), kb.leaf_record, kb.render_leaf

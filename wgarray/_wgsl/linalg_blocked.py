@@ -127,9 +127,8 @@ P16, P20 = " " * 16, " " * 20  # indents of generated lines
 LEAF_WG = 256  # the workgroup-memory leaf's threads: LEAF column lanes times LEAF_WG // LEAF row groups
 
 
-def leaf_shared_record(t: str, ld: int = LEAF + 1, wg: int = LEAF_WG, block: int | None = None) -> Launch:
-    return record(f"linalg_blk_leaf_sh{ld}_{t}" + (f"_w{wg}" if wg != LEAF_WG else "")
-                  + (f"_b{block}" if block not in (None, 1) else ""),
+def leaf_shared_record(t: str, ld: int = LEAF + 1, wg: int = LEAF_WG) -> Launch:
+    return record(f"linalg_blk_leaf_sh{ld}_{t}" + (f"_w{wg}" if wg != LEAF_WG else ""),
                   [("W", "S", True), ("D", "S", True)],
                   ("nitems", "nblk", "kb", "ntot", "offW", "szW", "sblk", "rs", "cs", "phase", "unit", "offD"), wg)
 
@@ -139,134 +138,7 @@ def leaf_shared_bytes(itemsize: int, ld: int = LEAF + 1) -> int:
     return LEAF * ld * itemsize
 
 
-# Columns the workgroup-memory leaf factors between two barriers (1: one a step). Each
-# thread recomputes the few panel values it reads (the diagonal block's factor, its
-# rows' and its column's) with the operations of the one-column steps, so the factor's
-# bits are those of LEAF_BLOCK = 1 (tested), with a quarter of the barriers.
-LEAF_BLOCK = 4
-
-
-def _panel_chain(row: str, ld: int, out: str, pre: str, B: int) -> list[str]:
-    """Statements giving ``{out}0..{out}{B-1}``: row ``row``'s factor values in the
-    panel columns k0..k0+B-1 (of which the first ``kb`` count), from its raw entries
-    and the diagonal block's ``dg{c2}_{c}`` and ``inv{c}`` (``_diag_block``)."""
-    body = []
-    for c in range(B):
-        body.append(f"{pre}var {out}y{c} = L[{row} * {ld}u + min(k0 + {c}u, m - 1u)];")
-        for c1 in range(c):
-            body.append(f"{pre}if (kb > {c}u) {{ {out}y{c} = {out}y{c} - s_mul({out}{c1}, s_conj(dg{c}_{c1})); }}")
-        body.append(f"{pre}let {out}{c} = s_scale({out}y{c}, inv{c});")
-    return body
-
-
-def _diag_block(ld: int, pre: str, B: int) -> list[str]:
-    """Every thread's copy of the B x B diagonal block's factor at k0: ``dg{c2}_{c}`` (c <
-    c2), the pivots ``piv{c}`` and their reciprocals ``inv{c}``, by the one-column
-    steps' operations (entries past ``kb`` are unused)."""
-    body = []
-    for c2 in range(B):
-        row = f"min(k0 + {c2}u, m - 1u)"
-        for c in range(c2 + 1):
-            body.append(f"{pre}var d{c2}y{c} = L[{row} * {ld}u + min(k0 + {c}u, m - 1u)];")
-            for c1 in range(c):
-                body.append(f"{pre}d{c2}y{c} = d{c2}y{c} - s_mul(dg{c2}_{c1}, s_conj(dg{c}_{c1}));")
-            if c < c2:
-                body.append(f"{pre}let dg{c2}_{c} = s_scale(d{c2}y{c}, inv{c});")
-        body.append(f"{pre}let piv{c2} = r_sqrt(s_re(d{c2}y{c2}));")
-        body.append(f"{pre}let inv{c2} = R(1) / piv{c2};")
-    return body
-
-
-def _blocked_factor(ld: int, wg: int, B: int) -> str:
-    """The factor phase of ``render_leaf_shared``, B columns a step (see LEAF_BLOCK).
-    Before the barrier, lane j (a column past the panel) of row group g updates its
-    entries of the trailing block, reading only the panel's raw entries; after it, each
-    panel row is scaled by one thread (no later step reads the panel columns)."""
-    G = wg // LEAF
-    lines = [f"    for (var k0 = 0u; k0 < m; k0 += {B}u) {{",
-             f"        let kb = min({B}u, m - k0);"]
-    lines += _diag_block(ld, "        ", B)
-    lines += ["        let j = lane;",
-              "        if (j >= k0 + kb && j < m) {"]
-    lines += _panel_chain("j", ld, "lj", "            ", B)
-    lines += [f"            for (var i = k0 + kb + grp; i < m; i += {G}u) {{",
-              "                if (j <= i) {"]
-    lines += _panel_chain("i", ld, "li", "                    ", B)
-    lines.append(f"                    var a = L[i * {ld}u + j];")
-    for c in range(B):
-        lines.append(f"                    if (kb > {c}u) {{ a = a - s_mul(li{c}, s_conj(lj{c})); }}")
-    lines += [f"                    L[i * {ld}u + j] = a;",
-              "                }",
-              "            }",
-              "        }",
-              "        workgroupBarrier();",
-              f"        for (var r = k0 + lid; r < m; r += {wg}u) {{",
-              "            let q = r - k0;"]
-    for c2 in range(B):
-        lines.append(f"            {'if' if c2 == 0 else '} else if'} (q == {c2}u) {{")
-        lines += [f"                L[r * {ld}u + k0 + {c}u] = dg{c2}_{c};" for c in range(c2)]
-        lines.append(f"                L[r * {ld + 1}u] = s_real(piv{c2});")
-    lines.append("            } else {")
-    lines += _panel_chain("r", ld, "lr", "                ", B)
-    for c in range(B):
-        lines.append(f"                if (kb > {c}u) {{ L[r * {ld}u + k0 + {c}u] = lr{c}; }}")
-    lines += ["            }",
-              "        }",
-              "    }"]
-    return "\n".join(lines)
-
-
-def _blocked_inverse(ld: int, wg: int, B: int) -> str:
-    """The inverse phase of ``render_leaf_shared``, B substitution steps between
-    barriers. Lane i (row k0 + 1 + lane) of row group g brings its entries X[i, j], j =
-    g, g + G, ..., through the steps k0..k0+kb-1, first recomputing the block's rows
-    X[k0 + c, j] it reads (from their entries before the block, by the one-step
-    operations). Rows inside the block are read by the others before the barrier, so
-    their owners keep their new values (``keep``) and store them after it."""
-    G = wg // LEAF
-    lines = [f"    for (var k0 = 0u; k0 < m; k0 += {B}u) {{",
-             f"        let kb = min({B}u, m - k0);",
-             "        let i = k0 + 1u + lane;",
-             "        let inblk = i < k0 + kb;",
-             "        var n = 0u;",
-             "        if (i < m) {",
-             f"            for (var j = grp; j < k0 + kb && j < i; j += {G}u) {{"]
-    pre = "                "
-    for c in range(B):
-        r = f"k0 + {c}u"
-        lines.append(f"{pre}var xb{c} = s_real(R(0));")
-        lines.append(f"{pre}if (kb > {c}u && j <= {r}) {{")
-        lines.append(f"{pre}    if (j == {r}) {{")
-        lines.append(f"{pre}        xb{c} = s_real(R(1));")
-        lines.append(f"{pre}        if (!unit) {{ xb{c} = s_div(xb{c}, L[({r}) * {ld + 1}u]); }}")
-        lines.append(f"{pre}    }} else {{")
-        lines.append(f"{pre}        xb{c} = L[j * {ld}u + {r}];")
-        for c1 in range(c):
-            lines.append(f"{pre}        if (k0 + {c1}u >= j) {{ xb{c} = xb{c} - s_mul(L[({r}) * {ld}u + k0 + {c1}u], xb{c1}); }}")
-        if c:
-            lines.append(f"{pre}        if (!unit) {{ xb{c} = s_div(xb{c}, L[({r}) * {ld + 1}u]); }}")
-        lines.append(f"{pre}    }}")
-        lines.append(f"{pre}}}")
-    lines.append(f"{pre}var x = L[j * {ld}u + i];")
-    for c in range(B):
-        k = f"k0 + {c}u"
-        lines.append(f"{pre}if (kb > {c}u && {k} >= j && {k} < i) {{")
-        lines.append(f"{pre}    x = x - s_mul(L[i * {ld}u + {k}], xb{c});")
-        lines.append(f"{pre}    if ({k} + 1u == i && !unit) {{ x = s_div(x, L[i * {ld + 1}u]); }}")
-        lines.append(f"{pre}}}")
-    lines += [f"{pre}if (inblk) {{ keep[n] = x; n += 1u; }} else {{ L[j * {ld}u + i] = x; }}",
-              "            }",
-              "        }",
-              "        workgroupBarrier();",
-              "        if (i < m && inblk) {",
-              "            var q = 0u;",
-              f"            for (var j = grp; j < k0 + kb && j < i; j += {G}u) {{ L[j * {ld}u + i] = keep[q]; q += 1u; }}",
-              "        }",
-              "    }"]
-    return "\n".join(lines)
-
-
-def render_leaf_shared(t: str, ld: int = LEAF + 1, wg: int = LEAF_WG, block: int | None = None) -> str:
+def render_leaf_shared(t: str, ld: int = LEAF + 1, wg: int = LEAF_WG) -> str:
     """``render_leaf``'s phases with the block in workgroup memory (bindings and
     parameters the same; for devices whose workgroup memory holds LEAF x ``ld``
     scalars), ``wg`` threads (a multiple of LEAF): LEAF lanes times wg / LEAF row
@@ -294,29 +166,22 @@ def render_leaf_shared(t: str, ld: int = LEAF + 1, wg: int = LEAF_WG, block: int
     lower part is kept transposed in the upper triangle of the block, which the factor
     leaves free; its diagonal is recomputed as 1 / L[k, k] where it is read."""
     G = wg // LEAF
-    block = LEAF_BLOCK if block is None else block
-    decls = leaf_shared_record(t, ld, wg, block).declarations() + [f"var<workgroup> L: array<S, {LEAF * ld}>;"]
+    decls = leaf_shared_record(t, ld, wg).declarations() + [f"var<workgroup> L: array<S, {LEAF * ld}>;"]
     body = _head()
     body[0] = f"@compute @workgroup_size({wg})"
-    inverse = _blocked_inverse(ld, wg, block) if block > 1 else f"""    for (var k = 0u; k < m; k++) {{
-        var xkk = s_real(R(1));
-        if (!unit) {{ xkk = s_div(xkk, L[k * {ld + 1}u]); }}
-        let i = k + 1u + lane;
-        if (i < m) {{
-            let lik = L[i * {ld}u + k];
-            let last = i == k + 1u && !unit;
-            for (var j = grp; j <= k; j += {G}u) {{
-                var xkj = xkk;
-                if (j < k) {{ xkj = L[j * {ld}u + k]; }}
-                var x = L[j * {ld}u + i] - s_mul(lik, xkj);
-                if (last) {{ x = s_div(x, L[i * {ld + 1}u]); }}
-                L[j * {ld}u + i] = x;
-            }}
-        }}
-        workgroupBarrier();
-    }}"""
-    keep = f"    var keep: array<S, {LEAF // G}>;\n" if block > 1 else ""
-    factor = _blocked_factor(ld, wg, block) if block > 1 else f"""    for (var k = 0u; k < m; k++) {{
+    body += f"""    let blk = b % P[1];
+    let m = min(P[2], P[3] - blk * P[2]);
+    let w0 = P[4] + (b / P[1]) * P[5] + blk * P[6];
+    let rs = P[7]; let cs = P[8];
+    let lane = lid % {LEAF}u;
+    let grp = lid / {LEAF}u;
+    for (var e = lid; e < m * m; e += {wg}u) {{
+        let i = e / m; let j = e % m;
+        L[i * {ld}u + j] = W[w0 + i * rs + j * cs];
+    }}
+    workgroupBarrier();
+    if (P[9] != 1u) {{
+    for (var k = 0u; k < m; k++) {{
         let piv = r_sqrt(s_re(L[k * {ld + 1}u]));
         let inv = R(1) / piv;
         let j = lane;
@@ -333,20 +198,7 @@ def render_leaf_shared(t: str, ld: int = LEAF + 1, wg: int = LEAF_WG, block: int
         for (var i = k + 1u + lid; i < m; i += {wg}u) {{
             L[i * {ld}u + k] = s_scale(L[i * {ld}u + k], inv);
         }}
-    }}"""
-    body += f"""    let blk = b % P[1];
-    let m = min(P[2], P[3] - blk * P[2]);
-    let w0 = P[4] + (b / P[1]) * P[5] + blk * P[6];
-    let rs = P[7]; let cs = P[8];
-    let lane = lid % {LEAF}u;
-    let grp = lid / {LEAF}u;
-    for (var e = lid; e < m * m; e += {wg}u) {{
-        let i = e / m; let j = e % m;
-        L[i * {ld}u + j] = W[w0 + i * rs + j * cs];
     }}
-    workgroupBarrier();
-    if (P[9] != 1u) {{
-{factor}
     workgroupBarrier();
     for (var e = lid; e < m * m; e += {wg}u) {{
         let i = e / m; let j = e % m;
@@ -359,13 +211,28 @@ def render_leaf_shared(t: str, ld: int = LEAF + 1, wg: int = LEAF_WG, block: int
     if (P[9] != 0u) {{
     let d0 = P[11] + b * {LEAF * LEAF}u;
     let unit = P[10] == 1u;
-{keep}
     for (var e = lid; e < m * m; e += {wg}u) {{
         let i = e / m; let j = e % m;
         if (i > j) {{ L[j * {ld}u + i] = s_real(R(0)); }}
     }}
     workgroupBarrier();
-{inverse}
+    for (var k = 0u; k < m; k++) {{
+        var xkk = s_real(R(1));
+        if (!unit) {{ xkk = s_div(xkk, L[k * {ld + 1}u]); }}
+        let i = k + 1u + lane;
+        if (i < m) {{
+            let lik = L[i * {ld}u + k];
+            let last = i == k + 1u && !unit;
+            for (var j = grp; j <= k; j += {G}u) {{
+                var xkj = xkk;
+                if (j < k) {{ xkj = L[j * {ld}u + k]; }}
+                var x = L[j * {ld}u + i] - s_mul(lik, xkj);
+                if (last) {{ x = s_div(x, L[i * {ld + 1}u]); }}
+                L[j * {ld}u + i] = x;
+            }}
+        }}
+        workgroupBarrier();
+    }}
     for (var e = lid; e < {LEAF * LEAF}u; e += {wg}u) {{
         let i = e / {LEAF}u; let c = e % {LEAF}u;
         var v = s_real(R(0));
