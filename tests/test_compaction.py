@@ -227,3 +227,21 @@ def test_tallied_labels_of_a_strided_view():
     base[0] = 4  # a write into the labels' buffer drops what was known of it
     yh[0] = 4
     np.testing.assert_array_equal(np.asarray(X[y == 4]), Xh.astype(np.float32)[yh[::2] == 4])
+
+
+def test_labels_past_the_kept_permutation_size_are_compacted(monkeypatch):
+    # the sorting permutation is kept for labels up to MAX_PERM_ELEMENTS: longer ones
+    # (here a lowered bound) still count from the tally but compact each mask
+    from wgarray import _tally
+    monkeypatch.setattr(_tally, "MAX_PERM_ELEMENTS", 100)
+    rng = np.random.default_rng(14)
+    yh = rng.integers(0, 4, 500)
+    Xh = rng.standard_normal((500, 2)).astype(np.float32)
+    y, X = xp.asarray(yh), xp.asarray(Xh)
+    classes = xp.unique_values(y)
+    xp.evaluate(classes)
+    X[y == 0]
+    debug.reset_counters()
+    got = X[y == 3]
+    assert debug.counters()["dispatches"] > 2 and _readbacks() == 0  # compacted, counted from the tally
+    np.testing.assert_array_equal(np.asarray(got), Xh[yh == 3])

@@ -132,6 +132,8 @@ def _unique(x, func: str, with_inverse: bool):
             k, src, starts, inv, perm, values_node = found[1]
         else:
             k, src, starts, inv, perm = ks.unique(flat, with_inverse)
+            if n > _tally.MAX_PERM_ELEMENTS:
+                perm = None  # not kept (``_tally``): the memo would hold 4 bytes a label
             values_node = kg.gather(flat, g.Data(src, (k,), dt.uint32, device))
             if memo_key is not None:
                 # the values too: a memoized unique gives the same values buffer each

@@ -90,8 +90,9 @@ def _key(node: g.Data):
 
 
 # the sorting permutation of labels up to this many elements is kept with their tally
-# (4 bytes an element, alive as long as the labels): larger ones are compacted per mask
-MAX_PERM_ELEMENTS = 1 << 26
+# (4 bytes an element, at most 64 MiB, alive as long as the labels and the unique's
+# memo): larger ones are compacted per mask
+MAX_PERM_ELEMENTS = 1 << 24
 
 
 def register(flat: g.Node, inv, starts, values: g.Node, k: int, perm=None) -> None:
