@@ -308,9 +308,9 @@ def _mask_flat_indices(mask: Array) -> g.Node:
         for i, (held, flat) in enumerate(_MASKS):
             if held is node:
                 return flat
-        flat = _tally.mask_rows(node)  # a tallied label test: a slice of its sorting permutation
+        flat, count = _tally.mask(node)  # a tallied label test: a slice of its sorting permutation
         if flat is None:
-            flat = nonzero_flat(node, _tally.mask_count(node))[0]
+            flat = nonzero_flat(node, count)[0]
         if _small_graph(node):
             _MASKS.append((node, flat))
             if len(_MASKS) > MASK_MEMO_ENTRIES:

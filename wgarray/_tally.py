@@ -18,18 +18,15 @@ when an in-place write reaches the buffer (``forget``, called by ``_inplace.own`
 one door of every in-place write), so a count can never describe older contents.
 
 - ``register(...)``: the unique results of a label array (``_set_functions``);
-- ``mask_count(node)``: the number of True elements of ``equal(labels, v)`` /
+- ``mask(node)``: the number of True elements of ``equal(labels, v)`` /
   ``not_equal(labels, v)`` where labels is a registered array (or the inverse, cast to
   a wider integer) and v a scalar (a Python scalar, or an element of a small device
-  array: read once, with the counts when those are not on the host yet), else None;
-- ``mask_rows(node)``: for ``equal``, the flat indices of the True elements (a slice of
-  the permutation), else None.
+  array: read once, with the counts when those are not on the host yet), and for
+  ``equal`` the flat indices of the True elements (a slice of the permutation).
 """
 from __future__ import annotations
 
 import weakref
-
-import numpy as np
 
 from . import _dtypes as dt
 from ._graph import node as g
@@ -48,7 +45,7 @@ _HOST: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # DeviceBuffer -
 class _Counts:
     """The counts of one unique (and its values), read to the host on first use."""
 
-    __slots__ = ("starts", "values", "k", "perm", "by_value", "by_index", "number", "begins")
+    __slots__ = ("starts", "values", "k", "perm", "number", "begins")
 
     def __init__(self, starts, values: g.Data, k: int, perm=None):
         self.starts = starts  # DeviceBuffer: k + 1 uint32 run starts in sorted order
@@ -57,9 +54,7 @@ class _Counts:
         # DeviceBuffer or None: the stable sorting permutation of the labels (n uint32),
         # so value number j's positions, in increasing order, are perm[begins[j]:begins[j + 1]]
         self.perm = perm
-        self.by_value = None  # {value: count}, once read
-        self.by_index = None  # [count of value number j]
-        self.number = None  # {value: its value number j}
+        self.number = None  # {value: its value number j}, once read
         self.begins = None  # [run start of value number j in sorted order], k + 1 of them
 
     def parts(self):
@@ -68,13 +63,9 @@ class _Counts:
         return [(self.starts, 0, 4 * (self.k + 1)), (v.buf, v.offset * item, self.k * item)]
 
     def take(self, starts_bytes, value_bytes) -> None:
-        starts = starts_bytes.view("<u4").astype(np.int64)
-        counts = np.diff(starts).tolist()
         values = value_bytes.view(self.values.dtype.numpy).tolist()
-        self.by_index = counts
-        self.by_value = dict(zip(values, counts))
         self.number = {v: j for j, v in enumerate(values)}
-        self.begins = starts.tolist()
+        self.begins = starts_bytes.view("<u4").tolist()
 
 
 class _Tally:
@@ -166,7 +157,7 @@ def _label_test(node: g.Node):
         if scalar is None:
             return None
         counts = tally.counts
-        parts = [] if counts.by_value is not None else counts.parts()
+        parts = [] if counts.number is not None else counts.parts()
         leaf = scalar[1] if scalar[0] == "read" else None
         if leaf is not None:
             item = leaf.dtype.itemsize
@@ -174,7 +165,7 @@ def _label_test(node: g.Node):
             parts.append((leaf.buf, 0, leaf.buf.size) if whole else (leaf.buf, leaf.offset * item, item))
         if parts:
             raw = node.device.runtime.read_many(parts)
-            if counts.by_value is None:
+            if counts.number is None:
                 counts.take(raw[0], raw[1])
             if leaf is not None:
                 host = raw[-1]
@@ -193,35 +184,25 @@ def _label_test(node: g.Node):
     return None
 
 
-def mask_count(node: g.Node) -> int | None:
-    """The number of True elements of the mask ``node`` where a tally answers it (see
-    the module's docstring), reading at most once (counts and scalar together)."""
+def mask(node: g.Node):
+    """(rows, count) of the mask ``node`` where a tally answers it (see the module's
+    docstring), reading at most once (counts and scalar together): ``count`` the number
+    of its True elements, ``rows`` for ``labels == v`` whose labels keep their sorting
+    permutation, the flat indices (uint32, increasing) of those elements, a slice of the
+    permutation (the stable sort puts v's positions in one run, in order), else None.
+    (None, None) where no tally answers: the caller counts and compacts the mask."""
     node = g.settle(node)
     test = _label_test(node)
     if test is None:
-        return None
+        return None, None
     counts, j = test
-    n_true = 0 if j is None else counts.by_index[j]
-    return n_true if node.op == "equal" else node.size - n_true
+    n_true = 0 if j is None else counts.begins[j + 1] - counts.begins[j]
+    if node.op == "not_equal":
+        return None, node.size - n_true
+    rows = None
+    if n_true and counts.perm is not None:
+        rows = g.Data(counts.perm, (n_true,), dt.uint32, node.device, offset=counts.begins[j])
+    return rows, n_true
 
 
-def mask_rows(node: g.Node) -> g.Data | None:
-    """The flat indices (uint32, increasing) of the True elements of the mask ``node``
-    where it is ``labels == v`` of tallied labels whose sorting permutation is kept: a
-    slice of that permutation (the stable sort puts value v's positions in one run, in
-    order), with no scan, no compaction and no readback beyond ``mask_count``'s. Else
-    None (the caller compacts the mask)."""
-    node = g.settle(node)
-    if type(node) is not g.Op or node.op != "equal":
-        return None
-    test = _label_test(node)
-    if test is None or test[1] is None or test[0].perm is None:
-        return None
-    counts, j = test
-    begin, end = counts.begins[j], counts.begins[j + 1]
-    if end == begin:
-        return None
-    return g.Data(counts.perm, (end - begin,), dt.uint32, node.device, offset=begin)
-
-
-__all__ = ["register", "forget", "mask_count", "mask_rows"]
+__all__ = ["register", "forget", "mask"]

@@ -106,10 +106,10 @@ def nonzero(x: Array, /) -> tuple[Array, ...]:
     check_ndim(x, "nonzero")
     if x.device.big and slabs.too_big([x._node]):
         return _nonzero_in_slabs(x)
-    rows = _tally.mask_rows(x._node) if x.ndim == 1 else None
-    if rows is not None:  # a tallied label test: a slice of the labels' sorting permutation
+    rows, count = _tally.mask(x._node)
+    if rows is not None:  # a tallied (1-D) label test: a slice of the labels' sorting permutation
         return (Array._new(g.make_op("cast", [rows], dt.int64)),)
-    flat, count = kcompact.nonzero_flat(x._node, _tally.mask_count(x._node))
+    flat, count = kcompact.nonzero_flat(x._node, count)
     if x.ndim == 1:
         return (Array._new(flat),)
     if count == 0:
