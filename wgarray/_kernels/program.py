@@ -42,7 +42,6 @@ MAX_DIVERGED = 2  # failed guards of one layout after which its routine just run
 GUARD_BYTES = 4096  # the largest readback a recording keeps as a guard
 
 _ALLOC, _DISPATCH, _COPY, _READ = 0, 1, 2, 3
-_UNREPLAYABLE = "unreplayable"  # rt.programs' entry for a layout whose guards kept failing
 
 
 class Recorder:
@@ -197,10 +196,10 @@ def run(name: str, key, inputs, routine):
     with rt.lock:
         prog = programs.get(full_key)
         diverged = 0
-        if type(prog) is tuple:  # (_UNREPLAYABLE, failed guards)
-            if prog[1] >= MAX_DIVERGED:
+        if type(prog) is int:  # a layout whose last replay failed a guard: that many so far
+            if prog >= MAX_DIVERGED:
                 return routine(*datas)
-            diverged, prog = prog[1], None
+            diverged, prog = prog, None
         if prog is not None:
             programs.move_to_end(full_key)
             out = prog.replay(rt, bufs, device)
@@ -209,7 +208,7 @@ def run(name: str, key, inputs, routine):
                 return out if len(out) > 1 else out[0]
             count("programs_diverged")
             diverged = prog.diverged + 1
-            programs[full_key] = (_UNREPLAYABLE, diverged)
+            programs[full_key] = diverged
             if diverged >= MAX_DIVERGED:
                 return routine(*datas)
         if rt._store_run is not None:
