@@ -292,6 +292,106 @@ def _lu(x: Array, rhs, mode: str, func: str):
     return kla.lu(x._node, rhs, mode)
 
 
+def _lu_past_limit(n: int, r: int, dtype, device) -> bool:
+    """Whether the blocked LU's work matrix [A | B] of one n x n matrix (r right-hand
+    sides) would pass the binding limit: then it runs by panels."""
+    return n * (n + r) * dtype.itemsize > device.max_binding_bytes
+
+
+def _one_past_limit(x: Array, r: int) -> bool:
+    """Whether ``x`` is one non-empty square matrix (batch dims of 1 allowed) whose LU
+    with r right-hand sides runs by panels."""
+    n = x.shape[-1]
+    return bool(n) and g.prod(x.shape[:-2]) == 1 and _lu_past_limit(n, r, x.dtype, x.device)
+
+
+def _matrix(x: Array) -> Array:
+    return mf.reshape(x, x.shape[-2:])
+
+
+def _panel_width(n: int, dtype, device) -> int:
+    """Columns of an n-row panel of a matrix past the binding limit: a binding holds
+    PART_SHARE of its copies at 8 bytes an element."""
+    return max(1, min(n, slabs.slab_bytes(device) // (PART_SHARE * n * max(dtype.itemsize, 8))))
+
+
+def _take_rows(x: Array, order: Array) -> Array:
+    """x[order] for a valid row order (no bounds flag, so no readback)."""
+    rows, cols = x.shape
+    idx = g.make_op("multiply", [_core.cast_node(order._node, dt.uint32), g.Const(cols, dt.uint32, x.device, ())],
+                    dt.uint32)
+    flat = g.make_op("add", [g.broadcast_view(g.reshape_view(idx, (rows, 1)), (rows, cols)),
+                             g.Iota((rows, cols), x.device, 0, (0, 1))], dt.uint32)
+    return Array._new(kg.gather(_own(x._node)._node, flat))
+
+
+def _lu_by_panels(a: Array, b: Array | None, mode: str):
+    """solve ('solve', b (n, r)), inv ('inv') or det's parts ('det': the diagonal of U
+    and the parity of the row swaps) of one n x n matrix past the binding limit, by
+    panels of columns that each fit a binding (right-looking): panel k's rows from its
+    diagonal down are factored with partial pivoting (``blk.lu_tall``), and every later
+    panel and right-hand side panel takes the same row order, its block row of U from a
+    unit lower solve and its rows below less a matrix product. Then U X = L^-1 P B
+    block row by block row, from the last. The work is matrix products but for the
+    panels' own factorizations."""
+    n = a.shape[-1]
+    dtype, device = a.dtype, a.device
+    width = _panel_width(n, dtype, device)
+    starts = list(range(0, n, width))
+    ends = [min(n, j + width) for j in starts]
+    cols = [_own(a[:, j:e]._node) for j, e in zip(starts, ends)]
+    if mode == "solve":
+        rhs = [_own(b[:, j:j + width]._node) for j in range(0, b.shape[-1], width)]
+    elif mode == "inv":
+        rhs = [cf.eye(n, e - j, k=-j, dtype=dtype, device=device) for j, e in zip(starts, ends)]
+    else:
+        rhs = []
+    diags, parity = [], []
+    for k, (j, e) in enumerate(zip(starts, ends)):
+        factors, order, fl = blk.lu_tall(cols[k][j:]._node)
+        lu = Array._new(factors)
+        order = Array._new(order)
+        cols[k][j:] = lu
+        diags.append(diagonal(lu[:e - j]))
+        parity.append(Array._new(fl))
+        for x in cols[k + 1:] + rhs:
+            rest = _take_rows(x[j:], order)
+            u = Array._new(blk.triangular_solve(lu[:e - j]._node, rest[:e - j]._node, lower=True, unit=True))
+            x[j:e] = u
+            if e < n:
+                x[e:] = rest[e - j:] - matmul(lu[e - j:], u)
+    if mode == "det":
+        return mf.concat(diags), functools.reduce(operator.add, parity)
+    for x in rhs:
+        for i in reversed(range(len(starts))):
+            i0, i1 = starts[i], ends[i]
+            y = x[i0:i1]
+            for jdx in range(i + 1, len(starts)):
+                y = y - matmul(cols[jdx][i0:i1], x[starts[jdx]:ends[jdx]])
+            x[i0:i1] = Array._new(blk.triangular_solve(cols[i][i0:i1]._node, y._node, lower=False))
+    if len(rhs) == 1:
+        return rhs[0]
+    out = cf.empty((n, sum(x.shape[1] for x in rhs)), dtype=dtype, device=device)
+    c = 0
+    for x in rhs:
+        out[:, c:c + x.shape[1]] = x
+        c += x.shape[1]
+    return out
+
+
+def _det_of_panels(diag: Array, parity: Array):
+    """(sign, log|det|, det) from U's diagonal and the swaps' parity, as the blocked
+    LU's fold gives them: a zero pivot makes the sign 0 and log|det| -inf."""
+    zero = uf.any(diag == 0)
+    flip = (parity % 2) == 1
+    sgn = stf.prod(ew.sign(diag))
+    sgn = sf.where(flip, -sgn, sgn)
+    logabs = stf.sum(ew.log(ew.abs(diag)))
+    d = stf.prod(diag)
+    d = sf.where(flip, -d, d)
+    return sf.where(zero, 0, sgn), sf.where(zero, -math.inf, logabs), sf.where(zero, 0, d)
+
+
 def solve(x1: Array, x2: Array, /) -> Array:
     _float_input(x1, "solve", square=True)
     _core.check_array(x2, "solve", "x2")
@@ -317,8 +417,11 @@ def solve(x1: Array, x2: Array, /) -> Array:
     if run:  # a stack past the binding limit: runs of it
         res = _in_runs(solve, [a, Array._new(b_node)], batch, run)
         return mf.reshape(res, batch + (n,)) if vec else res
+    r = b_node.shape[-1]
+    if _one_past_limit(a, r):
+        res = _lu_by_panels(_matrix(a), _matrix(Array._new(b_node)), "solve")
+        return mf.reshape(res, batch + ((n,) if vec else (n, r)))
     rhs = kla.contig(b_node)
-    r = rhs.shape[-1]
     out = _lu(a, rhs, "solve", "solve")
     res = g.Data(out, batch + (n, r), dtype, device)
     if vec:
@@ -329,14 +432,19 @@ def solve(x1: Array, x2: Array, /) -> Array:
 @_stacks_in_runs
 def inv(x: Array, /) -> Array:
     _float_input(x, "inv", square=True)
+    if _one_past_limit(x, x.shape[-1]):
+        return mf.reshape(_lu_by_panels(_matrix(x), None, "inv"), x.shape)
     out = _lu(x, None, "inv", "inv")
     return Array._new(g.Data(out, x.shape, x.dtype, x.device))
 
 
 def _det_parts(x: Array, func: str):
     _float_input(x, func, square=True)
-    out = _lu(x, None, "det", func)
     batch = x.shape[:-2]
+    if _one_past_limit(x, 0):
+        parts = _det_of_panels(*_lu_by_panels(_matrix(x), None, "det"))
+        return lambda j: mf.reshape(parts[j], batch)._node
+    out = _lu(x, None, "det", func)
     d = g.Data(out, batch + (3,), x.dtype, x.device)
 
     def part(j):
@@ -361,7 +469,7 @@ def slogdet(x: Array, /) -> SlogdetResult:
         return SlogdetResult(Array._new(g.Const(1, x.dtype, x.device, x.shape[:-2])),
                              _zeros(x.shape[:-2], rdt, x.device))
     logabs = part(1)
-    if x.dtype.kind == "c":
+    if logabs.dtype.kind == "c":
         logabs = g.make_op("real", [logabs], rdt)
     return SlogdetResult(Array._new(part(0)), Array._new(logabs))
 

@@ -285,37 +285,7 @@ def _lu(a: g.Data, rhs: g.Data | None, mode: str):
         _store(g.Data(e.buf, (nb, n, n), dtype, device, e.offset, (0,) + e.strides), w.block(0, n, n, ld), 0)
     piv = rt.alloc(max(nb * n, 1) * 4)
     fl = rt.alloc(max(nb, 1) * 4)
-    dbuf = rt.alloc(nb * LEAF * LEAF * dtype.itemsize)
-    budget = phase_budget(device)
-    threads = kb.panel_threads(device)
-    tall = max(TLU_MIN_ROWS, 64)
-    tournament = _Tournament(nb, n, dtype, device) if TLU_MIN_ROWS and n >= max(tall, TLU_MIN_ORDER) else None
-    for k in range(0, n, PANEL):
-        kend = min(n, k + PANEL)
-        if tournament is not None and n - k >= tall:
-            tournament.panel(w.buf, piv, fl, ld, k, kend, t)
-        else:
-            # per column: the tree, the row swap, the update of a row group's rows;
-            # then once per dispatch the multipliers' division
-            rows = _cdiv(n - k, threads // 32)
-            cost = 16 + threads.bit_length() + _cdiv(ld, threads) + rows
-            step = max(1, (budget - rows - _cdiv(n - k, threads)) // cost)
-            for a0 in range(k, kend, step):
-                launch(device, "linalg_blk_panel", (t, threads), kb.panel_record, kb.render_panel,
-                       {"W": w.buf, "PIV": piv, "FL": fl}, nb,
-                       nbatch=nb, n=n, ld=ld, k0=k, kend=kend, a=a0, c=min(kend, a0 + step))
-        if kend == ld:
-            break
-        u12 = w.block(k, kend, kend, ld)
-        _leaf(w.block(k, kend, k, kend), 1, 1, dbuf, unit=True)
-        dm = _Mat(dbuf, 0, LEAF * LEAF, LEAF, 1, kend - k, kend - k, nb, dtype, device)
-        u12new = _matmul(dm.node(), u12.node())
-        _store(u12new, u12, 0)
-        if kend < n:
-            # the trailing update reads L21 from a copy (the update writes W itself)
-            l21 = _Mat.new(nb, n - kend, kend - k, dtype, device)
-            _store(w.block(kend, n, k, kend).node(), l21, 0)
-            _subtract(l21.node(), u12new, w.block(kend, n, kend, ld))
+    _lu_steps(w, n, ld, piv, fl)
     if mode == "det":
         out = rt.alloc(max(nb, 1) * 3 * dtype.itemsize)
         dummy = rt.alloc(16)
@@ -328,6 +298,81 @@ def _lu(a: g.Data, rhs: g.Data | None, mode: str):
     x = w.block(0, n, n, ld)
     bst = _batch_strides(batch, x.sz)
     return g.Data(w.buf, batch + (n, r), dtype, device, x.off, bst + (x.rs, x.cs))
+
+
+def _lu_steps(w: _Mat, nfac: int, upd: int, piv, fl) -> None:
+    """Partial-pivoting LU, in place, of the first ``nfac`` columns of each of w's
+    contiguous rows x ld matrices (rows >= nfac): each pivot's row swap over all ld
+    columns (into PIV, u32 rows per matrix, and the parity into FL), the blocked updates
+    over the columns before ``upd`` (the right-hand sides carried along where
+    ``upd`` > ``nfac``; columns from ``upd`` on are only swapped)."""
+    nb, m, ld = w.nb, w.rows, w.cols
+    device, dtype = w.device, w.dtype
+    t = _tag(dtype, device)
+    dbuf = device.runtime.alloc(nb * LEAF * LEAF * dtype.itemsize)
+    budget = phase_budget(device)
+    threads = kb.panel_threads(device)
+    tall = max(TLU_MIN_ROWS, 64)
+    tournament = _Tournament(nb, m, dtype, device) if TLU_MIN_ROWS and m >= max(tall, TLU_MIN_ORDER) else None
+    for k in range(0, nfac, PANEL):
+        kend = min(nfac, k + PANEL)
+        if tournament is not None and m - k >= tall:
+            tournament.panel(w.buf, piv, fl, ld, k, kend, t)
+        else:
+            # per column: the tree, the row swap, the update of a row group's rows;
+            # then once per dispatch the multipliers' division
+            rows = _cdiv(m - k, threads // 32)
+            cost = 16 + threads.bit_length() + _cdiv(ld, threads) + rows
+            step = max(1, (budget - rows - _cdiv(m - k, threads)) // cost)
+            for a0 in range(k, kend, step):
+                launch(device, "linalg_blk_panel", (t, threads), kb.panel_record, kb.render_panel,
+                       {"W": w.buf, "PIV": piv, "FL": fl}, nb,
+                       nbatch=nb, n=m, ld=ld, k0=k, kend=kend, a=a0, c=min(kend, a0 + step))
+        if kend == upd:
+            break
+        u12 = w.block(k, kend, kend, upd)
+        _leaf(w.block(k, kend, k, kend), 1, 1, dbuf, unit=True)
+        dm = _Mat(dbuf, 0, LEAF * LEAF, LEAF, 1, kend - k, kend - k, nb, dtype, device)
+        u12new = _matmul(dm.node(), u12.node())
+        _store(u12new, u12, 0)
+        if kend < m:
+            # the trailing update reads L21 from a copy (the update writes W itself)
+            l21 = _Mat.new(nb, m - kend, kend - k, dtype, device)
+            _store(w.block(kend, m, k, kend).node(), l21, 0)
+            _subtract(l21.node(), u12new, w.block(kend, m, kend, upd))
+
+
+def lu_tall(a: g.Node):
+    """LU with partial pivoting of one m x w matrix ``a`` (m >= w >= 1), the panel step of
+    the LU of a matrix past the binding limit (``linalg._lu_by_panels``): the factors
+    (m, w) (L unit lower below the diagonal, U on and above it), the row order (m,) in
+    ``a``'s dtype (row i of the factors is row ``order[i]`` of ``a``: a column of row
+    numbers rides along with the swaps, exact below 2^24 rows in float32) and the
+    parity of the swaps (a uint32 0-d Data)."""
+    m, wd = a.shape
+    dtype, device = a.dtype, a.device
+    rt = device.runtime
+    w = _Mat.new(1, m, wd + 1, dtype, device)
+    _store(as_batch3(a), w.block(0, m, 0, wd), 0)
+    rows = g.make_op("cast", [g.Iota((m, 1), device)], dtype)
+    _store(as_batch3(rows), w.block(0, m, wd, wd + 1), 0)
+    piv = rt.alloc(max(m, 1) * 4)
+    fl = rt.alloc(16)
+    _lu_steps(w, wd, wd, piv, fl)
+    factors = g.Data(w.buf, (m, wd), dtype, device, 0, (wd + 1, 1))
+    order = g.Data(w.buf, (m,), dtype, device, wd, (wd + 1,))
+    return factors, order, g.Data(fl, (), dt.uint32, device)
+
+
+def triangular_solve(t: g.Node, y: g.Node, lower: bool, unit: bool = False) -> g.Data:
+    """T^-1 Y for one square triangular ``t`` (the other triangle never read; a unit
+    diagonal where ``unit``) and ``y`` (n, r): a new contiguous Data, by the blocked
+    solve of the LU and Cholesky."""
+    n, r = y.shape
+    ym = _Mat.new(1, n, r, y.dtype, y.device)
+    _store(as_batch3(y), ym, 0)
+    _trsm(_Mat.of(as_batch3(t)), ym, lower, unit)
+    return g.Data(ym.buf, (n, r), y.dtype, y.device)
 
 
 class _Tournament:
