@@ -5,7 +5,12 @@ same work at sizes below and above it, wgarray beside torch (CUDA) in one run.
 - ``sum``: the sum of float32 (bytes read);
 - ``gram``: ``X.T @ X`` of an (n, 256) float32 X (bytes of X read; 2 n 256^2 flops);
 - ``sort``: the sort of float32 values in [0, 1) made by a hash of the index on the
-  device (bytes of keys; past the binding limit a sample sort of sorted runs).
+  device (bytes of keys; past the binding limit a sample sort of sorted runs);
+- ``solve`` and ``cholesky`` (``test_large_factorization``, sizes from
+  ``WGARRAY_LARGE_LU_GIB``): one float32 n x n matrix of that many bytes, symmetric with
+  hashed entries in [-1, 1) and n on the diagonal (positive definite): ``solve`` with 16
+  right-hand sides, ``cholesky``; past the binding limit both run by panels of columns.
+  Their extra_info holds the GFLOP/s (2/3 n^3 and 1/3 n^3 flops).
 
     WGARRAY_LARGE_GIB="0.5 1 4 8 32" python -m pytest benchmarks/bench_large.py \\
         --benchmark-only --benchmark-group-by=param:case --benchmark-json=large.json
@@ -28,6 +33,7 @@ import pytest
 import wgarray as xp
 
 SIZES = [float(s) for s in os.environ.get("WGARRAY_LARGE_GIB", "0.0625 0.25").split()]
+LU_SIZES = [float(s) for s in os.environ.get("WGARRAY_LARGE_LU_GIB", "0.0625").split()]
 CASES = ["ew", "sum", "gram", "sort"]
 
 
@@ -83,17 +89,64 @@ def _make(lib, case, nbytes):
     return (lambda: float(x.sum())), 4 * n
 
 
-@pytest.mark.parametrize("gib", SIZES)
-@pytest.mark.parametrize("lib", LIBS)
-@pytest.mark.parametrize("case", CASES)
-def test_large(benchmark, case, lib, gib):
+def _order(nbytes) -> int:
+    return int((nbytes / 4) ** 0.5) // 256 * 256
+
+
+def _factorization(lib, case, nbytes):
+    """(step, flops) of one float32 solve or cholesky of an order filling ``nbytes``."""
+    n = _order(nbytes)
+    flops = (2 if case == "solve" else 1) * n ** 3 / 3
+    if lib == "wgarray":
+        i = xp.astype(xp.arange(n, dtype=xp.uint32), xp.float32)
+        hashed = xp.sin(i[:, None] * 12.9898 + i[None, :] * 12.9898) * 43758.5453
+        a = (hashed - xp.floor(hashed)) * 2 - 1 + n * xp.eye(n, dtype=xp.float32)
+        b = xp.ones((n, 16), dtype=xp.float32)
+        xp.evaluate(a, b)
+        if case == "solve":
+            return (lambda: float(xp.linalg.solve(a, b)[0, 0])), flops
+        return (lambda: float(xp.linalg.cholesky(a)[n - 1, n - 1])), flops
+    torch = _torch()
+    i = torch.arange(n, dtype=torch.float32, device="cuda")
+    hashed = torch.sin(i[:, None] * 12.9898 + i[None, :] * 12.9898) * 43758.5453
+    a = (hashed - torch.floor(hashed)) * 2 - 1 + n * torch.eye(n, dtype=torch.float32, device="cuda")
+    b = torch.ones((n, 16), dtype=torch.float32, device="cuda")
+    if case == "solve":
+        return (lambda: float(torch.linalg.solve(a, b)[0, 0])), flops
+    return (lambda: float(torch.linalg.cholesky(a)[n - 1, n - 1])), flops
+
+
+def _fresh_caches():
     gc.collect()
-    # each case starts with the other library's cached memory given back
     rt = xp.asarray(0).device.runtime
     rt.sync()
     rt.pool.trim(0)
     if _torch() is not None:
         _torch().cuda.empty_cache()
+
+
+@pytest.mark.parametrize("gib", LU_SIZES)
+@pytest.mark.parametrize("lib", LIBS)
+@pytest.mark.parametrize("case", ["solve", "cholesky"])
+def test_large_factorization(benchmark, case, lib, gib):
+    _fresh_caches()
+    try:
+        step, flops = _factorization(lib, case, gib * (1 << 30))
+        step()
+    except MemoryError as exc:
+        pytest.skip(f"{lib}: {exc}")
+    benchmark.pedantic(step, rounds=3, iterations=1, warmup_rounds=1)
+    median = benchmark.stats.stats.median
+    benchmark.extra_info.update(gflops=flops / median / 1e9, gib=gib, order=_order(gib * (1 << 30)))
+    del step
+    gc.collect()
+
+
+@pytest.mark.parametrize("gib", SIZES)
+@pytest.mark.parametrize("lib", LIBS)
+@pytest.mark.parametrize("case", CASES)
+def test_large(benchmark, case, lib, gib):
+    _fresh_caches()  # each case starts with the other library's cached memory given back
     try:
         step, moved = _make(lib, case, gib * (1 << 30))
         step()

@@ -225,6 +225,28 @@ def test_solve_ill_conditioned_and_batched(d):
         assert bound(solve_residual(a[k], x[k], b), solve_residual(a[k], ref[k], b), d)
 
 
+@pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
+def test_lu_in_outer_blocks(d, monkeypatch):
+    """Blocks of OUTER columns (here 64, so an order of 200 has three and a part): the
+    panels update their own block, the columns right of it one rank-OUTER update, the
+    last block's panels the right-hand sides too; solve, inv and det as without blocks."""
+    monkeypatch.setattr(blk, "OUTER", 64)
+    n = 200
+    a = with_cond(n, n, d, 1e3, seed=5)
+    b = with_cond(n, 3, d, 10.0, seed=6)
+    x = to_np(la.solve(xp.asarray(a), xp.asarray(b)))
+    assert bound(solve_residual(a, x, b), solve_residual(a, np.linalg.solve(a, b), b), d)
+    xi = to_np(la.inv(xp.asarray(a)))
+    eye = np.eye(n)
+    assert bound(solve_residual(a, xi, eye), solve_residual(a, np.linalg.inv(a), eye), d)
+    det = complex(to_np(la.det(xp.asarray(a))))
+    monkeypatch.setattr(blk, "OUTER", blk.PANEL)
+    xp.asarray(0).device.runtime.programs.clear()  # a recording of the blocked layout is not replayed
+    one_level = complex(to_np(la.det(xp.asarray(a))))
+    exact = np.linalg.det(a.astype(np.complex128))
+    assert abs(det - exact) <= 10 * max(abs(one_level - exact), n * eps(d) * abs(exact))
+
+
 @pytest.mark.parametrize("n", [65, 130])
 @pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
 def test_inv_residual_within_10x_of_lapack(d, n):
