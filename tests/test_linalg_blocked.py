@@ -225,6 +225,41 @@ def test_solve_ill_conditioned_and_batched(d):
         assert bound(solve_residual(a[k], x[k], b), solve_residual(a[k], ref[k], b), d)
 
 
+def test_register_panels_give_the_global_memory_kernels_bits(monkeypatch):
+    """float32 LU panels with their rows in registers (where the device has subgroups)
+    pick the same pivots and give the same bits as the global-memory panel kernel:
+    solve (a batch of 2), inv, det, and a tall panel of the LU past the binding limit;
+    an exactly zero pivot gives det 0 either way."""
+    rt = xp.asarray(0).device.runtime
+    if not blk._register_panels(xp.float32, blk.kb.panel_threads(xp.asarray(0).device), xp.asarray(0).device):
+        pytest.skip("the device has no full subgroups of consecutive invocations: only the global-memory kernel runs")
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal((2, 130, 130)).astype(np.float32)
+    b = rng.standard_normal((2, 130, 3)).astype(np.float32)
+    sing = a[0] / np.float32(np.sqrt(130))
+    sing[:, 40] = 0
+    tall = rng.standard_normal((300, 70)).astype(np.float32)
+
+    def run():
+        rt.programs.clear()
+        x = xp.asarray(a)
+        factors, order, parity = blk.lu_tall(xp.asarray(tall)._node)
+        return (to_np(la.solve(x, xp.asarray(b))), to_np(la.inv(x[1])), to_np(la.det(x / np.float32(np.sqrt(130)))),
+                to_np(Array._new(factors)), to_np(Array._new(order)), int(to_np(Array._new(parity))),
+                float(to_np(la.det(xp.asarray(sing)))))
+
+    ours = run()
+    assert any(key[0] == "linalg_blk_panelr" for key in rt.kernels)
+    monkeypatch.setattr(blk, "REGISTER_PANELS", False)
+    ref = run()
+    for got, want in zip(ours[:6], ref[:6]):
+        np.testing.assert_array_equal(got, want)
+    assert ours[6] == ref[6] == 0.0
+    p, l_u = ours[4].astype(np.int64), ours[3]
+    lower = np.tril(l_u, -1)[:, :70] + np.eye(300, 70, dtype=np.float32)
+    np.testing.assert_allclose(lower @ np.triu(l_u[:70]), tall[p], rtol=0, atol=1e-5)
+
+
 @pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
 def test_lu_in_outer_blocks(d, monkeypatch):
     """Blocks of OUTER columns (here 64, so an order of 200 has three and a part): the

@@ -48,6 +48,12 @@ LEAF = kb.LEAF
 # 48 KiB devices); the global-memory leaf elsewhere.
 LEAF_SHARED = True
 PANEL = 32  # LU panel width: at most the panel kernel's 32 column lanes
+# float32 LU panels of at most ``panel_threads`` rows factor with their rows in
+# registers (``kb.render_panel_reg``) where the device has subgroups; False: always
+# the global-memory panel kernel. H100, float32 solve with 16 right-hand sides (with the
+# pivot searches' subgroup pass over the winners): order 1024 9.75 -> 6.99 ms, 2048
+# 17.8 -> 16.6, 4096 49.2 -> 43.0 (torch 2.62, 5.92, 14.4).
+REGISTER_PANELS = True
 # LU columns factored a block at a time: within a block of OUTER columns the panels of
 # PANEL update only the block's own columns, and the columns right of it take one
 # update of rank OUTER (a matmul that is compute-bound, where rank-PANEL updates of the
@@ -321,6 +327,7 @@ def _lu_steps(w: _Mat, nfac: int, upd: int, piv, fl) -> None:
     threads = kb.panel_threads(device)
     tall = max(TLU_MIN_ROWS, 64)
     tournament = _Tournament(nb, m, dtype, device) if TLU_MIN_ROWS and m >= max(tall, TLU_MIN_ORDER) else None
+    reg = _register_panels(dtype, threads, device)
     for k0 in range(0, nfac, OUTER):
         k1 = min(nfac, k0 + OUTER)
         # the panels update the rest of their block; those of the last block every column
@@ -329,6 +336,9 @@ def _lu_steps(w: _Mat, nfac: int, upd: int, piv, fl) -> None:
             kend = min(k1, k + PANEL)
             if tournament is not None and m - k >= tall:
                 tournament.panel(w.buf, piv, fl, ld, k, kend, t)
+            elif reg and m - k <= threads:
+                launch(device, "linalg_blk_panelr", (t, threads, reg), kb.panel_reg_record, kb.render_panel_reg,
+                       {"W": w.buf, "PIV": piv, "FL": fl}, nb, nbatch=nb, n=m, ld=ld, k0=k, kend=kend)
             else:
                 # per column: the tree, the row swap, the update of a row group's rows;
                 # then once per dispatch the multipliers' division
@@ -343,6 +353,16 @@ def _lu_steps(w: _Mat, nfac: int, upd: int, piv, fl) -> None:
                 _lu_update(w, k, kend, inner, dbuf)
         if inner < upd:
             _lu_update(w, k0, k1, upd, dbuf)
+
+
+def _register_panels(dtype, threads: int, device) -> int:
+    """The subgroup size where LU panels of up to ``threads`` rows factor in registers
+    (``kb.render_panel_reg``: float32, devices with full subgroups of consecutive
+    invocations), else 0."""
+    lanes = device.runtime.subgroup_size
+    if not REGISTER_PANELS or dtype is not dt.float32 or not lanes or threads % lanes:
+        return 0
+    return lanes
 
 
 def _lu_update(w: _Mat, k: int, kend: int, upd: int, dbuf) -> None:

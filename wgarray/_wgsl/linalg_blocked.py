@@ -340,6 +340,108 @@ def render_panel(t: str, threads: int = PANEL_WG) -> str:
     return _finish(decls, t, body)
 
 
+def panel_reg_record(t: str, threads: int, sg: int) -> Launch:
+    return record(f"linalg_blk_panelr{threads}_{t}_sg{sg}",
+                  [("W", "S", True), ("PIV", "u32", True), ("FL", "u32", True)],
+                  ("nbatch", "n", "ld", "k0", "kend"), threads)
+
+
+def render_panel_reg(t: str, threads: int, sg: int) -> str:
+    """``render_panel``'s factorization of a whole panel (columns k0..kend-1, at most
+    32; bindings and P the same but for the column range a..c) for panels of at most
+    ``threads`` rows below k0, its entries in registers: thread lid holds row slot
+    k0 + lid as 32 scalars (indexed by constants only, so they stay registers). A
+    column's pivot is a subgroup maximum (``sg`` lanes a subgroup, consecutive
+    invocations) and one pass over the subgroups' winners; the pivot row goes through
+    workgroup memory, where the row it displaces swaps with it, and every row below
+    subtracts its multiple of it. Two barriers a column, where the global-memory
+    kernel had a tree and two storage barriers and re-read its rows each column (NVIDIA
+    H100: a 1024-row panel 225 us). Rows right and left of the panel take the swaps in
+    order at the end, a column a thread. The pivot is the largest |a|^2, the lowest row
+    on ties (a NaN below any number); the multipliers, products and their order are the
+    global-memory kernel's. A zero pivot leaves its column's multipliers unscaled, as
+    LAPACK's getf2 does (they are zero then, or NaN)."""
+    T = threads
+    nsub = T // sg
+    decls = panel_reg_record(t, T, sg).declarations() + [
+        "var<workgroup> prow: array<S, 32>;", "var<workgroup> xrow: array<S, 32>;",
+        f"var<workgroup> sv: array<R, {nsub}>;", f"var<workgroup> si: array<u32, {nsub}>;",
+        "var<workgroup> pivs: array<u32, 32>;"]
+    rr = {"c64": "f32", "c128": "f64"}.get(t, t)
+    js = range(32)
+    body = _head()
+    body[0] = f"@compute @workgroup_size({T})"
+    body += f"""    let n = P[1]; let ld = P[2]; let k0 = P[3]; let wp = P[4] - k0;
+    let w0 = b * n * ld;
+    let live = k0 + lid < n;
+    let base = select(0u, w0 + (k0 + lid) * ld + k0, live);
+    var a: array<S, 32>;
+{_lines(js, "    if (live && {j}u < wp) {{ a[{j}] = W[base + {j}u]; }}")}
+    var flips = 0u;
+    for (var c = 0u; c < wp; c++) {{
+        var ac = a[0];
+{_lines(range(1, 32), "        ac = select(ac, a[{j}], c == {j}u);")}
+        var v = R(-1);
+        if (live && lid >= c) {{
+            v = s_abs2(ac);
+            if ({rr}_isnan(v)) {{ v = R(-0.5); }}
+        }}
+        let m = subgroupMax(v);
+        let mi = subgroupMin(select({TLU_NONE}u, lid, v == m));
+        if (lid % {sg}u == 0u) {{ sv[lid / {sg}u] = m; si[lid / {sg}u] = mi; }}
+        workgroupBarrier();
+{_winners(nsub, sg)}
+        if (lid == p) {{
+{_lines(js, "            prow[{j}] = a[{j}];")}
+        }}
+        if (lid == c && p != c) {{
+{_lines(js, "            xrow[{j}] = a[{j}];")}
+        }}
+        if (lid == 0u) {{ pivs[c] = p; }}
+        workgroupBarrier();
+        if (p != c) {{
+            flips ^= 1u;
+            if (lid == c) {{
+{_lines(js, "                a[{j}] = prow[{j}];")}
+            }} else if (lid == p) {{
+{_lines(js, "                a[{j}] = xrow[{j}];")}
+            }}
+        }}
+        if (live && lid > c) {{
+            let pv = prow[c];
+            var l = a[0];
+{_lines(range(1, 32), "            l = select(l, a[{j}], c == {j}u);")}
+            if (s_abs2(pv) != R(0)) {{ l = s_div(l, pv); }}
+{_lines(js, "            a[{j}] = select(a[{j}], select(a[{j}] - s_mul(l, prow[{j}]), l, c == {j}u), {j}u >= c);")}
+        }}
+    }}
+    if (live) {{
+{_lines(js, "        if ({j}u < wp) {{ W[base + {j}u] = a[{j}]; }}")}
+    }}
+    if (lid == 0u) {{
+        for (var c = 0u; c < wp; c++) {{ PIV[b * n + k0 + c] = k0 + pivs[c]; }}
+        FL[b] = select(FL[b], 0u, k0 == 0u) ^ flips;
+    }}
+    // the swaps of the rows' entries outside the panel, in order, a column a thread
+    for (var col = lid; col < ld; col += {T}u) {{
+        if (col >= k0 && col < k0 + wp) {{ continue; }}
+        for (var c = 0u; c < wp; c++) {{
+            let p = pivs[c];
+            if (p != c) {{
+                let i1 = w0 + (k0 + c) * ld + col;
+                let i2 = w0 + (k0 + p) * ld + col;
+                let x = W[i1]; W[i1] = W[i2]; W[i2] = x;
+            }}
+        }}
+    }}
+}}""".split("\n")
+    return _finish(decls, t, body)
+
+
+def _lines(js, template: str) -> str:
+    return "\n".join(template.format(j=j) for j in js)
+
+
 # rows of a row group an iteration in the panel kernels' row loops (H200, the LU panel
 # of 4096 rows: 482 us at 4, 522 at 8)
 ROWS_UNROLL = 4
@@ -545,10 +647,20 @@ def _tlu_search(rows: int, sg: int) -> str:
         let mi = subgroupMin(select({TLU_NONE}u, lid, v == m));
         if (lid % {sg}u == 0u) {{ sv[lid / {sg}u] = m; si[lid / {sg}u] = mi; }}
         workgroupBarrier();
-        var bv = sv[0]; var p = si[0];
-        for (var q = 1u; q < {rows // sg}u; q++) {{
+{_winners(rows // sg, sg)}"""
+
+
+def _winners(nsub: int, sg: int) -> str:
+    """``p``, the slot of the best of the ``nsub`` subgroup winners in sv/si (the
+    largest value, the lowest slot on ties), by every subgroup alike: lane q takes
+    winners q, q + sg, ..., then a subgroup maximum and minimum (a loop over all the
+    winners in every thread cost ~3 us a column of a 1024-row LU panel on an H100)."""
+    return f"""        var bv = R(-3); var p = {TLU_NONE}u;
+        for (var q = lid % {sg}u; q < {nsub}u; q += {sg}u) {{
             if (sv[q] > bv || (sv[q] == bv && si[q] < p)) {{ bv = sv[q]; p = si[q]; }}
-        }}"""
+        }}
+        let best = subgroupMax(bv);
+        p = subgroupMin(select({TLU_NONE}u, p, bv == best));"""
 
 
 def tlu_pick_record(t: str, rows: int, sg: int = 0) -> Launch:
