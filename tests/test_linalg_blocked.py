@@ -225,7 +225,9 @@ def test_solve_ill_conditioned_and_batched(d):
         assert bound(solve_residual(a[k], x[k], b), solve_residual(a[k], ref[k], b), d)
 
 
-def test_register_panels_give_the_global_memory_kernels_bits(monkeypatch):
+# None: the device's default (unrolled on GPUs); True compiles for ~2.5 minutes on lavapipe
+@pytest.mark.parametrize("unrolled", [None, False, pytest.param(True, marks=pytest.mark.slow)])
+def test_register_panels_give_the_global_memory_kernels_bits(monkeypatch, unrolled):
     """float32 LU panels with their rows in registers (where the device has subgroups)
     pick the same pivots and give the same bits as the global-memory panel kernel:
     solve (a batch of 2), inv, det, and a tall panel of the LU past the binding limit;
@@ -248,8 +250,11 @@ def test_register_panels_give_the_global_memory_kernels_bits(monkeypatch):
                 to_np(Array._new(factors)), to_np(Array._new(order)), int(to_np(Array._new(parity))),
                 float(to_np(la.det(xp.asarray(sing)))))
 
+    monkeypatch.setattr(blk, "REGISTER_UNROLLED", unrolled)
     ours = run()
-    assert any(key[0] == "linalg_blk_panelr" for key in rt.kernels)
+    dev = xp.asarray(0).device
+    want = (budget.loop_bound(dev) is None) if unrolled is None else unrolled
+    assert any(key[0] == "linalg_blk_panelr" and key[1][-1] == want for key in rt.kernels)
     monkeypatch.setattr(blk, "REGISTER_PANELS", False)
     ref = run()
     for got, want in zip(ours[:6], ref[:6]):

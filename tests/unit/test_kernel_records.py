@@ -124,6 +124,8 @@ def _opens_aliased(record, text: str) -> bool:
     (kb.leaf_shared_record, kb.render_leaf_shared, ("f64", 65, 1024)),
     (kb.leaf_shared_record, kb.render_leaf_shared, ("c128", 64)),
     (kb.panel_record, kb.render_panel, ("f32",)),
+    (kb.panel_reg_record, kb.render_panel_reg, ("f32", 1024, 32)),
+    (kb.panel_reg_record, kb.render_panel_reg, ("f32", 256, 8, True)),
     (kb.hh_record, kb.render_hh, ("f32",)),
     (kb.hh_t_record, kb.render_hh_t, ("f32",)),
     (ke.jeig_record, ke.render_jeig, ("f32", 64, True, False, 256)),

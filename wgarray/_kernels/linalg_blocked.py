@@ -54,6 +54,11 @@ PANEL = 32  # LU panel width: at most the panel kernel's 32 column lanes
 # pivot searches' subgroup pass over the winners): order 1024 9.75 -> 6.99 ms, 2048
 # 17.8 -> 16.6, 4096 49.2 -> 43.0 (torch 2.62, 5.92, 14.4).
 REGISTER_PANELS = True
+# the register panel's column steps unrolled, each with its column a constant: None
+# on devices without a loop bound (GPUs), where the 32 steps compile in well under a
+# second; lavapipe's LLVM takes ~2.5 minutes over the unrolled shader, so the looped one
+# runs there. H100, float32 solve 1024: 7.0 -> 5.0 ms (torch 2.57); 4096 43.0 -> 42.5.
+REGISTER_UNROLLED = None
 # LU columns factored a block at a time: within a block of OUTER columns the panels of
 # PANEL update only the block's own columns, and the columns right of it take one
 # update of rank OUTER (a matmul that is compute-bound, where rank-PANEL updates of the
@@ -328,6 +333,7 @@ def _lu_steps(w: _Mat, nfac: int, upd: int, piv, fl) -> None:
     tall = max(TLU_MIN_ROWS, 64)
     tournament = _Tournament(nb, m, dtype, device) if TLU_MIN_ROWS and m >= max(tall, TLU_MIN_ORDER) else None
     reg = _register_panels(dtype, threads, device)
+    unrolled = loop_bound(device) is None if REGISTER_UNROLLED is None else REGISTER_UNROLLED
     for k0 in range(0, nfac, OUTER):
         k1 = min(nfac, k0 + OUTER)
         # the panels update the rest of their block; those of the last block every column
@@ -337,7 +343,8 @@ def _lu_steps(w: _Mat, nfac: int, upd: int, piv, fl) -> None:
             if tournament is not None and m - k >= tall:
                 tournament.panel(w.buf, piv, fl, ld, k, kend, t)
             elif reg and m - k <= threads:
-                launch(device, "linalg_blk_panelr", (t, threads, reg), kb.panel_reg_record, kb.render_panel_reg,
+                launch(device, "linalg_blk_panelr", (t, threads, reg, unrolled), kb.panel_reg_record,
+                       kb.render_panel_reg,
                        {"W": w.buf, "PIV": piv, "FL": fl}, nb, nbatch=nb, n=m, ld=ld, k0=k, kend=kend)
             else:
                 # per column: the tree, the row swap, the update of a row group's rows;

@@ -340,13 +340,13 @@ def render_panel(t: str, threads: int = PANEL_WG) -> str:
     return _finish(decls, t, body)
 
 
-def panel_reg_record(t: str, threads: int, sg: int) -> Launch:
-    return record(f"linalg_blk_panelr{threads}_{t}_sg{sg}",
+def panel_reg_record(t: str, threads: int, sg: int, unrolled: bool = False) -> Launch:
+    return record(f"linalg_blk_panelr{threads}_{t}_sg{sg}" + ("_u" if unrolled else ""),
                   [("W", "S", True), ("PIV", "u32", True), ("FL", "u32", True)],
                   ("nbatch", "n", "ld", "k0", "kend"), threads)
 
 
-def render_panel_reg(t: str, threads: int, sg: int) -> str:
+def render_panel_reg(t: str, threads: int, sg: int, unrolled: bool = False) -> str:
     """``render_panel``'s factorization of a whole panel (columns k0..kend-1, at most
     32; bindings and P the same but for the column range a..c) for panels of at most
     ``threads`` rows below k0, its entries in registers: thread lid holds row slot
@@ -360,15 +360,22 @@ def render_panel_reg(t: str, threads: int, sg: int) -> str:
     order at the end, a column a thread. The pivot is the largest |a|^2, the lowest row
     on ties (a NaN below any number); the multipliers, products and their order are the
     global-memory kernel's. A zero pivot leaves its column's multipliers unscaled, as
-    LAPACK's getf2 does (they are zero then, or NaN)."""
+    LAPACK's getf2 does (they are zero then, or NaN). ``unrolled``: the 32 column
+    steps rendered one by one with their column a constant (no selects over the row;
+    a longer shader)."""
     T = threads
     nsub = T // sg
-    decls = panel_reg_record(t, T, sg).declarations() + [
+    decls = panel_reg_record(t, T, sg, unrolled).declarations() + [
         "var<workgroup> prow: array<S, 32>;", "var<workgroup> xrow: array<S, 32>;",
         f"var<workgroup> sv: array<R, {nsub}>;", f"var<workgroup> si: array<u32, {nsub}>;",
         "var<workgroup> pivs: array<u32, 32>;"]
     rr = {"c64": "f32", "c128": "f64"}.get(t, t)
     js = range(32)
+    if unrolled:  # column c a constant: its entry a register, no selects
+        columns = "\n".join(f"    if (wp > {c}u) {{\n    let c = {c}u;\n{_reg_column(rr, sg, nsub, c)}\n    }}"
+                             for c in range(32))
+    else:
+        columns = f"    for (var c = 0u; c < wp; c++) {{\n{_reg_column(rr, sg, nsub, None)}\n    }}"
     body = _head()
     body[0] = f"@compute @workgroup_size({T})"
     body += f"""    let n = P[1]; let ld = P[2]; let k0 = P[3]; let wp = P[4] - k0;
@@ -378,9 +385,47 @@ def render_panel_reg(t: str, threads: int, sg: int) -> str:
     var a: array<S, 32>;
 {_lines(js, "    if (live && {j}u < wp) {{ a[{j}] = W[base + {j}u]; }}")}
     var flips = 0u;
-    for (var c = 0u; c < wp; c++) {{
-        var ac = a[0];
-{_lines(range(1, 32), "        ac = select(ac, a[{j}], c == {j}u);")}
+{columns}
+    if (live) {{
+{_lines(js, "        if ({j}u < wp) {{ W[base + {j}u] = a[{j}]; }}")}
+    }}
+    if (lid == 0u) {{
+        for (var c = 0u; c < wp; c++) {{ PIV[b * n + k0 + c] = k0 + pivs[c]; }}
+        FL[b] = select(FL[b], 0u, k0 == 0u) ^ flips;
+    }}
+    // the swaps of the rows' entries outside the panel, in order, a column a thread
+    for (var col = lid; col < ld; col += {T}u) {{
+        if (col >= k0 && col < k0 + wp) {{ continue; }}
+        for (var c = 0u; c < wp; c++) {{
+            let p = pivs[c];
+            if (p != c) {{
+                let i1 = w0 + (k0 + c) * ld + col;
+                let i2 = w0 + (k0 + p) * ld + col;
+                let x = W[i1]; W[i1] = W[i2]; W[i2] = x;
+            }}
+        }}
+    }}
+}}""".split("\n")
+    return _finish(decls, t, body)
+
+
+def _reg_column(rr: str, sg: int, nsub: int, const: int | None) -> str:
+    """One column step of ``render_panel_reg`` (``c`` in scope): the pivot search, the
+    swap through workgroup memory, the update of the rows below. ``const``: c's value,
+    known when rendering (the entry a[c] then read and written directly, the update
+    only over the columns right of it), or None (selects over all 32)."""
+    js = range(32)
+    if const is None:
+        entry = "var ac = a[0];\n" + _lines(range(1, 32), "        ac = select(ac, a[{j}], c == {j}u);")
+        mult = "var l = a[0];\n" + _lines(range(1, 32), "            l = select(l, a[{j}], c == {j}u);")
+        update = _lines(js, "            a[{j}] = select(a[{j}], select(a[{j}] - s_mul(l, prow[{j}]), l, c == {j}u), "
+                            "{j}u >= c);")
+    else:
+        entry = f"let ac = a[{const}];"
+        mult = f"var l = a[{const}];"
+        update = _lines(range(const + 1, 32), "            a[{j}] = a[{j}] - s_mul(l, prow[{j}]);")
+        update += f"\n            a[{const}] = l;"
+    return f"""        {entry}
         var v = R(-1);
         if (live && lid >= c) {{
             v = s_abs2(ac);
@@ -409,33 +454,10 @@ def render_panel_reg(t: str, threads: int, sg: int) -> str:
         }}
         if (live && lid > c) {{
             let pv = prow[c];
-            var l = a[0];
-{_lines(range(1, 32), "            l = select(l, a[{j}], c == {j}u);")}
+            {mult}
             if (s_abs2(pv) != R(0)) {{ l = s_div(l, pv); }}
-{_lines(js, "            a[{j}] = select(a[{j}], select(a[{j}] - s_mul(l, prow[{j}]), l, c == {j}u), {j}u >= c);")}
-        }}
-    }}
-    if (live) {{
-{_lines(js, "        if ({j}u < wp) {{ W[base + {j}u] = a[{j}]; }}")}
-    }}
-    if (lid == 0u) {{
-        for (var c = 0u; c < wp; c++) {{ PIV[b * n + k0 + c] = k0 + pivs[c]; }}
-        FL[b] = select(FL[b], 0u, k0 == 0u) ^ flips;
-    }}
-    // the swaps of the rows' entries outside the panel, in order, a column a thread
-    for (var col = lid; col < ld; col += {T}u) {{
-        if (col >= k0 && col < k0 + wp) {{ continue; }}
-        for (var c = 0u; c < wp; c++) {{
-            let p = pivs[c];
-            if (p != c) {{
-                let i1 = w0 + (k0 + c) * ld + col;
-                let i2 = w0 + (k0 + p) * ld + col;
-                let x = W[i1]; W[i1] = W[i2]; W[i2] = x;
-            }}
-        }}
-    }}
-}}""".split("\n")
-    return _finish(decls, t, body)
+{update}
+        }}"""
 
 
 def _lines(js, template: str) -> str:
