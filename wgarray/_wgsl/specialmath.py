@@ -711,23 +711,47 @@ fn $T_betacf(a: $T, b: $T, x: $T) -> $T {
     }
     return h;
 }""",
-    "betainc": """
-fn $T_betainc(a: $T, b: $T, x: $T) -> $T {
-    if ($T_isnan(a) || $T_isnan(b) || $T_isnan(x)) { return $T_nan(); }
-    if (a < 0.0 || b < 0.0 || x < 0.0 || x > 1.0 || (a == 0.0 && b == 0.0)) { return $T_nan(); }
-    if ($T_isinf(a) && $T_isinf(b)) { return $T_nan(); }
-    if (a == 0.0 || $T_isinf(b)) { return select($T(1.0), $T(0.0), x == 0.0); }
-    if (b == 0.0 || $T_isinf(a)) { return select($T(0.0), $T(1.0), x == 1.0); }
-    if (x == 0.0) { return 0.0; }
-    if (x == 1.0) { return 1.0; }
+    # (I_x(a, b), 1 - I_x(a, b)) for finite a, b > 0 and 0 < x < 1: the continued
+    # fraction on the side of x where it converges gives that side's value directly
+    # and the other as its complement, so neither tail is taken as 1 minus a value
+    # near 1 (betaincc(0.59, 100, 0.5) = 1.06e-31, not 0)
+    "betainc_pq": """
+fn $T_betainc_pq(a: $T, b: $T, x: $T) -> vec2<$T> {
     let lx = $T_log(x);
     let l1x = $T_log1p(-x);
     let lbeta = $T_betaln(a, b);
     if (x < (a + 1.0) / (a + b + 2.0)) {
-        return $T_exp(a * lx + b * l1x - lbeta) * $T_betacf(a, b, x) / a;
+        let p = $T_exp(a * lx + b * l1x - lbeta) * $T_betacf(a, b, x) / a;
+        return vec2<$T>(p, 1.0 - p);
     }
-    return 1.0 - $T_exp(a * lx + b * l1x - lbeta) * $T_betacf(b, a, 1.0 - x) / b;
+    let q = $T_exp(a * lx + b * l1x - lbeta) * $T_betacf(b, a, 1.0 - x) / b;
+    return vec2<$T>(1.0 - q, q);
 }""",
+    # I_x(a, b) (which = 0) or its complement (which = 1), SciPy's special values
+    "ibeta": """
+fn $T_ibeta(a: $T, b: $T, x: $T, which: i32) -> $T {
+    if ($T_isnan(a) || $T_isnan(b) || $T_isnan(x)) { return $T_nan(); }
+    if (a < 0.0 || b < 0.0 || x < 0.0 || x > 1.0 || (a == 0.0 && b == 0.0)) { return $T_nan(); }
+    if ($T_isinf(a) && $T_isinf(b)) { return $T_nan(); }
+    var p: $T;
+    if (a == 0.0 || $T_isinf(b)) {
+        p = select($T(1.0), $T(0.0), x == 0.0);
+    } else if (b == 0.0 || $T_isinf(a)) {
+        p = select($T(0.0), $T(1.0), x == 1.0);
+    } else if (x == 0.0) {
+        p = 0.0;
+    } else if (x == 1.0) {
+        p = 1.0;
+    } else {
+        let pq = $T_betainc_pq(a, b, x);
+        return select(pq.x, pq.y, which == 1);
+    }
+    return select(p, 1.0 - p, which == 1);
+}""",
+    "betainc": """
+fn $T_betainc(a: $T, b: $T, x: $T) -> $T { return $T_ibeta(a, b, x, 0); }""",
+    "betaincc": """
+fn $T_betaincc(a: $T, b: $T, x: $T) -> $T { return $T_ibeta(a, b, x, 1); }""",
     "i0e": """
 fn $T_i0e(x: $T) -> $T {
     if ($T_isnan(x)) { return x; }
@@ -1852,7 +1876,7 @@ fn $T_inv_boxcox1p(y: $T, lam: $T) -> $T {
 # op name -> arity; every one lowers to {T}_{name}(...) for real floating types
 OPS = {"erf": 1, "erfc": 1, "erfcx": 1, "ndtr": 1, "log_ndtr": 1, "ndtri": 1, "erfinv": 1,
        "gammaln": 1, "gamma": 1, "rgamma": 1, "gammasgn": 1, "digamma": 1,
-       "gammainc": 2, "gammaincc": 2, "betaln": 2, "beta": 2, "betainc": 3,
+       "gammainc": 2, "gammaincc": 2, "betaln": 2, "beta": 2, "betainc": 3, "betaincc": 3,
        "i0": 1, "i0e": 1, "i1": 1, "i1e": 1,
        "sindg": 1, "cosdg": 1, "tandg": 1, "cotdg": 1, "ellipk": 1, "ellipkm1": 1,
        "exp1": 1, "expi": 1, "expn": 2, "spence": 1, "zeta": 2, "riemann_zeta": 1, "zetac": 1,
