@@ -110,6 +110,21 @@ def test_arange_int64_beyond_32_bits():
     assert_exact(xp.arange(-(2**35), -(2**35) + 10**9 * 4, 10**9), np.arange(-(2**35), -(2**35) + 4 * 10**9, 10**9))
 
 
+def test_arange_takes_0d_arrays_as_their_scalars():
+    # SciPy's cramervonmises: xp.arange(1, n + 1, dtype=n.dtype) with a 0-d n (NumPy,
+    # CuPy and PyTorch take it)
+    n = xp.asarray(5.0, dtype=DEFAULT_FLOAT)
+    assert_exact(xp.arange(1, n + 1, dtype=n.dtype), np.arange(1, 6, dtype=npdt(DEFAULT_FLOAT)))
+    assert_exact(xp.arange(xp.asarray(4)), np.arange(4, dtype=np.int64))
+    got = xp.arange(xp.asarray(0.5, dtype=DEFAULT_FLOAT), 3, xp.asarray(1))
+    assert got.dtype == DEFAULT_FLOAT
+    np.testing.assert_allclose(to_np(got), np.arange(0.5, 3, dtype=npdt(DEFAULT_FLOAT)))
+    with pytest.raises(TypeError, match="arange: expected stop"):
+        xp.arange(0, xp.asarray([3]))
+    with pytest.raises(TypeError, match="arange: expected start"):
+        xp.arange(xp.asarray(1j))
+
+
 def test_arange_errors():
     with pytest.raises(ValueError):
         xp.arange(0, 5, 0)

@@ -150,8 +150,18 @@ def _iota(n: int, device: Device) -> g.Node:
     return g.index_view(g.reshape_view(grid, (rows * cols,)), [("slice", 0, 1, n)])
 
 
+def _arange_bound(v):
+    if isinstance(v, Array) and v.ndim == 0 and v.dtype.kind in "iuf":
+        return v._scalar("arange")
+    return v
+
+
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Array:
     device = resolve_device(device, "arange")
+    # a 0-d real array counts as its Python scalar, as in NumPy, CuPy and PyTorch (SciPy's
+    # cramervonmises: xp.arange(1, n + 1, dtype=n.dtype) for a 0-d n); the length depends
+    # on the value, so it is read, as bool(x) reads it
+    start, stop, step = (_arange_bound(v) for v in (start, stop, step))
     for nm, v in (("start", start), ("stop", stop), ("step", step)):
         if v is not None and (isinstance(v, complex) or not isinstance(v, (int, float, np.integer, np.floating))):
             raise TypeError(f"arange: expected {nm} to be a real Python scalar, got {type(v).__name__}")
