@@ -665,18 +665,86 @@ fn $T_betaln_pos(a: $T, b: $T) -> $T {
     }
     return $T_gammaln(a) + $T_gammaln(b) - $T_gammaln(a + b);
 }""",
+    # B(a, b) for a, b > 0. Past the gamma products the exponent of B reaches -a log 2 and
+    # beyond, and its absolute error is the result's relative error: it is summed in
+    # double length (exp(betaln) cost |log B| ulp: beta(158.5, 31.6) 130 ulp off in
+    # float32). With c = a + b, S the Stirling correction and u = a / b (a <= b):
+    #   a, b >= 8, u >= 1/64: sqrt(2 pi / c) e^((a - 1/2) log(a/c) + (b - 1/2) log(b/c) + S(a) + S(b) - S(c))
+    #   otherwise Gamma(a) Gamma(b) / Gamma(c) with log(Gamma(b) / Gamma(c)) =
+    #     -a log c - (b - 1/2) log1pmx(u) - (b u - a) + u / 2 + S(b) - S(c)
+    # (the first loses 2^-8 eps per unit of c log c in the logs' low parts, the second
+    # nothing of size once u is small)
+    "beta_pos": """
+fn $T_beta_pos(a0: $T, b0: $T) -> $T {
+    let a = min(a0, b0);
+    let b = max(a0, b0);
+    if ($T_isinf(b)) { return select($T(0.0), $T_nan(), $T_isinf(a)); }
+    if (b < 8.0) {
+        // gamma_pos is a fit below 8 (Stirling's pow and exp beyond: ~8 ulp in float32)
+        if (a > 1e-15) { return $T_gamma_pos(a) * $T_gamma_pos(b) / $T_gamma_pos(a + b); }
+        return $T_exp($T_betaln_pos(a, b));
+    }
+    let c = $T_two_sum(a, b);
+    let lc0 = $T_log_dd(c.x);
+    let lc = vec2<$T>(lc0.x, lc0.y + c.y / c.x);
+    let ds = $T_stirling_s(b) - $T_stirling_s(c.x);
+    if (a >= 8.0 && 64.0 * a >= b) {
+        let la = $T_log_dd(a);
+        let lb = $T_log_dd(b);
+        let ra = $T_two_sum(la.x, -lc.x);
+        let rb = $T_two_sum(lb.x, -lc.x);
+        let am = $T_two_sum(a, -0.5);
+        let bm = $T_two_sum(b, -0.5);
+        let pa = $T_two_prod(am.x, ra.x);
+        let pb = $T_two_prod(bm.x, rb.x);
+        let s = $T_two_sum(pa.x, pb.x);
+        let t = $T_two_sum(s.x, $T_stirling_s(a) + ds);
+        let lo = t.y + s.y + (pa.y + pb.y) + am.x * (ra.y + (la.y - lc.y)) + bm.x * (rb.y + (lb.y - lc.y))
+                 + am.y * ra.x + bm.y * rb.x;
+        return $T_exp_dd(t.x, lo, sqrt(6.283185307179586 / c.x));
+    }
+    let u = a / b;
+    let bu = $T_two_prod(b, u);
+    let small = -(b - 0.5) * $T_log1pmx(u) - ((bu.x - a) + bu.y) + 0.5 * u + ds;
+    let ac = $T_two_prod(a, lc.x);
+    if (a < 8.0) {
+        let e = $T_two_sum(-ac.x, small);
+        return $T_exp_dd(e.x, e.y - ac.y - a * lc.y, $T_gamma_pos(a));
+    }
+    // Gamma(a) by Stirling: (a - 1/2) log a - a + log(2 pi) / 2 + S(a)
+    let la = $T_log_dd(a);
+    let am = $T_two_sum(a, -0.5);
+    let pa = $T_two_prod(am.x, la.x);
+    let s1 = $T_two_sum(pa.x, -ac.x);
+    let s2 = $T_two_sum(s1.x, -a);
+    let s3 = $T_two_sum(s2.x, small + $T_stirling_s(a));
+    let lo = s3.y + s2.y + s1.y + (pa.y - ac.y) + am.x * la.y + am.y * la.x - a * lc.y;
+    return $T_exp_dd(s3.x, lo, 2.5066282746310002);
+}""",
     "beta": """
 fn $T_beta(a: $T, b: $T) -> $T {
-    if ($T_isnan(a) || $T_isnan(b)) { return $T_nan(); }
-    if (a > 0.0 && b > 0.0) {
-        if (a + b < 20.0 && min(a, b) > 1e-15) {
-            return $T_gamma_pos(a) * $T_gamma_pos(b) / $T_gamma_pos(a + b);
+    // SciPy's order (Cephes beta): a non-positive integer argument (-inf included)
+    // decides first, even beside a NaN: B(n, o) = (-1)^o B(1 - n - o, o) for an integer o
+    // with 1 - n - o > 0 (beta(1, -1) = -1, beta(2, -2) = 1/2), +-inf otherwise
+    let a_pole = a <= 0.0 && a == floor(a);
+    if (a_pole || (b <= 0.0 && b == floor(b))) {
+        let n = select(b, a, a_pole);
+        let o = select(a, b, a_pole);
+        if (n < -2147483647.0 || !(o == floor(o) && abs(o) < 2147483647.0) || 1.0 - n - o <= 0.0) {
+            return $T_inf();
         }
-        return $T_exp($T_betaln(a, b));
+        let s = select($T(-1.0), $T(1.0), o - 2.0 * floor(0.5 * o) == 0.0);
+        if (o <= 0.0) { return s * $T_inf(); }
+        return s * $T_beta_pos(1.0 - n - o, o);
     }
-    if ((a <= 0.0 && a == floor(a)) || (b <= 0.0 && b == floor(b))) { return $T_inf(); }
-    let s = $T_gammasgn(a) * $T_gammasgn(b) * $T_gammasgn(a + b);
-    return s * $T_exp($T_betaln(a, b));
+    if ($T_isnan(a) || $T_isnan(b)) { return $T_nan(); }
+    if (a > 0.0 && b > 0.0) { return $T_beta_pos(a, b); }
+    // a negative argument, neither an integer: 0 where a + b is a pole of Gamma (SciPy:
+    // beta(-0.5, -0.5) = 0)
+    let c = a + b;
+    let s = $T_gammasgn(a) * $T_gammasgn(b);
+    if (c <= 0.0 && c == floor(c)) { return s * 0.0; }
+    return s * $T_gammasgn(c) * $T_exp($T_betaln(a, b));
 }""",
     # the continued fraction of I_x(a, b) / front, Lentz
     "betacf": """
