@@ -194,7 +194,60 @@ def test_cholesky_dispatches_grow_as_n_over_block_and_nothing_recompiles():
     c = debug.counters()
     assert c["pipelines_compiled"] == 0
     steps = -(-300 // blk.LEAF)
-    assert c["dispatches"] <= 5 * steps + 4  # per block: the leaf, 2 matmuls, 2 stores
+    # per block: the register panel and the trailing update (the leaf path: the leaf,
+    # 2 matmuls, 2 stores)
+    assert c["dispatches"] <= (2 if blk.CHOL_PANELS else 5) * steps + 4
+
+
+@pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
+def test_cholesky_panels_across_workgroups(d, monkeypatch):
+    """Orders whose first panels span several workgroups of the register panel kernel
+    (each factoring the diagonal block itself, the first one's copy of it written by the
+    next panel): a batch of 2 within 10x of LAPACK, with panels and with the leaf path
+    (complex128 always takes the leaf); the factor does not depend on how the rows are
+    spread over workgroups (128 threads: 64 rows each), bit for bit."""
+    a = np.stack([hpd(n, d, 1e3, seed=n) for n in (450, 450)])
+    a[1] = hpd(450, d, hi_cond(d), seed=7)
+    x = xp.asarray(a)
+    outs = {}
+    for panels, threads in ((True, 256), (True, 128), (False, 256)):
+        monkeypatch.setattr(blk, "CHOL_PANELS", panels)
+        monkeypatch.setattr(blk.kb, "CHOL_WG", threads)
+        outs[panels, threads] = L = to_np(la.cholesky(x))
+        for k in range(2):
+            ref = np.linalg.cholesky(a[k])
+            assert np.all(np.triu(L[k], 1) == 0)
+            assert bound(rel(L[k] @ ct(L[k]), a[k]), rel(ref @ ct(ref), a[k]), d)
+    np.testing.assert_array_equal(outs[True, 256], outs[True, 128])
+
+
+def test_cholesky_panels_not_positive_definite_past_the_first_workgroup():
+    a = np.eye(300, dtype=np.float32)
+    a[250, 250] = -1.0  # NaN from the failing pivot on, in a panel of rows past 192 + 64
+    L = to_np(la.cholesky(xp.asarray(a)))
+    assert np.all(L[:250, :250] == np.eye(250))
+    assert np.all(L[250:, :250] == 0)
+    assert np.isnan(L[250, 250])
+
+
+# None: the device's default (unrolled on GPUs, looped on lavapipe); True: unrolled,
+# about a minute to compile on lavapipe
+@pytest.mark.parametrize("unrolled", [None, pytest.param(True, marks=pytest.mark.slow)])
+def test_cholesky_panels_unrolled_and_looped_give_the_same_bits(unrolled, monkeypatch):
+    d = xp.float32
+    a = np.stack([hpd(300, d, 1e3, seed=s) for s in (2, 3)])
+    x = xp.asarray(a)
+    dev = xp.asarray(0).device
+    want = (budget.loop_bound(dev) is None) if unrolled is None else unrolled
+    monkeypatch.setattr(blk, "CHOL_UNROLLED", unrolled)
+    ours = to_np(la.cholesky(x))
+    assert any(key[0] == "linalg_blk_cholp" and key[1][-1] == want for key in dev.runtime.kernels)
+    for k in range(2):
+        ref = np.linalg.cholesky(a[k])
+        assert bound(rel(ours[k] @ ours[k].T, a[k]), rel(ref @ ref.T, a[k]), d)
+    if want:  # the looped kernel beside it (the unrolled one is only built where asked for)
+        monkeypatch.setattr(blk, "CHOL_UNROLLED", False)
+        np.testing.assert_array_equal(ours, to_np(la.cholesky(x)))
 
 
 # ------------------------------------------------------------------ LU: solve, inv, det

@@ -324,6 +324,8 @@ def _linalg_blocked(v):
         out[f"linalg_blocked/panel1024_{t}"] = lambda t=t: kb.render_panel(t, 1024)
     for unrolled in (False, True):
         out[f"linalg_blocked/panelr1024_f32_sg32_{unrolled}"] = lambda u=unrolled: kb.render_panel_reg("f32", 1024, 32, u)
+        for t in ("f32", "f64", "c64"):
+            out[f"linalg_blocked/cholp256_{t}_{unrolled}"] = lambda t=t, u=unrolled: kb.render_chol_panel(t, 256, u)
     for t in ("f32", "f64"):
         out[f"linalg_blocked/hh_{t}"] = lambda t=t: kb.render_hh(t)
         out[f"linalg_blocked/hh1024_{t}"] = lambda t=t: kb.render_hh(t, 1024)

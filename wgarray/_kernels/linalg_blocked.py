@@ -81,6 +81,14 @@ TLU_MIN_ORDER = 2048
 # 23.5 -> 18.8 ms of device time)
 TLU_SUBGROUPS = True
 
+# Cholesky panels (the diagonal block and the rows below it) factored in registers by
+# one dispatch each (``kb.render_chol_panel``), where the leaf kernel, a product by its
+# inverse and a copy took three; complex128's 64 entries a thread would not stay in
+# registers, so it keeps the leaf. CHOL_UNROLLED as REGISTER_UNROLLED.
+CHOL_PANELS = True
+CHOL_UNROLLED = None
+_CHOL_PANEL_DTYPES = (dt.float32, dt.float64, dt.complex64)
+
 
 class _Mat:
     """A batch of ``nb`` strided rows x cols matrices in a device buffer (element units):
@@ -255,6 +263,9 @@ def _cholesky(node: g.Data) -> g.Data:
 
 
 def _cholesky_inplace(w: _Mat) -> None:
+    if CHOL_PANELS and w.dtype in _CHOL_PANEL_DTYPES:
+        _cholesky_panels(w)
+        return
     n = w.rows
     rt = w.device.runtime
     dbuf = rt.alloc(w.nb * LEAF * LEAF * w.dtype.itemsize)
@@ -270,6 +281,30 @@ def _cholesky_inplace(w: _Mat) -> None:
         l21 = _matmul(a21.node(), dm.conj_t())
         _store(l21, a21, 0)
         _subtract(l21, _Mat.of(l21).conj_t(), w.block(e, n, e, n), lower=True)
+
+
+def _cholesky_panels(w: _Mat) -> None:
+    """Right-looking Cholesky by panels of LEAF columns: each panel (its diagonal block
+    and the rows below) factored in registers by one dispatch (``kb.render_chol_panel``),
+    then the trailing matrix less L21 L21^H on and below its diagonal."""
+    n, nb, device = w.rows, w.nb, w.device
+    threads = kb.CHOL_WG
+    unrolled = loop_bound(device) is None if CHOL_UNROLLED is None else CHOL_UNROLLED
+    t = _tag(w.dtype, device)
+    prev, spread = None, False
+    for k in range(0, n, LEAF):
+        e = min(n, k + LEAF)
+        groups = max(1, _cdiv(n - e, threads - LEAF))
+        # the panel as factored, rows k.. (the block, then L21), for the update and the next panel
+        lp = _Mat.new(nb, n - k, e - k, w.dtype, device)
+        launch(device, "linalg_blk_cholp", (t, threads, unrolled), kb.chol_panel_record, kb.render_chol_panel,
+               {"W": w.buf, "L": lp.buf, "PREV": prev.buf if spread else device.runtime.alloc(16)}, nb * groups,
+               nitems=nb * groups, ngroups=groups, n=n, offW=w.off, szW=w.sz, rs=w.rs, cs=w.cs, k0=k, kend=e,
+               prev=int(spread))
+        if e < n:
+            l21 = lp.block(e - k, n - k, 0, e - k)
+            _subtract(l21.node(), l21.conj_t(), w.block(e, n, e, n), lower=True)
+        prev, spread = lp, groups > 1
 
 
 # ------------------------------------------------------------------ LU

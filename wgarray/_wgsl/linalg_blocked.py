@@ -122,6 +122,111 @@ def render_leaf(t: str) -> str:
     return _finish(decls, t, body)
 
 
+CHOL_WG = 256  # the Cholesky panel kernel's threads: LEAF on the diagonal block, the rest on rows below
+
+
+def chol_panel_record(t: str, threads: int = CHOL_WG, unrolled: bool = False) -> Launch:
+    return record(f"linalg_blk_cholp{threads}_{t}" + ("_u" if unrolled else ""),
+                  [("W", "S", True), ("L", "S", True), ("PREV", "S", False)],
+                  ("nitems", "ngroups", "n", "offW", "szW", "rs", "cs", "k0", "kend", "prev"), threads)
+
+
+def render_chol_panel(t: str, threads: int = CHOL_WG, unrolled: bool = False) -> str:
+    """Cholesky of a panel of columns k0..kend-1 (at most LEAF) of each matrix of W,
+    the diagonal block and every row below it, its entries in registers. Bindings W
+    (read_write), L, PREV (read). P: nitems (matrices x ngroups), ngroups (workgroups a
+    matrix), n, offW, szW, rs, cs, k0, kend, prev. Element (i, j) of matrix z is W[offW
+    + z * szW + i * rs + j * cs]. The factored panel is also written to L, matrix z's
+    row k0 + r at L[(z * (n - k0) + r) * (kend - k0) + j] (zero above the diagonal):
+    its rows below the block are the trailing update's operand, in a buffer of its own.
+
+    Threads 0..LEAF-1 of every workgroup hold the diagonal block's rows (as LEAF
+    scalars, indexed by constants where ``unrolled``), the others ``threads`` - LEAF
+    rows below it each: workgroup g the rows kend + g (threads - LEAF) on. Each
+    workgroup factors the diagonal block itself, the same operations in the same order
+    (the same bits), so no workgroup waits for another: one dispatch for the panel
+    where the leaf kernel, a product by its inverse and a copy took three. As every
+    workgroup reads the block from W, none may write it there while others run: a
+    single workgroup writes it, else it stays in L and the next panel's first workgroup
+    copies it into W (``prev``: 1 where PREV, the last panel's L, holds such a block
+    of LEAF columns). Column step c: the block's rows c.. put their entry c in
+    workgroup memory, one barrier, then every row below c scales its entry c by 1 /
+    sqrt of the pivot and subtracts its multiple of the column from its entries right
+    of c; the column buffers alternate, so a step needs no second barrier. The
+    products and their order are the leaf kernel's: the block's bits are the leaf's
+    factor's, and the rows below are its column-by-column substitution (LAPACK's potf2
+    on the panel)."""
+    T = threads
+    decls = chol_panel_record(t, T, unrolled).declarations() + [f"var<workgroup> col: array<S, {2 * LEAF}>;"]
+
+    def step(c: str, cc: str, js: str) -> str:
+        # c: the column (a constant or the loop's), cc: entry c's index, js: the update
+        return f"""        let q = ({c} % 2u) * {LEAF}u;
+        if (lid < wp && lid >= {c}) {{ col[q + lid] = a[{cc}]; }}
+        workgroupBarrier();
+        let piv = r_sqrt(s_re(col[q + {c}]));
+        let inv = R(1) / piv;
+        if (below || (lid < wp && lid > {c})) {{
+            let l = s_scale(a[{cc}], inv);
+{js}
+            a[{cc}] = l;
+        }}
+        if (lid == {c}) {{ a[{cc}] = s_real(piv); }}"""
+    upd = "            a[{j}] = a[{j}] - s_mul(l, s_conj(s_scale(col[q + {j}u], inv)));"
+    if unrolled:
+        columns = "\n".join(f"    if (wp > {c}u) {{\n{step(f'{c}u', str(c), _lines(range(c + 1, LEAF), upd))}\n    }}"
+                             for c in range(LEAF))
+    else:
+        loop = """            for (var j = c + 1u; j < wp; j++) {
+                a[j] = a[j] - s_mul(l, s_conj(s_scale(col[q + j], inv)));
+            }"""
+        columns = f"    for (var c = 0u; c < wp; c++) {{\n{step('c', 'c', loop)}\n    }}"
+    def each(template: str) -> str:  # a line per entry where unrolled, else a loop
+        if unrolled:
+            return _lines(range(LEAF), template)
+        return (f"    for (var j = 0u; j < {LEAF}u; j++) {{\n"
+                + template.replace("{j}u", "j").replace("{j}", "j").replace("{{", "{").replace("}}", "}")
+                + "\n    }")
+
+    body = _head()
+    body[0] = f"@compute @workgroup_size({T})"
+    body += f"""    let z = b / P[1]; let g = b % P[1];
+    let n = P[2]; let rs = P[5]; let cs = P[6]; let k0 = P[7]; let kend = P[8];
+    let wp = kend - k0;
+    // the row this thread holds: the block's row k0 + lid, or a row below it
+    var row = k0 + lid;
+    if (lid >= {LEAF}u) {{ row = kend + g * {T - LEAF}u + lid - {LEAF}u; }}
+    let below = lid >= {LEAF}u && row < n;
+    let live = below || lid < wp;
+    let base = P[3] + z * P[4] + select(0u, row, live) * rs + k0 * cs;
+    if (P[9] == 1u && g == 0u) {{
+        // the last panel's diagonal block, from its L into W
+        let pk = k0 - {LEAF}u;
+        let p0 = z * (n - pk) * {LEAF}u;
+        for (var e = lid; e < {LEAF * LEAF}u; e += {T}u) {{
+            let i = e / {LEAF}u; let j = e % {LEAF}u;
+            if (j <= i) {{ W[P[3] + z * P[4] + (pk + i) * rs + (pk + j) * cs] = PREV[p0 + e]; }}
+        }}
+    }}
+    var a: array<S, {LEAF}>;
+{each("    a[{j}] = s_real(R(0));")}
+    if (live) {{
+{each("        if ({j}u < wp) {{ a[{j}] = W[base + {j}u * cs]; }}")}
+    }}
+{columns}
+    let l0 = (z * (n - k0) + row - k0) * wp;
+    if (below) {{
+{each("        if ({j}u < wp) {{ W[base + {j}u * cs] = a[{j}]; L[l0 + {j}u] = a[{j}]; }}")}
+    }} else if (lid < wp && g == 0u) {{
+{each("        if ({j}u < wp) {{ L[l0 + {j}u] = select(s_real(R(0)), a[{j}], {j}u <= lid); }}")}
+        if (P[1] == 1u) {{
+{each("            if ({j}u <= lid) {{ W[base + {j}u * cs] = a[{j}]; }}")}
+        }}
+    }}
+}}""".split("\n")
+    return _finish(decls, t, body)
+
+
 P16, P20 = " " * 16, " " * 20  # indents of generated lines
 
 LEAF_WG = 256  # the workgroup-memory leaf's threads: LEAF column lanes times LEAF_WG // LEAF row groups
