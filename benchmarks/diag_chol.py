@@ -1,4 +1,5 @@
-"""Cholesky by register panels against the leaf-kernel path, torch (CUDA) beside.
+"""Cholesky by register panels (in outer blocks of 64, 256 and 512 columns) against the
+leaf-kernel path, torch (CUDA) beside.
 
     python benchmarks/diag_chol.py 1024 2048 4096            # float32
     DTYPE=float64 python benchmarks/diag_chol.py 1024 4096
@@ -25,7 +26,11 @@ from _timing import cuda_torch, heat  # noqa: E402
 
 DTYPE = os.environ.get("DTYPE", "float32")
 ROUNDS = int(os.environ.get("ROUNDS", "7"))
-SETTINGS = {"leaf": False, "panels": True}
+SETTINGS = {"leaf": (False, 256), "panels/64": (True, 64), "panels/256": (True, 256), "panels/512": (True, 512)}
+
+
+def use(setting):
+    blk.CHOL_PANELS, blk.CHOL_OUTER = setting
 
 
 def spd(n, rng):
@@ -43,8 +48,8 @@ def main(orders):
         x = xp.asarray(a)
         first, err = {}, {}
         ref = np.linalg.cholesky(a.astype(np.float64))
-        for name, on in SETTINGS.items():
-            blk.CHOL_PANELS = on
+        for name, setting in SETTINGS.items():
+            use(setting)
             t = time.perf_counter()
             L = np.asarray(xp.linalg.cholesky(x))
             first[name] = time.perf_counter() - t
@@ -52,13 +57,13 @@ def main(orders):
         heat(dev.runtime)
         times = {name: [] for name in SETTINGS}
         for _ in range(ROUNDS):
-            for name, on in SETTINGS.items():
-                blk.CHOL_PANELS = on
+            for name, setting in SETTINGS.items():
+                use(setting)
                 float(xp.linalg.cholesky(x)[0, 0])
                 t = time.perf_counter()
                 float(xp.linalg.cholesky(x)[0, 0])
                 times[name].append(time.perf_counter() - t)
-        blk.CHOL_PANELS = True
+        use((True, 256))
         line = ", ".join(f"{k} {statistics.median(v) * 1e3:.3f} ms (first {first[k]:.2f} s, err {err[k]:.1e})"
                          for k, v in times.items())
         if torch is not None:

@@ -194,25 +194,27 @@ def test_cholesky_dispatches_grow_as_n_over_block_and_nothing_recompiles():
     c = debug.counters()
     assert c["pipelines_compiled"] == 0
     steps = -(-300 // blk.LEAF)
-    # per block: the register panel and the trailing update (the leaf path: the leaf,
-    # 2 matmuls, 2 stores)
-    assert c["dispatches"] <= (2 if blk.CHOL_PANELS else 5) * steps + 4
+    # per block: the register panel, an update, and per outer block a store (the leaf
+    # path: the leaf, 2 matmuls, 2 stores)
+    assert c["dispatches"] <= (3 if blk.CHOL_PANELS else 5) * steps + 4
 
 
 @pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
 def test_cholesky_panels_across_workgroups(d, monkeypatch):
     """Orders whose first panels span several workgroups of the register panel kernel
-    (each factoring the diagonal block itself, the first one's copy of it written by the
-    next panel): a batch of 2 within 10x of LAPACK, with panels and with the leaf path
-    (complex128 always takes the leaf); the factor does not depend on how the rows are
-    spread over workgroups (128 threads: 64 rows each), bit for bit."""
+    (each factoring the diagonal block itself): a batch of 2 within 10x of LAPACK, with
+    panels in outer blocks of 256 (two blocks), 128 (four) and 64 (one level), and with
+    the leaf path (complex128 always takes the leaf); the factor does not depend on how
+    the rows are spread over workgroups (128 threads: 64 rows each), bit for bit."""
     a = np.stack([hpd(n, d, 1e3, seed=n) for n in (450, 450)])
     a[1] = hpd(450, d, hi_cond(d), seed=7)
     x = xp.asarray(a)
     outs = {}
-    for panels, threads in ((True, 256), (True, 128), (False, 256)):
+    for panels, threads, outer in ((True, 256, 256), (True, 128, 256), (True, 256, 64), (True, 256, 128),
+                                   (False, 256, 256)):
         monkeypatch.setattr(blk, "CHOL_PANELS", panels)
         monkeypatch.setattr(blk.kb, "CHOL_WG", threads)
+        monkeypatch.setattr(blk, "CHOL_OUTER", outer)
         outs[panels, threads] = L = to_np(la.cholesky(x))
         for k in range(2):
             ref = np.linalg.cholesky(a[k])

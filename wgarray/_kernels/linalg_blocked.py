@@ -87,6 +87,9 @@ TLU_SUBGROUPS = True
 # registers, so it keeps the leaf. CHOL_UNROLLED as REGISTER_UNROLLED.
 CHOL_PANELS = True
 CHOL_UNROLLED = None
+# Cholesky columns in blocks of CHOL_OUTER: the panels of a block update only its own
+# columns; the trailing matrix takes one update of rank CHOL_OUTER a block
+CHOL_OUTER = 256
 _CHOL_PANEL_DTYPES = (dt.float32, dt.float64, dt.complex64)
 
 
@@ -284,27 +287,33 @@ def _cholesky_inplace(w: _Mat) -> None:
 
 
 def _cholesky_panels(w: _Mat) -> None:
-    """Right-looking Cholesky by panels of LEAF columns: each panel (its diagonal block
-    and the rows below) factored in registers by one dispatch (``kb.render_chol_panel``),
-    then the trailing matrix less L21 L21^H on and below its diagonal."""
+    """Right-looking Cholesky in blocks of CHOL_OUTER columns, each by panels of LEAF
+    columns: a panel (its diagonal block and the rows below) factored in registers by
+    one dispatch (``kb.render_chol_panel``) into the block's own buffer, the rest of
+    the block's columns less its product; then the block stored into w (its lower
+    triangle) and the trailing matrix less the block's product of rank CHOL_OUTER, on
+    and below its diagonal."""
     n, nb, device = w.rows, w.nb, w.device
     threads = kb.CHOL_WG
     unrolled = loop_bound(device) is None if CHOL_UNROLLED is None else CHOL_UNROLLED
     t = _tag(w.dtype, device)
-    prev, spread = None, False
-    for k in range(0, n, LEAF):
-        e = min(n, k + LEAF)
-        groups = max(1, _cdiv(n - e, threads - LEAF))
-        # the panel as factored, rows k.. (the block, then L21), for the update and the next panel
-        lp = _Mat.new(nb, n - k, e - k, w.dtype, device)
-        launch(device, "linalg_blk_cholp", (t, threads, unrolled), kb.chol_panel_record, kb.render_chol_panel,
-               {"W": w.buf, "L": lp.buf, "PREV": prev.buf if spread else device.runtime.alloc(16)}, nb * groups,
-               nitems=nb * groups, ngroups=groups, n=n, offW=w.off, szW=w.sz, rs=w.rs, cs=w.cs, k0=k, kend=e,
-               prev=int(spread))
-        if e < n:
-            l21 = lp.block(e - k, n - k, 0, e - k)
-            _subtract(l21.node(), l21.conj_t(), w.block(e, n, e, n), lower=True)
-        prev, spread = lp, groups > 1
+    for k0 in range(0, n, CHOL_OUTER):
+        k1 = min(n, k0 + CHOL_OUTER)
+        lb = _Mat.new(nb, n - k0, k1 - k0, w.dtype, device)  # the block's columns, rows k0..
+        for k in range(k0, k1, LEAF):
+            e = min(k1, k + LEAF)
+            groups = max(1, _cdiv(n - e, threads - LEAF))
+            launch(device, "linalg_blk_cholp", (t, threads, unrolled), kb.chol_panel_record,
+                   kb.render_chol_panel, {"W": w.buf, "L": lb.buf}, nb * groups,
+                   nitems=nb * groups, ngroups=groups, n=n, offW=w.off, szW=w.sz, rs=w.rs, cs=w.cs, k0=k, kend=e,
+                   offL=lb.off + (k - k0) * (lb.rs + lb.cs), szL=lb.sz, rsL=lb.rs)
+            if e < k1:
+                l21 = lb.block(e - k0, n - k0, k - k0, e - k0)
+                _subtract(l21.node(), lb.block(e - k0, k1 - k0, k - k0, e - k0).conj_t(), w.block(e, n, e, k1))
+        _store(lb.node(), w.block(k0, n, k0, k1), 2)
+        if k1 < n:
+            l21 = lb.block(k1 - k0, n - k0, 0, k1 - k0)
+            _subtract(l21.node(), l21.conj_t(), w.block(k1, n, k1, n), lower=True)
 
 
 # ------------------------------------------------------------------ LU

@@ -127,35 +127,31 @@ CHOL_WG = 256  # the Cholesky panel kernel's threads: LEAF on the diagonal block
 
 def chol_panel_record(t: str, threads: int = CHOL_WG, unrolled: bool = False) -> Launch:
     return record(f"linalg_blk_cholp{threads}_{t}" + ("_u" if unrolled else ""),
-                  [("W", "S", True), ("L", "S", True), ("PREV", "S", False)],
-                  ("nitems", "ngroups", "n", "offW", "szW", "rs", "cs", "k0", "kend", "prev"), threads)
+                  [("W", "S", False), ("L", "S", True)],
+                  ("nitems", "ngroups", "n", "offW", "szW", "rs", "cs", "k0", "kend", "offL", "szL", "rsL"), threads)
 
 
 def render_chol_panel(t: str, threads: int = CHOL_WG, unrolled: bool = False) -> str:
     """Cholesky of a panel of columns k0..kend-1 (at most LEAF) of each matrix of W,
-    the diagonal block and every row below it, its entries in registers. Bindings W
-    (read_write), L, PREV (read). P: nitems (matrices x ngroups), ngroups (workgroups a
-    matrix), n, offW, szW, rs, cs, k0, kend, prev. Element (i, j) of matrix z is W[offW
-    + z * szW + i * rs + j * cs]. The factored panel is also written to L, matrix z's
-    row k0 + r at L[(z * (n - k0) + r) * (kend - k0) + j] (zero above the diagonal):
-    its rows below the block are the trailing update's operand, in a buffer of its own.
+    the diagonal block and every row below it, its entries in registers, into L.
+    Bindings W (read), L (written). P: nitems (matrices x ngroups), ngroups (workgroups
+    a matrix), n, offW, szW, rs, cs, k0, kend, offL, szL, rsL. Element (i, j) of matrix
+    z is W[offW + z * szW + i * rs + j * cs]; the factor's entry (k0 + r, k0 + j) goes
+    to L[offL + z * szL + r * rsL + j] (the diagonal block's on and below its diagonal
+    only). W is only read: every workgroup reads the diagonal block from it.
 
     Threads 0..LEAF-1 of every workgroup hold the diagonal block's rows (as LEAF
     scalars, indexed by constants where ``unrolled``), the others ``threads`` - LEAF
     rows below it each: workgroup g the rows kend + g (threads - LEAF) on. Each
     workgroup factors the diagonal block itself, the same operations in the same order
-    (the same bits), so no workgroup waits for another: one dispatch for the panel
-    where the leaf kernel, a product by its inverse and a copy took three. As every
-    workgroup reads the block from W, none may write it there while others run: a
-    single workgroup writes it, else it stays in L and the next panel's first workgroup
-    copies it into W (``prev``: 1 where PREV, the last panel's L, holds such a block
-    of LEAF columns). Column step c: the block's rows c.. put their entry c in
-    workgroup memory, one barrier, then every row below c scales its entry c by 1 /
-    sqrt of the pivot and subtracts its multiple of the column from its entries right
-    of c; the column buffers alternate, so a step needs no second barrier. The
-    products and their order are the leaf kernel's: the block's bits are the leaf's
-    factor's, and the rows below are its column-by-column substitution (LAPACK's potf2
-    on the panel)."""
+    (the same bits; the first one writes it), so no workgroup waits for another: one
+    dispatch for the panel where the leaf kernel, a product by its inverse and a copy
+    took three. Column step c: the block's rows c.. put their entry c in workgroup
+    memory, one barrier, then every row below c scales its entry c by 1 / sqrt of the
+    pivot and subtracts its multiple of the column from its entries right of c; the
+    column buffers alternate, so a step needs no second barrier. The products and their
+    order are the leaf kernel's: the block's bits are the leaf's factor's, and the rows
+    below are its column-by-column substitution (LAPACK's potf2 on the panel)."""
     T = threads
     decls = chol_panel_record(t, T, unrolled).declarations() + [f"var<workgroup> col: array<S, {2 * LEAF}>;"]
 
@@ -199,29 +195,17 @@ def render_chol_panel(t: str, threads: int = CHOL_WG, unrolled: bool = False) ->
     let below = lid >= {LEAF}u && row < n;
     let live = below || lid < wp;
     let base = P[3] + z * P[4] + select(0u, row, live) * rs + k0 * cs;
-    if (P[9] == 1u && g == 0u) {{
-        // the last panel's diagonal block, from its L into W
-        let pk = k0 - {LEAF}u;
-        let p0 = z * (n - pk) * {LEAF}u;
-        for (var e = lid; e < {LEAF * LEAF}u; e += {T}u) {{
-            let i = e / {LEAF}u; let j = e % {LEAF}u;
-            if (j <= i) {{ W[P[3] + z * P[4] + (pk + i) * rs + (pk + j) * cs] = PREV[p0 + e]; }}
-        }}
-    }}
     var a: array<S, {LEAF}>;
 {each("    a[{j}] = s_real(R(0));")}
     if (live) {{
 {each("        if ({j}u < wp) {{ a[{j}] = W[base + {j}u * cs]; }}")}
     }}
 {columns}
-    let l0 = (z * (n - k0) + row - k0) * wp;
+    let l0 = P[9] + z * P[10] + (row - k0) * P[11];
     if (below) {{
-{each("        if ({j}u < wp) {{ W[base + {j}u * cs] = a[{j}]; L[l0 + {j}u] = a[{j}]; }}")}
+{each("        if ({j}u < wp) {{ L[l0 + {j}u] = a[{j}]; }}")}
     }} else if (lid < wp && g == 0u) {{
-{each("        if ({j}u < wp) {{ L[l0 + {j}u] = select(s_real(R(0)), a[{j}], {j}u <= lid); }}")}
-        if (P[1] == 1u) {{
-{each("            if ({j}u <= lid) {{ W[base + {j}u * cs] = a[{j}]; }}")}
-        }}
+{each("        if ({j}u <= lid) {{ L[l0 + {j}u] = a[{j}]; }}")}
     }}
 }}""".split("\n")
     return _finish(decls, t, body)
