@@ -100,7 +100,10 @@ def test_both_leaf_kernels_within_10x_of_lapack(d, shared, monkeypatch):
     # block fits (every dtype but complex128 on this device), else in global memory:
     # both, past two blocks (130 = 2 LEAF + 2), through cholesky (factor + inverse),
     # solve (the unit-diagonal inverse of LU's L11) and a batch with a NaN matrix
+    # (cholesky's leaf path: complex128's, and every dtype's without register panels)
     monkeypatch.setattr(blk, "LEAF_SHARED", shared)
+    monkeypatch.setattr(blk, "CHOL_PANELS", False)
+    monkeypatch.setattr(program, "PROGRAMS", False)  # each call runs its driver
     used = []
     orig = blk.launch
 
@@ -147,6 +150,7 @@ def test_leaf_bits_do_not_depend_on_its_thread_count(d, monkeypatch):
                 to_np(la.inv(xp.asarray(g)))]
 
     monkeypatch.setattr(program, "PROGRAMS", False)  # a replay would repeat the first count's kernels
+    monkeypatch.setattr(blk, "CHOL_PANELS", False)
     results = []
     for wg in (256, 1024):
         monkeypatch.setattr(blk, "leaf_threads", lambda device, wg=wg: wg)
@@ -206,6 +210,7 @@ def test_cholesky_panels_across_workgroups(d, monkeypatch):
     panels in outer blocks of 256 (two blocks), 128 (four) and 64 (one level), and with
     the leaf path (complex128 always takes the leaf); the factor does not depend on how
     the rows are spread over workgroups (128 threads: 64 rows each), bit for bit."""
+    rt = xp.asarray(0).device.runtime
     a = np.stack([hpd(n, d, 1e3, seed=n) for n in (450, 450)])
     a[1] = hpd(450, d, hi_cond(d), seed=7)
     x = xp.asarray(a)
@@ -215,12 +220,13 @@ def test_cholesky_panels_across_workgroups(d, monkeypatch):
         monkeypatch.setattr(blk, "CHOL_PANELS", panels)
         monkeypatch.setattr(blk.kb, "CHOL_WG", threads)
         monkeypatch.setattr(blk, "CHOL_OUTER", outer)
-        outs[panels, threads] = L = to_np(la.cholesky(x))
+        rt.programs.clear()  # recorded for the last setting
+        outs[panels, threads, outer] = L = to_np(la.cholesky(x))
         for k in range(2):
             ref = np.linalg.cholesky(a[k])
             assert np.all(np.triu(L[k], 1) == 0)
             assert bound(rel(L[k] @ ct(L[k]), a[k]), rel(ref @ ct(ref), a[k]), d)
-    np.testing.assert_array_equal(outs[True, 256], outs[True, 128])
+    np.testing.assert_array_equal(outs[True, 256, 256], outs[True, 128, 256])
 
 
 def test_cholesky_panels_not_positive_definite_past_the_first_workgroup():
@@ -242,6 +248,7 @@ def test_cholesky_panels_unrolled_and_looped_give_the_same_bits(unrolled, monkey
     dev = xp.asarray(0).device
     want = (budget.loop_bound(dev) is None) if unrolled is None else unrolled
     monkeypatch.setattr(blk, "CHOL_UNROLLED", unrolled)
+    dev.runtime.programs.clear()
     ours = to_np(la.cholesky(x))
     assert any(key[0] == "linalg_blk_cholp" and key[1][-1] == want for key in dev.runtime.kernels)
     for k in range(2):
@@ -249,6 +256,7 @@ def test_cholesky_panels_unrolled_and_looped_give_the_same_bits(unrolled, monkey
         assert bound(rel(ours[k] @ ours[k].T, a[k]), rel(ref @ ref.T, a[k]), d)
     if want:  # the looped kernel beside it (the unrolled one is only built where asked for)
         monkeypatch.setattr(blk, "CHOL_UNROLLED", False)
+        dev.runtime.programs.clear()
         np.testing.assert_array_equal(ours, to_np(la.cholesky(x)))
 
 
