@@ -89,6 +89,36 @@ def test_float64_on_a_device_without_it():
     assert xp.ones(2, device=d).dtype == xp.float32
 
 
+@pytest.mark.parametrize("int_dtype", ["int32", "int64", "uint32"])
+def test_integers_widen_float32_by_the_operands_device(int_dtype):
+    # SciPy's differential_entropy(method="correa") multiplies float32 data by an int64
+    # arange on every device: the promotion asked the default device (which has float64)
+    # and then refused float64 on one without it. Each device answers for its own arrays.
+    hi = np.array([0, 1, -3, 7, 2**20 + 1], np.int64).astype(int_dtype) if int_dtype != "uint32" \
+        else np.array([0, 1, 3, 7, 2**20 + 1], np.uint32)
+    hf = np.array([0.5, -0.0, np.inf, np.nan, 1.25], np.float32)
+    for d in DEVICES:
+        f64 = "float64" in INFO.dtypes(device=d)
+        i, f = xp.asarray(hi, device=d), xp.asarray(hf, device=d)
+        if f64:  # NumPy's rule
+            want_mul, want_cat, want_half = hi * hf, np.concat([hi, hf]), hi * 0.5
+        else:  # the widening stops at float32
+            want_mul = hi.astype(np.float32) * hf
+            want_cat = np.concat([hi.astype(np.float32), hf])
+            want_half = hi.astype(np.float32) * np.float32(0.5)
+        for got in (i * f, f * i, xp.multiply(i, f)):
+            assert got.device is d
+            assert_exact(got, want_mul)
+        assert_exact(xp.concat([i, f]), want_cat)
+        assert_exact(i * 0.5, want_half)
+        assert xp.result_type(i, f) == xp.result_type(f, i) == want_mul.dtype
+        assert xp.result_type(i, 0.5) == want_half.dtype
+        m = xp.reshape(i, (1, 5)) @ xp.reshape(f, (5, 1))
+        assert m.dtype == want_mul.dtype and m.device is d
+    assert xp.result_type(xp.int64, xp.float32) == (  # bare dtypes: the default device
+        xp.float64 if "float64" in INFO.dtypes() else xp.float32)
+
+
 def test_disable_features_switch_hides_float64():
     code = ("import wgarray as xp; i = xp.__array_namespace_info__(); "
             "d = i.default_device(); print(sorted(i.dtypes()), i.default_dtypes()['real floating'], "

@@ -138,7 +138,7 @@ def operands(args, func: str, names=("x1", "x2", "x3")):
                 if node.device is not device:
                     same_device([x for x in args if isinstance(x, Array)], func)
                 if node.dtype is not common:
-                    common = dt.promote(common, node.dtype, func)
+                    common = dt.promote(common, node.dtype, func, f64=device.has_f64)
         elif not isinstance(a, _PY_SCALARS):
             if is_host_scalar(a):  # NumPy scalars and 0-d arrays act as Python scalars
                 return operands(tuple(host_scalar(x) for x in args), func, names)
@@ -151,7 +151,7 @@ def operands(args, func: str, names=("x1", "x2", "x3")):
         if not isinstance(a, Array):
             sd = scalar_dtype(a, common, device, func)
             if sd is not common:
-                common = dt.promote(common, sd, func)
+                common = dt.promote(common, sd, func, f64=device.has_f64)
     if common in dt.NEEDS_F64:
         device.check_dtype(common, func)
     nodes = []

@@ -104,18 +104,24 @@ def result_type(*arrays_and_dtypes) -> dt.DType:
     """The dtype that combining the arguments gives (arrays, dtypes, Python scalars)."""
     dtypes = []
     scalars = []
+    devices = []
     for a in arrays_and_dtypes:
         if _core.is_array(a):
             dtypes.append(a.dtype)
+            devices.append(a.device)
         elif isinstance(a, (builtins.bool, int, float, complex)):
             scalars.append(a)
         else:
             dtypes.append(dt.as_dtype(a, "result_type"))
     if not dtypes:
         raise TypeError("result_type: expected at least one array or dtype")
+    # The arrays' device decides whether integers widen float32 to float64 (as the
+    # operators do); bare dtypes ask the default device.
+    device = devices[0] if devices else default_device()
+    f64 = all(d.has_f64 for d in devices) if devices else None
     out = dtypes[0]
     for d in dtypes[1:]:
-        out = dt.promote(out, d, "result_type")  # what the operators do: int32 + float32 works
+        out = dt.promote(out, d, "result_type", f64=f64)  # what the operators do: int32 + float32 works
     for s in scalars:
-        out = dt.promote(out, _core.scalar_dtype(s, out, default_device(), "result_type"), "result_type")
+        out = dt.promote(out, _core.scalar_dtype(s, out, device, "result_type"), "result_type", f64=f64)
     return out

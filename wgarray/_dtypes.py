@@ -164,13 +164,14 @@ def _build_promotion() -> dict[tuple[DType, DType], DType]:
 PROMOTION = _build_promotion()
 
 
-def _mixed_kind(a: DType, b: DType) -> DType | None:
+def _mixed_kind(a: DType, b: DType, f64: bool) -> DType | None:
     """Cross-kind promotion, which the standard leaves to the implementation.
 
     As NumPy and CuPy: bool joins anything; an integer joins a floating dtype that holds
     all its values exactly, so int8/int16 (and unsigned) with float32 stay float32 while
     32- and 64-bit integers widen float32 to float64 (complex64 to complex128). On a
-    device without float64 the widening stops at float32, as in PyTorch and JAX.
+    device without float64 (``f64`` false) the widening stops at float32, as in PyTorch
+    and JAX.
     """
     if a is bool:
         return b
@@ -180,7 +181,7 @@ def _mixed_kind(a: DType, b: DType) -> DType | None:
         a, b = b, a
     if not (a.kind in "iu" and b.kind in "fc"):
         return None
-    if a.itemsize < 4 or real_of(b).itemsize == 8 or not wide_floats():
+    if a.itemsize < 4 or real_of(b).itemsize == 8 or not f64:
         return b
     return complex128 if b.kind == "c" else float64
 
@@ -191,10 +192,14 @@ def wide_floats() -> bool:
     return True
 
 
-def promote(a: DType, b: DType, func: str = "result_type", strict: bool = False) -> DType:
+def promote(a: DType, b: DType, func: str = "result_type", strict: bool = False,
+            f64: bool | None = None) -> DType:
+    """The common dtype of ``a`` and ``b``. ``f64``: whether the device that computes the
+    result has float64 (an integer with float32 widens to float64 only there); None asks
+    the default device, for dtypes that belong to no array."""
     r = PROMOTION.get((a, b))
     if r is None and not strict:
-        r = _mixed_kind(a, b)
+        r = _mixed_kind(a, b, wide_floats() if f64 is None else f64)
     if r is None:
         raise TypeError(f"{func}: no common dtype for {a} and {b}")
     return r

@@ -32,7 +32,7 @@ def _operands(x1, x2, func: str):
     _core.check_array(x1, func, "x1")
     _core.check_array(x2, func, "x2")
     device = _core.same_device([x1, x2], func)
-    dtype = dt.promote(x1.dtype, x2.dtype, func)
+    dtype = dt.promote(x1.dtype, x2.dtype, func, f64=device.has_f64)
     if dtype not in dt.NUMERIC:
         raise TypeError(f"{func}: expected numeric dtypes, got x1: {x1.dtype}, x2: {x2.dtype}")
     device.check_dtype(dtype, func)

@@ -38,10 +38,10 @@ def _arrays(arrays, func: str):
         raise ValueError(f"{func}: expected at least one array, got none")
     for a in arrays:
         _core.check_array(a, func, "each input")
-    _core.same_device(arrays, func)
+    device = _core.same_device(arrays, func)
     common = arrays[0].dtype
     for a in arrays[1:]:
-        common = dt.promote(common, a.dtype, func)
+        common = dt.promote(common, a.dtype, func, f64=device.has_f64)
     return common
 
 
