@@ -350,37 +350,6 @@ def test_lu_in_outer_blocks(d, monkeypatch):
     assert abs(det - exact) <= 10 * max(abs(one_level - exact), n * eps(d) * abs(exact))
 
 
-@pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
-def test_lu_block_row_by_substitution(d, monkeypatch):
-    """Each panel's U12 = L11^-1 A12 by substitution with the update's operands copied
-    out in the same dispatch (LU_U12), against the leaf's inverse and a product by it:
-    solve (a batch of 2, past one outer block), inv, det and a tall LU's factors, both
-    within 10x of LAPACK, the determinants alike to rounding."""
-    rt = xp.asarray(0).device.runtime
-    n = 300
-    a = np.stack([with_cond(n, n, d, 1e3, seed=s) for s in (21, 22)])
-    b = with_cond(n, 2, d, 10.0, seed=23)
-    tall = with_cond(330, 70, d, 10.0, seed=24)
-    outs = {}
-    for on in (True, False):
-        monkeypatch.setattr(blk, "LU_U12", on)
-        rt.programs.clear()  # recorded for the last setting
-        x = to_np(la.solve(xp.asarray(a), xp.asarray(b)))
-        xi = to_np(la.inv(xp.asarray(a[1])))
-        factors, order, _ = blk.lu_tall(xp.asarray(tall)._node)
-        f, p = to_np(Array._new(factors)), to_np(Array._new(order)).astype(np.int64)
-        outs[on] = complex(to_np(la.det(xp.asarray((a[0] / np.sqrt(n)).astype(a.dtype)))))
-        for k in range(2):
-            assert bound(solve_residual(a[k], x[k], b), solve_residual(a[k], np.linalg.solve(a[k], b), b), d)
-        eye = np.eye(n)
-        assert bound(solve_residual(a[1], xi, eye), solve_residual(a[1], np.linalg.inv(a[1]), eye), d)
-        lower = np.tril(f, -1)[:, :70] + np.eye(330, 70)
-        assert rel(lower @ np.triu(f[:70]), tall[p]) <= 10 * 330 * eps(d)
-        assert any(key[0] == "linalg_blk_lu_u12" for key in rt.kernels) or not on
-    exact = np.linalg.det((a[0] / np.sqrt(n)).astype(np.complex128))
-    assert abs(outs[True] - exact) <= 10 * max(abs(outs[False] - exact), n * eps(d) * abs(exact))
-
-
 @pytest.mark.parametrize("n", [65, 130])
 @pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))
 def test_inv_residual_within_10x_of_lapack(d, n):

@@ -322,7 +322,6 @@ def _linalg_blocked(v):
         out[f"linalg_blocked/leaf_sh_{t}"] = lambda t=t: kb.render_leaf_shared(t)
         out[f"linalg_blocked/leaf_sh_{t}_w1024"] = lambda t=t: kb.render_leaf_shared(t, 65, 1024)
         out[f"linalg_blocked/panel1024_{t}"] = lambda t=t: kb.render_panel(t, 1024)
-        out[f"linalg_blocked/lu_u12_{t}"] = lambda t=t: kb.render_lu_u12(t)
     for unrolled in (False, True):
         out[f"linalg_blocked/panelr1024_f32_sg32_{unrolled}"] = lambda u=unrolled: kb.render_panel_reg("f32", 1024, 32, u)
         for t in ("f32", "f64", "c64"):

@@ -127,7 +127,6 @@ def _opens_aliased(record, text: str) -> bool:
     (kb.panel_reg_record, kb.render_panel_reg, ("f32", 1024, 32)),
     (kb.panel_reg_record, kb.render_panel_reg, ("f32", 256, 8, True)),
     (kb.chol_panel_record, kb.render_chol_panel, ("f32",)),
-    (kb.lu_u12_record, kb.render_lu_u12, ("c128",)),
     (kb.chol_panel_record, kb.render_chol_panel, ("c64", 128, True)),
     (kb.hh_record, kb.render_hh, ("f32",)),
     (kb.hh_t_record, kb.render_hh_t, ("f32",)),

@@ -66,10 +66,6 @@ REGISTER_UNROLLED = None
 # H100, float32 solve with 16 right-hand sides, 32 -> 256: order 16384 819 -> 583 ms,
 # 4096 50.6 -> 47.4, 1024 unchanged (one block) (torch: 137, 14.5, 2.7).
 OUTER = 256
-# an LU panel's block row U12 = L11^-1 A12 by substitution, a column a thread, with the
-# trailing update's operands copied out in the same dispatch (``kb.render_lu_u12``);
-# False: the leaf's inverse of L11, a product by it and two copies
-LU_U12 = True
 # LU panels of at least TLU_MIN_ROWS rows (and 64: two candidate sets) of matrices of
 # order TLU_MIN_ORDER and more take their pivots from a tournament
 # (``kb.render_tlu_pick``); the others the one-workgroup panel kernel. TLU_MIN_ROWS 0:
@@ -425,18 +421,6 @@ def _lu_update(w: _Mat, k: int, kend: int, upd: int, dbuf) -> None:
     (L11 unit lower), then the rows below less L21 U12."""
     nb, m, device, dtype = w.nb, w.rows, w.device, w.dtype
     u12 = w.block(k, kend, kend, upd)
-    if LU_U12 and kend - k <= PANEL and w.off == 0 and w.sz == m * w.cols and w.cs == 1:
-        # U12 by substitution and both operands copied out, in one dispatch
-        wp, nu = kend - k, upd - kend
-        u12new = _Mat.new(nb, wp, nu, dtype, device)
-        l21 = _Mat.new(nb, m - kend, wp, dtype, device)
-        ngc, ngl = _cdiv(nu, kb.PANEL_WG), _cdiv((m - kend) * wp, kb.PANEL_WG * 16)
-        launch(device, "linalg_blk_lu_u12", (_tag(dtype, device),), kb.lu_u12_record, kb.render_lu_u12,
-               {"W": w.buf, "U": u12new.buf, "L": l21.buf}, nb * (ngc + ngl),
-               nitems=nb * (ngc + ngl), ngc=ngc, ngl=ngl, n=m, ld=w.cols, k0=k, kend=kend, c1=upd)
-        if kend < m:
-            _subtract(l21.node(), u12new.node(), w.block(kend, m, kend, upd))
-        return
     if kend - k <= LEAF:
         _leaf(w.block(k, kend, k, kend), 1, 1, dbuf, unit=True)
         dm = _Mat(dbuf, 0, LEAF * LEAF, LEAF, 1, kend - k, kend - k, nb, dtype, device)

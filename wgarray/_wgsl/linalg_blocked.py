@@ -122,56 +122,6 @@ def render_leaf(t: str) -> str:
     return _finish(decls, t, body)
 
 
-def lu_u12_record(t: str) -> Launch:
-    return record(f"linalg_blk_lu_u12_{t}", [("W", "S", True), ("U", "S", True), ("L", "S", True)],
-                  ("nitems", "ngc", "ngl", "n", "ld", "k0", "kend", "c1"), PANEL_WG)
-
-
-def render_lu_u12(t: str) -> str:
-    """The block row of an LU panel and its operands for the trailing update, in one
-    dispatch: U12 = L11^-1 A12 in place (L11 the panel's unit lower block, at most 32
-    columns), copied to U, and L21 copied to L. Bindings W (nbatch matrices of n rows by
-    ld columns, contiguous), U, L. P: nitems (matrices x (ngc + ngl)), ngc, ngl, n, ld,
-    k0, kend, c1. Workgroups 0..ngc-1 of a matrix take a column of A12 (columns kend..c1-1)
-    a thread: forward substitution down its column, L11 from workgroup memory (where
-    the leaf's inverse, a product by it and a copy took three dispatches); U is matrix
-    z's (kend - k0) x (c1 - kend) block row, row-major. The ngl others copy rows kend..n-1
-    of columns k0..kend-1 to L, row-major."""
-    decls = lu_u12_record(t).declarations() + ["var<workgroup> l11: array<S, 1024>;"]
-    body = _head()
-    body[0] = f"@compute @workgroup_size({PANEL_WG})"
-    body += f"""    let per = P[1] + P[2];
-    let z = b / per; let g = b % per;
-    let n = P[3]; let ld = P[4]; let k0 = P[5]; let kend = P[6]; let c1 = P[7];
-    let wp = kend - k0;
-    let w0 = z * n * ld;
-    if (g < P[1]) {{
-        for (var e = lid; e < wp * wp; e += {PANEL_WG}u) {{
-            l11[(e / wp) * 32u + e % wp] = W[w0 + (k0 + e / wp) * ld + k0 + e % wp];
-        }}
-        workgroupBarrier();
-        let col = kend + g * {PANEL_WG}u + lid;
-        if (col < c1) {{
-            let nu = c1 - kend;
-            var x: array<S, 32>;
-            for (var c = 0u; c < wp; c++) {{
-                var s = W[w0 + (k0 + c) * ld + col];
-                for (var i = 0u; i < c; i++) {{ s = s - s_mul(l11[c * 32u + i], x[i]); }}
-                x[c] = s;
-                W[w0 + (k0 + c) * ld + col] = s;
-                U[(z * wp + c) * nu + col - kend] = s;
-            }}
-        }}
-    }} else {{
-        let total = (n - kend) * wp;
-        for (var e = (g - P[1]) * {PANEL_WG}u + lid; e < total; e += P[2] * {PANEL_WG}u) {{
-            L[z * total + e] = W[w0 + (kend + e / wp) * ld + k0 + e % wp];
-        }}
-    }}
-}}""".split("\n")
-    return _finish(decls, t, body)
-
-
 CHOL_WG = 256  # the Cholesky panel kernel's threads: LEAF on the diagonal block, the rest on rows below
 
 
