@@ -1,9 +1,9 @@
 """One switch of the blocked factorizations (``wgarray/_kernels/linalg_blocked.py``) on
 and off, wall time beside torch (CUDA):
 
-    python benchmarks/diag_switch.py solve LU_U12 0,1 1024,2048,4096
-    python benchmarks/diag_switch.py inv LU_U12 0,1 1024
-    python benchmarks/diag_switch.py cholesky CHOL_OUTER 64,256 4096
+    python benchmarks/diag_switch.py solve OUTER 32,256 1024,2048,4096
+    python benchmarks/diag_switch.py inv REGISTER_UNROLLED 0,1 1024
+    python benchmarks/diag_switch.py cholesky CHOL_OUTER 64,256,512 4096
 
 float32 (DTYPE=float64 for that); solve takes 16 right-hand sides. Each value is timed
 in turn within every round (median of ROUNDS, default 7; recorded programs cleared at
