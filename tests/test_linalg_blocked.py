@@ -207,7 +207,7 @@ def test_cholesky_dispatches_grow_as_n_over_block_and_nothing_recompiles():
 def test_cholesky_panels_across_workgroups(d, monkeypatch):
     """Orders whose first panels span several workgroups of the register panel kernel
     (each factoring the diagonal block itself): a batch of 2 within 10x of LAPACK, with
-    panels in outer blocks of 256 (two blocks), 128 (four) and 64 (one level), and with
+    panels in outer blocks of 512 (one block), 256 (two), 128 (four) and 64 (one level), and with
     the leaf path (complex128 always takes the leaf); the factor does not depend on how
     the rows are spread over workgroups (128 threads: 64 rows each), bit for bit."""
     rt = xp.asarray(0).device.runtime
@@ -215,8 +215,8 @@ def test_cholesky_panels_across_workgroups(d, monkeypatch):
     a[1] = hpd(450, d, hi_cond(d), seed=7)
     x = xp.asarray(a)
     outs = {}
-    for panels, threads, outer in ((True, 256, 256), (True, 128, 256), (True, 256, 64), (True, 256, 128),
-                                   (False, 256, 256)):
+    for panels, threads, outer in ((True, 256, 256), (True, 128, 256), (True, 256, 512), (True, 256, 64),
+                                   (True, 256, 128), (False, 256, 256)):
         monkeypatch.setattr(blk, "CHOL_PANELS", panels)
         monkeypatch.setattr(blk.kb, "CHOL_WG", threads)
         monkeypatch.setattr(blk, "CHOL_OUTER", outer)
