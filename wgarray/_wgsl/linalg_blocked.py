@@ -149,54 +149,34 @@ def render_chol_panel(t: str, threads: int = CHOL_WG, unrolled: bool = False) ->
     took three. Column step c: the block's rows c.. put their entry c in workgroup
     memory, one barrier, then every row below c scales its entry c by 1 / sqrt of the
     pivot and subtracts its multiple of the column from its entries right of c; the
-    column buffers alternate, so a step needs no second barrier. Each entry takes one
-    product a step, l / p^2 times the raw column entry (p the pivot's square root), and
-    the rows below are the column-by-column substitution of LAPACK's potf2 on the panel.
-    float32 unrolled reads the column four entries a load (NVIDIA H100: the panel of 64
-    columns ~48 us with a scalar load and two products an entry)."""
+    column buffers alternate, so a step needs no second barrier. The products and their
+    order are the leaf kernel's: the block's bits are the leaf's factor's, and the rows
+    below are its column-by-column substitution (LAPACK's potf2 on the panel)."""
     T = threads
-
-    quads = unrolled and t == "f32"  # the column read four entries a load
-
-    def entry(c: str, cc: str) -> str:  # the column's entry c in workgroup memory
-        return f"col4[q / 4u + {int(cc) // 4}u][{int(cc) % 4}]" if quads else f"col[q + {c}]"
+    decls = chol_panel_record(t, T, unrolled).declarations() + [f"var<workgroup> col: array<S, {2 * LEAF}>;"]
 
     def step(c: str, cc: str, js: str) -> str:
         # c: the column (a constant or the loop's), cc: entry c's index, js: the update
-        put = "col4[q / 4u + lid / 4u][lid % 4u]" if quads else "col[q + lid]"
         return f"""        let q = ({c} % 2u) * {LEAF}u;
-        if (lid < wp && lid >= {c}) {{ {put} = a[{cc}]; }}
+        if (lid < wp && lid >= {c}) {{ col[q + lid] = a[{cc}]; }}
         workgroupBarrier();
-        let piv = r_sqrt(s_re({entry(c, cc)}));
+        let piv = r_sqrt(s_re(col[q + {c}]));
         let inv = R(1) / piv;
         if (below || (lid < wp && lid > {c})) {{
             let l = s_scale(a[{cc}], inv);
-            let l2 = s_scale(l, inv);
 {js}
             a[{cc}] = l;
         }}
         if (lid == {c}) {{ a[{cc}] = s_real(piv); }}"""
-
-    def update(c: int) -> str:  # the unrolled update of the entries right of column c
-        if not quads:
-            return _lines(range(c + 1, LEAF), "            a[{j}] = a[{j}] - s_mul(l2, s_conj(col[q + {j}u]));")
-        lines = []
-        for j in range(c + 1, LEAF):
-            if j == c + 1 or j % 4 == 0:
-                lines.append(f"            let v{j // 4} = col4[q / 4u + {j // 4}u];")
-            lines.append(f"            a[{j}] = a[{j}] - l2 * v{j // 4}[{j % 4}];")
-        return "\n".join(lines)
+    upd = "            a[{j}] = a[{j}] - s_mul(l, s_conj(s_scale(col[q + {j}u], inv)));"
     if unrolled:
-        columns = "\n".join(f"    if (wp > {c}u) {{\n{step(f'{c}u', str(c), update(c))}\n    }}"
+        columns = "\n".join(f"    if (wp > {c}u) {{\n{step(f'{c}u', str(c), _lines(range(c + 1, LEAF), upd))}\n    }}"
                              for c in range(LEAF))
     else:
         loop = """            for (var j = c + 1u; j < wp; j++) {
-                a[j] = a[j] - s_mul(l2, s_conj(col[q + j]));
+                a[j] = a[j] - s_mul(l, s_conj(s_scale(col[q + j], inv)));
             }"""
         columns = f"    for (var c = 0u; c < wp; c++) {{\n{step('c', 'c', loop)}\n    }}"
-    decls = chol_panel_record(t, T, unrolled).declarations() + [
-        f"var<workgroup> col4: array<vec4<f32>, {LEAF // 2}>;" if quads else f"var<workgroup> col: array<S, {2 * LEAF}>;"]
-
     def each(template: str) -> str:  # a line per entry where unrolled, else a loop
         if unrolled:
             return _lines(range(LEAF), template)
