@@ -33,7 +33,7 @@ TOL = {
             "loggamma": 40, "j0": 8, "j1": 8, "y0": 16, "y1": 12, "expn": 8, "yn": 24,
             "multigammaln": 40, "gammaincinv": 600, "gammainccinv": 600, "chdtri": 600,
             "pdtri": 600, "betaincinv": 600, "bdtri": 600, "nbdtri": 600, "fdtri": 600,
-            "stdtrit": 200, "binom": 8, "zeta": 2, "riemann_zeta": 250, "polygamma": 100, "lpmv": 25000, "hyp1f1": 8000},
+            "stdtrit": 200, "binom": 8, "zeta": 4, "riemann_zeta": 250, "polygamma": 100, "lpmv": 25000, "hyp1f1": 8000},
     "f32": {"ndtri": 3, "gamma": 10, "rgamma": 10, "digamma": 6000, "psi": 40, "gammainc": 6, "betainc": 520,
             "gammaincc": 10, "betaincc": 380, "stdtr": 980, "chdtr": 6,
             "chdtrc": 6, "pdtr": 10, "pdtrc": 4, "gdtr": 48, "gdtrc": 30, "bdtr": 8,
@@ -42,7 +42,7 @@ TOL = {
             "exp1": 8, "expi": 6, "zetac": 12, "j0": 6, "j1": 3, "y0": 10, "y1": 6, "expn": 8,
             "yn": 5, "multigammaln": 8, "gammaincinv": 600, "gammainccinv": 600, "chdtri": 600,
             "pdtri": 600, "betaincinv": 600, "bdtri": 600, "nbdtri": 600, "fdtri": 600,
-            "stdtrit": 150, "binom": 9, "zeta": 3, "riemann_zeta": 32, "polygamma": 1000, "lpmv": 2200, "hyp1f1": 1100},
+            "stdtrit": 150, "binom": 9, "zeta": 8, "riemann_zeta": 40, "polygamma": 1000, "lpmv": 2200, "hyp1f1": 1100},
 }
 DEFAULT_TOL = 4  # ulp
 # lpmv: near the zeros of P_v^m reached by the degree recurrence (lpmv(1, 12.3, 0.7) =
@@ -52,7 +52,8 @@ DEFAULT_TOL = 4  # ulp
 # wgarray 2 ulp); wgarray's own worst, 2600 (float64) and 1050 (float32), is the power
 # series' cancellation for a < 0 (hyp1f1(-5.5, 20, 24.2))
 # zeta (Hurwitz): float64 1.33 on the grid, 3.0 by mpmath on more points; float32 2.47
-# and 2.86 (docs/special.md, beside SciPy's)
+# and 2.86 (docs/special.md, beside SciPy's), measured on lavapipe only: the tolerances
+# keep room for devices whose float32 exp and log differ (not yet measured on a GPU)
 # yn (f32): the recurrence runs in double length, so its steps add ~2^-40 relative each
 # whether or not the device fuses c y_k - y_{k-1} (two_prod's split products are exact
 # either way); what is left is y0's and y1's error carried along (at most their sum, in
@@ -564,8 +565,9 @@ def test_riemann_zeta_matches_scipy(dtype):
     got = np.asarray(xp.special.zeta(xp.asarray(x)))
     err, mism = D.max_rel_error(got, ref, dtype)
     assert mism == 0
-    # float64: SciPy's, as zetac's below -100; float32 29.6 at x = 0.007, where the
-    # Euler-Maclaurin sum for 0 < x < 1 cancels (10 terms ~1 each against a tail ~ -10.5)
+    # float64: SciPy's, as zetac's below -100; float32 29.6 on lavapipe at x = 0.007,
+    # where the Euler-Maclaurin sum for 0 < x < 1 cancels (10 terms ~1 each against a
+    # tail ~ -10.5)
     assert err / np.finfo(dtype).eps <= TOL["f64" if dtype is np.float64 else "f32"]["riemann_zeta"]
 
 
@@ -600,7 +602,7 @@ def test_hurwitz_zeta_large_q_against_mpmath(dtype):
     assert keep.sum() >= 12
     got = np.asarray(xp.special.zeta(xp.asarray(x[keep]), xp.asarray(q[keep]))).astype(np.float64)
     err = np.max(np.abs(got - ref[keep]) / ref[keep]) / np.finfo(dtype).eps
-    assert err <= 3, f"zeta: {err:.3g} ulp"
+    assert err <= 4, f"zeta: {err:.3g} ulp"  # lavapipe: 1.08 (float64), 1.86 (float32)
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
