@@ -278,6 +278,30 @@ def test_solve_residual_within_10x_of_lapack(d, n):
     assert bound(solve_residual(a, x, b), solve_residual(a, np.linalg.solve(a, b), b), d)
 
 
+@pytest.mark.parametrize("n", [300, 600])
+def test_float32_solve_and_inv_within_10x_of_float32_lapack(n):
+    # NumPy's float32 solve and inv give the float64 results rounded (its float32
+    # residuals are below float32's own rounding: 40-380x smaller than any float32 LU's
+    # at these orders), so single precision is held against LAPACK's sgesv through SciPy
+    sl = pytest.importorskip("scipy.linalg")
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal((n, n)).astype(np.float32)
+    b = rng.standard_normal((n, 3)).astype(np.float32)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+
+    def residual(x, rhs):
+        x = x.astype(np.float64)
+        return float(np.linalg.norm(a64 @ x - rhs) / (np.linalg.norm(a64) * np.linalg.norm(x)))
+
+    ref = sl.solve(a, b, check_finite=False)
+    assert ref.dtype == np.float32
+    x = to_np(la.solve(xp.asarray(a), xp.asarray(b)))
+    assert residual(x, b64) <= 10 * residual(ref, b64)
+    eye = np.eye(n)
+    xi = to_np(la.inv(xp.asarray(a)))
+    assert residual(xi, eye) <= 10 * residual(sl.inv(a, check_finite=False), eye)
+
+
 @pytest.mark.parametrize("d", REAL_FLOAT, ids=ids(REAL_FLOAT))
 def test_solve_ill_conditioned_and_batched(d):
     a = np.stack([with_cond(100, 100, d, hi_cond(d), seed=s) for s in range(2)])
