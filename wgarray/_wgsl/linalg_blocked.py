@@ -168,21 +168,21 @@ def render_chol_panel(t: str, threads: int = CHOL_WG, unrolled: bool = False) ->
             a[{cc}] = l;
         }}
         if (lid == {c}) {{ a[{cc}] = s_real(piv); }}"""
+    def looped(template: str) -> str:  # a ``_lines`` template's line for entry j
+        return template.replace("{j}u", "j").replace("{j}", "j").replace("{{", "{").replace("}}", "}")
+
+    def each(template: str) -> str:  # a line per entry where unrolled, else a loop
+        if unrolled:
+            return _lines(range(LEAF), template)
+        return f"    for (var j = 0u; j < {LEAF}u; j++) {{\n{looped(template)}\n    }}"
+
     upd = "            a[{j}] = a[{j}] - s_mul(l, s_conj(s_scale(col[q + {j}u], inv)));"
     if unrolled:
         columns = "\n".join(f"    if (wp > {c}u) {{\n{step(f'{c}u', str(c), _lines(range(c + 1, LEAF), upd))}\n    }}"
                              for c in range(LEAF))
     else:
-        loop = """            for (var j = c + 1u; j < wp; j++) {
-                a[j] = a[j] - s_mul(l, s_conj(s_scale(col[q + j], inv)));
-            }"""
+        loop = f"            for (var j = c + 1u; j < wp; j++) {{\n    {looped(upd)}\n            }}"
         columns = f"    for (var c = 0u; c < wp; c++) {{\n{step('c', 'c', loop)}\n    }}"
-    def each(template: str) -> str:  # a line per entry where unrolled, else a loop
-        if unrolled:
-            return _lines(range(LEAF), template)
-        return (f"    for (var j = 0u; j < {LEAF}u; j++) {{\n"
-                + template.replace("{j}u", "j").replace("{j}", "j").replace("{{", "{").replace("}}", "}")
-                + "\n    }")
 
     body = _head()
     body[0] = f"@compute @workgroup_size({T})"
