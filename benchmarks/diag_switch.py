@@ -4,6 +4,10 @@ and off, wall time beside torch (CUDA):
     python benchmarks/diag_switch.py solve OUTER 32,256 1024,2048,4096
     python benchmarks/diag_switch.py inv REGISTER_UNROLLED 0,1 1024
     python benchmarks/diag_switch.py cholesky CHOL_OUTER 64,256,512 4096
+    python benchmarks/diag_switch.py eigh sytrd.WAYS 4,8,16 1024    # a switch of another module
+
+A switch is a name in ``_kernels/linalg_blocked.py``, or ``module.NAME`` for
+``_wgsl/linalg_sytrd.py`` (``sytrd``) and ``_kernels/linalg_trd.py`` (``trd``).
 
 float32 (DTYPE=float64 for that); solve takes 16 right-hand sides. Each value is timed
 in turn within every round (median of ROUNDS, default 7; recorded programs cleared at
@@ -21,7 +25,10 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # this tree
 import wgarray as xp  # noqa: E402
-from wgarray._kernels import linalg_blocked as blk  # noqa: E402
+from wgarray._kernels import linalg_blocked as blk, linalg_trd as trd  # noqa: E402
+from wgarray._wgsl import linalg_sytrd as sytrd  # noqa: E402
+
+MODULES = {"sytrd": sytrd, "trd": trd}
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _timing import cuda_torch, heat  # noqa: E402
@@ -34,18 +41,23 @@ def inputs(op, n, rng):
     a = rng.standard_normal((n, n))
     if op == "cholesky":
         return [(a @ a.T / n + np.eye(n)).astype(DTYPE)]
+    if op in ("eigh", "eigvalsh"):
+        return [((a + a.T) / 2).astype(DTYPE)]
     if op == "solve":
         return [a.astype(DTYPE), rng.standard_normal((n, 16)).astype(DTYPE)]
     return [a.astype(DTYPE)]
 
 
 def call(m, op, args):
-    f = {"cholesky": m.linalg.cholesky, "solve": m.linalg.solve, "inv": m.linalg.inv, "det": m.linalg.det}[op]
+    f = {"cholesky": m.linalg.cholesky, "solve": m.linalg.solve, "inv": m.linalg.inv, "det": m.linalg.det,
+         "eigh": lambda x: m.linalg.eigh(x)[1], "eigvalsh": m.linalg.eigvalsh}[op]
     out = f(*args)
     return out if out.ndim == 0 else out[0, 0] if out.ndim == 2 else out[0]
 
 
 def main(op, switch, values, orders):
+    mod, _, name = switch.rpartition(".")
+    target = MODULES[mod] if mod else blk
     torch = cuda_torch()
     dev = xp.asarray(0.0).device
     rt = dev.runtime
@@ -56,7 +68,7 @@ def main(op, switch, values, orders):
         args = [xp.asarray(h) for h in host]
         first, times = {}, {v: [] for v in values}
         for v in values:
-            setattr(blk, switch, v)
+            setattr(target, name, v)
             rt.programs.clear()
             t = time.perf_counter()
             complex(call(xp, op, args))
@@ -64,7 +76,7 @@ def main(op, switch, values, orders):
         heat(rt)
         for _ in range(ROUNDS):
             for v in values:
-                setattr(blk, switch, v)
+                setattr(target, name, v)
                 rt.programs.clear()
                 complex(call(xp, op, args))  # records
                 t = time.perf_counter()
