@@ -794,3 +794,57 @@ def test_qr_blocked_householder_panel_split_over_dispatches(monkeypatch):
     assert bound(rel(q @ r, a), rel(qn @ rn, a), xp.float32)
     assert bound(float(np.abs(q.T @ q - np.eye(n)).max()), float(np.abs(qn.T @ qn - np.eye(n)).max()), xp.float32)
     assert np.allclose(r, rn, atol=1e-4 * np.abs(rn).max())  # LAPACK's, signs included
+
+
+# None: the device's default (unrolled on GPUs); True compiles for minutes on lavapipe
+@pytest.mark.parametrize("unrolled", [None, pytest.param(True, marks=pytest.mark.slow)])
+def test_qr_register_panels_within_10x_of_lapack(monkeypatch, unrolled):
+    """float32 Householder panels with their rows in registers (where the device has
+    subgroups): a matrix taller than the workgroup (its first panels on the
+    global-memory kernel, the rest in registers), entries near the ends of float32's
+    range (the norm's power-of-two scaling), a zero column and a column zero below its
+    diagonal (no reflection: tau 0), a batch; LAPACK's signs, R within rounding of the
+    global-memory kernel's, and NaN spreads."""
+    dev = xp.asarray(0).device
+    rt = dev.runtime
+    threads = blk.kb.panel_threads(dev)
+    if not blk._register_panels(xp.float32, threads, dev):
+        pytest.skip("the device has no full subgroups of consecutive invocations: only the global-memory kernel runs")
+    monkeypatch.setattr(blk, "REGISTER_UNROLLED", unrolled)
+    tall = with_cond(threads + 76, 70, xp.float32, 1e3, seed=21)
+    sq = with_cond(150, 150, xp.float32, 1e4, seed=22)
+    sq[:, 5] = 0
+    sq[40:, 37] = 0
+    # (matrix, the power of two it is scaled by: undone in float64 for the checks)
+    cases = [(tall, 0), (sq, 0), (sq * np.float32(2.0 ** -120), -120), (sq * np.float32(2.0 ** 110), 110),
+             (np.stack([with_cond(100, 90, xp.float32, 10.0, seed=s) for s in (23, 24)]), 0)]
+
+    def run(a, reg):
+        monkeypatch.setattr(blk, "QR_REGISTER_PANELS", reg)
+        rt.programs.clear()
+        q, r = blk.qr_householder(xp.asarray(a)._node, "reduced")
+        return to_np(Array._new(q)).astype(np.float64), to_np(Array._new(r)).astype(np.float64)
+
+    for a, e in cases:
+        (q, r), (q0, r0) = run(a, True), run(a, False)
+        a, r, r0 = (np.ldexp(z.astype(np.float64), -e) for z in (a, r, r0))
+        qn, rn = np.linalg.qr(a.astype(np.float32))
+        for k in np.ndindex(a.shape[:-2]):
+            scale = np.abs(rn[k]).max()
+            # LAPACK's signs where R_kk is not rounding; the zero column's R_kk is +0
+            live = np.abs(np.diagonal(rn[k])) > 1e-4 * scale
+            assert np.array_equal(np.sign(np.diagonal(r[k]))[live], np.sign(np.diagonal(rn[k]))[live])
+            assert np.isfinite(r[k]).all() and np.isfinite(q[k]).all()
+            if np.isfinite(r0[k]).all():  # (the global-memory kernel's 1 / (d mx) overflows at 2^-120)
+                assert np.abs(r[k] - r0[k]).max() <= 1e-5 * scale
+            assert bound(rel(q[k] @ r[k], a[k]), rel(qn[k] @ rn[k], a[k]), xp.float32)
+            eye = np.eye(q.shape[-1])
+            assert bound(float(np.abs(q[k].T @ q[k] - eye).max()), float(np.abs(qn[k].T @ qn[k] - eye).max()),
+                         xp.float32)
+    want = (budget.loop_bound(dev) is None) if unrolled is None else unrolled
+    assert any(key[0] == "linalg_blk_hhr" and key[1][-1] == want for key in rt.kernels)
+    bad = sq.copy()
+    bad[60, 80] = np.nan
+    monkeypatch.setattr(blk, "QR_REGISTER_PANELS", True)
+    r = to_np(Array._new(blk.qr_householder(xp.asarray(bad)._node, "reduced")[1]))
+    assert np.isnan(r[:81, 80:]).any() and np.isfinite(r[:60, :80]).all()

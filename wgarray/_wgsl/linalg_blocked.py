@@ -680,6 +680,128 @@ def render_hh(t: str, threads: int = PANEL_WG) -> str:
     return _finish(decls, t, body)
 
 
+def hh_reg_record(t: str, threads: int, sg: int, unrolled: bool = False) -> Launch:
+    return record(f"linalg_blk_hhr{threads}_{t}_sg{sg}" + ("_u" if unrolled else ""),
+                  [("W", "S", True), ("TAU", "S", True)], ("nbatch", "m", "ld", "kk", "k0", "kend"), threads)
+
+
+def render_hh_reg(t: str, threads: int, sg: int, unrolled: bool = False) -> str:
+    """``render_hh``'s factorization of a whole panel (columns k0..kend-1, at most 32;
+    bindings as there, P: nbatch, m, ld, kk, k0, kend) for panels of at most
+    ``threads`` rows from k0 down, real types, its entries in registers: thread lid
+    holds row k0 + lid as 32 scalars (indexed by constants where ``unrolled``).
+    Reflectors, signs and the in-place layout are render_hh's (dgeqrf's).
+
+    Column c: each subgroup (``sg`` consecutive invocations) scales its entries below
+    the diagonal by the power of two of its largest, exactly (ldexp), and sums their
+    squares; one barrier, then every thread rescales the subgroups' sums to the power
+    of two of the column's largest entry (alpha included) and adds them: the norm in
+    one round, without overflow or harmful underflow, where render_hh made a round for
+    the largest entry and one for the scaled squares. The dot products of the
+    reflector with the later columns are subgroup sums, added over the subgroups by
+    one subgroup a column; the rows from c down then subtract their multiple of the
+    reflector. Three barriers a column, nothing re-read from memory."""
+    T = threads
+    nsub = T // sg
+    rounds = -(-32 // nsub)
+    decls = hh_reg_record(t, T, sg, unrolled).declarations() + [
+        f"var<workgroup> sv: array<i32, {nsub}>;", f"var<workgroup> sw: array<R, {nsub}>;",
+        f"var<workgroup> sd: array<R, {nsub * 32}>;", "var<workgroup> dd: array<R, 32>;",
+        "var<workgroup> g_al: R;"]
+    js = range(32)
+    if unrolled:
+        columns = "\n".join(f"    if (wp > {c}u) {{\n    let c = {c}u;\n{_hh_reg_column(sg, nsub, rounds, c)}\n    }}"
+                             for c in range(32))
+    else:
+        columns = f"    for (var c = 0u; c < wp; c++) {{\n{_hh_reg_column(sg, nsub, rounds, None)}\n    }}"
+    body = _head()
+    body[0] = f"@compute @workgroup_size({T})"
+    body[1] = body[1].replace(") {", ", @builtin(subgroup_invocation_id) lane: u32) {")
+    body += f"""    let m = P[1]; let ld = P[2]; let kk = P[3]; let k0 = P[4]; let wp = P[5] - k0;
+    let w0 = b * m * ld;
+    let live = k0 + lid < m;
+    let base = select(0u, w0 + (k0 + lid) * ld + k0, live);
+    let sgi = lid / {sg}u;
+    var a: array<R, 32>;
+{_lines(js, "    if (live && {j}u < wp) {{ a[{j}] = W[base + {j}u]; }}")}
+{columns}
+    if (live) {{
+{_lines(js, "        if ({j}u < wp) {{ W[base + {j}u] = a[{j}]; }}")}
+    }}
+}}""".split("\n")
+    return _finish(decls, t, body)
+
+
+def _hh_reg_column(sg: int, nsub: int, rounds: int, const: int | None) -> str:
+    """One column step of ``render_hh_reg`` (``c`` in scope; ``const`` its value where
+    known when rendering, else None: selects over all 32 entries)."""
+    if const is None:
+        entry = "var ac = a[0];\n" + _lines(range(1, 32), "        ac = select(ac, a[{j}], c == {j}u);")
+        setc = _lines(range(32), "            a[{j}] = select(a[{j}], nv, c == {j}u);")
+        later = range(32)
+        part = "let p{j} = subgroupAdd(select(R(0), vr * a[{j}], {j}u > c));"
+        upd = "a[{j}] = select(a[{j}], a[{j}] - tau * dd[{j}] * vr, {j}u > c);"
+    else:
+        entry = f"let ac = a[{const}];"
+        setc = f"            a[{const}] = nv;"
+        later = range(const + 1, 32)
+        part = "let p{j} = subgroupAdd(vr * a[{j}]);"
+        upd = "a[{j}] = a[{j}] - tau * dd[{j}] * vr;"
+    parts = _lines(later, "        " + part)
+    stores = _lines(later, "            sd[sgi * 32u + {j}u] = p{j};")
+    upds = _lines(later, "            " + upd)
+    return f"""        {entry}
+        var x = R(0);
+        if (live && lid > c) {{ x = ac; }}
+        // the subgroup's squares, scaled by the power of two of its largest entry
+        let es = frexp(subgroupMax(abs(x))).exp;
+        let ps = subgroupAdd(ldexp(x, -es) * ldexp(x, -es));
+        if (lane == 0u) {{ sv[sgi] = es; sw[sgi] = ps; }}
+        if (lid == c) {{ g_al = ac; }}
+        workgroupBarrier();
+        let al = g_al;
+        var e = frexp(al).exp;
+        for (var q = lane; q < {nsub}u; q += {sg}u) {{ if (sw[q] != R(0)) {{ e = max(e, sv[q]); }} }}
+        e = subgroupMax(e);
+        var ss = R(0);
+        for (var q = lane; q < {nsub}u; q += {sg}u) {{ ss += ldexp(sw[q], 2 * (sv[q] - e)); }}
+        ss = subgroupAdd(ss);
+        let als = ldexp(al, -e);
+        var be = al; var tau = R(0); var inv = R(0);
+        if (ss != R(0)) {{
+            let nr = sqrt(als * als + ss);
+            let bes = select(nr, -nr, als >= R(0));
+            let dl = als - bes;
+            tau = -dl / bes;
+            inv = R(1) / dl;
+            be = ldexp(bes, e);
+        }}
+        var vr = R(0);
+        if (live && lid >= c) {{
+            var nv = be;
+            vr = R(1);
+            if (lid > c) {{ nv = ldexp(x, -e) * inv; vr = nv; }}
+{setc}
+        }}
+        if (lid == 0u) {{ TAU[b * kk + k0 + c] = tau; }}
+{parts}
+        if (lane == 0u) {{
+{stores}
+        }}
+        workgroupBarrier();
+        for (var r = 0u; r < {rounds}u; r++) {{
+            let j = min(sgi + r * {nsub}u, 31u);
+            var d = R(0);
+            for (var q = lane; q < {nsub}u; q += {sg}u) {{ d += sd[q * 32u + j]; }}
+            d = subgroupAdd(d);
+            if (lane == 0u && sgi + r * {nsub}u < 32u) {{ dd[j] = d; }}
+        }}
+        workgroupBarrier();
+        if (live && lid >= c) {{
+{upds}
+        }}"""
+
+
 def hh_t_record(t: str) -> Launch:
     return record(f"linalg_blk_hh_t_{t}", [("G", "S", False), ("TAU", "S", False), ("TM", "S", True)],
                   ("nbatch", "w", "kk", "k0", "offG", "szG", "rsG", "csG"))
