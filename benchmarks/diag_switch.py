@@ -5,6 +5,7 @@ and off, wall time beside torch (CUDA):
     python benchmarks/diag_switch.py inv REGISTER_UNROLLED 0,1 1024
     python benchmarks/diag_switch.py cholesky CHOL_OUTER 64,256,512 4096
     python benchmarks/diag_switch.py eigh sytrd.WAYS 4,8,16 1024    # a switch of another module
+    python benchmarks/diag_switch.py qr QR_REGISTER_PANELS 0,1 1024,4096
 
 A switch is a name in ``_kernels/linalg_blocked.py``, or ``module.NAME`` for
 ``_wgsl/linalg_sytrd.py`` (``sytrd``) and ``_kernels/linalg_trd.py`` (``trd``).
@@ -50,7 +51,7 @@ def inputs(op, n, rng):
 
 def call(m, op, args):
     f = {"cholesky": m.linalg.cholesky, "solve": m.linalg.solve, "inv": m.linalg.inv, "det": m.linalg.det,
-         "eigh": lambda x: m.linalg.eigh(x)[1], "eigvalsh": m.linalg.eigvalsh}[op]
+         "eigh": lambda x: m.linalg.eigh(x)[1], "eigvalsh": m.linalg.eigvalsh, "qr": lambda x: m.linalg.qr(x)[1]}[op]
     out = f(*args)
     return out if out.ndim == 0 else out[0, 0] if out.ndim == 2 else out[0]
 
