@@ -578,3 +578,19 @@ def test_blocked_reduction_more_loads_in_flight(ways, dtype, n, blocked, monkeyp
     assert blocked == [(1, n)]
     w0, v0 = np.linalg.eigh(h)
     _check(_errors(h, w, v), _errors(h, w0, v0), dtype)
+
+
+@pytest.mark.parametrize("kind", ["random", "repeated", "clustered"])
+def test_stein_staged_block_gives_the_same_bits(kind, monkeypatch):
+    # inverse iteration reading its block from workgroup memory (STEIN_STAGE) reads the
+    # same values as from storage: the same vectors bit for bit, clusters included
+    from wgarray._kernels import linalg_trd as lt
+    h = _sym(150, kind, np.float64, seed=31)
+    out = []
+    for stage in (False, True):
+        monkeypatch.setattr(lt, "STEIN_STAGE", stage)
+        w, v = la.eigh(xp.asarray(h))
+        out.append((np.asarray(w), np.asarray(v)))
+    assert any(k[0] == "linalg_trd_stein" and k[1][-1] for k in xp.asarray(0).device.runtime.kernels)
+    np.testing.assert_array_equal(out[0][0], out[1][0])
+    np.testing.assert_array_equal(out[0][1], out[1][1])

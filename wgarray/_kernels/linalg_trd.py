@@ -92,7 +92,7 @@ def fits(device, n: int, work) -> bool:
     lim = device.limits.get("max-compute-workgroup-storage-size", 16384)
     need = (4 * _cap(n) + _trd_threads(device)) * work.itemsize + 64
     t = "f64" if work.itemsize == 8 else "f32"
-    need = max(need, kt.stein_workgroup_bytes(t, _cap(n), _stein_threads(device, n)))
+    need = max(need, kt.stein_workgroup_bytes(t, _cap(n), _stein_threads(device, n), STEIN_STAGE))
     return 3 <= n <= MAX_N and need <= lim
 
 
@@ -336,11 +336,20 @@ def _bisect(device, wt, nz, n, DT, ET, SC):
     return LAM, LO, HI
 
 
+# stein's tridiagonal block in workgroup memory for its solves (``kt.render_stein``'s
+# ``stage``): the one invocation that solves then reads no storage in its chain
+STEIN_STAGE = False
+# stein's workgroup size on GPUs (None: 64)
+STEIN_THREADS = None
+
+
 def _stein_threads(device, n: int) -> int:
     """stein's workgroup size: 64 (the solves run in one invocation, the
     Gram-Schmidt steps over all); on lavapipe 128 past order 512, so that one
     iteration of a cluster of the whole order stays within a dispatch's budget."""
-    return 128 if loop_bound(device) is not None and n > 512 else 64
+    if loop_bound(device) is not None:
+        return 128 if n > 512 else 64
+    return STEIN_THREADS or 64
 
 
 def _stein_budget(device, n: int) -> int | None:
@@ -367,7 +376,7 @@ def _stein(device, wt, nz, n, DT, ET, LO, HI, reorth: bool = True):
     SW = rt.alloc(nz * n * 3 * 4)
     ZT = rt.alloc(nz * n * n * isz)
     bufs = {"DT": DT, "ET": ET, "LO": LO, "HI": HI, "SH": SH, "SW": SW, "ZT": ZT}
-    spec = (wt, cap, wg, reorth)
+    spec = (wt, cap, wg, reorth, STEIN_STAGE)
     budget = _stein_budget(device, n)
     if budget is None:
         launch(device, "linalg_trd_stein", spec, kt.stein_record, kt.render_stein, bufs, nz * n, nz=nz, n=n,

@@ -615,22 +615,22 @@ STEIN_EXTRA = 2    # iterations past the first that passes the growth test (dste
 STEIN_ORTOL = 1e-6  # consecutive eigenvalues closer than this times ||T_block||_1 form a cluster
 
 
-def stein_record(t: str, cap: int, wg: int, reorth: bool = True) -> Launch:
-    return record(f"linalg_trd_stein_{t}_{cap}_{wg}" + ("" if reorth else "_alone"),
+def stein_record(t: str, cap: int, wg: int, reorth: bool = True, stage: bool = False) -> Launch:
+    return record(f"linalg_trd_stein_{t}_{cap}_{wg}" + ("" if reorth else "_alone") + ("_st" if stage else ""),
                   [("DT", "R", False), ("ET", "R", False), ("LO", "R", False), ("HI", "R", False),
                    ("SH", "R", True), ("SW", "u32", True), ("ZT", "R", True)],
                   ("nz", "n", "budget", "first"), wg)
 
 
-def stein_workgroup_bytes(t: str, cap: int, wg: int) -> int:
+def stein_workgroup_bytes(t: str, cap: int, wg: int, stage: bool = False) -> int:
     """stein's workgroup arrays: U's superdiagonal, the pivots' reciprocals and the
     iterate (cap each), the row swaps (a bit a row) and the reduction array (four
-    entries a thread)."""
+    entries a thread); with ``stage`` the block's diagonal and off-diagonal too."""
     isz = 8 if t == "f64" else 4
-    return (3 * cap + 4 * wg) * isz + cap // 8 + 64
+    return ((5 if stage else 3) * cap + 4 * wg) * isz + cap // 8 + 64
 
 
-def render_stein(t: str, cap: int, wg: int, reorth: bool = True) -> str:
+def render_stein(t: str, cap: int, wg: int, reorth: bool = True, stage: bool = False) -> str:
     """Bindings DT, ET (nz x n: trd's tridiagonal, scaled), LO, HI (bisect's brackets:
     slot j's eigenvalue, of the block that holds row j, is their midpoint), SH (nz x n:
     the shift each slot's inverse iteration uses), SW (nz x n x 3 u32: a cluster's
@@ -667,7 +667,7 @@ def render_stein(t: str, cap: int, wg: int, reorth: bool = True) -> str:
     big = "R(1e150)" if r == "f64" else "R(1e15)"
     lg = wg.bit_length() - 1
     nw = max(1, cap // 32)
-    decls = stein_record(t, cap, wg, reorth).declarations()
+    decls = stein_record(t, cap, wg, reorth, stage).declarations()
     # without reorth no slot joins another's cluster: each iterates alone (the caller
     # orthonormalizes the vectors afterwards)
     ortol_c = f"R({STEIN_ORTOL})" if reorth else "R(-1)"
@@ -773,6 +773,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         if (lid == 0u) {{ sig = SH[t0 + k0]; }}
         for (var i = lid; i < m; i += {wg}u) {{ g_v[i] = ZT[(t0 + k0) * n + b0 + i]; }}
     }}
+{{STAGE_LOADS}}
     workgroupBarrier();
     let per = ({wg}u + m - 1u) / {wg}u;
     var cost = 0u;
@@ -894,7 +895,26 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     }}
     if (lid == 0u) {{ SW[3u * b] = g_k; SW[3u * b + 1u] = its; SW[3u * b + 2u] = nconv; }}
 }}""".split("\n")
-    return _finish(decls, t, body)
+    body = _stein_stage(body, cap, wg, stage)
+    return _finish(decls + ([f"var<workgroup> g_d: array<R, {cap}>;", f"var<workgroup> g_e: array<R, {cap}>;"]
+                            if stage else []), t, body)
+
+
+def _stein_stage(body: list[str], cap: int, wg: int, stage: bool) -> list[str]:
+    """stein's lines with the block's diagonal and off-diagonal read from workgroup
+    memory in the solves (loaded once by all invocations) where ``stage``, else as
+    they are (read from DT and ET, row by row, by the one invocation that solves)."""
+    out = []
+    for line in body:
+        if "{STAGE_LOADS}" in line:
+            if stage:
+                out.append(f"    for (var i = lid; i < m; i += {wg}u) {{ g_d[i] = DT[eb + i]; g_e[i] = ET[eb + i]; }}")
+            continue
+        if stage and ("DT[eb" in line or "ET[eb" in line):
+            line = (line.replace("DT[eb + ", "g_d[").replace("ET[eb + ", "g_e[")
+                    .replace("DT[eb]", "g_d[0]").replace("ET[eb]", "g_e[0]"))
+        out.append(line)
+    return out
 
 
 def multisect_record(t: str, wg: int) -> Launch:
