@@ -75,6 +75,9 @@ FITS["EI_A"] = cheb(lambda u: (lambda x: x * mp.exp(-x) * mp.ei(x))(lin(6, 12)(u
 FITS["EI_B"] = cheb(lambda u: (lambda x: x * mp.exp(-x) * mp.ei(x))(lin(12, 24)(u)))
 FITS["EI_C"] = cheb(lambda u: (lambda x: x * mp.exp(-x) * mp.ei(x))(lin(24, 48)(u)))
 FITS["EI_D"] = cheb(lambda u: (lambda t: (48 / t) * mp.exp(-48 / t) * mp.ei(48 / t) if t else mp.mpf(1))(lin(0, 1)(u)))
+# zeta(x) - 1 / (x - 1) on [0, 1] (entire: gamma at x = 1, 1/2 at x = 0): Riemann zeta
+# for 0 <= x < 1 without the Euler-Maclaurin sum's cancellation there
+FITS["ZETA_01"] = cheb(lambda u: (lambda x: mp.zeta(x) - 1 / (x - 1) if x != 1 else +mp.euler)(lin(0, 1)(u)), 40)
 # -Li2(-w) / w on [-0.5, 0.5]: spence(1 + w) = -w R(w)
 FITS["SPENCE_1"] = cheb(lambda u: (lambda w: -mp.polylog(2, -w) / w if w else mp.mpf(1))(lin(-0.5, 0.5)(u)))
 

@@ -144,7 +144,7 @@ fn f32_mod360(x: f32) -> f32 {
 
 _FITS = ("ERF_SMALL", "ERFCX_A", "ERFCX_B", "ERFCX_C", "ERFCX_D", "LGAMMA_2",
          "I0E_A", "I1E_A", "I0E_B", "I1E_B", "E1_0", "EI_H", "EI_A", "EI_B", "EI_C", "EI_D",
-         "SPENCE_1", "Y0_A", "Y1_A", "P0_B", "Q0_B", "P1_B", "Q1_B", "K0_A",
+         "SPENCE_1", "ZETA_01", "Y0_A", "Y1_A", "P0_B", "Q0_B", "P1_B", "Q1_B", "K0_A",
          "K1_A", "K0E_B", "K1E_B", "K0E_C", "K1E_C")
 
 
@@ -1174,7 +1174,18 @@ fn $T_riemann(x: $T, which: i32) -> $T {
         if (which == 1) { return $T_hurwitz(x, 1.0); }
         return $T_hurwitz(x, 2.0);
     }
-    if (x >= 0.0) { return $T_hurwitz(x, 1.0) - (1.0 - one); }
+    if (x >= 0.0) {
+        // 1 / (x - 1) + G(x), G = zeta - 1 / (x - 1) fitted on [0, 1] (entire): the
+        // Euler-Maclaurin sum from q = 1 cancels here (ten terms ~1 against a tail ~-10.5:
+        // 30 ulp in float32); x - 1 and its reciprocal in double length; zeta(0) = -1/2
+        // exactly, as SciPy's
+        if (x == 0.0) { return -0.5 - (1.0 - one); }
+        let t = $T_two_sum(x, -1.0);
+        let r = 1.0 / t.x;
+        let p = $T_two_prod(r, t.x);
+        let corr = ((1.0 - p.x) - p.y - r * t.y) * r;
+        return r + (corr + ($T_cheb_zeta_01(2.0 * x - 1.0) - (1.0 - one)));
+    }
     let s = $T_sinpi(0.5 * x);
     if (s == 0.0) { return one - 1.0; }
     let z = s * $T_zeta_refl(x) * $T_hurwitz(1.0 - x, 1.0);
