@@ -1145,7 +1145,55 @@ fn $T_zeta(x: $T, q: $T) -> $T {
         return select($T_nan(), $T_inf(), q < 1.0);
     }
     if ($T_isinf(q)) { return 0.0; }
+    if (q < 0.0) { return $T_zeta_negq(x, q); }
     return $T_hurwitz(x, q);
+}""",
+    # 1 / a^n for an integer n >= 1 as hi + lo where |a|^n lies in [2^-60, 2^60] (so every
+    # partial power and product stays in two_prod's range), else (1 / a^n, 0)
+    "pow_inv_dd": """
+fn $T_mul_dd(x: vec2<$T>, y: vec2<$T>) -> vec2<$T> {
+    let p = $T_two_prod(x.x, y.x);
+    return $T_two_sum(p.x, p.y + (x.x * y.y + x.y * y.x));
+}
+fn $T_pow_inv_dd(a: $T, n: $T) -> vec2<$T> {
+    let odd = n - 2.0 * floor(0.5 * n) == 1.0;
+    let sg = select($T(1.0), $T(-1.0), a < 0.0 && odd);
+    let plain = $T_pow(abs(a), n);
+    if (!(plain >= 0x1p-60 && plain <= 0x1p60)) { return vec2<$T>(sg / plain, 0.0); }
+    var b = vec2<$T>(abs(a), 0.0);
+    var r = vec2<$T>(1.0, 0.0);
+    var m = n;
+    for (var i = 0; i < 64 && m > 0.0; i = i + 1) {
+        let h = floor(0.5 * m);
+        if (m - 2.0 * h == 1.0) { r = $T_mul_dd(r, b); }
+        m = h;
+        if (m > 0.0) { b = $T_mul_dd(b, b); }
+    }
+    let v = 1.0 / r.x;
+    let e = $T_two_prod(v, r.x);
+    let c = (($T_launder(1.0 - e.x) - e.y) - v * r.y) * v;
+    return vec2<$T>(sg * v, sg * c);
+}""",
+    # Hurwitz zeta for q < 0 and an integer x > 1 (zeta's checks): the terms (q + k)^-x
+    # while q + k < 9 summed in double length, then the sum from there. Those terms cancel
+    # where the value is small (zeta(11, -1.5): 0.5^-11 against (-0.5)^-11; polygamma(2,
+    # -1.4988) = 0.01 from terms near 8), so each rounded term cost its own size in error:
+    # 2.3e7 and 986 ulp there in float64 (SciPy, which sums them rounded: the same and 604)
+    "zeta_negq": """
+fn $T_zeta_negq(x: $T, q: $T) -> $T {
+    // q + k in double length too: rounded once past 2 |q|, its error times x relative
+    // (zeta(3, -1.4988): 109 ulp from rounding 2.5012 .. 8.5012) comes back to first order
+    var hi: $T = 0.0;
+    var lo: $T = 0.0;
+    var a = vec2<$T>(q, 0.0);
+    for (var k = 0; k < $MAXIT && a.x < 9.0; k = k + 1) {
+        let t = $T_pow_inv_dd(a.x, x);
+        let s = $T_two_sum(hi, t.x);
+        hi = s.x;
+        lo = lo + (s.y + (t.y - x * t.x * (a.y / a.x)));
+        a = $T_two_sum(q, $T(k + 1));
+    }
+    return hi + (lo + $T_hurwitz(x, a.x));
 }""",
     # (2 pi)^x Gamma(1 - x) / pi for x < 0 (the reflection of zeta), overflow as late as possible
     "zeta_refl": """
