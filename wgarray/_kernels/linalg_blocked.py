@@ -653,11 +653,6 @@ def _gram_outcome(dtype, shifted: bool, step: int, raw) -> str:
 # ------------------------------------------------------------------ Householder QR
 
 QR_PANEL = 32  # panel width of the blocked Householder QR (T is QR_PANEL x QR_PANEL)
-# float32 Householder panels of at most ``panel_threads`` rows factor with their rows in
-# registers (``kb.render_hh_reg``) where the device has subgroups, as LU's do
-# (REGISTER_PANELS; unrolled as REGISTER_UNROLLED says); False: the global-memory
-# panel kernel always.
-QR_REGISTER_PANELS = True
 
 
 def _hh_cost(m: int, j: int, kend: int, threads: int) -> int:
@@ -700,14 +695,9 @@ def _qr_householder(node: g.Data, mode: str):
     panels = []
     budget = phase_budget(device)
     threads = kb.panel_threads(device)
-    reg = _register_panels(dtype, threads, device) if QR_REGISTER_PANELS else 0
-    unrolled = loop_bound(device) is None if REGISTER_UNROLLED is None else REGISTER_UNROLLED
     for k in range(0, kk, QR_PANEL):
         kend = min(kk, k + QR_PANEL)
-        a0 = kend if reg and m - k <= threads else k
-        if a0 == kend:
-            launch(device, "linalg_blk_hhr", (t, threads, reg, unrolled), kb.hh_reg_record, kb.render_hh_reg,
-                   {"W": w.buf, "TAU": tau}, nb, nbatch=nb, m=m, ld=n, kk=kk, k0=k, kend=kend)
+        a0 = k
         while a0 < kend:
             c, cost = a0, 0
             while c < kend and (c == a0 or cost + _hh_cost(m, c, kend, threads) <= budget):
