@@ -794,3 +794,26 @@ def test_qr_blocked_householder_panel_split_over_dispatches(monkeypatch):
     assert bound(rel(q @ r, a), rel(qn @ rn, a), xp.float32)
     assert bound(float(np.abs(q.T @ q - np.eye(n)).max()), float(np.abs(qn.T @ qn - np.eye(n)).max()), xp.float32)
     assert np.allclose(r, rn, atol=1e-4 * np.abs(rn).max())  # LAPACK's, signs included
+
+
+@pytest.mark.parametrize("d", REAL_FLOAT, ids=ids(REAL_FLOAT))
+def test_qr_householder_near_the_bottom_of_the_range(d):
+    """Columns whose largest entry lies far down the exponent range are scaled up by a
+    power of two before 1 / max is taken (a subnormal max made it inf: float32 qr of a
+    matrix scaled by 2^-120 was NaN from column 60 on): entries bounded away from zero
+    at 2^-101 (float32) or 2^-1010 (float64), LAPACK's bounds; float32 graded down to
+    2^-134 and float64 into its subnormals, finite."""
+    rng = np.random.default_rng(41)
+    e = -101 if d is xp.float32 else -1010
+    a = (rng.choice([-1.0, 1.0], (150, 150)) * rng.uniform(0.5, 1.0, (150, 150)) * 2.0 ** e).astype(npdt(d))
+    q, r = (to_np(z).astype(np.float64) for z in la.qr(xp.asarray(a)))
+    qn, rn = np.linalg.qr(a)
+    a64, r64, rn64 = (np.ldexp(z.astype(np.float64), -e) for z in (a, r, rn))
+    assert np.isfinite(q).all() and np.isfinite(r).all()
+    assert np.array_equal(np.sign(np.diagonal(r)), np.sign(np.diagonal(rn)))
+    assert bound(rel(q @ r64, a64), rel(qn.astype(np.float64) @ rn64, a64), d)
+    assert bound(float(np.abs(q.T @ q - np.eye(150)).max()), float(np.abs(qn.T @ qn - np.eye(150)).max()), d)
+    u, _ = np.linalg.qr(rng.standard_normal((150, 150)))
+    g = (u * np.geomspace(1, 1e-4, 150)) @ u.T * 2.0 ** (-120 if d is xp.float32 else -1030)
+    q, r = (to_np(z) for z in la.qr(xp.asarray(g.astype(npdt(d)))))
+    assert np.isfinite(q).all() and np.isfinite(r).all()

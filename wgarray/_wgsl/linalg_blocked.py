@@ -613,6 +613,7 @@ def render_hh(t: str, threads: int = PANEL_WG) -> str:
     reduction per four later columns, each access its own memory sector."""
     T = threads
     G = T // 32
+    pre, low = ("0x1p1000", "0x1p-1000") if t in ("f64", "c128") else ("0x1p100", "0x1p-100")
     decls = hh_record(t, T).declarations() + [
              f"var<workgroup> hr: array<R, {T}>;", f"var<workgroup> hd: array<R, {T}>;"]
     body = _head()
@@ -629,23 +630,28 @@ def render_hh(t: str, threads: int = PANEL_WG) -> str:
 {_red("hr", "max(hr[lid], hr[lid + st])", T)}
         mx = workgroupUniformLoad(&hr[0]);
         workgroupBarrier();
-        let sc = select(R(1) / mx, R(0), mx == R(0));
+        // a column whose largest entry is near the bottom of the range is first scaled up
+        // by a power of two (exact): 1 / mx overflowed for a subnormal mx (float32 qr of
+        // a matrix scaled by 2^-120: NaN from column 60 on); pre is 1 elsewhere
+        let pre = select(R(1), R({pre}), mx < R({low}));
+        let mp = mx * pre;
+        let sc = select(R(1) / mp, R(0), mx == R(0));
         var ss = R(0);
-        for (var i = j + 1u + lid; i < m; i += {T}u) {{ let x = W[w0 + i * ld + j] * sc; ss += x * x; }}
+        for (var i = j + 1u + lid; i < m; i += {T}u) {{ let x = (W[w0 + i * ld + j] * pre) * sc; ss += x * x; }}
         hr[lid] = ss;
 {_red("hr", "hr[lid] + hr[lid + st]", T)}
         ss = workgroupUniformLoad(&hr[0]);
         workgroupBarrier();
-        let al = W[w0 + j * ld + j] * sc;
+        let al = (W[w0 + j * ld + j] * pre) * sc;
         let nr = r_sqrt(al * al + ss);
         // beta of the opposite sign to alpha: alpha - beta = alpha + sign(alpha) ||x||
         // never cancels
         var be = select(nr, -nr, al >= R(0));
         var tau = R(0); var inv = R(0);
-        if (ss == R(0)) {{ be = al; }} else {{ let dd = al - be; tau = -dd / be; inv = R(1) / (dd * mx); }}
+        if (ss == R(0)) {{ be = al; }} else {{ let dd = al - be; tau = -dd / be; inv = R(1) / (dd * mp); }}
         workgroupBarrier();
         if (lid == 0u) {{ W[w0 + j * ld + j] = be * mx; TAU[b * P[3] + j] = tau; }}
-        for (var i = j + 1u + lid; i < m; i += {T}u) {{ W[w0 + i * ld + j] = W[w0 + i * ld + j] * inv; }}
+        for (var i = j + 1u + lid; i < m; i += {T}u) {{ W[w0 + i * ld + j] = (W[w0 + i * ld + j] * pre) * inv; }}
         storageBarrier();
         if (j + 1u < kend) {{
             let live = col > j && col < kend;
