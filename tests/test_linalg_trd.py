@@ -567,7 +567,7 @@ def test_blocked_reduction_dispatches_and_no_readback(blocked, monkeypatch):
 
 
 @pytest.mark.parametrize("ways", [8, 16])
-@pytest.mark.parametrize("dtype,n", [(np.float32, 67), (np.float64, 100)])
+@pytest.mark.parametrize("dtype,n", [(np.float32, 67), pytest.param(np.float64, 100, marks=needs_f64)])
 def test_blocked_reduction_more_loads_in_flight(ways, dtype, n, blocked, monkeypatch):
     # tcol's and tsymv's sums with 8 or 16 accumulators (only the order of additions
     # changes): still within the LAPACK bounds, panel edges included
@@ -580,6 +580,7 @@ def test_blocked_reduction_more_loads_in_flight(ways, dtype, n, blocked, monkeyp
     _check(_errors(h, w, v), _errors(h, w0, v0), dtype)
 
 
+@needs_f64  # inverse iteration runs in float64 (without it, QL gives the vectors)
 @pytest.mark.parametrize("kind", ["random", "repeated", "clustered"])
 def test_stein_staged_block_gives_the_same_bits(kind, monkeypatch):
     # inverse iteration reading its block from workgroup memory (STEIN_STAGE) reads the
