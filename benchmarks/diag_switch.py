@@ -4,11 +4,11 @@ and off, wall time beside torch (CUDA):
     python benchmarks/diag_switch.py solve OUTER 32,256 1024,2048,4096
     python benchmarks/diag_switch.py inv REGISTER_UNROLLED 0,1 1024
     python benchmarks/diag_switch.py cholesky CHOL_OUTER 64,256,512 4096
-    python benchmarks/diag_switch.py eigh sytrd.WAYS 4,8,16 1024    # a switch of another module
+    python benchmarks/diag_switch.py eigh trd.STEIN_THREADS 32,64,128 1024    # a switch of another module
     python benchmarks/diag_switch.py qr QR_REGISTER_PANELS 0,1 1024,4096
 
-A switch is a name in ``_kernels/linalg_blocked.py``, or ``module.NAME`` for
-``_wgsl/linalg_sytrd.py`` (``sytrd``) and ``_kernels/linalg_trd.py`` (``trd``).
+A switch is a name in ``_kernels/linalg_blocked.py``, or ``trd.NAME`` for one in
+``_kernels/linalg_trd.py``.
 
 float32 (DTYPE=float64 for that); solve takes 16 right-hand sides. Each value is timed
 in turn within every round (median of ROUNDS, default 7; recorded programs cleared at
@@ -27,9 +27,8 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # this tree
 import wgarray as xp  # noqa: E402
 from wgarray._kernels import linalg_blocked as blk, linalg_trd as trd  # noqa: E402
-from wgarray._wgsl import linalg_sytrd as sytrd  # noqa: E402
 
-MODULES = {"sytrd": sytrd, "trd": trd}
+MODULES = {"trd": trd}
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _timing import cuda_torch, heat  # noqa: E402

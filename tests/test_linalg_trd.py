@@ -566,20 +566,6 @@ def test_blocked_reduction_dispatches_and_no_readback(blocked, monkeypatch):
     assert seen["blocked"]["readbacks"] == seen["one workgroup"]["readbacks"]
 
 
-@pytest.mark.parametrize("ways", [8, 16])
-@pytest.mark.parametrize("dtype,n", [(np.float32, 67), pytest.param(np.float64, 100, marks=needs_f64)])
-def test_blocked_reduction_more_loads_in_flight(ways, dtype, n, blocked, monkeypatch):
-    # tcol's and tsymv's sums with 8 or 16 accumulators (only the order of additions
-    # changes): still within the LAPACK bounds, panel edges included
-    from wgarray._wgsl import linalg_sytrd as ks
-    monkeypatch.setattr(ks, "WAYS", ways)
-    h = _sym(n, "random", dtype, seed=n + ways)
-    w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
-    assert blocked == [(1, n)]
-    w0, v0 = np.linalg.eigh(h)
-    _check(_errors(h, w, v), _errors(h, w0, v0), dtype)
-
-
 @needs_f64  # inverse iteration runs in float64 (without it, QL gives the vectors)
 @pytest.mark.parametrize("kind", ["random", "repeated", "clustered"])
 def test_stein_staged_block_gives_the_same_bits(kind, monkeypatch):

@@ -57,8 +57,8 @@ def reduce(device, wt: str, isz: int, nz: int, n: int, A, D, E, TAU) -> None:
         k = rt.compile((family, spec), lambda: (rec(*spec), ren(*spec)))
         return k, k.record.buffers({b.name: bufs[b.name] for b in k.record.args})
 
-    tcol, tcol_b = kernel("linalg_sytrd_tcol", (wt, wg, ks.WAYS), ks.tcol_record, ks.render_tcol)
-    symv, symv_b = kernel("linalg_sytrd_tsymv", (wt, ks.WAYS), ks.tsymv_record, ks.render_tsymv)
+    tcol, tcol_b = kernel("linalg_sytrd_tcol", (wt, wg), ks.tcol_record, ks.render_tcol)
+    symv, symv_b = kernel("linalg_sytrd_tsymv", (wt,), ks.tsymv_record, ks.render_tsymv)
     tupd, tupd_b = kernel("linalg_sytrd_tupd", (wt,), ks.tupd_record, ks.render_tupd)
     six, five = struct.Struct("<6I").pack, struct.Struct("<5I").pack
     dispatch = rt.dispatch

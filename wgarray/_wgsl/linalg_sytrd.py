@@ -39,7 +39,6 @@ CB = 64     # columns of A a symv workgroup sums over
 SW = 64     # rows a symv workgroup
 LANES = 4   # threads a row in a symv workgroup, each over every LANES-th column of the chunk
 TILE = 32   # tupd's tile side (64 threads, 4 x 4 entries each)
-WAYS = 4    # loads in flight per invocation in tcol's and tsymv's sums (``_sum``'s ways)
 
 
 def _sum(out: str, j: str, count: str, term: str, start: str = "0u", step: str = "1u", ways: int = 4) -> str:
@@ -57,18 +56,14 @@ def _sum(out: str, j: str, count: str, term: str, start: str = "0u", step: str =
             f"    {out} += {' + '.join(accs)}; }}\n")
 
 
-def _ways_tag(ways: int) -> str:
-    return "" if ways == 4 else f"_x{ways}"
-
-
-def tcol_record(t: str, wg: int, ways: int = 4) -> Launch:
-    return record(f"linalg_sytrd_tcol_{t}_{wg}{_ways_tag(ways)}",
+def tcol_record(t: str, wg: int) -> Launch:
+    return record(f"linalg_sytrd_tcol_{t}_{wg}",
                   [("A", "S", True), ("VW", "R", True), ("AVP", "R", False), ("Y", "R", True), ("D", "R", True),
                    ("E", "R", True), ("TAU", "R", True)],
                   ("nz", "n", "k", "i", "mode", "cbn"), wg)
 
 
-def render_tcol(t: str, wg: int, ways: int = 4) -> str:
+def render_tcol(t: str, wg: int) -> str:
     """P: nz, n, k, i (k's column in its panel), mode, cbn (the chunks of the last
     symv). A workgroup per matrix (wg >= 2 NB, a power of two).
 
@@ -81,7 +76,7 @@ def render_tcol(t: str, wg: int, ways: int = 4) -> str:
     (after the last panel's update)."""
     nb2 = 2 * NB
     chunks = wg // nb2
-    decls = tcol_record(t, wg, ways).declarations()
+    decls = tcol_record(t, wg).declarations()
     decls += [f"var<workgroup> g_r: array<R, {wg}>;", f"var<workgroup> g_k: array<R, {nb2}>;",
               "var<workgroup> g_tau: R;", "var<workgroup> g_sc: R;"]
     stage = f"""    for (var e = lid; e < n; e += {wg}u) {{
@@ -111,7 +106,7 @@ def render_tcol(t: str, wg: int, ways: int = 4) -> str:
         var dp = R(0);
         for (var r = k + lid; r < n; r += {wg}u) {{
             var s = R(0);
-{_sum("s", "c", "cbn", "AVP[p0 + c * n + r]", ways=ways)}            let p = tau * s;
+{_sum("s", "c", "cbn", "AVP[p0 + c * n + r]")}            let p = tau * s;
             VW[w0 + wc * n + r] = p;
             dp += p * A[a0 + kp * n + r];
         }}
@@ -129,7 +124,7 @@ def render_tcol(t: str, wg: int, ways: int = 4) -> str:
     workgroupBarrier();
     for (var r = k + lid; r < n; r += {wg}u) {{
         var a = R(0);
-{_sum("a", "j", "i", f"VW[w0 + j * n + r] * g_k[{NB}u + j] + VW[w0 + ({NB}u + j) * n + r] * g_k[j]", ways=ways)}
+{_sum("a", "j", "i", f"VW[w0 + j * n + r] * g_k[{NB}u + j] + VW[w0 + ({NB}u + j) * n + r] * g_k[j]")}
         A[a0 + k * n + r] -= a;
     }}
     storageBarrier(); workgroupBarrier();
@@ -139,7 +134,7 @@ def render_tcol(t: str, wg: int, ways: int = 4) -> str:
     let jj = lid / {chunks}u; let ch = lid % {chunks}u;
     var s = R(0);
     if (jj % {NB}u < i) {{
-{_sum("s", "r", "n", f"VW[w0 + jj * n + r] * A[a0 + k * n + r]", f"k + 1u + ch", f"{chunks}u", ways)}    }}
+{_sum("s", "r", "n", f"VW[w0 + jj * n + r] * A[a0 + k * n + r]", f"k + 1u + ch", f"{chunks}u")}    }}
     g_r[lid] = s;
     workgroupBarrier();
     if (lid < {nb2}u) {{
@@ -151,13 +146,13 @@ def render_tcol(t: str, wg: int, ways: int = 4) -> str:
     return _finish(decls, t, body)
 
 
-def tsymv_record(t: str, ways: int = 4) -> Launch:
-    return record(f"linalg_sytrd_tsymv_{t}{_ways_tag(ways)}",
+def tsymv_record(t: str) -> Launch:
+    return record(f"linalg_sytrd_tsymv_{t}",
                   [("A", "S", False), ("VW", "R", False), ("Y", "R", False), ("AVP", "R", True)],
                   ("nz", "n", "k", "i", "rb", "cbn"), SW * LANES)
 
 
-def render_tsymv(t: str, ways: int = 4) -> str:
+def render_tsymv(t: str) -> str:
     """P: nz, n, k, i, rb (row blocks of SW), cbn (column chunks of CB). Workgroup
     (z, chunk c, row block), SW rows by LANES lanes: for its rows r of k+1..n-1, the
     sum over the chunk's columns of A[c, r] v_c (A symmetric: read down columns,
@@ -166,7 +161,7 @@ def render_tsymv(t: str, ways: int = 4) -> str:
     earlier columns; the lanes' sums added in workgroup memory, into AVP's row of the
     chunk."""
     nb2 = 2 * NB
-    decls = tsymv_record(t, ways).declarations() + [f"var<workgroup> g_v: array<R, {CB}>;",
+    decls = tsymv_record(t).declarations() + [f"var<workgroup> g_v: array<R, {CB}>;",
                                               f"var<workgroup> g_s: array<R, {SW * LANES}>;"]
     body = [f"@compute @workgroup_size({SW * LANES})",
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
@@ -182,7 +177,7 @@ def render_tsymv(t: str, ways: int = 4) -> str:
     let q = lid / {SW}u;
     let r = min(k + 1u + rbi * {SW}u + lid % {SW}u, n - 1u);
     var s = R(0);
-{_sum("s", "c", "c1", "A[a0 + c * n + r] * g_v[c - c0]", "c0 + q", f"{LANES}u", ways)}
+{_sum("s", "c", "c1", "A[a0 + c * n + r] * g_v[c - c0]", "c0 + q", f"{LANES}u")}
     if (cb == 0u) {{
         let w0 = z * {nb2}u * n; let y0 = z * {nb2}u;
         var u = R(0);

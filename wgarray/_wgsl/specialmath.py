@@ -1148,6 +1148,13 @@ fn $T_zeta(x: $T, q: $T) -> $T {
     if (q < 0.0) { return $T_zeta_negq(x, q); }
     return $T_hurwitz(x, q);
 }""",
+    # 1 / (h + l) as hi + lo for finite nonzero h (h + l a double-length value)
+    "recip_dd": """
+fn $T_recip_dd(x: vec2<$T>) -> vec2<$T> {
+    let v = 1.0 / x.x;
+    let e = $T_two_prod(v, x.x);
+    return vec2<$T>(v, (($T_launder(1.0 - e.x) - e.y) - v * x.y) * v);
+}""",
     # 1 / a^n for an integer n >= 1 as hi + lo where |a|^n lies in [2^-60, 2^60] (so every
     # partial power and product stays in two_prod's range), else (1 / a^n, 0)
     "pow_inv_dd": """
@@ -1169,10 +1176,7 @@ fn $T_pow_inv_dd(a: $T, n: $T) -> vec2<$T> {
         m = h;
         if (m > 0.0) { b = $T_mul_dd(b, b); }
     }
-    let v = 1.0 / r.x;
-    let e = $T_two_prod(v, r.x);
-    let c = (($T_launder(1.0 - e.x) - e.y) - v * r.y) * v;
-    return vec2<$T>(sg * v, sg * c);
+    return sg * $T_recip_dd(r);
 }""",
     # Hurwitz zeta for q < 0 and an integer x > 1 (zeta's checks): the terms (q + k)^-x
     # while q + k < 9 summed in double length, then the sum from there. Those terms cancel
@@ -1228,11 +1232,8 @@ fn $T_riemann(x: $T, which: i32) -> $T {
         // 30 ulp in float32); x - 1 and its reciprocal in double length; zeta(0) = -1/2
         // exactly, as SciPy's
         if (x == 0.0) { return -0.5 - (1.0 - one); }
-        let t = $T_two_sum(x, -1.0);
-        let r = 1.0 / t.x;
-        let p = $T_two_prod(r, t.x);
-        let corr = ((1.0 - p.x) - p.y - r * t.y) * r;
-        return r + (corr + ($T_cheb_zeta_01(2.0 * x - 1.0) - (1.0 - one)));
+        let r = $T_recip_dd($T_two_sum(x, -1.0));
+        return r.x + (r.y + ($T_cheb_zeta_01(2.0 * x - 1.0) - (1.0 - one)));
     }
     let s = $T_sinpi(0.5 * x);
     if (s == 0.0) { return one - 1.0; }
