@@ -437,14 +437,19 @@ def test_eigh_and_eigvalsh_take_the_route_up_to_the_kernels_limit():
     # kernels' workgroup memory and MAX_N; past that, block Jacobi); without float64
     # (QL) up to TRD_MAX_VECTORS_QL
     from wgarray._kernels import linalg_eigen, linalg_trd
-    assert linalg_eigen.TRD_MAX_VECTORS == linalg_trd.MAX_N
+    from wgarray._kernels import linalg_sytrd
+    assert linalg_eigen.TRD_MAX_VECTORS == linalg_trd.MAX_BLOCKED
     top = linalg_eigen.TRD_MAX_VECTORS if F64 else linalg_eigen.TRD_MAX_VECTORS_QL
-    for n in (384, 385, 512, linalg_eigen.TRD_MAX_VECTORS, linalg_eigen.TRD_MAX_VECTORS + 1):
+    for n in (384, 385, 512, linalg_trd.MAX_N, linalg_trd.MAX_N + 1):
         node = xp.asarray(np.eye(n, dtype=np.float32))._node
         fits = linalg_eigen._trd_order(node.device, node.dtype, n)
         assert linalg_eigen.uses_trd(node, "eigvals") == fits
         assert linalg_eigen.uses_trd(node, "eigh") == (fits and n <= top)
-    assert not linalg_eigen._trd_order(node.device, node.dtype, linalg_trd.MAX_N + 1)
+    # past the one-workgroup kernels' MAX_N only the blocked reduction's route (GPUs)
+    device = node.device
+    n = linalg_trd.MAX_N + 1
+    assert linalg_eigen._trd_order(device, node.dtype, n) == linalg_sytrd.wanted(device, 1, n)
+    assert not linalg_eigen._trd_order(device, node.dtype, linalg_trd.MAX_BLOCKED + 1)
 
 
 @needs_f64
@@ -578,6 +583,116 @@ def test_stein_staged_block_gives_the_same_bits(kind, monkeypatch):
         monkeypatch.setattr(lt, "STEIN_STAGE", stage)
         w, v = la.eigh(xp.asarray(h))
         out.append((np.asarray(w), np.asarray(v)))
+    assert any(k[0] == "linalg_trd_stein" and k[1][4] for k in xp.asarray(0).device.runtime.kernels)
+    np.testing.assert_array_equal(out[0][0], out[1][0])
+    np.testing.assert_array_equal(out[0][1], out[1][1])
+
+
+@needs_f64  # inverse iteration runs in float64 (without it, QL gives the vectors)
+@pytest.mark.parametrize("kind", ["random", "repeated", "clustered"])
+def test_stein_rows_in_storage_give_the_same_bits(kind, monkeypatch):
+    # inverse iteration with its rows in storage (``spill``: orders past what workgroup
+    # memory holds, forced here) computes what the workgroup-memory form computes, bit
+    # for bit, clusters and lavapipe's resumed dispatches included
+    from wgarray._kernels import linalg_trd as lt
+    h = _sym(150, kind, np.float64, seed=37)
+    out = []
+    for below in (0, 10 ** 6):
+        monkeypatch.setattr(lt, "SPILL_BELOW", below)
+        w, v = la.eigh(xp.asarray(h))
+        out.append((np.asarray(w), np.asarray(v)))
     assert any(k[0] == "linalg_trd_stein" and k[1][-1] for k in xp.asarray(0).device.runtime.kernels)
     np.testing.assert_array_equal(out[0][0], out[1][0])
     np.testing.assert_array_equal(out[0][1], out[1][1])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", ["random", "big", "tiny", "zero", "nan", "stack"])
+def test_blocked_init_matches_trd_init(dtype, case):
+    # the blocked route's init over the device (``linalg_sytrd.init``) writes the same A
+    # and SC as trd's one-workgroup init: the symmetric matrix of the lower triangle
+    # scaled by a power of two, bit for bit; source at an offset, a stack
+    from wgarray._kernels import linalg_sytrd as ls, linalg_trd as lt
+    from wgarray._kernels.linalg import launch, tag
+    from wgarray._wgsl import linalg_trd as kt
+    if dtype == np.float64 and not F64:
+        pytest.skip("the device has no float64")
+    rng = np.random.default_rng(5)
+    nz, n = (3, 70) if case == "stack" else (1, 67)
+    a = rng.standard_normal((nz, n, n))
+    a *= {"big": 1e30, "tiny": 1e-30, "zero": 0.0}.get(case, 1.0)
+    if case == "nan":
+        a[0, 40, 2] = np.nan
+    if case == "stack":
+        a[1] *= 2.0 ** 70
+        a[2] *= 2.0 ** -70
+    a = a.astype(dtype)
+    x = xp.asarray(np.concatenate([np.zeros(5, dtype), a.ravel()]))[5:]
+    src = x._node
+    from wgarray._graph import node as g
+    src = g.realize(src)
+    device = src.device
+    rt = device.runtime
+    wt = tag(xp.float32 if dtype == np.float32 else xp.float64, device)
+    isz = np.dtype(dtype).itemsize
+    out = []
+    for route in ("trd", "blocked"):
+        A, SC = rt.alloc(nz * n * n * isz), rt.alloc(nz * isz)
+        if route == "trd":
+            cap = lt._cap(n)
+            bufs = {"SRC": src.buf, "A": A, "Q": rt.alloc(4), "D": rt.alloc(nz * n * isz),
+                    "E": rt.alloc(nz * n * isz), "TAU": rt.alloc(nz * n * isz), "SC": SC}
+            launch(device, "linalg_trd", (wt, cap, lt._trd_threads(device)), kt.trd_record, kt.render_trd, bufs, nz,
+                   nz=nz, n=n, off=src.offset, s_mat=n * n, phase=0, k0=0, k1=0, init=1)
+        else:
+            ls.init(device, wt, isz, nz, n, src, A, SC)
+        out.append([rt.read(b, 0, size).view(dtype).copy() for b, size in ((A, nz * n * n * isz), (SC, nz * isz))])
+    np.testing.assert_array_equal(out[0][0], out[1][0])
+    np.testing.assert_array_equal(out[0][1], out[1][1])
+    low = np.tril(a) + np.swapaxes(np.tril(a, -1), 1, 2)
+    np.testing.assert_array_equal(out[1][0].reshape(nz, n, n), low / out[1][1][:, None, None])
+
+
+@pytest.mark.parametrize("dtype,kind", [(np.float32, "random"), (np.float32, "clustered"),
+                                        (np.float64, "random"), (np.float32, "repeated")])
+def test_route_past_the_one_workgroup_kernels(dtype, kind, blocked, monkeypatch):
+    # orders past linalg_trd.MAX_N take the blocked reduction (its init over the
+    # device) and inverse iteration with its rows in storage; here MAX_N lowered so
+    # that order 100 goes past it
+    from wgarray._kernels import linalg_trd as lt
+    if dtype == np.float64 and not F64:
+        pytest.skip("the device has no float64")
+    monkeypatch.setattr(lt, "MAX_N", 64)
+    monkeypatch.setattr(lt, "SPILL_BELOW", 10 ** 6)
+    n = 100
+    h = _sym(n, kind, dtype, seed=41)
+    w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
+    assert blocked == [(1, n)]
+    w0, v0 = np.linalg.eigh(h)
+    _check(_errors(h, w, v), _errors(h, w0, v0), dtype)
+    wv = np.asarray(la.eigvalsh(xp.asarray(h)))
+    _check(_errors(h, wv, None), _errors(h, w0, None), dtype)
+    if F64:
+        spilled = [k[1] for k in xp.asarray(0).device.runtime.kernels if k[0] == "linalg_trd_stein"]
+        assert any(spec[-1] for spec in spilled)
+
+
+def test_float32_reduces_in_float32_on_the_blocked_route(blocked, monkeypatch):
+    # float32 input: the reduction and Q Z in float32 (as LAPACK's ssyevd), bisection
+    # and inverse iteration on T in float64 where the device has it; both settings
+    # within LAPACK's float32 bounds
+    from wgarray._kernels import linalg_sytrd as ls, linalg_trd as lt
+    h = _sym(90, "random", np.float32, seed=43)
+    w0, v0 = np.linalg.eigh(h)
+    tags, stein = [], []
+    reduce, run_stein = ls.reduce, lt._stein
+    monkeypatch.setattr(ls, "reduce", lambda device, wt, *a: tags.append(wt) or reduce(device, wt, *a))
+    monkeypatch.setattr(lt, "_stein", lambda device, wt, *a, **k: stein.append(wt) or run_stein(device, wt, *a, **k))
+    for same in (True, False):
+        monkeypatch.setattr(lt, "REDUCE_IN_DTYPE", same)
+        w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
+        _check(_errors(h, w, v), _errors(h, w0, v0), np.float32)
+    if F64:
+        assert tags == ["f32", "f64"] and stein == ["f64", "f64"]
+    else:
+        assert tags == ["f32", "f32"]

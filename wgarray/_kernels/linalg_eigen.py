@@ -102,8 +102,10 @@ WATCHDOG_SWEEPS = 4  # whole-matrix sweeps per dispatch at most (order 256: ~30 
 # applied to Z through matmul: ~3 n / 32 + 10 dispatches (order 1024: ~105) where
 # block Jacobi runs ~7 a round, ~n / 16 rounds a sweep, ~8 sweeps.
 # Without float64 the vectors come from QL (``linalg_trd``), and the old limit holds.
-TRD_MAX_VECTORS = linalg_trd.MAX_N
+TRD_MAX_VECTORS = linalg_trd.MAX_BLOCKED
 TRD_MAX_VECTORS_QL = 384
+# svd preconditioned by eigh(A^T A) up to this order (past it, block Jacobi on A)
+SVD_PRECONDITION_MAX = linalg_trd.MAX_N
 
 
 def uses_trd(node: g.Node, mode: str) -> bool:
@@ -113,11 +115,12 @@ def uses_trd(node: g.Node, mode: str) -> bool:
     n = node.shape[-1]
     if mode == "eigh" and n > (TRD_MAX_VECTORS if node.device.has_f64 else TRD_MAX_VECTORS_QL):
         return False
-    return mode in ("eigh", "eigvals") and _trd_order(node.device, node.dtype, n)
+    return mode in ("eigh", "eigvals") and _trd_order(node.device, node.dtype, n, g.prod(node.shape[:-2]))
 
 
-def _trd_order(device, dtype, n: int) -> bool:
-    return dtype.kind == "f" and n > TRD_MIN and linalg_trd.fits(device, n, linalg_trd.work_dtype(dtype, device))
+def _trd_order(device, dtype, n: int, nz: int = 1) -> bool:
+    return (dtype.kind == "f" and n > TRD_MIN
+            and linalg_trd.fits(device, n, linalg_trd.work_dtype(dtype, device), nz))
 
 
 def handles(node: g.Node, mode: str) -> bool:
@@ -257,8 +260,8 @@ def _preconditions_large(node: g.Node) -> bool:
     sweeps after the Gram matrix and eigh on top)."""
     device = node.device
     n = node.shape[-1]
-    return (SVD_PRECONDITION and device.has_f64 and _trd_order(device, node.dtype, n)
-            and n <= TRD_MAX_VECTORS)
+    return (SVD_PRECONDITION and device.has_f64 and _trd_order(device, node.dtype, n, g.prod(node.shape[:-2]))
+            and n <= SVD_PRECONDITION_MAX)
 
 
 def _trd_eigh(node: g.Node, mode: str):
@@ -318,7 +321,7 @@ def _small_svd(node: g.Node, mode: str):
     m, n = node.shape[-2:]
     A0 = _contig(node)
     t = _tag(dtype, device)
-    if SVD_PRECONDITION and _trd_order(device, dtype, n):
+    if SVD_PRECONDITION and _trd_order(device, dtype, n, g.prod(batch)):
         return _preconditioned_svd(A0, mode)
     Aw, Vw, _ = _ojac(device, t, A0, g.prod(batch), m, n)
     if dtype.kind == "f" and m == n <= ke.POST_MAX:

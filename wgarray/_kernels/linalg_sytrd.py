@@ -15,6 +15,7 @@ import struct
 
 from .._wgsl import linalg_sytrd as ks
 from .budget import loop_bound
+from .linalg import launch
 
 BLOCKED_MIN = 320   # order from which GPUs take this route (H200: eigvalsh 256 8.4 ms by trd, ~10 blocked; 384: 18 vs 11)
 MAX_BATCH = 64      # matrices at most (more: trd's workgroup a matrix fills the device)
@@ -31,6 +32,18 @@ def _tcol_threads(device) -> int:
 def wanted(device, nz: int, n: int) -> bool:
     """Whether ``reduce`` should take nz matrices of order n."""
     return loop_bound(device) is None and n >= BLOCKED_MIN and nz <= MAX_BATCH
+
+
+def init(device, wt: str, isz: int, nz: int, n: int, src, A, SC) -> None:
+    """trd's init over the whole device (``tinit``, two dispatches): A (nz x n x n)
+    the symmetric matrices of the lower triangles of ``src`` (a contiguous Data of
+    the work dtype) scaled by a power of two each, the powers' inverses into SC; the
+    same values as trd's own init, which runs in one workgroup a matrix (0.9 ms at
+    order 1024 on an H200, and at most order MAX_N)."""
+    bufs = {"SRC": src.buf, "A": A, "PM": device.runtime.alloc(nz * ks.INIT_CHUNKS * isz), "SC": SC}
+    for mode, blocks in ((0, ks.INIT_CHUNKS), (1, -(-n * n // ks.INIT_WG))):
+        launch(device, "linalg_sytrd_tinit", (wt,), ks.tinit_record, ks.render_tinit, bufs, nz * blocks,
+               nz=nz, n=n, off=src.offset, s_mat=n * n, mode=mode, blocks=blocks)
 
 
 def reduce(device, wt: str, isz: int, nz: int, n: int, A, D, E, TAU) -> None:

@@ -61,6 +61,8 @@ from .matmul import matmul_nodes
 MAXIT = 30          # QL iterations per eigenvalue at most (LAPACK's dsteqr: 30 n in all)
 STEPS = 3.0         # QL steps per eigenvalue the lavapipe plan counts on (with the search: 1.5 to 3 seen)
 MAX_N = 1024        # the largest order the one-workgroup kernels take (workgroup memory)
+MAX_BLOCKED = 8192  # the largest order of the blocked reduction's route (GPUs): an H200's
+                    # 2 GiB binding holds stein's rows in float64 to ~9400
 WY_MIN = 128        # Q by compact WY blocks through matmul past this order (below: in trd)
 
 
@@ -86,14 +88,28 @@ def _trd_threads(device) -> int:
     return min(1024, device.limits.get("max-compute-invocations-per-workgroup", 256))
 
 
-def fits(device, n: int, work) -> bool:
-    """Whether the kernels' workgroup arrays fit: trd's four of cap entries (double
-    buffers of v and p) and its reduction array; stein's (``stein_workgroup_bytes``)."""
+def fits(device, n: int, work, nz: int = 1) -> bool:
+    """Whether the route takes nz matrices of order n. On the blocked reduction's
+    route (GPUs, ``linalg_sytrd``) up to MAX_BLOCKED, where the largest of its
+    buffers (stein's rows in storage: three n x n a stack) fits one binding;
+    otherwise where the one-workgroup kernels' workgroup arrays fit: trd's four of cap
+    entries (double buffers of v and p) and its reduction array; stein's
+    (``stein_workgroup_bytes``)."""
+    if n >= 3 and _sytrd.wanted(device, nz, n):
+        return n <= MAX_BLOCKED and 3 * nz * n * n * work.itemsize <= device.max_binding_bytes
     lim = device.limits.get("max-compute-workgroup-storage-size", 16384)
     need = (4 * _cap(n) + _trd_threads(device)) * work.itemsize + 64
     t = "f64" if work.itemsize == 8 else "f32"
     need = max(need, kt.stein_workgroup_bytes(t, _cap(n), _stein_threads(device, n), STEIN_STAGE))
     return 3 <= n <= MAX_N and need <= lim
+
+
+# float32 input on the blocked route (GPUs, order >= linalg_sytrd.BLOCKED_MIN): the
+# reduction and the back-transformation Q Z in float32, as LAPACK's ssyevd runs them
+# (backward error ~eps32 ||A||, orthogonality ~eps32); bisection and inverse
+# iteration still in float64 on T, whose eigen-decomposition they then give to
+# float64's accuracy (off: all in float64)
+REDUCE_IN_DTYPE = True
 
 
 def work_dtype(dtype, device):
@@ -132,7 +148,12 @@ def eigh(node: g.Node, mode: str):
     nz = g.prod(batch)
     work = work_dtype(dtype, device)
     wt = _tag(work, device)
-    A0 = _contig(_cast(_contig(node), work))
+    blocked = _sytrd.wanted(device, nz, n)
+    # the precision of the reduction and the back-transformation: the work dtype, or
+    # on the blocked route float32 input's own (see REDUCE_IN_DTYPE)
+    red = dtype if blocked and REDUCE_IN_DTYPE and dtype is dt.float32 else work
+    rt_ = _tag(red, device)
+    A0 = _contig(_cast(_contig(node), red))
     # one refinement step: without float64 for the float32 result (its vectors too);
     # for float64 input for its vectors, whose orthogonality inverse iteration leaves
     # at eps ||T|| / gap (up to 12x LAPACK's at order 70, 1e-3 ||T|| being the least
@@ -141,7 +162,7 @@ def eigh(node: g.Node, mode: str):
     vectors = mode == "eigh" or refine
     wg = _trd_threads(device)
     cap = _cap(n)
-    isz = work.itemsize
+    isz = red.itemsize
     A = rt.alloc(nz * n * n * isz)
     Q = rt.alloc(nz * n * n * isz) if vectors and n <= WY_MIN else rt.alloc(4)
     D = rt.alloc(nz * n * isz)
@@ -164,12 +185,13 @@ def eigh(node: g.Node, mode: str):
         return per(m) * (m + 3) + -(-m * m // wg) + 8
 
     bufs = {"SRC": A0.buf, "A": A, "Q": Q, "D": D, "E": E, "TAU": TAU, "SC": SC}
-    spec = (wt, cap, wg)
-    if _sytrd.wanted(device, nz, n):
-        # trd's init alone (A symmetric and scaled), then the blocked reduction
-        launch(device, "linalg_trd", spec, kt.trd_record, kt.render_trd, bufs, nz, nz=nz, n=n, off=A0.offset,
-               s_mat=n * n, phase=0, k0=0, k1=0, init=1)
-        _sytrd.reduce(device, wt, isz, nz, n, A, D, E, TAU)
+    spec = (rt_, cap, wg)
+    if blocked:
+        # A symmetric and scaled (trd's init, over the device), then the blocked reduction
+        _sytrd.init(device, rt_, isz, nz, n, A0, A, SC)
+        _sytrd.reduce(device, rt_, isz, nz, n, A, D, E, TAU)
+        if red is not work:
+            D, E, SC = (_widen(device, b, m, red, work) for b, m in ((D, nz * n), (E, nz * n), (SC, nz)))
     else:
         for i, ks in enumerate(_ranges(range(n - 2), cost0, budget)):
             launch(device, "linalg_trd", spec, kt.trd_record, kt.render_trd, bufs, nz, nz=nz, n=n,
@@ -179,31 +201,38 @@ def eigh(node: g.Node, mode: str):
             launch(device, "linalg_trd", spec, kt.trd_record, kt.render_trd, bufs, nz, nz=nz, n=n, off=0,
                    s_mat=n * n, phase=1, k0=ks[-1], k1=ks[0] + 1, init=int(i == 0))
     def ql():
-        Qb = _q_wy(device, wt, work, batch, n, A, TAU, None).buf if n > WY_MIN else Q
+        Qb = _contig(_cast(_q_wy(device, rt_, red, batch, n, A, TAU, None), work)).buf if n > WY_MIN else Q
         LAM = _tql(device, wt, cap, _threads(device), nz, n, D, E, SC, Qb, True)
         lam = _contig(_cast(g.Data(LAM, batch + (n,), work, device), dtype))
         return lam, _contig(_cast(g.Data(Qb, batch + (n, n), work, device), dtype)), refine
 
     if vectors and work is not dt.float64:
         # without float64: implicit QL on Q (see the module's docstring)
+        assert red is work
         return ql()
     LAM, LO, HI = _bisect(device, wt, nz, n, D, E, SC)
     lam = _contig(_cast(g.Data(LAM, batch + (n,), work, device), dtype))
     if not vectors:
         return lam, None, refine
-    alone = _largest_cluster(device, LAM, nz, n, isz) > STEIN_MAX_CLUSTER
+    alone = _largest_cluster(device, LAM, nz, n, work.itemsize) > STEIN_MAX_CLUSTER
     ZT = _stein(device, wt, nz, n, D, E, LO, HI, reorth=not alone)
     # T's eigenvectors Z as columns: ZT holds them as rows
-    Z = g.Data(ZT, batch + (n, n), work, device, 0, _bstr(batch, n * n) + (1, n))
+    Z = _cast(g.Data(ZT, batch + (n, n), work, device, 0, _bstr(batch, n * n) + (1, n)), red)
     if n > WY_MIN:
-        X = _q_wy(device, wt, work, batch, n, A, TAU, Z)
+        X = _q_wy(device, rt_, red, batch, n, A, TAU, Z)
     else:
-        X = matmul_nodes(g.Data(Q, batch + (n, n), work, device), Z, batch)
+        X = matmul_nodes(g.Data(Q, batch + (n, n), red, device), Z, batch)
     if alone:
         X = _orthonormal(X)
         if X is None:
             return ql()
     return lam, _contig(_cast(X, dtype)), refine
+
+
+def _widen(device, buf, count: int, src, dst):
+    """A new buffer of ``count`` values of buf (dtype src) converted to dst (exact:
+    float32 to float64)."""
+    return _contig(_cast(g.Data(buf, (count,), src, device), dst)).buf
 
 
 def _orthonormal(X: g.Node):
@@ -341,6 +370,9 @@ def _bisect(device, wt, nz, n, DT, ET, SC):
 STEIN_STAGE = False
 # stein's workgroup size on GPUs (None: 64)
 STEIN_THREADS = None
+# stein keeps its rows in storage below this order too (0: only where they do not
+# fit workgroup memory; tests raise it to run that form at small orders)
+SPILL_BELOW = 0
 
 
 def _stein_threads(device, n: int) -> int:
@@ -350,6 +382,15 @@ def _stein_threads(device, n: int) -> int:
     if loop_bound(device) is not None:
         return 128 if n > 512 else 64
     return STEIN_THREADS or 64
+
+
+def _stein_spills(device, wt: str, n: int) -> bool:
+    """Whether stein keeps its rows in storage (``kt.render_stein``'s ``spill``): past
+    the orders whose three rows fit the device's workgroup memory (float64 on an
+    H200: 1024), or below them where SPILL_BELOW says so (tests)."""
+    lim = device.limits.get("max-compute-workgroup-storage-size", 16384)
+    stage = STEIN_STAGE
+    return n < SPILL_BELOW or kt.stein_workgroup_bytes(wt, _cap(n), _stein_threads(device, n), stage) > lim
 
 
 def _stein_budget(device, n: int) -> int | None:
@@ -372,11 +413,14 @@ def _stein(device, wt, nz, n, DT, ET, LO, HI, reorth: bool = True):
     isz = 8 if wt == "f64" else 4
     cap = _cap(n)
     wg = _stein_threads(device, n)
+    spill = _stein_spills(device, wt, n)
     SH = rt.alloc(nz * n * isz)
     SW = rt.alloc(nz * n * 3 * 4)
     ZT = rt.alloc(nz * n * n * isz)
     bufs = {"DT": DT, "ET": ET, "LO": LO, "HI": HI, "SH": SH, "SW": SW, "ZT": ZT}
-    spec = (wt, cap, wg, reorth, STEIN_STAGE)
+    if spill:
+        bufs["SU"] = rt.alloc(nz * n * 3 * n * isz)
+    spec = (wt, cap, wg, reorth, STEIN_STAGE and not spill, spill)
     budget = _stein_budget(device, n)
     if budget is None:
         launch(device, "linalg_trd_stein", spec, kt.stein_record, kt.render_stein, bufs, nz * n, nz=nz, n=n,

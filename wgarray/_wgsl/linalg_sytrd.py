@@ -56,6 +56,59 @@ def _sum(out: str, j: str, count: str, term: str, start: str = "0u", step: str =
             f"    {out} += {' + '.join(accs)}; }}\n")
 
 
+INIT_WG = 256     # tinit's workgroup
+INIT_CHUNKS = 64  # tinit's workgroups a matrix in its first mode (its partial maxima)
+
+
+def tinit_record(t: str) -> Launch:
+    return record(f"linalg_sytrd_tinit_{t}",
+                  [("SRC", "S", False), ("A", "S", True), ("PM", "R", True), ("SC", "R", True)],
+                  ("nz", "n", "off", "s_mat", "mode", "blocks"), INIT_WG)
+
+
+def render_tinit(t: str) -> str:
+    """P: nz, n, off, s_mat (SRC's matrices at off + z s_mat, rows of n), mode, blocks
+    (the workgroups a matrix). trd's init over the whole device: mode 0, INIT_CHUNKS
+    workgroups a matrix, the largest magnitude of each chunk of the lower triangle into
+    PM; mode 1, a workgroup per INIT_WG entries, the matrix's largest magnitude from
+    PM, the power of two that brings it into [1, 2) (trd's: exact, so that the norms
+    and rotations that follow neither overflow nor underflow), A = the symmetric
+    matrix of SRC's lower triangle times it, and its inverse into SC."""
+    cast = "f32(mx)" if t == "f32" else "f32(min(mx, R(1e30)))"
+    decls = tinit_record(t).declarations() + [f"var<workgroup> g_m: array<R, {INIT_WG}>;"]
+    body = [f"@compute @workgroup_size({INIT_WG})",
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
+            "    let b = wid.x + wid.y * 65535u;",
+            "    if (b >= P[0] * P[5]) { return; }"]
+    body += f"""    let n = P[1]; let z = b / P[5]; let blk = b % P[5];
+    let s0 = P[2] + z * P[3]; let nn = n * n;
+    if (P[4] == 0u) {{
+        var mx = R(0);
+        for (var e = blk * {INIT_WG}u + lid; e < nn; e += {INIT_CHUNKS * INIT_WG}u) {{
+            if (e % n <= e / n) {{ mx = max(mx, r_abs(SRC[s0 + e])); }}
+        }}
+        g_m[lid] = mx;
+{_tree(INIT_WG, "g_m", "max(g_m[lid], g_m[o])")}
+        if (lid == 0u) {{ PM[z * {INIT_CHUNKS}u + blk] = g_m[0]; }}
+        return;
+    }}
+    var mx = R(0);
+    for (var c = 0u; c < {INIT_CHUNKS}u; c++) {{ mx = max(mx, PM[z * {INIT_CHUNKS}u + c]); }}
+    var sc = R(1);
+    if (mx > R(0) && mx < R(1e30) * R(1e8)) {{
+        let ex = clamp(floor(log2({cast})), -120.0, 120.0);
+        sc = R(exp2(-ex));
+    }}
+    let e = blk * {INIT_WG}u + lid;
+    if (e < nn) {{
+        let i = e / n; let j = e % n;
+        A[z * nn + e] = SRC[s0 + max(i, j) * n + min(i, j)] * sc;
+    }}
+    if (blk == 0u && lid == 0u) {{ SC[z] = R(1) / sc; }}
+}}""".split("\n")
+    return _finish(decls, t, body)
+
+
 def tcol_record(t: str, wg: int) -> Launch:
     return record(f"linalg_sytrd_tcol_{t}_{wg}",
                   [("A", "S", True), ("VW", "R", True), ("AVP", "R", False), ("Y", "R", True), ("D", "R", True),

@@ -615,22 +615,31 @@ STEIN_EXTRA = 2    # iterations past the first that passes the growth test (dste
 STEIN_ORTOL = 1e-6  # consecutive eigenvalues closer than this times ||T_block||_1 form a cluster
 
 
-def stein_record(t: str, cap: int, wg: int, reorth: bool = True, stage: bool = False) -> Launch:
-    return record(f"linalg_trd_stein_{t}_{cap}_{wg}" + ("" if reorth else "_alone") + ("_st" if stage else ""),
+def stein_record(t: str, cap: int, wg: int, reorth: bool = True, stage: bool = False,
+                 spill: bool = False) -> Launch:
+    return record(f"linalg_trd_stein_{t}_{cap}_{wg}" + ("" if reorth else "_alone") + ("_st" if stage else "")
+                  + ("_sp" if spill else ""),
                   [("DT", "R", False), ("ET", "R", False), ("LO", "R", False), ("HI", "R", False),
-                   ("SH", "R", True), ("SW", "u32", True), ("ZT", "R", True)],
+                   ("SH", "R", True), ("SW", "u32", True), ("ZT", "R", True)] + ([("SU", "R", True)] if spill else []),
                   ("nz", "n", "budget", "first"), wg)
 
 
-def stein_workgroup_bytes(t: str, cap: int, wg: int, stage: bool = False) -> int:
+def stein_workgroup_bytes(t: str, cap: int, wg: int, stage: bool = False, spill: bool = False) -> int:
     """stein's workgroup arrays: U's superdiagonal, the pivots' reciprocals and the
-    iterate (cap each), the row swaps (a bit a row) and the reduction array (four
-    entries a thread); with ``stage`` the block's diagonal and off-diagonal too."""
+    iterate (cap each; with ``spill`` in storage instead), the row swaps (a bit a
+    row) and the reduction array (four entries a thread); with ``stage`` the block's
+    diagonal and off-diagonal too."""
     isz = 8 if t == "f64" else 4
-    return ((5 if stage else 3) * cap + 4 * wg) * isz + cap // 8 + 64
+    rows = 0 if spill else (5 if stage else 3)
+    return (rows * cap + 4 * wg) * isz + cap // 8 + 64
 
 
-def render_stein(t: str, cap: int, wg: int, reorth: bool = True, stage: bool = False) -> str:
+# stein's three row arrays in workgroup memory, and where ``spill`` puts them: slot
+# b's three rows of n in SU, from b 3 n
+_SPILLED = {"g_u1[": "SU[su + ", "g_u2[": "SU[su + n + ", "g_v[": "SU[su + 2u * n + "}
+
+
+def render_stein(t: str, cap: int, wg: int, reorth: bool = True, stage: bool = False, spill: bool = False) -> str:
     """Bindings DT, ET (nz x n: trd's tridiagonal, scaled), LO, HI (bisect's brackets:
     slot j's eigenvalue, of the block that holds row j, is their midpoint), SH (nz x n:
     the shift each slot's inverse iteration uses), SW (nz x n x 3 u32: a cluster's
@@ -661,18 +670,24 @@ def render_stein(t: str, cap: int, wg: int, reorth: bool = True, stage: bool = F
     largest entry positive. A 1 x 1 block's vector is the unit vector, exactly.
     Where the back substitution's entries grow past BIG (several tiny pivots),
     the entries so far are scaled down by BIG. A NaN in the block gives NaN
-    vectors."""
+    vectors.
+
+    With ``spill`` (orders whose rows do not fit workgroup memory) U's superdiagonal,
+    the pivots' reciprocals and the iterate live in a binding of their own, SU (nz x
+    n x 3 n: three rows a slot), every barrier then a storage barrier too."""
+    assert not (stage and spill)
     r = t
     eps = _eps(r)
     big = "R(1e150)" if r == "f64" else "R(1e15)"
     lg = wg.bit_length() - 1
     nw = max(1, cap // 32)
-    decls = stein_record(t, cap, wg, reorth, stage).declarations()
+    decls = stein_record(t, cap, wg, reorth, stage, spill).declarations()
     # without reorth no slot joins another's cluster: each iterates alone (the caller
     # orthonormalizes the vectors afterwards)
     ortol_c = f"R({STEIN_ORTOL})" if reorth else "R(-1)"
-    decls += [f"var<workgroup> g_u1: array<R, {cap}>;", f"var<workgroup> g_u2: array<R, {cap}>;",
-              f"var<workgroup> g_v: array<R, {cap}>;", f"var<workgroup> g_sw: array<u32, {nw}>;",
+    rows = [] if spill else [f"var<workgroup> g_u1: array<R, {cap}>;", f"var<workgroup> g_u2: array<R, {cap}>;",
+                             f"var<workgroup> g_v: array<R, {cap}>;"]
+    decls += rows + [f"var<workgroup> g_sw: array<u32, {nw}>;",
               f"var<workgroup> g_q: array<vec4<R>, {wg}>;",
               "var<workgroup> g_k: u32;", "var<workgroup> g_b0: u32;", "var<workgroup> g_b1: u32;",
               "var<workgroup> g_bad: u32;", "var<workgroup> g_done: u32;", "var<workgroup> g_extra: u32;",
@@ -896,8 +911,27 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     if (lid == 0u) {{ SW[3u * b] = g_k; SW[3u * b + 1u] = its; SW[3u * b + 2u] = nconv; }}
 }}""".split("\n")
     body = _stein_stage(body, cap, wg, stage)
+    if spill:
+        body = _stein_spill(body)
     return _finish(decls + ([f"var<workgroup> g_d: array<R, {cap}>;", f"var<workgroup> g_e: array<R, {cap}>;"]
                             if stage else []), t, body)
+
+
+def _stein_spill(body: list[str]) -> list[str]:
+    """stein's lines with its row arrays in SU (``_SPILLED``): each slot's base su,
+    and a storage barrier wherever invocations meet (where one reads what another
+    wrote: the solve's rows after it, the iterate before it)."""
+    out = []
+    for line in body:
+        for a, b in _SPILLED.items():
+            line = line.replace(a, b)
+        line = line.replace("workgroupBarrier();", "storageBarrier(); workgroupBarrier();")
+        if "cost += workgroupUniformLoad(&g_extra);" in line:
+            out.append("        storageBarrier();")
+        out.append(line)
+        if line.lstrip().startswith("let n = P[1];"):
+            out.append("    let su = b * 3u * n;")
+    return out
 
 
 def _stein_stage(body: list[str], cap: int, wg: int, stage: bool) -> list[str]:
