@@ -6,9 +6,10 @@ and off, wall time beside torch (CUDA):
     python benchmarks/diag_switch.py cholesky CHOL_OUTER 64,256,512 4096
     python benchmarks/diag_switch.py eigh trd.STEIN_THREADS 32,64,128 1024    # a switch of another module
     python benchmarks/diag_switch.py qr QR_REGISTER_PANELS 0,1 1024,4096
+    python benchmarks/diag_switch.py svd eig.SVD_PRECONDITION_MAX 1024,8192 2048
 
-A switch is a name in ``_kernels/linalg_blocked.py``, or ``trd.NAME`` for one in
-``_kernels/linalg_trd.py``.
+A switch is a name in ``_kernels/linalg_blocked.py``, or ``trd.NAME`` / ``eig.NAME`` for
+one in ``_kernels/linalg_trd.py`` / ``_kernels/linalg_eigen.py``.
 
 float32 (DTYPE=float64 for that); solve takes 16 right-hand sides. Each value is timed
 in turn within every round (median of ROUNDS, default 7; recorded programs cleared at
@@ -26,9 +27,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # this tree
 import wgarray as xp  # noqa: E402
-from wgarray._kernels import linalg_blocked as blk, linalg_trd as trd  # noqa: E402
+from wgarray._kernels import linalg_blocked as blk, linalg_eigen as eig, linalg_trd as trd  # noqa: E402
 
-MODULES = {"trd": trd}
+MODULES = {"trd": trd, "eig": eig}
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _timing import cuda_torch, heat  # noqa: E402
@@ -50,7 +51,8 @@ def inputs(op, n, rng):
 
 def call(m, op, args):
     f = {"cholesky": m.linalg.cholesky, "solve": m.linalg.solve, "inv": m.linalg.inv, "det": m.linalg.det,
-         "eigh": lambda x: m.linalg.eigh(x)[1], "eigvalsh": m.linalg.eigvalsh, "qr": lambda x: m.linalg.qr(x)[1]}[op]
+         "eigh": lambda x: m.linalg.eigh(x)[1], "eigvalsh": m.linalg.eigvalsh, "qr": lambda x: m.linalg.qr(x)[1],
+         "svd": lambda x: m.linalg.svd(x, full_matrices=False)[0], "svdvals": m.linalg.svdvals}[op]
     out = f(*args)
     return out if out.ndim == 0 else out[0, 0] if out.ndim == 2 else out[0]
 

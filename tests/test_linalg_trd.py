@@ -696,3 +696,22 @@ def test_float32_reduces_in_float32_on_the_blocked_route(blocked, monkeypatch):
         assert tags == ["f32", "f64"] and stein == ["f64", "f64"]
     else:
         assert tags == ["f32", "f32"]
+
+
+@pytest.mark.parametrize("n", [67, 130])
+def test_tcol_sums_by_subgroups_and_by_trees(n, blocked, monkeypatch):
+    # the blocked reduction's column kernel sums by subgroups (float32, devices with
+    # them) or by trees in workgroup memory: both within LAPACK's bounds
+    from wgarray._kernels import linalg_sytrd as ls
+    h = _sym(n, "random", np.float32, seed=47)
+    w0, v0 = np.linalg.eigh(h)
+    seen = []
+    for on in (True, False):
+        monkeypatch.setattr(ls, "SUBGROUP_SUMS", on)
+        seen.append(ls._tcol_subgroups(xp.asarray(0).device, "f32", ls._tcol_threads(xp.asarray(0).device)))
+        w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
+        _check(_errors(h, w, v), _errors(h, w0, v0), np.float32)
+    assert seen[1] == 0
+    assert (seen[0] > 0) == (xp.asarray(0).device.runtime.subgroup_size is not None
+                             and ls._tcol_threads(xp.asarray(0).device) // xp.asarray(0).device.runtime.subgroup_size
+                             <= xp.asarray(0).device.runtime.subgroup_size)

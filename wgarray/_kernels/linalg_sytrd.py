@@ -29,6 +29,19 @@ def _tcol_threads(device) -> int:
     return min(1024, device.limits.get("max-compute-invocations-per-workgroup", 256))
 
 
+# tcol's sums by subgroups where the device has them (float32)
+SUBGROUP_SUMS = True
+
+
+def _tcol_subgroups(device, wt: str, wg: int) -> int:
+    """The subgroup size tcol's sums use (``ks.render_tcol``'s sg), or 0: float32 on a
+    device with full subgroups of consecutive invocations, wg / lanes <= lanes."""
+    lanes = device.runtime.subgroup_size
+    if not SUBGROUP_SUMS or wt != "f32" or not lanes or wg % lanes or wg // lanes > lanes:
+        return 0
+    return lanes
+
+
 def wanted(device, nz: int, n: int) -> bool:
     """Whether ``reduce`` should take nz matrices of order n."""
     return loop_bound(device) is None and n >= BLOCKED_MIN and nz <= MAX_BATCH
@@ -70,7 +83,8 @@ def reduce(device, wt: str, isz: int, nz: int, n: int, A, D, E, TAU) -> None:
         k = rt.compile((family, spec), lambda: (rec(*spec), ren(*spec)))
         return k, k.record.buffers({b.name: bufs[b.name] for b in k.record.args})
 
-    tcol, tcol_b = kernel("linalg_sytrd_tcol", (wt, wg), ks.tcol_record, ks.render_tcol)
+    tcol, tcol_b = kernel("linalg_sytrd_tcol", (wt, wg, _tcol_subgroups(device, wt, wg)), ks.tcol_record,
+                          ks.render_tcol)
     symv, symv_b = kernel("linalg_sytrd_tsymv", (wt,), ks.tsymv_record, ks.render_tsymv)
     tupd, tupd_b = kernel("linalg_sytrd_tupd", (wt,), ks.tupd_record, ks.render_tupd)
     six, five = struct.Struct("<6I").pack, struct.Struct("<5I").pack

@@ -32,7 +32,7 @@ import textwrap
 
 from .._runtime.launch import Launch
 from .linalg import _finish, record
-from .linalg_trd import LAST_BLOCK, _tree, reflector_fn
+from .linalg_trd import LAST_BLOCK, _tree, reduce_to, reflector_fn
 
 NB = 32     # columns a panel
 CB = 64     # columns of A a symv workgroup sums over
@@ -109,14 +109,14 @@ def render_tinit(t: str) -> str:
     return _finish(decls, t, body)
 
 
-def tcol_record(t: str, wg: int) -> Launch:
-    return record(f"linalg_sytrd_tcol_{t}_{wg}",
+def tcol_record(t: str, wg: int, sg: int = 0) -> Launch:
+    return record(f"linalg_sytrd_tcol_{t}_{wg}" + (f"_sg{sg}" if sg else ""),
                   [("A", "S", True), ("VW", "R", True), ("AVP", "R", False), ("Y", "R", True), ("D", "R", True),
                    ("E", "R", True), ("TAU", "R", True)],
                   ("nz", "n", "k", "i", "mode", "cbn"), wg)
 
 
-def render_tcol(t: str, wg: int) -> str:
+def render_tcol(t: str, wg: int, sg: int = 0) -> str:
     """P: nz, n, k, i (k's column in its panel), mode, cbn (the chunks of the last
     symv). A workgroup per matrix (wg >= 2 NB, a power of two).
 
@@ -126,10 +126,14 @@ def render_tcol(t: str, wg: int) -> str:
     panel's i earlier columns, a_k -= V W[k, :]^T + W V[k, :]^T, forms its reflector
     (d_k, e_k, tau_k; v into row k past the diagonal and into V's column i) and
     Y = [V^T v, W^T v] over the i earlier columns. Mode 2 writes the last 2 x 2 block
-    (after the last panel's update)."""
+    (after the last panel's update).
+
+    ``sg`` (float32, the device's subgroup size, at least wg / sg): the workgroup's
+    three sums by subgroups (``reduce_to``), two barriers each where a tree of 1024
+    takes eleven."""
     nb2 = 2 * NB
     chunks = wg // nb2
-    decls = tcol_record(t, wg).declarations()
+    decls = tcol_record(t, wg, sg).declarations()
     decls += [f"var<workgroup> g_r: array<R, {wg}>;", f"var<workgroup> g_k: array<R, {nb2}>;",
               "var<workgroup> g_tau: R;", "var<workgroup> g_sc: R;"]
     stage = f"""    for (var e = lid; e < n; e += {wg}u) {{
@@ -139,7 +143,7 @@ def render_tcol(t: str, wg: int) -> str:
         VW[w0 + ic * n + e] = v;
     }}
 """
-    body = reflector_fn(wg, ", w0: u32, ic: u32", stage).split("\n")
+    body = reflector_fn(wg, ", w0: u32, ic: u32", stage, sg).split("\n")
     body += [f"@compute @workgroup_size({wg})",
              "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
              "    let b = wid.x + wid.y * 65535u;",
@@ -163,9 +167,7 @@ def render_tcol(t: str, wg: int) -> str:
             VW[w0 + wc * n + r] = p;
             dp += p * A[a0 + kp * n + r];
         }}
-        g_r[lid] = dp;
-{_tree(wg, "g_r", "g_r[lid] + g_r[o]")}
-        let al = R(-0.5) * tau * g_r[0];
+{textwrap.indent(reduce_to("dpt", wg, "g_r", "dp", "add", sg), "    ")}        let al = R(-0.5) * tau * dpt;
         for (var r = lid; r < n; r += {wg}u) {{
             let at = w0 + wc * n + r;
             if (r < k) {{ VW[at] = R(0); }} else {{ VW[at] = VW[at] + al * A[a0 + kp * n + r]; }}

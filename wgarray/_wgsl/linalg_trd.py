@@ -45,6 +45,25 @@ def _tree(wg: int, arr: str, op: str) -> str:
     }}"""
 
 
+def reduce_to(name: str, wg: int, arr: str, val: str, op: str, sg: int = 0) -> str:
+    """WGSL making ``let name`` the workgroup's reduction of ``val`` by ``op`` ('add'
+    or 'max'; values >= 0 for 'max') in every invocation. A tree in workgroup array
+    ``arr`` (wg entries), or with ``sg`` (the device's subgroup size: full subgroups of
+    consecutive invocations) a subgroup reduction, the subgroups' results through
+    ``arr``, and a second subgroup reduction of them in every subgroup: two barriers
+    where the tree takes log2(wg) + 1. ``arr`` may be written again after one more
+    barrier."""
+    if not sg:
+        comb = f"{arr}[lid] + {arr}[o]" if op == "add" else f"max({arr}[lid], {arr}[o])"
+        return f"    {arr}[lid] = {val};\n{_tree(wg, arr, comb)}\n    let {name} = {arr}[0];\n"
+    fn = "subgroupAdd" if op == "add" else "subgroupMax"
+    return (f"    let {name}_sg = {fn}({val});\n"
+            "    workgroupBarrier();\n"
+            f"    if (lid % {sg}u == 0u) {{ {arr}[lid / {sg}u] = {name}_sg; }}\n"
+            "    workgroupBarrier();\n"
+            f"    let {name} = {fn}(select(R(0), {arr}[lid % {sg}u], lid % {sg}u < {wg // sg}u));\n")
+
+
 # the last 2 x 2 block of T, once the reduction has reached column n - 2 (lid 0 of a
 # workgroup whose matrix starts at a0 in A and v0 in D, E, TAU)
 LAST_BLOCK = """        D[v0 + n - 2u] = A[a0 + (n - 2u) * (n + 1u)];
@@ -55,31 +74,27 @@ LAST_BLOCK = """        D[v0 + n - 2u] = A[a0 + (n - 2u) * (n + 1u)];
         TAU[v0 + n - 1u] = R(0);
 """
 
-def reflector_fn(wg: int, extra: str, stage: str) -> str:
+def reflector_fn(wg: int, extra: str, stage: str, sg: int = 0) -> str:
     """WGSL ``fn reflect(a0, v0, k, m, n, lid{extra})`` for a workgroup of ``wg``: the
     Householder reflector H = I - tau v v^T (v_0 = 1, LAPACK's dlarfg, the norm taken
     scaled by the largest entry) that maps row k of A past the diagonal (m entries from
     rk = a0 + k n + k + 1) onto beta e_0; d_k = a_kk, e_k = beta and tau into D, E, TAU,
     tau in ``g_tau``; then ``stage`` stores v, ``scal`` being 1 / (alpha - beta) (v_i =
-    a_i scal past the first). The caller declares g_r (wg entries), g_tau and g_sc."""
+    a_i scal past the first). The caller declares g_r (wg entries), g_tau and g_sc.
+    ``sg``: the two sums by subgroups (``reduce_to``)."""
     return f"""fn reflect(a0: u32, v0: u32, k: u32, m: u32, n: u32, lid: u32{extra}) {{
     let rk = a0 + k * n + k + 1u;
     var mx = R(0);
     for (var i = lid + 1u; i < m; i += {wg}u) {{ mx = max(mx, r_abs(A[rk + i])); }}
-    g_r[lid] = mx;
-{_tree(wg, "g_r", "max(g_r[lid], g_r[o])")}
-    let gmx = workgroupUniformLoad(&g_r[0]);
-    var ss = R(0);
+{reduce_to("gmx", wg, "g_r", "mx", "max", sg)}    var ss = R(0);
     if (gmx > R(0)) {{
         let inv = R(1) / gmx;
         for (var i = lid + 1u; i < m; i += {wg}u) {{ let x = A[rk + i] * inv; ss += x * x; }}
     }}
     workgroupBarrier();
-    g_r[lid] = ss;
-{_tree(wg, "g_r", "g_r[lid] + g_r[o]")}
-    if (lid == 0u) {{
+{reduce_to("ssum", wg, "g_r", "ss", "add", sg)}    if (lid == 0u) {{
         let alpha = A[rk];
-        let xn = gmx * r_sqrt(g_r[0]);
+        let xn = gmx * r_sqrt(ssum);
         var tau = R(0); var beta = alpha; var scal = R(0);
         if (xn > R(0)) {{
             let big = max(r_abs(alpha), xn);
