@@ -8,8 +8,8 @@ and off, wall time beside torch (CUDA):
     python benchmarks/diag_switch.py qr QR_REGISTER_PANELS 0,1 1024,4096
     python benchmarks/diag_switch.py svd eig.SVD_PRECONDITION_MAX 1024,8192 2048
 
-A switch is a name in ``_kernels/linalg_blocked.py``, or ``trd.NAME`` / ``eig.NAME`` for
-one in ``_kernels/linalg_trd.py`` / ``_kernels/linalg_eigen.py``.
+A switch is a name in ``_kernels/linalg_blocked.py``, or ``trd.NAME`` / ``eig.NAME`` /
+``sytrd.NAME`` for one in ``_kernels/linalg_trd.py`` / ``linalg_eigen.py`` / ``linalg_sytrd.py``.
 
 float32 (DTYPE=float64 for that); solve takes 16 right-hand sides. Each value is timed
 in turn within every round (median of ROUNDS, default 7; recorded programs cleared at
@@ -27,9 +27,10 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # this tree
 import wgarray as xp  # noqa: E402
-from wgarray._kernels import linalg_blocked as blk, linalg_eigen as eig, linalg_trd as trd  # noqa: E402
+from wgarray._kernels import linalg_blocked as blk, linalg_eigen as eig, linalg_sytrd as sytrd  # noqa: E402
+from wgarray._kernels import linalg_trd as trd  # noqa: E402
 
-MODULES = {"trd": trd, "eig": eig}
+MODULES = {"trd": trd, "eig": eig, "sytrd": sytrd}
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _timing import cuda_torch, heat  # noqa: E402
