@@ -31,6 +31,9 @@ def _tcol_threads(device) -> int:
 
 # tcol's sums by subgroups where the device has them (float32)
 SUBGROUP_SUMS = True
+# Y = [V^T v, W^T v] summed by symv's row blocks, the correction applied by the next
+# tcol in its pass over V's and W's rows (else tcol sums Y itself, symv corrects)
+Y_IN_SYMV = True
 
 
 def _tcol_subgroups(device, wt: str, wg: int) -> int:
@@ -75,7 +78,8 @@ def reduce(device, wt: str, isz: int, nz: int, n: int, A, D, E, TAU) -> None:
     cbm = -(-n // ks.CB)
     VW = rt.alloc(nz * n * 2 * nb * isz)
     AVP = rt.alloc(nz * cbm * n * isz)
-    Y = rt.alloc(nz * 2 * nb * isz)
+    ys = Y_IN_SYMV
+    Y = rt.alloc(nz * (-(-n // ks.SW) if ys else 1) * 2 * nb * isz)
     wg = _tcol_threads(device)
     bufs = {"A": A, "VW": VW, "AVP": AVP, "Y": Y, "D": D, "E": E, "TAU": TAU}
 
@@ -83,21 +87,21 @@ def reduce(device, wt: str, isz: int, nz: int, n: int, A, D, E, TAU) -> None:
         k = rt.compile((family, spec), lambda: (rec(*spec), ren(*spec)))
         return k, k.record.buffers({b.name: bufs[b.name] for b in k.record.args})
 
-    tcol, tcol_b = kernel("linalg_sytrd_tcol", (wt, wg, _tcol_subgroups(device, wt, wg)), ks.tcol_record,
+    tcol, tcol_b = kernel("linalg_sytrd_tcol", (wt, wg, _tcol_subgroups(device, wt, wg), ys), ks.tcol_record,
                           ks.render_tcol)
-    symv, symv_b = kernel("linalg_sytrd_tsymv", (wt,), ks.tsymv_record, ks.render_tsymv)
+    symv, symv_b = kernel("linalg_sytrd_tsymv", (wt, ys), ks.tsymv_record, ks.render_tsymv)
     tupd, tupd_b = kernel("linalg_sytrd_tupd", (wt,), ks.tupd_record, ks.render_tupd)
-    six, five = struct.Struct("<6I").pack, struct.Struct("<5I").pack
+    seven, six, five = struct.Struct("<7I").pack, struct.Struct("<6I").pack, struct.Struct("<5I").pack
     dispatch = rt.dispatch
-    cbn = 0
+    cbn = rb = 0
     for k0 in range(0, n - 2, nb):
         k1 = min(k0 + nb, n - 2)
         for k in range(k0, k1):
-            dispatch(tcol, tcol_b, six(nz, n, k, k - k0, 0, cbn), nz, ())  # tcol: mode 0
+            dispatch(tcol, tcol_b, seven(nz, n, k, k - k0, 0, cbn, rb), nz, ())  # tcol: mode 0
             m = n - k - 1
             rb, cbn = -(-m // ks.SW), -(-m // ks.CB)
             dispatch(symv, symv_b, six(nz, n, k, k - k0, rb, cbn), nz * rb * cbn, ())
-        dispatch(tcol, tcol_b, six(nz, n, k1, k1 - k0, 1, cbn), nz, ())  # mode 1: the panel's last w
+        dispatch(tcol, tcol_b, seven(nz, n, k1, k1 - k0, 1, cbn, rb), nz, ())  # mode 1: the panel's last w
         tiles = -(-(n - k1) // ks.TILE)
         dispatch(tupd, tupd_b, five(nz, n, k1, k1 - k0, tiles), nz * tiles * tiles, ())
-    dispatch(tcol, tcol_b, six(nz, n, 0, 0, 2, 0), nz, ())  # mode 2: the last 2 x 2 block
+    dispatch(tcol, tcol_b, seven(nz, n, 0, 0, 2, 0, 0), nz, ())  # mode 2: the last 2 x 2 block

@@ -109,14 +109,14 @@ def render_tinit(t: str) -> str:
     return _finish(decls, t, body)
 
 
-def tcol_record(t: str, wg: int, sg: int = 0) -> Launch:
-    return record(f"linalg_sytrd_tcol_{t}_{wg}" + (f"_sg{sg}" if sg else ""),
-                  [("A", "S", True), ("VW", "R", True), ("AVP", "R", False), ("Y", "R", True), ("D", "R", True),
+def tcol_record(t: str, wg: int, sg: int = 0, ysym: bool = False) -> Launch:
+    return record(f"linalg_sytrd_tcol_{t}_{wg}" + (f"_sg{sg}" if sg else "") + ("_ys" if ysym else ""),
+                  [("A", "S", True), ("VW", "R", True), ("AVP", "R", False), ("Y", "R", not ysym), ("D", "R", True),
                    ("E", "R", True), ("TAU", "R", True)],
-                  ("nz", "n", "k", "i", "mode", "cbn"), wg)
+                  ("nz", "n", "k", "i", "mode", "cbn", "rbn"), wg)
 
 
-def render_tcol(t: str, wg: int, sg: int = 0) -> str:
+def render_tcol(t: str, wg: int, sg: int = 0, ysym: bool = False) -> str:
     """P: nz, n, k, i (k's column in its panel), mode, cbn (the chunks of the last
     symv). A workgroup per matrix (wg >= 2 NB, a power of two).
 
@@ -130,12 +130,21 @@ def render_tcol(t: str, wg: int, sg: int = 0) -> str:
 
     ``sg`` (float32, the device's subgroup size, at least wg / sg): the workgroup's
     three sums by subgroups (``reduce_to``), two barriers each where a tree of 1024
-    takes eleven."""
+    takes eleven.
+
+    ``ysym``: Y comes from symv instead (its row blocks' partial sums in Y: rbn blocks
+    of 2 NB for the last symv's v). Then finishing column k - 1 takes symv's
+    correction, p = tau (chunks - V[r, :] W^T v - W[r, :] V^T v), in the same pass
+    over V's and W's rows that brings column k up to date with the columns before
+    k - 1; its own term, once w is known, follows; and no pass over the panel's rows
+    for Y (chunks of m / (wg / 2 NB) rows a thread) is left here."""
     nb2 = 2 * NB
     chunks = wg // nb2
-    decls = tcol_record(t, wg, sg).declarations()
+    decls = tcol_record(t, wg, sg, ysym).declarations()
     decls += [f"var<workgroup> g_r: array<R, {wg}>;", f"var<workgroup> g_k: array<R, {nb2}>;",
               "var<workgroup> g_tau: R;", "var<workgroup> g_sc: R;"]
+    if ysym:
+        decls += [f"var<workgroup> g_y: array<R, {nb2}>;", "var<workgroup> g_pk: R;"]
     stage = f"""    for (var e = lid; e < n; e += {wg}u) {{
         var v = R(0);
         if (e == k + 1u) {{ v = R(1); }} else if (e > k + 1u) {{ v = A[a0 + k * n + e] * scal; }}
@@ -148,15 +157,18 @@ def render_tcol(t: str, wg: int, sg: int = 0) -> str:
              "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
              "    let b = wid.x + wid.y * 65535u;",
              "    if (b >= P[0]) { return; }"]
-    body += f"""    let n = P[1]; let k = P[2]; let i = P[3]; let mode = P[4]; let cbn = P[5];
+    head = f"""    let n = P[1]; let k = P[2]; let i = P[3]; let mode = P[4]; let cbn = P[5]; let rbn = P[6];
     let a0 = b * n * n; let v0 = b * n; let w0 = b * n * {nb2}u;
     let p0 = b * ((n + {CB - 1}u) / {CB}u) * n;
     if (mode == 2u) {{
         if (lid == 0u) {{
 {textwrap.indent(LAST_BLOCK, "    ")}        }}
         return;
-    }}
-    if (i > 0u) {{
+    }}"""
+    if ysym:
+        return _finish(decls, t, body + head.split("\n") + _tcol_ysym(wg, sg).split("\n"))
+    body += head.split("\n")
+    body += f"""    if (i > 0u) {{
         let kp = k - 1u; let wc = {NB}u + i - 1u;
         if (lid == 0u) {{ g_tau = TAU[v0 + kp]; }}
         let tau = workgroupUniformLoad(&g_tau);
@@ -201,23 +213,81 @@ def render_tcol(t: str, wg: int, sg: int = 0) -> str:
     return _finish(decls, t, body)
 
 
-def tsymv_record(t: str) -> Launch:
-    return record(f"linalg_sytrd_tsymv_{t}",
-                  [("A", "S", False), ("VW", "R", False), ("Y", "R", False), ("AVP", "R", True)],
+def _tcol_ysym(wg: int, sg: int) -> str:
+    """tcol's body past its head with Y from symv (``render_tcol``'s ysym)."""
+    nb2 = 2 * NB
+    return f"""    if (i > 0u) {{
+        let kp = k - 1u; let ip = i - 1u; let wc = {NB}u + ip;
+        // Y of v_(k-1) over the ip columns before it: the sum of symv's row blocks
+        if (lid < {nb2}u) {{
+            var y = R(0);
+            if (lid % {NB}u < ip) {{
+                for (var q = 0u; q < rbn; q++) {{ y += Y[(b * ((n + {SW - 1}u) / {SW}u) + q) * {nb2}u + lid]; }}
+            }}
+            g_y[lid] = y;
+            g_k[lid] = VW[w0 + lid * n + k];
+        }}
+        if (lid == 0u) {{ g_tau = TAU[v0 + kp]; }}
+        let tau = workgroupUniformLoad(&g_tau);
+        let up = mode == 0u;
+        var dp = R(0);
+        for (var r = k + lid; r < n; r += {wg}u) {{
+            var s = R(0);
+{_sum("s", "c", "cbn", "AVP[p0 + c * n + r]")}            var cr = R(0); var ud = R(0);
+            for (var j = 0u; j < ip; j++) {{
+                let vr = VW[w0 + j * n + r]; let wr = VW[w0 + ({NB}u + j) * n + r];
+                cr += vr * g_y[{NB}u + j] + wr * g_y[j];
+                ud += vr * g_k[{NB}u + j] + wr * g_k[j];
+            }}
+            let p = tau * (s - cr);
+            VW[w0 + wc * n + r] = p;
+            if (r == k) {{ g_pk = p; }}
+            if (up) {{ A[a0 + k * n + r] -= ud; }}
+            dp += p * A[a0 + kp * n + r];
+        }}
+{textwrap.indent(reduce_to("dpt", wg, "g_r", "dp", "add", sg), "    ")}        let al = R(-0.5) * tau * dpt;
+        // w = p + al v (v_(k-1) in row kp of A, 1 at row k); column k's own term
+        // of it: a_k -= v w_k + w v_k with v_k = 1 there
+        let wk = g_pk + al;
+        for (var r = lid; r < n; r += {wg}u) {{
+            let at = w0 + wc * n + r;
+            if (r < k) {{ VW[at] = R(0); }} else {{
+                let vr = A[a0 + kp * n + r];
+                let w = VW[at] + al * vr;
+                VW[at] = w;
+                if (up) {{ A[a0 + k * n + r] -= vr * wk + w; }}
+            }}
+        }}
+        storageBarrier(); workgroupBarrier();
+    }}
+    if (mode == 1u) {{ return; }}
+    reflect(a0, v0, k, n - k - 1u, n, lid, w0, i);
+}}"""
+
+
+def tsymv_record(t: str, ysym: bool = False) -> Launch:
+    return record(f"linalg_sytrd_tsymv_{t}" + ("_ys" if ysym else ""),
+                  [("A", "S", False), ("VW", "R", False), ("Y", "R", ysym), ("AVP", "R", True)],
                   ("nz", "n", "k", "i", "rb", "cbn"), SW * LANES)
 
 
-def render_tsymv(t: str) -> str:
+def render_tsymv(t: str, ysym: bool = False) -> str:
     """P: nz, n, k, i, rb (row blocks of SW), cbn (column chunks of CB). Workgroup
     (z, chunk c, row block), SW rows by LANES lanes: for its rows r of k+1..n-1, the
     sum over the chunk's columns of A[c, r] v_c (A symmetric: read down columns,
     contiguous across the rows' threads; lane q takes every LANES-th column), less,
     in chunk 0, the panel's correction V[r, :] W^T v + W[r, :] V^T v over its i
     earlier columns; the lanes' sums added in workgroup memory, into AVP's row of the
-    chunk."""
+    chunk.
+
+    ``ysym``: no correction here (tcol applies it); chunk 0's workgroups sum instead
+    their rows' share of Y = [V^T v, W^T v] over the i earlier columns, into Y's row
+    block rbi (2 NB entries; nz x ceil(n / SW) blocks)."""
     nb2 = 2 * NB
-    decls = tsymv_record(t).declarations() + [f"var<workgroup> g_v: array<R, {CB}>;",
-                                              f"var<workgroup> g_s: array<R, {SW * LANES}>;"]
+    decls = tsymv_record(t, ysym).declarations() + [f"var<workgroup> g_v: array<R, {CB}>;",
+                                                    f"var<workgroup> g_s: array<R, {SW * LANES}>;"]
+    if ysym:
+        decls.append(f"var<workgroup> g_vr: array<R, {SW}>;")
     body = [f"@compute @workgroup_size({SW * LANES})",
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
             "    let b = wid.x + wid.y * 65535u;",
@@ -233,12 +303,7 @@ def render_tsymv(t: str) -> str:
     let r = min(k + 1u + rbi * {SW}u + lid % {SW}u, n - 1u);
     var s = R(0);
 {_sum("s", "c", "c1", "A[a0 + c * n + r] * g_v[c - c0]", "c0 + q", f"{LANES}u")}
-    if (cb == 0u) {{
-        let w0 = z * {nb2}u * n; let y0 = z * {nb2}u;
-        var u = R(0);
-{_sum("u", "j", "i", f"VW[w0 + j * n + r] * Y[y0 + {NB}u + j] + VW[w0 + ({NB}u + j) * n + r] * Y[y0 + j]", "q", f"{LANES}u", 2)}
-        s -= u;
-    }}
+{_tsymv_chunk0(ysym)}
     g_s[lid] = s;
     workgroupBarrier();
     if (lid < {SW}u && k + 1u + rbi * {SW}u + lid < n) {{
@@ -248,6 +313,40 @@ def render_tsymv(t: str) -> str:
     }}
 }}""".split("\n")
     return _finish(decls, t, body)
+
+
+def _tsymv_chunk0(ysym: bool) -> str:
+    """tsymv's work in chunk 0: the correction (without ysym), or its rows' share of Y
+    (with it; before the chunk's sums are added, g_s free: 4 threads a column, every
+    4th row each)."""
+    nb2 = 2 * NB
+    if not ysym:
+        return f"""    if (cb == 0u) {{
+        let w0 = z * {nb2}u * n; let y0 = z * {nb2}u;
+        var u = R(0);
+{_sum("u", "j", "i", f"VW[w0 + j * n + r] * Y[y0 + {NB}u + j] + VW[w0 + ({NB}u + j) * n + r] * Y[y0 + j]", "q", f"{LANES}u", 2)}
+        s -= u;
+    }}"""
+    per = SW * LANES // nb2
+    return f"""    if (cb == 0u && i > 0u) {{
+        let w0 = z * {nb2}u * n;
+        let rs = k + 1u + rbi * {SW}u;
+        if (lid < {SW}u) {{ g_vr[lid] = select(R(0), A[a0 + k * n + rs + lid], rs + lid < n); }}
+        workgroupBarrier();
+        let jj = lid / {per}u; let part = lid % {per}u;
+        var y = R(0);
+        if (jj % {NB}u < i) {{
+            for (var e = part; e < {SW}u && rs + e < n; e += {per}u) {{ y += VW[w0 + jj * n + rs + e] * g_vr[e]; }}
+        }}
+        g_s[lid] = y;
+        workgroupBarrier();
+        if (lid < {nb2}u) {{
+            var t = R(0);
+            for (var c = 0u; c < {per}u; c++) {{ t += g_s[lid * {per}u + c]; }}
+            Y[(z * ((n + {SW - 1}u) / {SW}u) + rbi) * {nb2}u + lid] = t;
+        }}
+        workgroupBarrier();
+    }}"""
 
 
 def tupd_record(t: str) -> Launch:
