@@ -718,3 +718,16 @@ def test_tcol_sums_by_subgroups_and_by_trees(n, y_in_symv, blocked, monkeypatch)
     assert (seen[0] > 0) == (xp.asarray(0).device.runtime.subgroup_size is not None
                              and ls._tcol_threads(xp.asarray(0).device) // xp.asarray(0).device.runtime.subgroup_size
                              <= xp.asarray(0).device.runtime.subgroup_size)
+
+
+@pytest.mark.parametrize("cw", [128, 256])
+def test_symv_chunks_wider_than_the_default(cw, blocked, monkeypatch):
+    # past order 16 CB symv's workgroups sum over wider column chunks (``chunk_cols``):
+    # forced here at order 300 (chunks of 128 and 256, the last one partial)
+    from wgarray._wgsl import linalg_sytrd as ks
+    monkeypatch.setattr(ks, "chunk_cols", lambda n: cw)
+    h = _sym(300, "random", np.float32, seed=53)
+    w, v = (np.asarray(r) for r in la.eigh(xp.asarray(h)))
+    w0, v0 = np.linalg.eigh(h)
+    _check(_errors(h, w, v), _errors(h, w0, v0), np.float32)
+    assert any(k[0] == "linalg_sytrd_tsymv" and k[1][-1] == cw for k in xp.asarray(0).device.runtime.kernels)

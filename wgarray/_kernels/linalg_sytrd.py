@@ -75,7 +75,8 @@ def reduce(device, wt: str, isz: int, nz: int, n: int, A, D, E, TAU) -> None:
     otherwise submit every ~30 dispatches)."""
     rt = device.runtime
     nb = ks.NB
-    cbm = -(-n // ks.CB)
+    cw = ks.chunk_cols(n)
+    cbm = -(-n // cw)
     VW = rt.alloc(nz * n * 2 * nb * isz)
     AVP = rt.alloc(nz * cbm * n * isz)
     ys = Y_IN_SYMV
@@ -87,9 +88,9 @@ def reduce(device, wt: str, isz: int, nz: int, n: int, A, D, E, TAU) -> None:
         k = rt.compile((family, spec), lambda: (rec(*spec), ren(*spec)))
         return k, k.record.buffers({b.name: bufs[b.name] for b in k.record.args})
 
-    tcol, tcol_b = kernel("linalg_sytrd_tcol", (wt, wg, _tcol_subgroups(device, wt, wg), ys), ks.tcol_record,
+    tcol, tcol_b = kernel("linalg_sytrd_tcol", (wt, wg, _tcol_subgroups(device, wt, wg), ys, cw), ks.tcol_record,
                           ks.render_tcol)
-    symv, symv_b = kernel("linalg_sytrd_tsymv", (wt, ys), ks.tsymv_record, ks.render_tsymv)
+    symv, symv_b = kernel("linalg_sytrd_tsymv", (wt, ys, cw), ks.tsymv_record, ks.render_tsymv)
     tupd, tupd_b = kernel("linalg_sytrd_tupd", (wt,), ks.tupd_record, ks.render_tupd)
     seven, six, five = struct.Struct("<7I").pack, struct.Struct("<6I").pack, struct.Struct("<5I").pack
     dispatch = rt.dispatch
@@ -99,7 +100,7 @@ def reduce(device, wt: str, isz: int, nz: int, n: int, A, D, E, TAU) -> None:
         for k in range(k0, k1):
             dispatch(tcol, tcol_b, seven(nz, n, k, k - k0, 0, cbn, rb), nz, ())  # tcol: mode 0
             m = n - k - 1
-            rb, cbn = -(-m // ks.SW), -(-m // ks.CB)
+            rb, cbn = -(-m // ks.SW), -(-m // cw)
             dispatch(symv, symv_b, six(nz, n, k, k - k0, rb, cbn), nz * rb * cbn, ())
         dispatch(tcol, tcol_b, seven(nz, n, k1, k1 - k0, 1, cbn, rb), nz, ())  # mode 1: the panel's last w
         tiles = -(-(n - k1) // ks.TILE)

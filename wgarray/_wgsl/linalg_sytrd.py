@@ -35,7 +35,13 @@ from .linalg import _finish, record
 from .linalg_trd import LAST_BLOCK, _tree, reduce_to, reflector_fn
 
 NB = 32     # columns a panel
-CB = 64     # columns of A a symv workgroup sums over
+CB = 64     # columns of A a symv workgroup sums over (at least; ``chunk_cols``)
+
+
+def chunk_cols(n: int) -> int:
+    """The columns a symv workgroup sums over at order n: CB, more past order 16 CB,
+    so that tcol adds at most 16 chunks' partial sums a row."""
+    return CB * max(1, -(-n // (16 * CB)))
 SW = 64     # rows a symv workgroup
 LANES = 4   # threads a row in a symv workgroup, each over every LANES-th column of the chunk
 TILE = 32   # tupd's tile side (64 threads, 4 x 4 entries each)
@@ -109,14 +115,14 @@ def render_tinit(t: str) -> str:
     return _finish(decls, t, body)
 
 
-def tcol_record(t: str, wg: int, sg: int = 0, ysym: bool = False) -> Launch:
-    return record(f"linalg_sytrd_tcol_{t}_{wg}" + (f"_sg{sg}" if sg else "") + ("_ys" if ysym else ""),
+def tcol_record(t: str, wg: int, sg: int = 0, ysym: bool = False, cw: int = CB) -> Launch:
+    return record(f"linalg_sytrd_tcol_{t}_{wg}_{cw}" + (f"_sg{sg}" if sg else "") + ("_ys" if ysym else ""),
                   [("A", "S", True), ("VW", "R", True), ("AVP", "R", False), ("Y", "R", not ysym), ("D", "R", True),
                    ("E", "R", True), ("TAU", "R", True)],
                   ("nz", "n", "k", "i", "mode", "cbn", "rbn"), wg)
 
 
-def render_tcol(t: str, wg: int, sg: int = 0, ysym: bool = False) -> str:
+def render_tcol(t: str, wg: int, sg: int = 0, ysym: bool = False, cw: int = CB) -> str:
     """P: nz, n, k, i (k's column in its panel), mode, cbn (the chunks of the last
     symv). A workgroup per matrix (wg >= 2 NB, a power of two).
 
@@ -140,7 +146,7 @@ def render_tcol(t: str, wg: int, sg: int = 0, ysym: bool = False) -> str:
     for Y (chunks of m / (wg / 2 NB) rows a thread) is left here."""
     nb2 = 2 * NB
     chunks = wg // nb2
-    decls = tcol_record(t, wg, sg, ysym).declarations()
+    decls = tcol_record(t, wg, sg, ysym, cw).declarations()
     decls += [f"var<workgroup> g_r: array<R, {wg}>;", f"var<workgroup> g_k: array<R, {nb2}>;",
               "var<workgroup> g_tau: R;", "var<workgroup> g_sc: R;"]
     if ysym:
@@ -159,7 +165,7 @@ def render_tcol(t: str, wg: int, sg: int = 0, ysym: bool = False) -> str:
              "    if (b >= P[0]) { return; }"]
     head = f"""    let n = P[1]; let k = P[2]; let i = P[3]; let mode = P[4]; let cbn = P[5]; let rbn = P[6];
     let a0 = b * n * n; let v0 = b * n; let w0 = b * n * {nb2}u;
-    let p0 = b * ((n + {CB - 1}u) / {CB}u) * n;
+    let p0 = b * ((n + {cw - 1}u) / {cw}u) * n;
     if (mode == 2u) {{
         if (lid == 0u) {{
 {textwrap.indent(LAST_BLOCK, "    ")}        }}
@@ -216,18 +222,25 @@ def render_tcol(t: str, wg: int, sg: int = 0, ysym: bool = False) -> str:
 def _tcol_ysym(wg: int, sg: int) -> str:
     """tcol's body past its head with Y from symv (``render_tcol``'s ysym)."""
     nb2 = 2 * NB
+    groups = wg // nb2
     return f"""    if (i > 0u) {{
         let kp = k - 1u; let ip = i - 1u; let wc = {NB}u + ip;
-        // Y of v_(k-1) over the ip columns before it: the sum of symv's row blocks
+        // Y of v_(k-1) over the ip columns before it: the sum of symv's row blocks,
+        // {groups} threads a column (every {groups}-th block each), then their sums
+        let yc = lid % {nb2}u;
+        var y = R(0);
+        if (yc % {NB}u < ip) {{
+            for (var q = lid / {nb2}u; q < rbn; q += {groups}u) {{ y += Y[(b * ((n + {SW - 1}u) / {SW}u) + q) * {nb2}u + yc]; }}
+        }}
+        g_r[lid] = y;
+        if (lid == 0u) {{ g_tau = TAU[v0 + kp]; }}
+        workgroupBarrier();
         if (lid < {nb2}u) {{
-            var y = R(0);
-            if (lid % {NB}u < ip) {{
-                for (var q = 0u; q < rbn; q++) {{ y += Y[(b * ((n + {SW - 1}u) / {SW}u) + q) * {nb2}u + lid]; }}
-            }}
-            g_y[lid] = y;
+            var t = R(0);
+            for (var q = 0u; q < {groups}u; q++) {{ t += g_r[q * {nb2}u + lid]; }}
+            g_y[lid] = t;
             g_k[lid] = VW[w0 + lid * n + k];
         }}
-        if (lid == 0u) {{ g_tau = TAU[v0 + kp]; }}
         let tau = workgroupUniformLoad(&g_tau);
         let up = mode == 0u;
         var dp = R(0);
@@ -265,13 +278,13 @@ def _tcol_ysym(wg: int, sg: int) -> str:
 }}"""
 
 
-def tsymv_record(t: str, ysym: bool = False) -> Launch:
-    return record(f"linalg_sytrd_tsymv_{t}" + ("_ys" if ysym else ""),
+def tsymv_record(t: str, ysym: bool = False, cw: int = CB) -> Launch:
+    return record(f"linalg_sytrd_tsymv_{t}_{cw}" + ("_ys" if ysym else ""),
                   [("A", "S", False), ("VW", "R", False), ("Y", "R", ysym), ("AVP", "R", True)],
                   ("nz", "n", "k", "i", "rb", "cbn"), SW * LANES)
 
 
-def render_tsymv(t: str, ysym: bool = False) -> str:
+def render_tsymv(t: str, ysym: bool = False, cw: int = CB) -> str:
     """P: nz, n, k, i, rb (row blocks of SW), cbn (column chunks of CB). Workgroup
     (z, chunk c, row block), SW rows by LANES lanes: for its rows r of k+1..n-1, the
     sum over the chunk's columns of A[c, r] v_c (A symmetric: read down columns,
@@ -284,7 +297,7 @@ def render_tsymv(t: str, ysym: bool = False) -> str:
     their rows' share of Y = [V^T v, W^T v] over the i earlier columns, into Y's row
     block rbi (2 NB entries; nz x ceil(n / SW) blocks)."""
     nb2 = 2 * NB
-    decls = tsymv_record(t, ysym).declarations() + [f"var<workgroup> g_v: array<R, {CB}>;",
+    decls = tsymv_record(t, ysym, cw).declarations() + [f"var<workgroup> g_v: array<R, {cw}>;",
                                                     f"var<workgroup> g_s: array<R, {SW * LANES}>;"]
     if ysym:
         decls.append(f"var<workgroup> g_vr: array<R, {SW}>;")
@@ -296,8 +309,8 @@ def render_tsymv(t: str, ysym: bool = False) -> str:
     body += f"""    let n = P[1]; let k = P[2]; let i = P[3];
     let z = b / per; let cb = (b % per) / P[4]; let rbi = b % P[4];
     let a0 = z * n * n;
-    let c0 = k + 1u + cb * {CB}u; let c1 = min(n, c0 + {CB}u);
-    if (lid < {CB}u) {{ g_v[lid] = select(R(0), A[a0 + k * n + c0 + lid], c0 + lid < n); }}
+    let c0 = k + 1u + cb * {cw}u; let c1 = min(n, c0 + {cw}u);
+    for (var e = lid; e < {cw}u; e += {SW * LANES}u) {{ g_v[e] = select(R(0), A[a0 + k * n + c0 + e], c0 + e < n); }}
     workgroupBarrier();
     let q = lid / {SW}u;
     let r = min(k + 1u + rbi * {SW}u + lid % {SW}u, n - 1u);
@@ -309,7 +322,7 @@ def render_tsymv(t: str, ysym: bool = False) -> str:
     if (lid < {SW}u && k + 1u + rbi * {SW}u + lid < n) {{
         var t = R(0);
         for (var l = 0u; l < {LANES}u; l++) {{ t += g_s[l * {SW}u + lid]; }}
-        AVP[(z * ((n + {CB - 1}u) / {CB}u) + cb) * n + r] = t;
+        AVP[(z * ((n + {cw - 1}u) / {cw}u) + cb) * n + r] = t;
     }}
 }}""".split("\n")
     return _finish(decls, t, body)
