@@ -1,14 +1,15 @@
 """Host side of the symmetric/Hermitian eigensolver (eigh, eigvalsh) and of the Jacobi
 SVD of square and small matrices (kernels: ``_wgsl/linalg_eigen.py``).
 
-Real eigvalsh of order TRD_MIN < n <= ``linalg_trd.MAX_N`` and real eigh of order
-TRD_MIN < n <= TRD_MAX_VECTORS take the tridiagonal route of ``linalg_trd``
+Real eigvalsh and eigh of order TRD_MIN < n that ``linalg_trd.fits`` (up to its MAX_N,
+on GPUs up to MAX_BLOCKED; eigh without float64 up to TRD_MAX_VECTORS_QL) take the
+tridiagonal route of ``linalg_trd``
 (Householder reduction, bisection, inverse iteration for the vectors), which does
 O(n^3) work in two passes over the trailing matrix per column where Jacobi spends
 ~8 sweeps of rotations; the Jacobi solvers below serve the rest: real n <= TRD_MIN
 (two dispatches: jeig and the one-workgroup refinement), complex Hermitian matrices,
 real ones past those orders, and every svd. A real svd of order TRD_MIN < n (up to
-TRD_MAX_VECTORS; past SMALL_SVD only where the device has float64) works on A V0,
+SVD_PRECONDITION_MAX; past SMALL_SVD only where the device has float64) works on A V0,
 V0 the eigenvectors of A^T A by that route (``_preconditioned_svd``): where the
 columns of A V0 are already orthogonal to ojac's bound (a Gram-matrix check, one
 readback: float32 input of condition up to ~1e6) they go straight to the refinement;

@@ -18,8 +18,11 @@ is a chain of ~3 n^2 dependent rotations with barriers: 38 of eigh 256's 49.5 ms
 the H200; bisection (2.0 ms there for eigvalsh 256) and inverse iteration are one
 short sequence per eigenvalue, all eigenvalues at once.
 
-Precision: the reduction, bisection and inverse iteration run in float64 where the
-device has it (float32 input too), rounded once to the input's dtype. Inverse
+Precision: bisection and inverse iteration run in float64 where the device has it
+(float32 input too), rounded once to the input's dtype; so do the reduction and the
+back-transformation, except for float32 input on the blocked route (GPUs, order
+BLOCKED_MIN and up), which reduces and back-transforms in float32 as LAPACK's ssyevd
+does (``REDUCE_IN_DTYPE``). Inverse
 iteration's vectors carry about eps ||T|| / gap of their neighbours (gaps below 1e-3
 ||T|| are re-orthogonalized), which float32 results never see; float64 vectors take
 the caller's refinement step (``linalg_eigen._refined``: four products), which
@@ -31,6 +34,11 @@ resolution, are mixtures of the cluster's eigenvectors (orthogonal, but not
 eigenvectors of a nearby T), so their Rayleigh quotients, the refinement's values,
 strayed by up to the cluster's width (identity + 1e-7 noise at order 300: 1.7e-6
 against QL's 4.0e-7; order 257, clustered: 1.3e-6 against 5.6e-7).
+
+Orders: up to MAX_N where the one-workgroup kernels hold the matrix's rows in
+workgroup memory; on GPUs, whose route is the blocked reduction (``linalg_sytrd``,
+its init over the device too), up to MAX_BLOCKED, inverse iteration keeping its rows
+in storage past what workgroup memory holds (``_stein_spills``).
 
 Dispatches: on GPUs the reduction is one dispatch, the eigenvalues one
 (multisection, ``multisect``, a workgroup an eigenvalue, in bisect's place), stein
