@@ -731,3 +731,30 @@ def test_symv_chunks_wider_than_the_default(cw, blocked, monkeypatch):
     w0, v0 = np.linalg.eigh(h)
     _check(_errors(h, w, v), _errors(h, w0, v0), np.float32)
     assert any(k[0] == "linalg_sytrd_tsymv" and k[1][-1] == cw for k in xp.asarray(0).device.runtime.kernels)
+
+
+def test_where_stein_keeps_its_rows_in_storage(monkeypatch):
+    # in storage on GPUs from SPILL_GPU_MIN (occupancy), and wherever workgroup memory
+    # cannot hold the three rows; in workgroup memory otherwise
+    from wgarray._kernels import linalg_trd as lt
+    device = xp.asarray(0).device
+    lim = device.limits.get("max-compute-workgroup-storage-size", 16384)
+    monkeypatch.setattr(lt, "loop_bound", lambda d: None)  # as on a GPU
+    assert lt._stein_spills(device, "f32", lt.SPILL_GPU_MIN)
+    assert not lt._stein_spills(device, "f32", 100)
+    monkeypatch.setattr(lt, "loop_bound", lambda d: 65535)  # as on lavapipe
+    assert not lt._stein_spills(device, "f32", lt.SPILL_GPU_MIN)
+    big = 4096
+    assert lt._stein_spills(device, "f64", big) == (lt.kt.stein_workgroup_bytes("f64", big, 128) > lim)
+
+
+def test_svd_takes_the_preconditioned_route_as_far_as_eigh_goes():
+    # svd of real orders past 1024 takes eigh(A^T A) as its preconditioner wherever the
+    # tridiagonal route takes the order (GPUs with float64; block Jacobi on A elsewhere)
+    from wgarray._kernels import linalg_eigen as le, linalg_trd as lt
+    assert le.SVD_PRECONDITION_MAX == lt.MAX_BLOCKED
+    for n in (lt.MAX_N + 1, 2048):
+        node = xp.asarray(np.eye(4, dtype=np.float32))._node
+        node = type(node)(node.buf, (n, n), node.dtype, node.device, 0, (n, 1))
+        want = node.device.has_f64 and le._trd_order(node.device, node.dtype, n)
+        assert le._preconditions_large(node) == want

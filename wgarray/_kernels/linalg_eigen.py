@@ -105,8 +105,10 @@ WATCHDOG_SWEEPS = 4  # whole-matrix sweeps per dispatch at most (order 256: ~30 
 # Without float64 the vectors come from QL (``linalg_trd``), and the old limit holds.
 TRD_MAX_VECTORS = linalg_trd.MAX_BLOCKED
 TRD_MAX_VECTORS_QL = 384
-# svd preconditioned by eigh(A^T A) up to this order (past it, block Jacobi on A)
-SVD_PRECONDITION_MAX = linalg_trd.MAX_N
+# svd preconditioned by eigh(A^T A) up to this order (past it, block Jacobi on A): the
+# tridiagonal route's own limit (H100, svd float32 2048: 125 ms, block Jacobi on A 643,
+# torch 235)
+SVD_PRECONDITION_MAX = linalg_trd.MAX_BLOCKED
 
 
 def uses_trd(node: g.Node, mode: str) -> bool:

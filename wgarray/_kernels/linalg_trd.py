@@ -381,6 +381,10 @@ STEIN_THREADS = None
 # stein keeps its rows in storage below this order too (0: only where they do not
 # fit workgroup memory; tests raise it to run that form at small orders)
 SPILL_BELOW = 0
+# and on GPUs from this order: a slot's three rows in workgroup memory (26 KB at order
+# 1024 in float64) let few workgroups share an SM, and the slots' chains of solves ran
+# in waves (H100, eigh float32 1024: 36.6 ms in workgroup memory, 32.7 in storage)
+SPILL_GPU_MIN = 320
 
 
 def _stein_threads(device, n: int) -> int:
@@ -393,12 +397,13 @@ def _stein_threads(device, n: int) -> int:
 
 
 def _stein_spills(device, wt: str, n: int) -> bool:
-    """Whether stein keeps its rows in storage (``kt.render_stein``'s ``spill``): past
-    the orders whose three rows fit the device's workgroup memory (float64 on an
-    H200: 1024), or below them where SPILL_BELOW says so (tests)."""
+    """Whether stein keeps its rows in storage (``kt.render_stein``'s ``spill``): on GPUs
+    from order SPILL_GPU_MIN, past the orders whose three rows fit the device's
+    workgroup memory, or below them where SPILL_BELOW says so (tests)."""
+    if n < SPILL_BELOW or (loop_bound(device) is None and n >= SPILL_GPU_MIN):
+        return True
     lim = device.limits.get("max-compute-workgroup-storage-size", 16384)
-    stage = STEIN_STAGE
-    return n < SPILL_BELOW or kt.stein_workgroup_bytes(wt, _cap(n), _stein_threads(device, n), stage) > lim
+    return kt.stein_workgroup_bytes(wt, _cap(n), _stein_threads(device, n), STEIN_STAGE) > lim
 
 
 def _stein_budget(device, n: int) -> int | None:
