@@ -539,9 +539,13 @@ def test_blocked_reduction_hard_matrices_vs_lapack(kind, blocked):
     _check(_errors(h, w, v), _errors(h, w0, v0), np.float32)
 
 
+@pytest.mark.parametrize("spill", [False, True])
 @pytest.mark.parametrize("scale", [1e25, 1e-25])
-def test_blocked_reduction_stack_scaled_and_nan(scale, blocked):
-    # a stack: each matrix scaled on its own, a NaN kept to its matrix
+def test_blocked_reduction_stack_scaled_and_nan(scale, spill, blocked, monkeypatch):
+    # a stack: each matrix scaled on its own, a NaN kept to its matrix (inverse
+    # iteration's rows in workgroup memory or in storage)
+    from wgarray._kernels import linalg_trd as lt
+    monkeypatch.setattr(lt, "SPILL_BELOW", 10 ** 6 if spill else 0)
     h = np.stack([_sym(67, "random", np.float64, 3) * scale, _sym(67, "graded", np.float64, 4),
                   _sym(67, "random", np.float64, 5)]).astype(np.float32)
     h[2, 9, 4] = np.nan
