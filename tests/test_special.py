@@ -748,12 +748,11 @@ def test_polygamma_and_zeta_of_negative_q_against_mpmath(dtype):
         assert np.max(np.abs(g[fin] - r[fin]) / ulp) <= 4
 
 
-@pytest.mark.skipif(not HAS_F64, reason="float32 polygamma past zeta's underflow is formed in float64")
 def test_polygamma_float32_where_zeta_underflows_against_mpmath():
-    # n! zeta(n + 1, x) normal while zeta(n + 1, x) is not (x^-n / n < 1.2e-38): the
-    # product formed in float64 (it was formed after zeta rounded to a subnormal or 0:
-    # polygamma(20, 85.3) 199 ulp off, polygamma(15, 923.7) 0); beside points where
-    # zeta stays normal
+    # n! zeta(n + 1, x) normal while zeta(n + 1, x) is not (x^-n / n < 1.2e-38): formed as
+    # n! x^-(n + 1) times x^(n + 1) zeta(n + 1, x) (it was formed after zeta rounded to a
+    # subnormal or 0: polygamma(20, 85.3) 199 ulp off, polygamma(15, 923.7) 0); beside
+    # points where zeta stays normal
     mp = pytest.importorskip("mpmath")
     mp.mp.dps = 40
     n = np.array([20, 15, 10, 25, 12, 5, 3, 1], np.float32)
@@ -762,4 +761,4 @@ def test_polygamma_float32_where_zeta_underflows_against_mpmath():
     ref = np.array([float(mp.polygamma(int(a), mp.mpf(float(b)))) for a, b in zip(n, x)])
     assert np.all(np.abs(ref) > np.finfo(np.float32).tiny)
     err = np.abs(got - ref) / np.abs(ref) / np.finfo(np.float32).eps
-    assert err.max() <= 2, err
+    assert err.max() <= 4, err

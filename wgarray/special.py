@@ -317,15 +317,17 @@ def loggamma(x, /) -> Array:
 def polygamma(n, x, /) -> Array:
     n, x = _floats("polygamma", n, x)
     # psi^(n)(x) = (-1)^(n + 1) n! zeta(n + 1, x), as SciPy defines it
-    z = zeta(n + 1.0, x)
-    fac = ew.pow(-1.0, n + 1.0) * gamma(n + 1.0) * z
-    if x.dtype == dt.float32 and x.device.has_f64:
-        # float32 where zeta(n + 1, x) falls below the smallest normal while n! times it
-        # does not (polygamma(20, 85.3) = -3.3e-22 was 199 ulp off, polygamma(15, 923.7)
-        # 0): the product formed in float64, rounded once
-        n64, x64 = (Array._new(_core.cast_node(v._node, dt.float64)) for v in (n, x))
-        wide = ew.pow(-1.0, n64 + 1.0) * gamma(n64 + 1.0) * zeta(n64 + 1.0, x64)
-        fac = where(ew.abs(z) < 2.0 ** -100, Array._new(_core.cast_node(wide._node, dt.float32)), fac)
+    s = n + 1.0
+    z = zeta(s, x)
+    sign = ew.pow(-1.0, s)
+    fac = sign * gamma(s) * z
+    # where zeta(n + 1, x) falls below the smallest normal while n! times it does not
+    # (float32 polygamma(20, 85.3) = -3.3e-22 was 199 ulp off, polygamma(15, 923.7) 0):
+    # n! x^-(n + 1) (x^(n + 1) zeta(n + 1, x)), the power in two halves
+    small = 2.0 ** -100 if x.dtype == dt.float32 else 2.0 ** -1000
+    half = ew.floor(0.5 * s)
+    scaled = sign * ((gamma(s) * ew.pow(x, -half)) * ew.pow(x, half - s)) * _op("zeta_scaled", s, x)
+    fac = where((ew.abs(z) < small) & (x >= 1.0) & ew.isfinite(scaled), scaled, fac)
     return where(n == 0.0, digamma(x), fac)
 
 

@@ -1112,8 +1112,14 @@ fn $T_hurwitz(x: $T, q: $T) -> $T {
         s = s + b;
         if (abs(b / s) < $EPS) { return s; }
     }
-    let w = a;
-    s = s + b * w / (x - 1.0) - 0.5 * b;
+    return $T_hurwitz_tail(s, b, a, x);
+}""",
+    # the Euler-Maclaurin tail of sum (q + j)^-x past the terms summed so far, s, the
+    # last of them b = w^-x (times any common scale)
+    "hurwitz_tail": """
+fn $T_hurwitz_tail(s0: $T, b0: $T, w: $T, x: $T) -> $T {
+    var s = s0 + b0 * w / (x - 1.0) - 0.5 * b0;
+    var b = b0;
     var f: $T = 1.0;
     var k: $T = 0.0;
     for (var j = 0; j < 12; j = j + 1) {
@@ -1128,6 +1134,26 @@ fn $T_hurwitz(x: $T, q: $T) -> $T {
         k = k + 1.0;
     }
     return s;
+}""",
+    # q^x zeta(x, q) for x > 1 and q >= 1, finite (NaN elsewhere): the terms (q / (q + i))^x
+    # = e^(-x log1p(i / q)), so that the sum stays normal where zeta(x, q) itself falls
+    # below the smallest normal (float32 polygamma(20, 85.3))
+    "zeta_scaled": """
+fn $T_zeta_scaled(x: $T, q: $T) -> $T {
+    if (!(x > 1.0) || !(q >= 1.0) || $T_isinf(x) || $T_isinf(q)) { return $T_nan(); }
+    var s: $T = 1.0;
+    var a = q;
+    var b: $T = 1.0;
+    var i = 0;
+    loop {
+        if (!(i < 9 || a <= 9.0) || i >= $MAXIT) { break; }
+        i = i + 1;
+        a = a + 1.0;
+        b = $T_exp(-x * $T_log1p($T(i) / q));
+        s = s + b;
+        if (abs(b / s) < $EPS) { return s; }
+    }
+    return $T_hurwitz_tail(s, b, a, x);
 }""",
     "zeta_em": "ZETA_EM",
     "zeta": """
@@ -2061,7 +2087,7 @@ OPS = {"erf": 1, "erfc": 1, "erfcx": 1, "ndtr": 1, "log_ndtr": 1, "ndtri": 1, "e
        "gammainc": 2, "gammaincc": 2, "betaln": 2, "beta": 2, "betainc": 3, "betaincc": 3,
        "i0": 1, "i0e": 1, "i1": 1, "i1e": 1,
        "sindg": 1, "cosdg": 1, "tandg": 1, "cotdg": 1, "ellipk": 1, "ellipkm1": 1,
-       "exp1": 1, "expi": 1, "expn": 2, "spence": 1, "zeta": 2, "riemann_zeta": 1, "zetac": 1,
+       "exp1": 1, "expi": 1, "expn": 2, "spence": 1, "zeta": 2, "zeta_scaled": 2, "riemann_zeta": 1, "zetac": 1,
        "multigammaln": 2, "binom": 2,
        "j0": 1, "j1": 1, "y0": 1, "y1": 1, "yn": 2, "k0": 1, "k1": 1, "k0e": 1, "k1e": 1,
        "gammaincinv": 2, "gammainccinv": 2, "chdtri": 2, "pdtri": 2, "betaincinv": 3,
