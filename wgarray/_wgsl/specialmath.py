@@ -1098,9 +1098,17 @@ fn $T_hurwitz(x: $T, q: $T) -> $T {
     // the sum's terms ~q^-x fall below the smallest normal while the result
     // ~q^(1 - x) / (x - 1) does not (zeta(5.84, 3.16e7) = 1e-37 was 8200 ulp off).
     if (q > $ZETA_ASYMPTOTIC_Q) { return (1.0 / (x - 1.0) + (0.5 + x / (12.0 * q)) / q) * $T_pow(q, 1.0 - x); }
-    var s = $T_pow(q, -x);
+    let s = $T_pow(q, -x);
     // q > 1 and x so large that q^-x underflows: so does the sum
     if (s == 0.0) { return 0.0; }
+    return $T_hurwitz_sum(x, q, s, false);
+}""",
+    # s0 (q's own term) plus the terms (q + i)^-x, or with ``scaled`` (q / (q + i))^x =
+    # e^(-x log1p(i / q)) (q^x times the sum: it stays normal where the sum itself falls
+    # below the smallest normal), past ten of them the Euler-Maclaurin tail
+    "hurwitz_sum": """
+fn $T_hurwitz_sum(x: $T, q: $T, s0: $T, scaled: bool) -> $T {
+    var s = s0;
     var a = q;
     var b: $T = 0.0;
     var i = 0;
@@ -1108,18 +1116,12 @@ fn $T_hurwitz(x: $T, q: $T) -> $T {
         if (!(i < 9 || a <= 9.0) || i >= $MAXIT) { break; }
         i = i + 1;
         a = a + 1.0;
-        b = $T_pow(a, -x);
+        if (scaled) { b = $T_exp(-x * $T_log1p($T(i) / q)); } else { b = $T_pow(a, -x); }
         s = s + b;
         if (abs(b / s) < $EPS) { return s; }
     }
-    return $T_hurwitz_tail(s, b, a, x);
-}""",
-    # the Euler-Maclaurin tail of sum (q + j)^-x past the terms summed so far, s, the
-    # last of them b = w^-x (times any common scale)
-    "hurwitz_tail": """
-fn $T_hurwitz_tail(s0: $T, b0: $T, w: $T, x: $T) -> $T {
-    var s = s0 + b0 * w / (x - 1.0) - 0.5 * b0;
-    var b = b0;
+    let w = a;
+    s = s + b * w / (x - 1.0) - 0.5 * b;
     var f: $T = 1.0;
     var k: $T = 0.0;
     for (var j = 0; j < 12; j = j + 1) {
@@ -1135,25 +1137,12 @@ fn $T_hurwitz_tail(s0: $T, b0: $T, w: $T, x: $T) -> $T {
     }
     return s;
 }""",
-    # q^x zeta(x, q) for x > 1 and q >= 1, finite (NaN elsewhere): the terms (q / (q + i))^x
-    # = e^(-x log1p(i / q)), so that the sum stays normal where zeta(x, q) itself falls
-    # below the smallest normal (float32 polygamma(20, 85.3))
+    # q^x zeta(x, q) for x > 1 and q >= 1, finite (NaN elsewhere): float32 polygamma where
+    # zeta(x, q) falls below the smallest normal (polygamma(20, 85.3))
     "zeta_scaled": """
 fn $T_zeta_scaled(x: $T, q: $T) -> $T {
     if (!(x > 1.0) || !(q >= 1.0) || $T_isinf(x) || $T_isinf(q)) { return $T_nan(); }
-    var s: $T = 1.0;
-    var a = q;
-    var b: $T = 1.0;
-    var i = 0;
-    loop {
-        if (!(i < 9 || a <= 9.0) || i >= $MAXIT) { break; }
-        i = i + 1;
-        a = a + 1.0;
-        b = $T_exp(-x * $T_log1p($T(i) / q));
-        s = s + b;
-        if (abs(b / s) < $EPS) { return s; }
-    }
-    return $T_hurwitz_tail(s, b, a, x);
+    return $T_hurwitz_sum(x, q, 1.0, true);
 }""",
     "zeta_em": "ZETA_EM",
     "zeta": """
