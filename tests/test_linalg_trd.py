@@ -702,14 +702,11 @@ def test_float32_reduces_in_float32_on_the_blocked_route(blocked, monkeypatch):
         assert tags == ["f32", "f32"]
 
 
-@pytest.mark.parametrize("y_in_symv", [True, False])
 @pytest.mark.parametrize("n", [67, 130])
-def test_tcol_sums_by_subgroups_and_by_trees(n, y_in_symv, blocked, monkeypatch):
+def test_tcol_sums_by_subgroups_and_by_trees(n, blocked, monkeypatch):
     # the blocked reduction's column kernel sums by subgroups (float32, devices with
-    # them) or by trees in workgroup memory, and Y comes from symv's row blocks or
-    # from tcol's own pass: each within LAPACK's bounds
+    # them) or by trees in workgroup memory: both within LAPACK's bounds
     from wgarray._kernels import linalg_sytrd as ls
-    monkeypatch.setattr(ls, "Y_IN_SYMV", y_in_symv)
     h = _sym(n, "random", np.float32, seed=47)
     w0, v0 = np.linalg.eigh(h)
     seen = []

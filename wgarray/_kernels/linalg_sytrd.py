@@ -31,9 +31,6 @@ def _tcol_threads(device) -> int:
 
 # tcol's sums by subgroups where the device has them (float32)
 SUBGROUP_SUMS = True
-# Y = [V^T v, W^T v] summed by symv's row blocks, the correction applied by the next
-# tcol in its pass over V's and W's rows (else tcol sums Y itself, symv corrects)
-Y_IN_SYMV = True
 
 
 def _tcol_subgroups(device, wt: str, wg: int) -> int:
@@ -79,8 +76,7 @@ def reduce(device, wt: str, isz: int, nz: int, n: int, A, D, E, TAU) -> None:
     cbm = -(-n // cw)
     VW = rt.alloc(nz * n * 2 * nb * isz)
     AVP = rt.alloc(nz * cbm * n * isz)
-    ys = Y_IN_SYMV
-    Y = rt.alloc(nz * (-(-n // ks.SW) if ys else 1) * 2 * nb * isz)
+    Y = rt.alloc(nz * -(-n // ks.SW) * 2 * nb * isz)
     wg = _tcol_threads(device)
     bufs = {"A": A, "VW": VW, "AVP": AVP, "Y": Y, "D": D, "E": E, "TAU": TAU}
 
@@ -88,9 +84,9 @@ def reduce(device, wt: str, isz: int, nz: int, n: int, A, D, E, TAU) -> None:
         k = rt.compile((family, spec), lambda: (rec(*spec), ren(*spec)))
         return k, k.record.buffers({b.name: bufs[b.name] for b in k.record.args})
 
-    tcol, tcol_b = kernel("linalg_sytrd_tcol", (wt, wg, _tcol_subgroups(device, wt, wg), ys, cw), ks.tcol_record,
+    tcol, tcol_b = kernel("linalg_sytrd_tcol", (wt, wg, _tcol_subgroups(device, wt, wg), cw), ks.tcol_record,
                           ks.render_tcol)
-    symv, symv_b = kernel("linalg_sytrd_tsymv", (wt, ys, cw), ks.tsymv_record, ks.render_tsymv)
+    symv, symv_b = kernel("linalg_sytrd_tsymv", (wt, cw), ks.tsymv_record, ks.render_tsymv)
     tupd, tupd_b = kernel("linalg_sytrd_tupd", (wt,), ks.tupd_record, ks.render_tupd)
     seven, six, five = struct.Struct("<7I").pack, struct.Struct("<6I").pack, struct.Struct("<5I").pack
     dispatch = rt.dispatch

@@ -5,11 +5,12 @@ reduced one after another against the trailing matrix as it stood at the panel's
 start, the panel's earlier reflectors entering as corrections (V W^T + W V^T), and
 the trailing matrix is updated once a panel by a rank-2 NB product.
 
-  tcol   one workgroup per matrix: finishes the previous column's w (from symv's
-         partial products), brings column k up to date, forms its reflector, and the
-         products V^T v, W^T v that symv's correction needs
-  tsymv  p = A22 v - V (W^T v) - W (V^T v) over many workgroups: row blocks by column
-         chunks, each chunk's partial sums into AVP (tcol adds them up)
+  tcol   one workgroup per matrix: finishes the previous column's w from symv's
+         partial sums, p = tau (A22 v - V (W^T v) - W (V^T v)), in the pass over V's
+         and W's rows that brings column k up to date, then forms its reflector
+  tsymv  A22 v over many workgroups: row blocks by column chunks, each chunk's
+         partial sums into AVP (tcol adds them up); chunk 0's row blocks also sum
+         their rows' share of Y = [V^T v, W^T v] into Y
   tupd   A22 -= V W^T + W V^T over the rows and columns past the panel, a 32 x 32
          tile a workgroup
 
@@ -20,7 +21,8 @@ is trd's: d, e, tau, and reflector k's v in row k of A past the diagonal.
 
 Buffers: A (nz x n x n, full symmetric storage, scaled), VW (nz x 2 NB x n: V's NB
 columns then W's, zero above each column's support), AVP (nz x
-ceil(n / CB) x n), Y (nz x 2 NB: V^T v then W^T v), D, E, TAU (nz x n). VW holds
+ceil(n / cw) x n), Y (nz x ceil(n / SW) x 2 NB: V^T v then W^T v, a row block's share
+each), D, E, TAU (nz x n). VW holds
 its columns contiguous (consecutive threads take consecutive rows: one cache line
 serves many of them; a row a thread, rows of 2 NB apart, would cost a line a load
 and bind tcol, one core, to its load rate).
@@ -115,42 +117,36 @@ def render_tinit(t: str) -> str:
     return _finish(decls, t, body)
 
 
-def tcol_record(t: str, wg: int, sg: int = 0, ysym: bool = False, cw: int = CB) -> Launch:
-    return record(f"linalg_sytrd_tcol_{t}_{wg}_{cw}" + (f"_sg{sg}" if sg else "") + ("_ys" if ysym else ""),
-                  [("A", "S", True), ("VW", "R", True), ("AVP", "R", False), ("Y", "R", not ysym), ("D", "R", True),
+def tcol_record(t: str, wg: int, sg: int = 0, cw: int = CB) -> Launch:
+    return record(f"linalg_sytrd_tcol_{t}_{wg}_{cw}" + (f"_sg{sg}" if sg else ""),
+                  [("A", "S", True), ("VW", "R", True), ("AVP", "R", False), ("Y", "R", False), ("D", "R", True),
                    ("E", "R", True), ("TAU", "R", True)],
                   ("nz", "n", "k", "i", "mode", "cbn", "rbn"), wg)
 
 
-def render_tcol(t: str, wg: int, sg: int = 0, ysym: bool = False, cw: int = CB) -> str:
-    """P: nz, n, k, i (k's column in its panel), mode, cbn (the chunks of the last
-    symv). A workgroup per matrix (wg >= 2 NB, a power of two).
+def render_tcol(t: str, wg: int, sg: int = 0, cw: int = CB) -> str:
+    """P: nz, n, k, i (k's column in its panel), mode, cbn and rbn (the column chunks
+    and row blocks of the last symv). A workgroup per matrix (wg >= 2 NB, a power of
+    two).
 
-    Mode 0 and 1 first finish column k - 1 when i > 0: p = tau (sum of its symv's
-    chunks), w = p - (tau / 2) (p . v) v into W's column i - 1 (zero above row k).
-    Mode 0 then brings column k (rows k..n-1, kept in row k) up to date with the
-    panel's i earlier columns, a_k -= V W[k, :]^T + W V[k, :]^T, forms its reflector
-    (d_k, e_k, tau_k; v into row k past the diagonal and into V's column i) and
-    Y = [V^T v, W^T v] over the i earlier columns. Mode 2 writes the last 2 x 2 block
-    (after the last panel's update).
+    Mode 0 and 1 first finish column k - 1 when i > 0: Y of its v (the sum of symv's
+    row blocks), then in one pass over V's and W's rows p = tau (chunks - V[r, :]
+    W^T v - W[r, :] V^T v) over the i - 1 columns before it, w = p - (tau / 2) (p . v)
+    v into W's column i - 1 (zero above row k), and (mode 0) column k (rows k..n-1,
+    kept in row k) brought up to date with those columns, a_k -= V W[k, :]^T +
+    W V[k, :]^T, column i - 1's own term following once w is known. Mode 0 then forms
+    column k's reflector (d_k, e_k, tau_k; v into row k past the diagonal and into V's
+    column i). Mode 2 writes the last 2 x 2 block (after the last panel's update).
 
     ``sg`` (float32, the device's subgroup size, at least wg / sg): the workgroup's
     three sums by subgroups (``reduce_to``), two barriers each where a tree of 1024
-    takes eleven.
-
-    ``ysym``: Y comes from symv instead (its row blocks' partial sums in Y: rbn blocks
-    of 2 NB for the last symv's v). Then finishing column k - 1 takes symv's
-    correction, p = tau (chunks - V[r, :] W^T v - W[r, :] V^T v), in the same pass
-    over V's and W's rows that brings column k up to date with the columns before
-    k - 1; its own term, once w is known, follows; and no pass over the panel's rows
-    for Y (chunks of m / (wg / 2 NB) rows a thread) is left here."""
+    takes eleven. ``cw``: the columns of symv's chunks (``chunk_cols``)."""
     nb2 = 2 * NB
-    chunks = wg // nb2
-    decls = tcol_record(t, wg, sg, ysym, cw).declarations()
+    groups = wg // nb2
+    decls = tcol_record(t, wg, sg, cw).declarations()
     decls += [f"var<workgroup> g_r: array<R, {wg}>;", f"var<workgroup> g_k: array<R, {nb2}>;",
-              "var<workgroup> g_tau: R;", "var<workgroup> g_sc: R;"]
-    if ysym:
-        decls += [f"var<workgroup> g_y: array<R, {nb2}>;", "var<workgroup> g_pk: R;"]
+              f"var<workgroup> g_y: array<R, {nb2}>;", "var<workgroup> g_tau: R;", "var<workgroup> g_sc: R;",
+              "var<workgroup> g_pk: R;"]
     stage = f"""    for (var e = lid; e < n; e += {wg}u) {{
         var v = R(0);
         if (e == k + 1u) {{ v = R(1); }} else if (e > k + 1u) {{ v = A[a0 + k * n + e] * scal; }}
@@ -163,67 +159,15 @@ def render_tcol(t: str, wg: int, sg: int = 0, ysym: bool = False, cw: int = CB) 
              "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
              "    let b = wid.x + wid.y * 65535u;",
              "    if (b >= P[0]) { return; }"]
-    head = f"""    let n = P[1]; let k = P[2]; let i = P[3]; let mode = P[4]; let cbn = P[5]; let rbn = P[6];
+    body += f"""    let n = P[1]; let k = P[2]; let i = P[3]; let mode = P[4]; let cbn = P[5]; let rbn = P[6];
     let a0 = b * n * n; let v0 = b * n; let w0 = b * n * {nb2}u;
     let p0 = b * ((n + {cw - 1}u) / {cw}u) * n;
     if (mode == 2u) {{
         if (lid == 0u) {{
 {textwrap.indent(LAST_BLOCK, "    ")}        }}
         return;
-    }}"""
-    if ysym:
-        return _finish(decls, t, body + head.split("\n") + _tcol_ysym(wg, sg).split("\n"))
-    body += head.split("\n")
-    body += f"""    if (i > 0u) {{
-        let kp = k - 1u; let wc = {NB}u + i - 1u;
-        if (lid == 0u) {{ g_tau = TAU[v0 + kp]; }}
-        let tau = workgroupUniformLoad(&g_tau);
-        var dp = R(0);
-        for (var r = k + lid; r < n; r += {wg}u) {{
-            var s = R(0);
-{_sum("s", "c", "cbn", "AVP[p0 + c * n + r]")}            let p = tau * s;
-            VW[w0 + wc * n + r] = p;
-            dp += p * A[a0 + kp * n + r];
-        }}
-{textwrap.indent(reduce_to("dpt", wg, "g_r", "dp", "add", sg), "    ")}        let al = R(-0.5) * tau * dpt;
-        for (var r = lid; r < n; r += {wg}u) {{
-            let at = w0 + wc * n + r;
-            if (r < k) {{ VW[at] = R(0); }} else {{ VW[at] = VW[at] + al * A[a0 + kp * n + r]; }}
-        }}
-        storageBarrier(); workgroupBarrier();
     }}
-    if (mode == 1u) {{ return; }}
-    if (lid < {nb2}u) {{ g_k[lid] = VW[w0 + lid * n + k]; }}
-    workgroupBarrier();
-    for (var r = k + lid; r < n; r += {wg}u) {{
-        var a = R(0);
-{_sum("a", "j", "i", f"VW[w0 + j * n + r] * g_k[{NB}u + j] + VW[w0 + ({NB}u + j) * n + r] * g_k[j]")}
-        A[a0 + k * n + r] -= a;
-    }}
-    storageBarrier(); workgroupBarrier();
-    reflect(a0, v0, k, n - k - 1u, n, lid, w0, i);
-    // Y = [V^T v, W^T v] over the panel's earlier columns: {chunks} consecutive
-    // threads a column (each every {chunks}-th row), then one sum a column
-    let jj = lid / {chunks}u; let ch = lid % {chunks}u;
-    var s = R(0);
-    if (jj % {NB}u < i) {{
-{_sum("s", "r", "n", f"VW[w0 + jj * n + r] * A[a0 + k * n + r]", f"k + 1u + ch", f"{chunks}u")}    }}
-    g_r[lid] = s;
-    workgroupBarrier();
-    if (lid < {nb2}u) {{
-        var y = R(0);
-        for (var c = 0u; c < {chunks}u; c++) {{ y += g_r[lid * {chunks}u + c]; }}
-        Y[b * {nb2}u + lid] = y;
-    }}
-}}""".split("\n")
-    return _finish(decls, t, body)
-
-
-def _tcol_ysym(wg: int, sg: int) -> str:
-    """tcol's body past its head with Y from symv (``render_tcol``'s ysym)."""
-    nb2 = 2 * NB
-    groups = wg // nb2
-    return f"""    if (i > 0u) {{
+    if (i > 0u) {{
         let kp = k - 1u; let ip = i - 1u; let wc = {NB}u + ip;
         // Y of v_(k-1) over the ip columns before it: the sum of symv's row blocks,
         // {groups} threads a column (every {groups}-th block each), then their sums
@@ -275,32 +219,29 @@ def _tcol_ysym(wg: int, sg: int) -> str:
     }}
     if (mode == 1u) {{ return; }}
     reflect(a0, v0, k, n - k - 1u, n, lid, w0, i);
-}}"""
+}}""".split("\n")
+    return _finish(decls, t, body)
 
 
-def tsymv_record(t: str, ysym: bool = False, cw: int = CB) -> Launch:
-    return record(f"linalg_sytrd_tsymv_{t}_{cw}" + ("_ys" if ysym else ""),
-                  [("A", "S", False), ("VW", "R", False), ("Y", "R", ysym), ("AVP", "R", True)],
+def tsymv_record(t: str, cw: int = CB) -> Launch:
+    return record(f"linalg_sytrd_tsymv_{t}_{cw}",
+                  [("A", "S", False), ("VW", "R", False), ("Y", "R", True), ("AVP", "R", True)],
                   ("nz", "n", "k", "i", "rb", "cbn"), SW * LANES)
 
 
-def render_tsymv(t: str, ysym: bool = False, cw: int = CB) -> str:
-    """P: nz, n, k, i, rb (row blocks of SW), cbn (column chunks of CB). Workgroup
+def render_tsymv(t: str, cw: int = CB) -> str:
+    """P: nz, n, k, i, rb (row blocks of SW), cbn (column chunks of cw). Workgroup
     (z, chunk c, row block), SW rows by LANES lanes: for its rows r of k+1..n-1, the
     sum over the chunk's columns of A[c, r] v_c (A symmetric: read down columns,
-    contiguous across the rows' threads; lane q takes every LANES-th column), less,
-    in chunk 0, the panel's correction V[r, :] W^T v + W[r, :] V^T v over its i
-    earlier columns; the lanes' sums added in workgroup memory, into AVP's row of the
-    chunk.
-
-    ``ysym``: no correction here (tcol applies it); chunk 0's workgroups sum instead
-    their rows' share of Y = [V^T v, W^T v] over the i earlier columns, into Y's row
-    block rbi (2 NB entries; nz x ceil(n / SW) blocks)."""
+    contiguous across the rows' threads; lane q takes every LANES-th column); the
+    lanes' sums added in workgroup memory, into AVP's row of the chunk. Chunk 0's
+    workgroups also sum their rows' share of Y = [V^T v, W^T v] over the i earlier
+    columns, into Y's row block rbi (2 NB entries; nz x ceil(n / SW) blocks): the
+    panel's correction, which tcol applies."""
     nb2 = 2 * NB
-    decls = tsymv_record(t, ysym, cw).declarations() + [f"var<workgroup> g_v: array<R, {cw}>;",
-                                                    f"var<workgroup> g_s: array<R, {SW * LANES}>;"]
-    if ysym:
-        decls.append(f"var<workgroup> g_vr: array<R, {SW}>;")
+    decls = tsymv_record(t, cw).declarations() + [f"var<workgroup> g_v: array<R, {cw}>;",
+                                                  f"var<workgroup> g_s: array<R, {SW * LANES}>;",
+                                                  f"var<workgroup> g_vr: array<R, {SW}>;"]
     body = [f"@compute @workgroup_size({SW * LANES})",
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
             "    let b = wid.x + wid.y * 65535u;",
@@ -316,7 +257,7 @@ def render_tsymv(t: str, ysym: bool = False, cw: int = CB) -> str:
     let r = min(k + 1u + rbi * {SW}u + lid % {SW}u, n - 1u);
     var s = R(0);
 {_sum("s", "c", "c1", "A[a0 + c * n + r] * g_v[c - c0]", "c0 + q", f"{LANES}u")}
-{_tsymv_chunk0(ysym)}
+{_tsymv_y()}
     g_s[lid] = s;
     workgroupBarrier();
     if (lid < {SW}u && k + 1u + rbi * {SW}u + lid < n) {{
@@ -328,18 +269,10 @@ def render_tsymv(t: str, ysym: bool = False, cw: int = CB) -> str:
     return _finish(decls, t, body)
 
 
-def _tsymv_chunk0(ysym: bool) -> str:
-    """tsymv's work in chunk 0: the correction (without ysym), or its rows' share of Y
-    (with it; before the chunk's sums are added, g_s free: 4 threads a column, every
-    4th row each)."""
+def _tsymv_y() -> str:
+    """tsymv's share of Y in chunk 0 (before the chunk's sums are added, g_s free: 4
+    threads a column, every 4th row each)."""
     nb2 = 2 * NB
-    if not ysym:
-        return f"""    if (cb == 0u) {{
-        let w0 = z * {nb2}u * n; let y0 = z * {nb2}u;
-        var u = R(0);
-{_sum("u", "j", "i", f"VW[w0 + j * n + r] * Y[y0 + {NB}u + j] + VW[w0 + ({NB}u + j) * n + r] * Y[y0 + j]", "q", f"{LANES}u", 2)}
-        s -= u;
-    }}"""
     per = SW * LANES // nb2
     return f"""    if (cb == 0u && i > 0u) {{
         let w0 = z * {nb2}u * n;
