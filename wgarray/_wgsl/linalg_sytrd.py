@@ -34,7 +34,7 @@ import textwrap
 
 from .._runtime.launch import Launch
 from .linalg import _finish, record
-from .linalg_trd import LAST_BLOCK, _tree, reduce_to, reflector_fn
+from .linalg_trd import LAST_BLOCK, pow2_scale_fn, reduce_to, reflector_fn
 
 NB = 32     # columns a panel
 CB = 64     # columns of A a symv workgroup sums over (at least; ``chunk_cols``)
@@ -82,9 +82,8 @@ def render_tinit(t: str) -> str:
     PM, the power of two that brings it into [1, 2) (trd's: exact, so that the norms
     and rotations that follow neither overflow nor underflow), A = the symmetric
     matrix of SRC's lower triangle times it, and its inverse into SC."""
-    cast = "f32(mx)" if t == "f32" else "f32(min(mx, R(1e30)))"
     decls = tinit_record(t).declarations() + [f"var<workgroup> g_m: array<R, {INIT_WG}>;"]
-    body = [f"@compute @workgroup_size({INIT_WG})",
+    body = pow2_scale_fn(t).split("\n") + [f"@compute @workgroup_size({INIT_WG})",
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
             "    let b = wid.x + wid.y * 65535u;",
             "    if (b >= P[0] * P[5]) { return; }"]
@@ -95,18 +94,12 @@ def render_tinit(t: str) -> str:
         for (var e = blk * {INIT_WG}u + lid; e < nn; e += {INIT_CHUNKS * INIT_WG}u) {{
             if (e % n <= e / n) {{ mx = max(mx, r_abs(SRC[s0 + e])); }}
         }}
-        g_m[lid] = mx;
-{_tree(INIT_WG, "g_m", "max(g_m[lid], g_m[o])")}
-        if (lid == 0u) {{ PM[z * {INIT_CHUNKS}u + blk] = g_m[0]; }}
+{reduce_to("cmx", INIT_WG, "g_m", "mx", "max")}        if (lid == 0u) {{ PM[z * {INIT_CHUNKS}u + blk] = cmx; }}
         return;
     }}
     var mx = R(0);
     for (var c = 0u; c < {INIT_CHUNKS}u; c++) {{ mx = max(mx, PM[z * {INIT_CHUNKS}u + c]); }}
-    var sc = R(1);
-    if (mx > R(0) && mx < R(1e30) * R(1e8)) {{
-        let ex = clamp(floor(log2({cast})), -120.0, 120.0);
-        sc = R(exp2(-ex));
-    }}
+    let sc = pow2_scale(mx);
     let e = blk * {INIT_WG}u + lid;
     if (e < nn) {{
         let i = e / n; let j = e % n;

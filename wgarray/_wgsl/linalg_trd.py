@@ -64,6 +64,19 @@ def reduce_to(name: str, wg: int, arr: str, val: str, op: str, sg: int = 0) -> s
             f"    let {name} = {fn}(select(R(0), {arr}[lid % {sg}u], lid % {sg}u < {wg // sg}u));\n")
 
 
+def pow2_scale_fn(t: str) -> str:
+    """WGSL ``fn pow2_scale(mx: R) -> R``: the power of two that brings a matrix's
+    largest magnitude mx into [1, 2), its exponent clamped to +-120 (1 where mx is 0,
+    NaN or past 1e38): an exact scaling, after which the reduction's norms and
+    rotations neither overflow nor underflow."""
+    cast = "f32(mx)" if t == "f32" else "f32(min(mx, R(1e30)))"
+    return f"""fn pow2_scale(mx: R) -> R {{
+    if (mx > R(0) && mx < R(1e30) * R(1e8)) {{ return R(exp2(-clamp(floor(log2({cast})), -120.0, 120.0))); }}
+    return R(1);
+}}
+"""
+
+
 # the last 2 x 2 block of T, once the reduction has reached column n - 2 (lid 0 of a
 # workgroup whose matrix starts at a0 in A and v0 in D, E, TAU)
 LAST_BLOCK = """        D[v0 + n - 2u] = A[a0 + (n - 2u) * (n + 1u)];
@@ -144,14 +157,13 @@ def render_trd(t: str, cap: int, wg: int) -> str:
     decls = trd_record(t, cap, wg).declarations()
     decls += [f"var<workgroup> g_v: array<R, {2 * cap}>;", f"var<workgroup> g_w: array<R, {2 * cap}>;",
               f"var<workgroup> g_r: array<R, {wg}>;", "var<workgroup> g_tau: R;", "var<workgroup> g_sc: R;"]
-    cast = "f32(mx)" if r == "f32" else "f32(min(mx, R(1e30)))"
     stage = f"""    for (var i = lid; i < m; i += {wg}u) {{ g_v[h + i] = select(A[rk + i] * scal, R(1), i == 0u); }}
     workgroupBarrier();
     for (var i = lid; i < m; i += {wg}u) {{ A[rk + i] = g_v[h + i]; }}
 """
     # the reflector of row k past the diagonal (m entries): tau in g_tau, v (v_0 = 1)
     # into g_v[h..] and over the row; d_k, e_k = beta, tau into D, E, TAU
-    body = reflector_fn(wg, ", h: u32", stage).split("\n")
+    body = (pow2_scale_fn(t) + reflector_fn(wg, ", h: u32", stage)).split("\n")
     body += [f"@compute @workgroup_size({wg})",
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {",
             "    let b = wid.x + wid.y * 65535u;",
@@ -169,12 +181,7 @@ def render_trd(t: str, cap: int, wg: int) -> str:
         g_r[lid] = mx;
 {_tree(wg, "g_r", "max(g_r[lid], g_r[o])")}
         if (lid == 0u) {{
-            let mx = g_r[0];
-            var sc = R(1);
-            if (mx > R(0) && mx < R(1e30) * R(1e8)) {{
-                let ex = clamp(floor(log2({cast})), -120.0, 120.0);
-                sc = R(exp2(-ex));
-            }}
+            let sc = pow2_scale(g_r[0]);
             g_sc = sc;
             SC[b] = R(1) / sc;
         }}
@@ -639,14 +646,13 @@ def stein_record(t: str, cap: int, wg: int, reorth: bool = True, stage: bool = F
                   ("nz", "n", "budget", "first"), wg)
 
 
-def stein_workgroup_bytes(t: str, cap: int, wg: int, stage: bool = False, spill: bool = False) -> int:
-    """stein's workgroup arrays: U's superdiagonal, the pivots' reciprocals and the
-    iterate (cap each; with ``spill`` in storage instead), the row swaps (a bit a
-    row) and the reduction array (four entries a thread); with ``stage`` the block's
-    diagonal and off-diagonal too."""
+def stein_workgroup_bytes(t: str, cap: int, wg: int, stage: bool = False) -> int:
+    """stein's workgroup arrays in its workgroup-memory form: U's superdiagonal, the
+    pivots' reciprocals and the iterate (cap each), the row swaps (a bit a row) and
+    the reduction array (four entries a thread); with ``stage`` the block's diagonal
+    and off-diagonal too."""
     isz = 8 if t == "f64" else 4
-    rows = 0 if spill else (5 if stage else 3)
-    return (rows * cap + 4 * wg) * isz + cap // 8 + 64
+    return ((5 if stage else 3) * cap + 4 * wg) * isz + cap // 8 + 64
 
 
 # stein's three row arrays in workgroup memory, and where ``spill`` puts them: slot
