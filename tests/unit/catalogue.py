@@ -338,6 +338,7 @@ def _linalg_eigen(v):
     for t in LINALG_TAGS:
         out[f"linalg_eigen/jeig_{t}"] = lambda t=t: ke.render_jeig(t)
         out[f"linalg_eigen/jeig_{t}_mem"] = lambda t=t: ke.render_jeig(t, 32, True, True, 128)
+        out[f"linalg_eigen/jeig_{t}_slots"] = lambda t=t: ke.render_jeig(t, 64, True, True, 1024, True)
         out[f"linalg_eigen/permute_{t}"] = lambda t=t: ke.render_permute(t)
         out[f"linalg_eigen/order_{t}"] = lambda t=t: ke.render_order(t)
         out[f"linalg_eigen/ojac_{t}"] = lambda t=t: ke.render_ojac(t, 256)

@@ -131,6 +131,7 @@ def _opens_aliased(record, text: str) -> bool:
     (kb.hh_record, kb.render_hh, ("f32",)),
     (kb.hh_t_record, kb.render_hh_t, ("f32",)),
     (ke.jeig_record, ke.render_jeig, ("f32", 64, True, False, 256)),
+    (ke.jeig_record, ke.render_jeig, ("f64", 64, False, False, 1024, True)),
     (ke.permute_record, ke.render_permute, ("c64",)),
     (ke.order_record, ke.render_order, ("f32",)),
     (ke.ojac_record, ke.render_ojac, ("f32", 256)),

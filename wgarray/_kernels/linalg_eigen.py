@@ -89,6 +89,7 @@ FIRST_CHECK = 3     # sweeps before the first convergence readback
 FLOOR = 4           # blocked eigh: couplings below FLOOR eps ||A||_F / sqrt(n) are left
 SVD_PRECONDITION = True  # svd of real n > TRD_MIN: Jacobi (or nothing) on A V0, V0 from eigh(A^T A)
 OJAC_SUBGROUPS = True  # ojac's pair sums by subgroup shuffles where the device has them
+JEIG_SLOTS = 1       # jeig's items by pair slots (_jeig_slots): 0 never, 1 on GPUs and full blocks, 2 always
 TRD_MIN = 64        # real eigh / eigvalsh of TRD_MIN < n <= linalg_trd.MAX_N: the tridiagonal route
                     # (at n <= 64 Jacobi and the one-workgroup refinement are two dispatches)
 WATCHDOG_SWEEPS = 4  # whole-matrix sweeps per dispatch at most (order 256: ~30 ms on an H200);
@@ -147,11 +148,22 @@ def _jeig_threads(device, ns: int) -> int:
     return 1024 if ns > 32 else 256
 
 
-def _round_cost(ns: int, w: int) -> int:
-    """Loop iterations of one jeig round per invocation (w threads)."""
+def _round_cost(ns: int, w: int, slots: int | None = None) -> int:
+    """Loop iterations of one jeig round per invocation (w threads; ``slots``: pair
+    slots a row of its items, see ``_jeig_slots``)."""
     n2 = ns + (ns & 1)
     npairs = n2 // 2
-    return 2 + -(-npairs // w) + -(-npairs * npairs // w) + -(-ns * npairs // w)
+    per = slots or npairs
+    return 2 + -(-npairs // w) + -(-per * per // w) + -(-ns * per // w)
+
+
+def _jeig_slots(device, ns: int, cap: int) -> int | None:
+    """jeig's items numbered by cap / 2 pair slots (shifts and masks, no division by the
+    pair count) where JEIG_SLOTS asks: 1 on GPUs and wherever the block fills its
+    capacity (no idle slots), 2 always, 0 never."""
+    if JEIG_SLOTS == 2 or (JEIG_SLOTS == 1 and (ns == cap or loop_bound(device) is None)):
+        return cap // 2
+    return None
 
 
 def _jeig_layout(device, ns: int, isz: int) -> tuple[int, bool, bool]:
@@ -180,6 +192,7 @@ def _jeig(device, t, src: g.Data, nblocks, ns, nper, strides, lower, th, tolmul,
     thb, use_th = (th, 1) if th is not None else (rt.alloc(4), 0)
     cap, wmem, umem = _jeig_layout(device, ns, isz)
     wg = _jeig_threads(device, ns)
+    slots = _jeig_slots(device, ns, cap)
     bufs = {"SRC": src.buf, "W": W, "U": U, "FL": FL, "TH": thb, "GF": gf}
     s_mat, s_blk, s_row, s_col = strides
     nrd = max(1, ns + (ns & 1) - 1)
@@ -187,12 +200,13 @@ def _jeig(device, t, src: g.Data, nblocks, ns, nper, strides, lower, th, tolmul,
     # lavapipe stops an invocation's loops past 65535 iterations: cut the rounds there
     fixed = 4 * -(-ns * ns // wg) + 2 * ns + 8
     bound = loop_bound(device)
-    per = total if bound is None else max(1, (bound - fixed) // _round_cost(ns, wg))
+    per = total if bound is None else max(1, (bound - fixed) // _round_cost(ns, wg, slots))
     if ns > 64:
         per = min(per, WATCHDOG_SWEEPS * nrd)
     for r0 in range(0, total, per):
         r1 = min(total, r0 + per)
-        launch(device, "linalg_eigen_jeig", (t, cap, wmem, umem, wg), ke.jeig_record, ke.render_jeig, bufs, nblocks,
+        launch(device, "linalg_eigen_jeig", (t, cap, wmem, umem, wg, slots is not None), ke.jeig_record,
+               ke.render_jeig, bufs, nblocks,
                nblocks=nblocks, ns=ns, off=src.offset, nper=nper, s_mat=s_mat, s_blk=s_blk, s_row=s_row, s_col=s_col,
                first=int(r0 == 0), r0=r0, r1=r1, tolmul=tolmul, use_th=use_th, lower=int(lower), gf_index=gf_index,
                last=int(r1 == total))

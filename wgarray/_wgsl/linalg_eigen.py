@@ -44,15 +44,17 @@ def _eps(r: str) -> tuple[str, str, str]:
     return "R(1.1920929e-07)", "R(1.1754944e-38)", "R(1e18)"
 
 
-def jeig_record(t: str, cap: int = 64, wmem: bool = False, umem: bool = False, wg: int = 256) -> Launch:
-    return record(f"linalg_eigen_jeig_{t}_{cap}",
+def jeig_record(t: str, cap: int = 64, wmem: bool = False, umem: bool = False, wg: int = 256,
+                pow2: bool = False) -> Launch:
+    return record(f"linalg_eigen_jeig_{t}_{cap}" + ("_p2" if pow2 else ""),
                   [("SRC", "S", False), ("W", "S", True), ("U", "S", True), ("FL", "u32", True), ("TH", "R", False),
                    ("GF", "u32", True)],
                   ("nblocks", "ns", "off", "nper", "s_mat", "s_blk", "s_row", "s_col", "first", "r0", "r1", "tolmul",
                    "use_th", "lower", "gf_index", "last"), wg)
 
 
-def render_jeig(t: str, cap: int = 64, wmem: bool = False, umem: bool = False, wg: int = 256) -> str:
+def render_jeig(t: str, cap: int = 64, wmem: bool = False, umem: bool = False, wg: int = 256,
+                pow2: bool = False) -> str:
     """Bindings SRC (read), W, U (blocks x ns x ns), FL (two u32 per block: done, rotated
     in the current sweep), TH (R per matrix: the magnitude an off-diagonal entry must
     pass to be rotated), GF (u32 flags, one per outer sweep); P: nblocks, ns, src
@@ -64,6 +66,9 @@ def render_jeig(t: str, cap: int = 64, wmem: bool = False, umem: bool = False, w
     the whole dispatch (loaded at the start, written back at the end): the rounds
     touch every entry several times, and storage latency behind each barrier is what
     made the kernel slow. Without, it works on the storage buffers in place.
+    With ``pow2`` a round's items are numbered by pair slots of the capacity (cap / 2, a
+    power of two), so that an item's pair and row come from shifts and masks rather
+    than divisions by the run-time pair count; the slots past the pairs stay idle.
 
     With ``first`` the dispatch loads the block from SRC (block b reads
     SRC[off + (b / nper) * s_mat + (b % nper) * s_blk + i * s_row + j * s_col], the lower
@@ -94,7 +99,7 @@ def render_jeig(t: str, cap: int = 64, wmem: bool = False, umem: bool = False, w
     r = {"c64": "f32", "c128": "f64"}.get(t, t)
     eps, tiny, big = _eps(r)
     h2 = cap // 2
-    decls = jeig_record(t, cap, wmem, umem, wg).declarations()
+    decls = jeig_record(t, cap, wmem, umem, wg, pow2).declarations()
     decls += [f"var<workgroup> g_c: array<R, {h2}>;", f"var<workgroup> g_s: array<R, {h2}>;",
               f"var<workgroup> g_w: array<S, {h2}>;", f"var<workgroup> g_p: array<u32, {h2}>;",
               f"var<workgroup> g_q: array<u32, {h2}>;", f"var<workgroup> g_act: array<u32, {h2}>;",
@@ -178,8 +183,8 @@ def render_jeig(t: str, cap: int = 64, wmem: bool = False, umem: bool = False, w
                 g_p[pi] = p; g_q[pi] = q; g_act[pi] = act;
             }}
             {bar}
-{_rotate_w(wx, wg)}
-{_rotate_u(ux, wg)}
+{_rotate_w(wx, wg, h2 if pow2 else None)}
+{_rotate_u(ux, wg, h2 if pow2 else None)}
             {bar}
             if (rd + 1u == nrd) {{
                 // a sweep that rotated nothing ends the solve
@@ -220,17 +225,25 @@ UNROLL_W = 2
 UNROLL_U = 4
 
 
-def _rotate_w(wx, wg: int) -> str:
+def _rotate_w(wx, wg: int, slots: int | None = None) -> str:
     """jeig's W <- R^H W R: the thread of block (A, B) owns rows {pA, qA} x columns
     {pB, qB}; the pairs are disjoint, so the blocks partition W. UNROLL_W blocks per
-    iteration, all their loads first."""
+    iteration, all their loads first. ``slots``: blocks numbered by that many pair
+    slots a row (a power of two), not by the pair count."""
     k = UNROLL_W
-    out = [f"            for (var e0 = lid; e0 < npairs * npairs; e0 += {k * wg}u) {{"]
+    if slots is None:
+        total, split, valid = "npairs * npairs", "ia{j} = e{j} / npairs; ib{j} = e{j} % npairs;", "true"
+    else:
+        total = f"{slots * slots}u"
+        split = f"ia{{j}} = e{{j}} / {slots}u; ib{{j}} = e{{j}} % {slots}u;"
+        valid = "ia{j} < npairs && ib{j} < npairs"
+    out = [f"            for (var e0 = lid; e0 < {total}; e0 += {k * wg}u) {{"]
     for j in range(k):
         out.append(f"""                let e{j} = e0 + {j * wg}u;
                 var on{j} = false; var ia{j} = 0u; var ib{j} = 0u;
-                if (e{j} < npairs * npairs) {{
-                    ia{j} = e{j} / npairs; ib{j} = e{j} % npairs; on{j} = g_act[ia{j}] + g_act[ib{j}] != 0u;
+                if (e{j} < {total}) {{
+                    {split.format(j=j)}
+                    if ({valid.format(j=j)}) {{ on{j} = g_act[ia{j}] + g_act[ib{j}] != 0u; }}
                 }}
                 let pa{j} = g_p[ia{j}]; let qa{j} = g_q[ia{j}]; let pb{j} = g_p[ib{j}]; let qb{j} = g_q[ib{j}];
                 // only pair 0's p can be the padding index ns (odd ns), and that pair
@@ -272,15 +285,24 @@ def _rotate_w(wx, wg: int) -> str:
     return "\n".join(out)
 
 
-def _rotate_u(ux, wg: int) -> str:
+def _rotate_u(ux, wg: int, slots: int | None = None) -> str:
     """jeig's U <- U R: a thread per (row, pair) of U, UNROLL_U per iteration, all
-    their loads first."""
+    their loads first. ``slots`` as for ``_rotate_w``."""
     k = UNROLL_U
-    out = [f"            for (var e0 = lid; e0 < ns * npairs; e0 += {k * wg}u) {{"]
+    if slots is None:
+        total, split, valid = "ns * npairs", "k{j} = e{j} / npairs; ib{j} = e{j} % npairs;", "true"
+    else:
+        total = f"ns * {slots}u"
+        split = f"k{{j}} = e{{j}} / {slots}u; ib{{j}} = e{{j}} % {slots}u;"
+        valid = "ib{j} < npairs"
+    out = [f"            for (var e0 = lid; e0 < {total}; e0 += {k * wg}u) {{"]
     for j in range(k):
         out.append(f"""                let e{j} = e0 + {j * wg}u;
                 var k{j} = 0u; var ib{j} = 0u; var on{j} = false;
-                if (e{j} < ns * npairs) {{ k{j} = e{j} / npairs; ib{j} = e{j} % npairs; on{j} = g_act[ib{j}] == 1u; }}
+                if (e{j} < {total}) {{
+                    {split.format(j=j)}
+                    if ({valid.format(j=j)}) {{ on{j} = g_act[ib{j}] == 1u; }}
+                }}
                 let p{j} = g_p[ib{j}]; let q{j} = g_q[ib{j}];
                 var x{j} = s_real(R(0)); var y{j} = s_real(R(0));
                 if (on{j}) {{ x{j} = {ux(f'k{j} * ns + p{j}')}; y{j} = {ux(f'k{j} * ns + q{j}')}; }}""")

@@ -24,14 +24,18 @@ Algorithms
   series from 8 on; reflection below 0.
 * digamma: psi(x) = (x - x0) G(x) on [1, 2] (x0 its root, as hi + lo), recurrence
   below, recurrence and the asymptotic series above.
-* gammainc / gammaincc: the power series (x < a + 1) or Legendre's continued
-  fraction (modified Lentz), with the prefactor x^a e^-x / Gamma(a) written as
+* gammainc / gammaincc: the power series (x < a + 1; for a < 1 Q's own series below
+  x = 0.7) or Legendre's continued fraction (its depth found by modified Lentz, then
+  evaluated from the tail up), with the prefactor x^a e^-x / Gamma(a) written as
   sqrt(a / 2 pi) exp(a log(x / a) + a - x - S(a)) for a >= 8 (S the Stirling
   correction) and e^(a log x - x) / Gamma(a) below, the exponent summed in double
   length (its absolute error is the result's relative error); a log1pmx((x - a) / a)
   near the peak.
-* betainc: the continued fraction of Numerical Recipes (modified Lentz), on the side
-  of x that converges; betaln through Stirling differences when an argument is large.
+* betainc: with a shape parameter at most 1, DiDonato and Morris's power series and
+  asymptotic expansion (their BPSER, BUP and BGRAT, chosen as TOMS 708's bratio does),
+  each giving its own tail; otherwise the continued fraction of Numerical Recipes
+  (modified Lentz) on the side of x that converges; betaln through Stirling differences
+  when an argument is large.
 * i0e / i1e: Chebyshev fits of i0e(x), i1e(x) / x on [0, 8] and of sqrt(x) i_e(x)
   as functions of 8 / x beyond.
 * Bessel j0 j1 y0 y1 k0 k1 (and scaled), exponential integrals, spence, zeta, degree
@@ -551,7 +555,7 @@ fn $T_lgamma1p(a: $T) -> $T {
     if (abs(a) > 0.5) { return $T_lgamma_pos(1.0 + a); }
     return a * $T_cheb_lgamma_2(2.0 * a) - $T_log1p(a);
 }""",
-    # Q(a, x) for a < 1, x < 1.5 by its own series (1 - P would cancel)
+    # Q(a, x) for a < 1, x < 0.7 by its own series (1 - P would cancel)
     "igamc_series": """
 fn $T_igamc_series(a: $T, x: $T) -> $T {
     var fac: $T = 1.0;
@@ -565,11 +569,15 @@ fn $T_igamc_series(a: $T, x: $T) -> $T {
     let lx = $T_log(x);
     return -$T_expm1(a * lx - $T_lgamma1p(a)) - $T_exp(a * lx - $T_lgamma_pos(a)) * s;
 }""",
-    # (P, Q) of the regularized incomplete gamma function, a > 0, x > 0 finite
-    "igam_pq": """
-fn $T_igam_pq(a: $T, x: $T) -> vec2<$T> {
+    # (P, Q) of the regularized incomplete gamma function, a > 0, x > 0 finite, and
+    # (igam_pqf) the factor x^a e^-x / Gamma(a). For a < 1 Q comes from its own series
+    # below x = 0.7 and from the continued fraction above: 1 - P and the series both
+    # cancel up to a + 1 (gammaincc(0.2, 1.245) was 23 ulp off; the worst of a < 1 on a
+    # scan of x from 0.3 to a + 1.5 is 5.6 ulp now, at the switch)
+    "igam_pqf": """
+fn $T_igam_pqf(a: $T, x: $T) -> vec3<$T> {
     let fac = $T_igam_fac(a, x);
-    if (x < a + 1.0) {
+    if (x < a + 1.0 && !(a < 1.0 && x >= 0.7)) {
         var term: $T = 1.0;
         var s: $T = 1.0;
         var n = a;
@@ -580,15 +588,18 @@ fn $T_igam_pq(a: $T, x: $T) -> vec2<$T> {
             if (term <= $EPS * s) { break; }
         }
         let p = min(fac / a * s, 1.0);
-        if (a < 1.0 && x < 1.5) { return vec2<$T>(p, $T_igamc_series(a, x)); }
-        return vec2<$T>(p, 1.0 - p);
+        if (a < 1.0) { return vec3<$T>(p, $T_igamc_series(a, x), fac); }
+        return vec3<$T>(p, 1.0 - p, fac);
     }
+    // Legendre's continued fraction: its depth found by the forward (Lentz) pass, then
+    // that approximant evaluated from its tail up, since the forward product rounds once
+    // a step (gammaincc(0.7, 1.18), depth 79: 31 ulp off; from the tail 0.5)
     var b = x + 1.0 - a;
     var c: $T = 1.0 / $TINY;
     var d = 1.0 / b;
-    var h = d;
-    for (var i = 1; i < $MAXIT; i = i + 1) {
-        let fi = $T(i);
+    var depth = 1;
+    for (; depth < $MAXIT; depth = depth + 1) {
+        let fi = $T(depth);
         let an = -fi * (fi - a);
         b = b + 2.0;
         d = an * d + b;
@@ -596,13 +607,19 @@ fn $T_igam_pq(a: $T, x: $T) -> vec2<$T> {
         c = b + an / c;
         if (abs(c) < $TINY) { c = $TINY; }
         d = 1.0 / d;
-        let del = d * c;
-        h = h * del;
-        if (abs(del - 1.0) <= $EPS) { break; }
+        if (abs(d * c - 1.0) <= $EPS) { break; }
     }
-    let q = min(fac * h, 1.0);
-    return vec2<$T>(1.0 - q, q);
+    var t: $T = 0.0;
+    for (var k = depth + 2; k >= 1; k = k - 1) {
+        let fk = $T(k);
+        let den = (x + 1.0 - a + 2.0 * fk) + t;
+        t = -fk * (fk - a) / select(den, $TINY, abs(den) < $TINY);
+    }
+    let q = min(fac / ((x + 1.0 - a) + t), 1.0);
+    return vec3<$T>(1.0 - q, q, fac);
 }""",
+    "igam_pq": """
+fn $T_igam_pq(a: $T, x: $T) -> vec2<$T> { return $T_igam_pqf(a, x).xy; }""",
     # the special values of gammainc (which = 0) and gammaincc (which = 1)
     "igam": """
 fn $T_igam(a: $T, x: $T, which: i32) -> $T {
@@ -807,36 +824,155 @@ fn $T_betacf(a: $T, b: $T, x: $T) -> $T {
     }
     return h;
 }""",
-    # (I_x(a, b), 1 - I_x(a, b)) for finite a, b > 0 and 0 < x < 1: the continued
-    # fraction on the side of x where it converges gives that side's value directly
-    # and the other as its complement, so neither tail is taken as 1 minus a value
-    # near 1 (betaincc(0.59, 100, 0.5) = 1.06e-31, not 0)
-    # x^a (1 - x)^b / B(a, b) for finite a, b > 0 and 0 < x < 1. The exponent's absolute
-    # error is the result's relative error and it reaches a log x ~ -700: summed in double
-    # length (log_dd, two_prod, two_sum; 1 - x as an exact sum), as igam_fac does
-    # (nbdtr(3, 50, 1.4e-6): 381 ulp in float64 when it was rounded at its size)
-    "ibeta_front": """
-fn $T_ibeta_front(a: $T, b: $T, x: $T) -> $T {
+    # x^ca (1 - x)^cb / B(a, b) for finite a, b > 0 and 0 < x < 1 (the front: ca = a, cb =
+    # b). The exponent's absolute error is the result's relative error and it reaches
+    # a log x ~ -700: summed in double length (log_dd, two_prod, two_sum; 1 - x as an
+    # exact sum), as igam_fac does (nbdtr(3, 50, 1.4e-6): 381 ulp in float64 when it was
+    # rounded at its size)
+    "ibeta_pow": """
+fn $T_ibeta_pow(a: $T, b: $T, x: $T, ca: $T, cb: $T) -> $T {
     let bp = $T_beta_parts(a, b);
     let lx = $T_log_dd(x);
     let y = $T_two_sum(1.0, -x);
     let ly = $T_log_dd(y.x);
-    let pa = $T_two_prod(a, lx.x);
-    let pb = $T_two_prod(b, ly.x);
+    let pa = $T_two_prod(ca, lx.x);
+    let pb = $T_two_prod(cb, ly.x);
     let s1 = $T_two_sum(pa.x, pb.x);
     let s2 = $T_two_sum(s1.x, -bp.x);
-    let lo = s2.y + s1.y + (pa.y + pb.y) + a * lx.y + b * (ly.y + y.y / y.x) - bp.y;
+    let lo = s2.y + s1.y + (pa.y + pb.y) + ca * lx.y + cb * (ly.y + y.y / y.x) - bp.y;
     return $T_exp_dd(s2.x, lo, 1.0 / bp.z);
+}""",
+    # I_x(a, b) by its power series (DiDonato and Morris's BPSER), pre = x^a / B(a, b):
+    # pre / a (1 + a sum_j>=1 (1 - b)(2 - b)..(j - b) / j! x^j / (a + j))
+    "ibeta_bpser": """
+fn $T_ibeta_bpser(a: $T, b: $T, x: $T, pre: $T) -> $T {
+    var t: $T = 1.0;
+    var s: $T = 0.0;
+    for (var j = 1; j < $MAXIT; j = j + 1) {
+        let fj = $T(j);
+        t = t * ((fj - b) / fj) * x;
+        let d = a * t / (a + fj);
+        s = s + d;
+        if (abs(d) <= $EPS * abs(1.0 + s)) { break; }
+    }
+    return pre / a * (1.0 + s);
+}""",
+    # I_(1-y)(a, b) for b <= 1 and y < 0.3 (given exactly; front = y^b (1 - y)^a / B(a, b)).
+    # Where a <= 15, the first 20 terms of I_x(a, b) = I_x(a + 1, b) + x^a y^b / (a B(a, b))
+    # (BUP); then, a past 15, DiDonato and Morris's expansion (BGRAT) in incomplete gamma
+    # functions of u = -t log(1 - y), t = a + (b - 1) / 2: Gamma(a + b) / (Gamma(a) t^b)
+    # sum_n p_n j_n, j_0 = Q(b, u), j_n = ((b + 2n - 2) (b + 2n - 1) j_(n-1) + (u + b + 2n
+    # - 1) (log(1 - y) / 2)^(2n - 2) H) / (4 t^2), H = u^b e^-u / Gamma(b), p_n the
+    # coefficients of (sinh(v) / v)^(b - 1) in v^2
+    "ibeta_bgrat": """
+fn $T_ibeta_bgrat(a0: $T, b: $T, y: $T, front: $T) -> $T {
+    var a = a0;
+    var up: $T = 0.0;
+    if (a <= 15.0) {
+        let x = 1.0 - y;
+        var d = front / a;
+        for (var i = 0; i < 20; i = i + 1) {
+            up = up + d;
+            d = d * x * ((a + b + $T(i)) / (a + $T(i) + 1.0));
+        }
+        a = a + 20.0;
+    }
+    // u in double length: the result goes as e^-u, so u's rounding (eps u, u up to ~700)
+    // would be its relative error; u is rounded for the terms and e^-du (du = u - the
+    // rounded u) put back into the result (betainc(5000, 0.7, 0.9) = 1.9e-230: 469 ulp
+    // before)
+    let x1 = $T_two_sum(1.0, -y);
+    let l1 = $T_log_dd(x1.x);
+    let l2 = $T_two_sum(l1.x, l1.y + x1.y / x1.x);  // log(1 - y), 1 - y's rounding put back
+    let lx = l2.x;
+    let th = $T_two_sum(a, 0.5 * (b - 1.0));
+    let t = th.x;
+    let up2 = $T_two_prod(t, lx);
+    let u = -up2.x;
+    let du = -(up2.y + t * l2.y + th.y * lx);
+    // log(Gamma(a + b) / (Gamma(a) t^b)) by Stirling's formula: a sum of terms of b's size
+    let lr = (a - 0.5) * $T_log1p(b / a) + b * $T_log1p(0.5 * (b + 1.0) / t) - b
+             + ($T_stirling_s(a + b) - $T_stirling_s(a));
+    let qh = $T_igam_pqf(b, u);
+    let q = qh.y;
+    let h = qh.z;
+    let l = 0.25 * lx * lx;
+    let t4 = 4.0 * t * t;
+    var c: array<$T, 24>;  // 1 / (2m + 1)!
+    var p: array<$T, 24>;
+    c[0] = 1.0;
+    p[0] = 1.0;
+    // the terms divided by H (DiDonato and Morris's J_n): j_n itself falls by 4 t^2 a
+    // term and went below float32's normals (flushed on NVIDIA: betainc(700, 0.001, 0.9)
+    // = 1.3e-37 came out 4000 ulp off)
+    if (h == 0.0) { return up; }
+    var j = q / h;
+    var s = j;
+    var lp: $T = 1.0;
+    for (var n = 1; n < 24; n = n + 1) {
+        let fk = $T(n);
+        c[n] = c[n - 1] / ((2.0 * fk) * (2.0 * fk + 1.0));
+        var pn = (b - 1.0) * c[n];
+        for (var m = 1; m < n; m = m + 1) { pn = pn + ($T(m) * b - fk) * c[m] * p[n - m] / fk; }
+        p[n] = pn;
+        j = ((b + 2.0 * fk - 2.0) * (b + 2.0 * fk - 1.0) * j + (u + b + 2.0 * fk - 1.0) * lp) / t4;
+        lp = lp * l;
+        let d = pn * j;
+        s = s + d;
+        if (abs(d) <= $EPS * abs(s)) { break; }
+    }
+    return up + $T_exp(lr - du) * s * h;
 }""",
     "betainc_pq": """
 fn $T_betainc_pq(a: $T, b: $T, x: $T) -> vec2<$T> {
-    let front = $T_ibeta_front(a, b, x);
-    if (x < (a + 1.0) / (a + b + 2.0)) {
-        let p = front * $T_betacf(a, b, x) / a;
-        return vec2<$T>(p, 1.0 - p);
+    // A shape parameter at most 1: DiDonato and Morris's methods as TOMS 708's bratio
+    // chooses them. With x0 = min(x, 1 - x) (exact), a0 its parameter and b0 the other,
+    // v = I_x0(a0, b0) and w = I_(1-x0)(b0, a0) = 1 - v: the power series for v (how 1)
+    // or for w (3), or the expansion for w (2), each the tail that it gives accurately
+    // where the continued fraction would take a small tail as 1 minus a large one or
+    // lose digits itself (a large parameter near x = 1: betaincc(0.5, 5000, 8.85e-4)).
+    // v by the series wherever (x0 b0)^a0 <= 0.7 (bratio: only below x0 = 0.1; between
+    // 0.1 and 0.3 the expansion's w = 1 - v left v 14 ulp off in float32).
+    // Otherwise (0) the continued fraction on the side of x where it converges, which
+    // gives that side's tail directly and the other as its complement, so neither
+    // tail is taken as 1 minus a value near 1 (betaincc(0.59, 100, 0.5) = 1.06e-31, not 0).
+    // Each method is called once (their arguments selected), so that the kernel holds
+    // one copy of each.
+    let swap = min(a, b) <= 1.0 && x > 0.5;
+    let a0 = select(a, b, swap);
+    let b0 = select(b, a, swap);
+    let x0 = select(x, 1.0 - x, swap);
+    var how = 0;
+    if (min(a, b) <= 1.0) {
+        how = 1;
+        if (max(a0, b0) > 1.0) {
+            if (b0 > 1.0) {
+                if (x0 >= 0.3) {
+                    how = 3;
+                } else if ($T_exp(a0 * $T_log(x0 * b0)) > 0.7) {
+                    how = 2;
+                }
+            }
+        } else if (a0 < min(0.2, b0) && $T_exp(a0 * $T_log(x0)) > 0.9) {
+            how = select(2, 3, x0 >= 0.3);
+        }
     }
-    let q = front * $T_betacf(b, a, 1.0 - x) / b;
-    return vec2<$T>(1.0 - q, q);
+    // the one power of x0 and 1 - x0 that the method takes
+    let pre = $T_ibeta_pow(a0, b0, x0, select(a0, 0.0, how == 3), select(b0, 0.0, how == 1));
+    var lo: bool;  // whether t below is v (else w)
+    var t: $T;
+    if (how == 0) {
+        lo = x < (a + 1.0) / (a + b + 2.0);
+        t = pre * $T_betacf(select(b, a, lo), select(a, b, lo), select(1.0 - x, x, lo)) / select(b, a, lo);
+    } else if (how == 2) {
+        lo = false;
+        t = $T_ibeta_bgrat(b0, a0, x0, pre);
+    } else {
+        lo = how == 1;
+        t = $T_ibeta_bpser(select(b0, a0, lo), select(a0, b0, lo), select(1.0 - x0, x0, lo), pre);
+    }
+    let vw = select(vec2<$T>(1.0 - t, t), vec2<$T>(t, 1.0 - t), lo);
+    return select(vw, vw.yx, swap);
 }""",
     # I_x(a, b) (which = 0) or its complement (which = 1), SciPy's special values
     "ibeta": """
@@ -882,14 +1018,14 @@ fn $T_i0(x: $T) -> $T {
     if ($T_isinf(x)) { return $T_nan(); }
     let a = abs(x);
     let e = $T_exp(0.5 * a);
-    return $T_i0e(x) * e * e;
+    return $T_launder($T_i0e(x) * e) * e;  // laundered: not regrouped into e * e (binom's case)
 }""",
     "i1": """
 fn $T_i1(x: $T) -> $T {
     if ($T_isinf(x)) { return $T_nan(); }
     let a = abs(x);
     let e = $T_exp(0.5 * a);
-    return $T_i1e(x) * e * e;
+    return $T_launder($T_i1e(x) * e) * e;  // laundered: not regrouped into e * e (binom's case)
 }""",
 }
 
@@ -1304,10 +1440,12 @@ fn $T_binom(n: $T, k: $T) -> $T {
     if (n >= 1e10 * k && k > 0.0) {
         // 1 / ((n + 1) B(1 + n - k, 1 + k)) with B's exponent in double length (SciPy's
         // exp(-betaln - log(n + 1)) loses |betaln| ulp: binom(1e15, 20) 339 ulp off)
-        // (e^(-h/2) twice: e^-h alone overflows where the result does not, binom(1e15, 21))
+        // (e^(-h/2) twice: e^-h alone overflows where the result does not, binom(1e15, 21);
+        // the first product laundered, which NVIDIA's compiler otherwise regrouped into
+        // e * e: inf on the H100)
         let p = $T_beta_parts(1.0 + n - k, 1.0 + k);
         let e = $T_exp(-0.5 * p.x);
-        return (1.0 / p.z / (n + 1.0) * e) * e * (1.0 - p.y);
+        return $T_launder(1.0 / p.z / (n + 1.0) * e) * e * (1.0 - p.y);
     }
     // 0 < k <= n + 1 or k < 0 (SciPy's asymptotic form for k > 1e8 |n| is O(n) off for
     // k <= 1: binom(1e-9, 0.5) 2.7e-10 relative); 1 - k is exact for k in [1/2, 2]
