@@ -154,7 +154,7 @@ def _round_cost(ns: int, w: int, slots: int | None = None) -> int:
     n2 = ns + (ns & 1)
     npairs = n2 // 2
     per = slots or npairs
-    return 2 + -(-npairs // w) + -(-per * per // w) + -(-ns * per // w)
+    return 2 + -(-npairs // w) + -(-npairs * per // w) + -(-ns * per // w)
 
 
 def _jeig_slots(device, ns: int, cap: int) -> int | None:

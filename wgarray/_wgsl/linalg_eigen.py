@@ -225,18 +225,24 @@ UNROLL_W = 2
 UNROLL_U = 4
 
 
+def _items(rows: str, row: str, slots: int | None) -> tuple[str, str, str]:
+    """A round's loop over (row, pair) items, ``rows`` rows of the pairs: (item count,
+    the split of item e{j} into {row}{j} and ib{j}, whether the item is a pair's). By the
+    run-time pair count, or by ``slots`` pair slots a row (shifts and masks; the slots
+    past the pairs idle)."""
+    if slots is None:
+        return f"{rows} * npairs", f"{row}{{j}} = e{{j}} / npairs; ib{{j}} = e{{j}} % npairs;", "true"
+    return (f"{rows} * {slots}u", f"{row}{{j}} = e{{j}} / {slots}u; ib{{j}} = e{{j}} % {slots}u;",
+            "ib{j} < npairs")
+
+
 def _rotate_w(wx, wg: int, slots: int | None = None) -> str:
     """jeig's W <- R^H W R: the thread of block (A, B) owns rows {pA, qA} x columns
     {pB, qB}; the pairs are disjoint, so the blocks partition W. UNROLL_W blocks per
     iteration, all their loads first. ``slots``: blocks numbered by that many pair
     slots a row (a power of two), not by the pair count."""
     k = UNROLL_W
-    if slots is None:
-        total, split, valid = "npairs * npairs", "ia{j} = e{j} / npairs; ib{j} = e{j} % npairs;", "true"
-    else:
-        total = f"{slots * slots}u"
-        split = f"ia{{j}} = e{{j}} / {slots}u; ib{{j}} = e{{j}} % {slots}u;"
-        valid = "ia{j} < npairs && ib{j} < npairs"
+    total, split, valid = _items("npairs", "ia", slots)
     out = [f"            for (var e0 = lid; e0 < {total}; e0 += {k * wg}u) {{"]
     for j in range(k):
         out.append(f"""                let e{j} = e0 + {j * wg}u;
@@ -289,12 +295,7 @@ def _rotate_u(ux, wg: int, slots: int | None = None) -> str:
     """jeig's U <- U R: a thread per (row, pair) of U, UNROLL_U per iteration, all
     their loads first. ``slots`` as for ``_rotate_w``."""
     k = UNROLL_U
-    if slots is None:
-        total, split, valid = "ns * npairs", "k{j} = e{j} / npairs; ib{j} = e{j} % npairs;", "true"
-    else:
-        total = f"ns * {slots}u"
-        split = f"k{{j}} = e{{j}} / {slots}u; ib{{j}} = e{{j}} % {slots}u;"
-        valid = "ib{j} < npairs"
+    total, split, valid = _items("ns", "k", slots)
     out = [f"            for (var e0 = lid; e0 < {total}; e0 += {k * wg}u) {{"]
     for j in range(k):
         out.append(f"""                let e{j} = e0 + {j * wg}u;
