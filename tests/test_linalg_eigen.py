@@ -126,7 +126,7 @@ def test_eigh_gpu_workgroup_size_vs_lapack(n, monkeypatch):
     _check(_eig_errors(h, w, v), _eig_errors(h, w0, v0), np.float32)
 
 
-@pytest.mark.parametrize("dtype,n", [(np.float32, 33), (np.float64, 50), (np.complex64, 17)])
+@pytest.mark.parametrize("dtype,n", [_case(np.float32, 33), _case(np.float64, 50), _case(np.complex64, 17)])
 def test_jeig_pair_slots_give_the_same_bits(dtype, n, monkeypatch):
     # GPUs number jeig's items by the capacity's pair slots (shifts, idle slots past the
     # pairs) where lavapipe divides by the pair count: the same operations per entry
