@@ -902,14 +902,14 @@ fn $T_ibeta_bgrat(a0: $T, b: $T, y: $T, front: $T) -> $T {
     let h = qh.z;
     let l = 0.25 * lx * lx;
     let t4 = 4.0 * t * t;
-    var c: array<$T, 24>;  // 1 / (2m + 1)!
-    var p: array<$T, 24>;
-    c[0] = 1.0;
-    p[0] = 1.0;
     // the terms divided by H (DiDonato and Morris's J_n): j_n itself falls by 4 t^2 a
     // term and went below float32's normals (flushed on NVIDIA: betainc(700, 0.001, 0.9)
     // = 1.3e-37 came out 4000 ulp off)
     if (h == 0.0) { return up; }
+    var c: array<$T, 24>;  // 1 / (2m + 1)!
+    var p: array<$T, 24>;
+    c[0] = 1.0;
+    p[0] = 1.0;
     var j = q / h;
     var s = j;
     var lp: $T = 1.0;
