@@ -28,6 +28,7 @@ from wgarray._wgsl import linalg as kl
 from wgarray._wgsl import linalg_blocked as kb
 from wgarray._wgsl import linalg_eigen as ke
 from wgarray._wgsl import linalg_trd as kt
+from wgarray._wgsl import linalg_tsqr as kq
 from wgarray._wgsl import matmul as km
 from wgarray._wgsl import ops, snippets
 from wgarray._wgsl import reduce as rd
@@ -330,6 +331,10 @@ def _linalg_blocked(v):
         out[f"linalg_blocked/hh_{t}"] = lambda t=t: kb.render_hh(t)
         out[f"linalg_blocked/hh1024_{t}"] = lambda t=t: kb.render_hh(t, 1024)
         out[f"linalg_blocked/hh_t_{t}"] = lambda t=t: kb.render_hh_t(t)
+        out[f"linalg_tsqr/up256_33_{t}"] = lambda t=t: kq.render_up(t, 256, 33)
+        out[f"linalg_tsqr/up64_32_{t}"] = lambda t=t: kq.render_up(t, 64, 32)
+        out[f"linalg_tsqr/down128_33_{t}"] = lambda t=t: kq.render_down(t, 128, 33)
+        out[f"linalg_tsqr/rebuild_{t}"] = lambda t=t: kq.render_rebuild(t)
     return out
 
 

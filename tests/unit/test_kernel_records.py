@@ -17,6 +17,7 @@ from wgarray._wgsl import linalg as kl
 from wgarray._wgsl import linalg_blocked as kb
 from wgarray._wgsl import linalg_eigen as ke
 from wgarray._wgsl import linalg_trd as kt
+from wgarray._wgsl import linalg_tsqr as kq
 from wgarray._wgsl import matmul as km
 
 from .catalogue import NATIVE as DEV
@@ -130,6 +131,9 @@ def _opens_aliased(record, text: str) -> bool:
     (kb.chol_panel_record, kb.render_chol_panel, ("c64", 128, True)),
     (kb.hh_record, kb.render_hh, ("f32",)),
     (kb.hh_t_record, kb.render_hh_t, ("f32",)),
+    (kq.up_record, kq.render_up, ("f32", 256, 33)),
+    (kq.down_record, kq.render_down, ("f64", 64, 32)),
+    (kq.rebuild_record, kq.render_rebuild, ("f32",)),
     (ke.jeig_record, ke.render_jeig, ("f32", 64, True, False, 256)),
     (ke.jeig_record, ke.render_jeig, ("f64", 64, False, False, 1024, True)),
     (ke.permute_record, ke.render_permute, ("c64",)),

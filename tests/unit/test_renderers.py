@@ -27,7 +27,7 @@ TESTS_DIR = pathlib.Path(__file__).resolve().parent.parent
 def test_catalogue_covers_every_family():
     families = {name.split("/")[0] for name in NAMES}
     assert families == {"elementwise", "reduce", "scan", "sort", "gather", "write", "matmul", "linalg",
-                        "linalg_blocked", "linalg_eigen", "linalg_trd", "fft"}
+                        "linalg_blocked", "linalg_eigen", "linalg_trd", "linalg_tsqr", "fft"}
     assert sorted(OTHER_SIZES) == NAMES
 
 

@@ -38,6 +38,7 @@ from .._graph import node as g
 from . import program
 from .._wgsl import linalg as kl
 from .._wgsl import linalg_blocked as kb
+from .._wgsl import linalg_tsqr as kt
 from .budget import loop_bound, phase_budget
 from .linalg import _cdiv, cast as _cast, eye, launch, refine_dtype as work_dtype, tag as _tag
 from .matmul import matmul_nodes, subtract_product
@@ -695,10 +696,13 @@ def _qr_householder(node: g.Data, mode: str):
     panels = []
     budget = phase_budget(device)
     threads = kb.panel_threads(device)
+    tree = tsqr_block_rows(dtype, device)
     for k in range(0, kk, QR_PANEL):
         kend = min(kk, k + QR_PANEL)
+        if tree is not None:
+            _tsqr_panel(w, tau, k, kend, kk, tree)
         a0 = k
-        while a0 < kend:
+        while a0 < kend and tree is None:
             c, cost = a0, 0
             while c < kend and (c == a0 or cost + _hh_cost(m, c, kend, threads) <= budget):
                 cost += _hh_cost(m, c, kend, threads)
@@ -731,3 +735,74 @@ def _qr_householder(node: g.Data, mode: str):
         y = _matmul(tm.node(), _matmul(v.T.node(), qb.node()))
         _subtract(v.node(), y, qb)
     return g.Data(q.buf, batch + (m, qc), dtype, device), g.Data(r.buf, batch + (rr, n), dtype, device)
+
+
+# ------------------------------------------------------------------ QR panels by a tree
+
+QR_TREE_PANELS = True  # False: every panel by the one-workgroup hh kernel
+
+
+def tsqr_block_rows(dtype, device) -> tuple[int, int] | None:
+    """(h, ld): the rows of a tree block (256, 128 or 64: at least twice QR_PANEL) and
+    its row stride in workgroup memory (QR_PANEL + 1, so a column spans the banks;
+    QR_PANEL where only that fits) on ``device``, or None where no block of 64 rows
+    fits its workgroup memory (then the hh kernel factors the panels)."""
+    if not QR_TREE_PANELS:
+        return None
+    room = device.limits.get("max-compute-workgroup-storage-size", 16384)
+    for h in (256, 128, 64):
+        for ld in (QR_PANEL + 1, QR_PANEL):
+            if kt.shared_bytes(h, ld, dtype.itemsize) <= room:
+                return h, ld
+    return None
+
+
+def _tsqr_panel(w: _Mat, tau, k: int, kend: int, kk: int, tree: tuple[int, int]) -> None:
+    """Householder QR of w's panel rows k.., columns k..kend-1 in place, as the hh
+    kernel leaves it (R on and above the diagonal, LAPACK's reflectors below, their
+    taus in ``tau`` at k..), by a tree of block QRs (``_wgsl/linalg_tsqr``): a panel of
+    at most h rows is one block, factored in place; a taller one is factored level by
+    level up to one block, its explicit Q built back down, and the reflectors
+    recovered from that Q."""
+    device = w.device
+    rt = device.runtime
+    dtype = w.dtype
+    isz = dtype.itemsize
+    t = _tag(dtype, device)
+    h, ld = tree
+    nb = w.nb
+    wv = kend - k
+    rows = w.rows - k
+    x = (w.buf, w.off + k * (w.rs + w.cs), w.sz, w.rs)
+    levels = []  # (X: buf, off, sz, rs), blocks, rows, taus
+    while True:
+        nblk = _cdiv(rows, h)
+        root = nblk == 1
+        taus = tau if root and not levels else rt.alloc(nb * nblk * 32 * isz)
+        offt, szt = (k, kk) if taus is tau else (0, nblk * 32)
+        nx = rt.alloc(16) if root else rt.alloc(nb * nblk * wv * wv * isz)
+        launch(device, "linalg_tsqr_up", (t, h, ld), kt.up_record, kt.render_up,
+               {"X": x[0], "TAU": taus, "NX": nx}, nb * nblk, nbatch=nb * nblk, nblk=nblk, M=rows, wv=wv,
+               off=x[1], sz=x[2], rs=x[3], offT=offt, szT=szt, nx=int(not root))
+        levels.append((x, nblk, rows, taus))
+        if root:
+            break
+        x, rows = (nx, 0, nblk * wv * wv, wv), nblk * wv
+    if len(levels) == 1:  # one block: its reflectors and taus are the panel's
+        return
+    qp = rt.alloc(16)
+    for (xb, xo, xz, xr), nblk, lrows, taus in reversed(levels):
+        qo = rt.alloc(nb * lrows * wv * isz)
+        launch(device, "linalg_tsqr_down", (t, h, ld), kt.down_record, kt.render_down,
+               {"X": xb, "TAU": taus, "QP": qp, "QO": qo}, nb * nblk, nbatch=nb * nblk, nblk=nblk, M=lrows,
+               wv=wv, off=xo, sz=xz, rs=xr, offT=0, szT=nblk * 32, root=int(nblk == 1))
+        qp = qo
+    (rb, ro, rz, rr), _, _, _ = levels[-1]
+    nrb = _cdiv(w.rows - k, kt.T)
+    fl = rt.alloc(nb * nrb * 4)
+    top = w.off + k * (w.rs + w.cs)
+    launch(device, "linalg_tsqr_rebuild", (t,), kt.rebuild_record, kt.render_rebuild,
+           {"Q0": qp, "RS": rb, "W": w.buf, "TAU": tau, "FL": fl}, nb * nrb, nbatch=nb * nrb, nrb=nrb, M=w.rows - k,
+           wv=wv, offR=ro, szR=rz, rsR=rr, offW=top, szW=w.sz, ldW=w.rs, offT=k, szT=kk)
+    launch(device, "linalg_tsqr_fix", (t,), kt.fix_record, kt.render_fix, {"FL": fl, "W": w.buf, "TAU": tau}, nb,
+           nbatch=nb, nrb=nrb, wv=wv, offW=top, szW=w.sz, ldW=w.rs, offT=k, szT=kk)
