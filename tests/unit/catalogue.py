@@ -332,6 +332,8 @@ def _linalg_blocked(v):
         out[f"linalg_blocked/hh1024_{t}"] = lambda t=t: kb.render_hh(t, 1024)
         out[f"linalg_blocked/hh_t_{t}"] = lambda t=t: kb.render_hh_t(t)
         out[f"linalg_tsqr/up256_33_{t}"] = lambda t=t: kq.render_up(t, 256, 33)
+        out[f"linalg_tsqr/up256_33_1024_{t}"] = lambda t=t: kq.render_up(t, 256, 33, 1024)
+        out[f"linalg_tsqr/down256_33_1024_{t}"] = lambda t=t: kq.render_down(t, 256, 33, 1024)
         out[f"linalg_tsqr/up64_32_{t}"] = lambda t=t: kq.render_up(t, 64, 32)
         out[f"linalg_tsqr/down128_33_{t}"] = lambda t=t: kq.render_down(t, 128, 33)
         out[f"linalg_tsqr/rebuild_{t}"] = lambda t=t: kq.render_rebuild(t)

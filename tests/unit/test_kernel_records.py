@@ -132,6 +132,7 @@ def _opens_aliased(record, text: str) -> bool:
     (kb.hh_record, kb.render_hh, ("f32",)),
     (kb.hh_t_record, kb.render_hh_t, ("f32",)),
     (kq.up_record, kq.render_up, ("f32", 256, 33)),
+    (kq.up_record, kq.render_up, ("f64", 128, 33, 1024)),
     (kq.down_record, kq.render_down, ("f64", 64, 32)),
     (kq.rebuild_record, kq.render_rebuild, ("f32",)),
     (ke.jeig_record, ke.render_jeig, ("f32", 64, True, False, 256)),

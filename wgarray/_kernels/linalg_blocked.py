@@ -740,24 +740,32 @@ def _qr_householder(node: g.Data, mode: str):
 # ------------------------------------------------------------------ QR panels by a tree
 
 QR_TREE_PANELS = True  # False: every panel by the one-workgroup hh kernel
+QR_TREE_THREADS = None  # the tree kernels' threads: None picks (kb.panel_threads on GPUs)
 
 
-def tsqr_block_rows(dtype, device) -> tuple[int, int] | None:
-    """(h, ld): the rows of a tree block (256, 128 or 64: at least twice QR_PANEL) and
-    its row stride in workgroup memory (QR_PANEL + 1, so a column spans the banks;
-    QR_PANEL where only that fits) on ``device``, or None where no block of 64 rows
-    fits its workgroup memory (then the hh kernel factors the panels)."""
+def tsqr_block_rows(dtype, device) -> tuple[int, int, int] | None:
+    """(h, ld, threads): the rows of a tree block (256, 128 or 64: at least twice
+    QR_PANEL), its row stride in workgroup memory (QR_PANEL + 1, so a column spans the
+    banks; QR_PANEL where only that fits) and the up and down kernels' threads on
+    ``device``, or None where no block of 64 rows fits its workgroup memory (then the
+    hh kernel factors the panels). Threads: as many as the device runs (up to 1024,
+    fewer rows a thread between barriers) on GPUs, 256 where loops are bounded
+    (lavapipe runs a workgroup's invocations on one CPU thread)."""
     if not QR_TREE_PANELS:
         return None
+    most = QR_TREE_THREADS or (kt.T if loop_bound(device) is not None else kb.panel_threads(device))
     room = device.limits.get("max-compute-workgroup-storage-size", 16384)
-    for h in (256, 128, 64):
+    for h in (256, 128, 64):  # the tallest block first, then the most threads
         for ld in (QR_PANEL + 1, QR_PANEL):
-            if kt.shared_bytes(h, ld, dtype.itemsize) <= room:
-                return h, ld
+            threads = most
+            while threads >= kt.T:
+                if kt.shared_bytes(h, ld, dtype.itemsize, threads) <= room:
+                    return h, ld, threads
+                threads //= 2
     return None
 
 
-def _tsqr_panel(w: _Mat, tau, k: int, kend: int, kk: int, tree: tuple[int, int]) -> None:
+def _tsqr_panel(w: _Mat, tau, k: int, kend: int, kk: int, tree: tuple[int, int, int]) -> None:
     """Householder QR of w's panel rows k.., columns k..kend-1 in place, as the hh
     kernel leaves it (R on and above the diagonal, LAPACK's reflectors below, their
     taus in ``tau`` at k..), by a tree of block QRs (``_wgsl/linalg_tsqr``): a panel of
@@ -769,7 +777,7 @@ def _tsqr_panel(w: _Mat, tau, k: int, kend: int, kk: int, tree: tuple[int, int])
     dtype = w.dtype
     isz = dtype.itemsize
     t = _tag(dtype, device)
-    h, ld = tree
+    h, ld, tw = tree
     nb = w.nb
     wv = kend - k
     rows = w.rows - k
@@ -781,7 +789,7 @@ def _tsqr_panel(w: _Mat, tau, k: int, kend: int, kk: int, tree: tuple[int, int])
         taus = tau if root and not levels else rt.alloc(nb * nblk * 32 * isz)
         offt, szt = (k, kk) if taus is tau else (0, nblk * 32)
         nx = rt.alloc(16) if root else rt.alloc(nb * nblk * wv * wv * isz)
-        launch(device, "linalg_tsqr_up", (t, h, ld), kt.up_record, kt.render_up,
+        launch(device, "linalg_tsqr_up", (t, h, ld, tw), kt.up_record, kt.render_up,
                {"X": x[0], "TAU": taus, "NX": nx}, nb * nblk, nbatch=nb * nblk, nblk=nblk, M=rows, wv=wv,
                off=x[1], sz=x[2], rs=x[3], offT=offt, szT=szt, nx=int(not root))
         levels.append((x, nblk, rows, taus))
@@ -793,7 +801,7 @@ def _tsqr_panel(w: _Mat, tau, k: int, kend: int, kk: int, tree: tuple[int, int])
     qp = rt.alloc(16)
     for (xb, xo, xz, xr), nblk, lrows, taus in reversed(levels):
         qo = rt.alloc(nb * lrows * wv * isz)
-        launch(device, "linalg_tsqr_down", (t, h, ld), kt.down_record, kt.render_down,
+        launch(device, "linalg_tsqr_down", (t, h, ld, tw), kt.down_record, kt.render_down,
                {"X": xb, "TAU": taus, "QP": qp, "QO": qo}, nb * nblk, nbatch=nb * nblk, nblk=nblk, M=lrows,
                wv=wv, off=xo, sz=xz, rs=xr, offT=0, szT=nblk * 32, root=int(nblk == 1))
         qp = qo

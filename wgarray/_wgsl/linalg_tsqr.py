@@ -24,32 +24,31 @@ and R = diag(d) R_tree are dgeqrf's reflectors, taus and R, signs included.
 Blocks are the level's rows split evenly (sizes differ by at most one); with h at
 least twice the panel's width, every block has at least as many rows as columns.
 Loops per invocation stay far below lavapipe's 65535-iteration bound (h / 8 rows a
-thread a column).
+thread a column at 256 threads, the count lavapipe runs).
 """
 from __future__ import annotations
 
 from .._runtime.launch import Launch
 from .linalg import _finish, record
 
-T = 256  # threads: 32 column lanes times 8 row groups
-G = T // 32
+T = 256  # the rebuild's threads, and the up and down kernels' fewest (32 column lanes times row groups)
 U_LD = 33  # the rebuild's square in workgroup memory, padded
 
 
-def shared_bytes(h: int, ld: int, itemsize: int) -> int:
+def shared_bytes(h: int, ld: int, itemsize: int, threads: int = T) -> int:
     """Workgroup memory of the up and down kernels for blocks of ``h`` rows."""
-    return h * ld * itemsize + (2 * T + 32 + h) * itemsize
+    return h * ld * itemsize + (2 * threads + 32 + h) * itemsize
 
 
-def up_record(t: str, h: int, ld: int) -> Launch:
-    return record(f"linalg_tsqr_up{h}_{ld}_{t}", [("X", "S", True), ("TAU", "S", True), ("NX", "S", True)],
-                  ("nbatch", "nblk", "M", "wv", "off", "sz", "rs", "offT", "szT", "nx"), T)
+def up_record(t: str, h: int, ld: int, threads: int = T) -> Launch:
+    return record(f"linalg_tsqr_up{h}_{ld}_{threads}_{t}", [("X", "S", True), ("TAU", "S", True), ("NX", "S", True)],
+                  ("nbatch", "nblk", "M", "wv", "off", "sz", "rs", "offT", "szT", "nx"), threads)
 
 
-def down_record(t: str, h: int, ld: int) -> Launch:
-    return record(f"linalg_tsqr_down{h}_{ld}_{t}",
+def down_record(t: str, h: int, ld: int, threads: int = T) -> Launch:
+    return record(f"linalg_tsqr_down{h}_{ld}_{threads}_{t}",
                   [("X", "S", False), ("TAU", "S", False), ("QP", "S", False), ("QO", "S", True)],
-                  ("nbatch", "nblk", "M", "wv", "off", "sz", "rs", "offT", "szT", "root"), T)
+                  ("nbatch", "nblk", "M", "wv", "off", "sz", "rs", "offT", "szT", "root"), threads)
 
 
 def rebuild_record(t: str) -> Launch:
@@ -59,10 +58,10 @@ def rebuild_record(t: str) -> Launch:
                   ("nbatch", "nrb", "M", "wv", "offR", "szR", "rsR", "offW", "szW", "ldW", "offT", "szT"), T)
 
 
-def _block_head() -> str:
+def _block_head(tw: int) -> str:
     """Workgroup b is block bi of matrix mat; the block's first row r0 and its rows
     (the level's M rows split into nblk blocks differing by at most one row)."""
-    return f"""@compute @workgroup_size({T})
+    return f"""@compute @workgroup_size({tw})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{
     let b = wid.x + wid.y * 65535u;
     if (b >= P[0]) {{ return; }}
@@ -78,7 +77,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let grp = lid / 32u;"""
 
 
-def _reduce(var: str, op: str) -> str:
+def _reduce(var: str, op: str, tw: int) -> str:
     """Every invocation's ``var`` replaced by the workgroup's reduction of it (``op``
     of a and c, in the same order for all, so all get the same bits): 8 partials a
     lane, then each invocation combines the 32 lanes' results."""
@@ -86,7 +85,7 @@ def _reduce(var: str, op: str) -> str:
         workgroupBarrier();
         if (lid < 32u) {{
             var a = hr[lid];
-            for (var g = 1u; g < {G}u; g++) {{ let c = hr[lid + g * 32u]; a = {op}; }}
+            for (var g = 1u; g < {tw // 32}u; g++) {{ let c = hr[lid + g * 32u]; a = {op}; }}
             hq[lid] = a;
         }}
         workgroupBarrier();
@@ -94,16 +93,16 @@ def _reduce(var: str, op: str) -> str:
         for (var g = 1u; g < 32u; g++) {{ let a = {var}; let c = hq[g]; {var} = {op}; }}"""
 
 
-def _lane_sum() -> str:
+def _lane_sum(tw: int) -> str:
     """f = tau times the sum over the row groups of hd for this lane's column."""
     return f"""        hd[lid] = dot;
         workgroupBarrier();
         var s = hd[lane];
-        for (var g = 1u; g < {G}u; g++) {{ s += hd[g * 32u + lane]; }}
+        for (var g = 1u; g < {tw // 32}u; g++) {{ s += hd[g * 32u + lane]; }}
         let f = tau * s;"""
 
 
-def render_up(t: str, h: int, ld: int) -> str:
+def render_up(t: str, h: int, ld: int, tw: int = T) -> str:
     """Bindings X (the level's matrices, in place), TAU, NX (the next level's stack:
     nblk * wv rows of wv per matrix, contiguous). P: nbatch (matrices times nblk),
     nblk, M, wv, off, sz, rs (X's offset, matrix and row strides; columns contiguous),
@@ -116,24 +115,24 @@ def render_up(t: str, h: int, ld: int) -> str:
     beta); then the later columns' dot products with v, by lane (column) and row group,
     and their update."""
     pre, low = ("0x1p1000", "0x1p-1000") if t == "f64" else ("0x1p100", "0x1p-100")
-    decls = up_record(t, h, ld).declarations() + [
-        f"var<workgroup> xs: array<R, {h * ld}>;", f"var<workgroup> hr: array<R, {T}>;",
-        "var<workgroup> hq: array<R, 32>;", f"var<workgroup> hd: array<R, {T}>;"]
-    body = [_block_head(), f"""    for (var e = lid; e < rows * 32u; e += {T}u) {{
+    decls = up_record(t, h, ld, tw).declarations() + [
+        f"var<workgroup> xs: array<R, {h * ld}>;", f"var<workgroup> hr: array<R, {tw}>;",
+        "var<workgroup> hq: array<R, 32>;", f"var<workgroup> hd: array<R, {tw}>;"]
+    body = [_block_head(tw), f"""    for (var e = lid; e < rows * 32u; e += {tw}u) {{
         let i = e / 32u; let c = e % 32u;
         if (c < wv) {{ xs[i * {ld}u + c] = X[x0 + i * rs + c]; }}
     }}
     workgroupBarrier();
     for (var j = 0u; j < wv; j++) {{
         var mx = R(0);
-        for (var i = j + lid; i < rows; i += {T}u) {{ mx = max(mx, r_abs(xs[i * {ld}u + j])); }}
-{_reduce("mx", "max(a, c)")}
+        for (var i = j + lid; i < rows; i += {tw}u) {{ mx = max(mx, r_abs(xs[i * {ld}u + j])); }}
+{_reduce("mx", "max(a, c)", tw)}
         let pre = select(R(1), R({pre}), mx < R({low}));
         let mp = mx * pre;
         let sc = select(R(1) / mp, R(0), mx == R(0));
         var ss = R(0);
-        for (var i = j + 1u + lid; i < rows; i += {T}u) {{ let x = (xs[i * {ld}u + j] * pre) * sc; ss += x * x; }}
-{_reduce("ss", "a + c")}
+        for (var i = j + 1u + lid; i < rows; i += {tw}u) {{ let x = (xs[i * {ld}u + j] * pre) * sc; ss += x * x; }}
+{_reduce("ss", "a + c", tw)}
         let al = (xs[j * {ld}u + j] * pre) * sc;
         let nr = r_sqrt(al * al + ss);
         var be = select(nr, -nr, al >= R(0));
@@ -141,30 +140,30 @@ def render_up(t: str, h: int, ld: int) -> str:
         if (ss == R(0)) {{ be = al; }} else {{ let dd = al - be; tau = -dd / be; inv = R(1) / (dd * mp); }}
         workgroupBarrier();
         if (lid == 0u) {{ xs[j * {ld}u + j] = be * mx; TAU[t0 + j] = tau; }}
-        for (var i = j + 1u + lid; i < rows; i += {T}u) {{ xs[i * {ld}u + j] = (xs[i * {ld}u + j] * pre) * inv; }}
+        for (var i = j + 1u + lid; i < rows; i += {tw}u) {{ xs[i * {ld}u + j] = (xs[i * {ld}u + j] * pre) * inv; }}
         workgroupBarrier();
         if (j + 1u < wv) {{
             let live = lane > j && lane < wv;
             var dot = R(0);
             if (live) {{
                 if (grp == 0u) {{ dot = xs[j * {ld}u + lane]; }}
-                for (var i = j + 1u + grp; i < rows; i += {G}u) {{ dot += xs[i * {ld}u + j] * xs[i * {ld}u + lane]; }}
+                for (var i = j + 1u + grp; i < rows; i += {tw // 32}u) {{ dot += xs[i * {ld}u + j] * xs[i * {ld}u + lane]; }}
             }}
-{_lane_sum()}
+{_lane_sum(tw)}
             if (live) {{
                 if (grp == 0u) {{ xs[j * {ld}u + lane] -= f; }}
-                for (var i = j + 1u + grp; i < rows; i += {G}u) {{ xs[i * {ld}u + lane] -= f * xs[i * {ld}u + j]; }}
+                for (var i = j + 1u + grp; i < rows; i += {tw // 32}u) {{ xs[i * {ld}u + lane] -= f * xs[i * {ld}u + j]; }}
             }}
             workgroupBarrier();
         }}
     }}
-    for (var e = lid; e < rows * 32u; e += {T}u) {{
+    for (var e = lid; e < rows * 32u; e += {tw}u) {{
         let i = e / 32u; let c = e % 32u;
         if (c < wv) {{ X[x0 + i * rs + c] = xs[i * {ld}u + c]; }}
     }}
     if (P[9] != 0u) {{
         let n0 = mat * nblk * wv * wv + bi * wv * wv;
-        for (var e = lid; e < wv * wv; e += {T}u) {{
+        for (var e = lid; e < wv * wv; e += {tw}u) {{
             let i = e / wv; let c = e % wv;
             NX[n0 + e] = select(R(0), xs[i * {ld}u + c], c >= i);
         }}
@@ -173,7 +172,7 @@ def render_up(t: str, h: int, ld: int) -> str:
     return _finish(decls, t, body)
 
 
-def render_down(t: str, h: int, ld: int) -> str:
+def render_down(t: str, h: int, ld: int, tw: int = T) -> str:
     """Bindings X (the level's reflectors, as ``up`` left them), TAU, QP (the level
     above's explicit Q: nblk * wv rows of wv per matrix, contiguous; unread at the
     root), QO (this level's Q: M rows of wv per matrix, contiguous). P as ``up``'s,
@@ -181,11 +180,11 @@ def render_down(t: str, h: int, ld: int) -> str:
 
     Each block's rows of Q are H_0 H_1 ... H_{wv-1} [C; 0], C its wv rows of QP: the
     reflectors applied last to first, v of each staged in workgroup memory."""
-    decls = down_record(t, h, ld).declarations() + [
+    decls = down_record(t, h, ld, tw).declarations() + [
         f"var<workgroup> qs: array<R, {h * ld}>;", f"var<workgroup> vc: array<R, {h}>;",
-        f"var<workgroup> hd: array<R, {T}>;"]
-    body = [_block_head(), f"""    let p0 = mat * nblk * wv * wv + bi * wv * wv;
-    for (var e = lid; e < rows * 32u; e += {T}u) {{
+        f"var<workgroup> hd: array<R, {tw}>;"]
+    body = [_block_head(tw), f"""    let p0 = mat * nblk * wv * wv + bi * wv * wv;
+    for (var e = lid; e < rows * 32u; e += {tw}u) {{
         let i = e / 32u; let c = e % 32u;
         var v = R(0);
         if (i < wv && c < wv) {{
@@ -196,7 +195,7 @@ def render_down(t: str, h: int, ld: int) -> str:
     for (var jj = 0u; jj < wv; jj++) {{
         let j = wv - 1u - jj;
         let tau = TAU[t0 + j];
-        for (var i = lid; i < rows; i += {T}u) {{
+        for (var i = lid; i < rows; i += {tw}u) {{
             var v = R(0);
             if (i == j) {{ v = R(1); }} else if (i > j) {{ v = X[x0 + i * rs + j]; }}
             vc[i] = v;
@@ -204,13 +203,13 @@ def render_down(t: str, h: int, ld: int) -> str:
         workgroupBarrier();
         let live = lane < wv;
         var dot = R(0);
-        if (live) {{ for (var i = j + grp; i < rows; i += {G}u) {{ dot += vc[i] * qs[i * {ld}u + lane]; }} }}
-{_lane_sum()}
-        if (live) {{ for (var i = j + grp; i < rows; i += {G}u) {{ qs[i * {ld}u + lane] -= f * vc[i]; }} }}
+        if (live) {{ for (var i = j + grp; i < rows; i += {tw // 32}u) {{ dot += vc[i] * qs[i * {ld}u + lane]; }} }}
+{_lane_sum(tw)}
+        if (live) {{ for (var i = j + grp; i < rows; i += {tw // 32}u) {{ qs[i * {ld}u + lane] -= f * vc[i]; }} }}
         workgroupBarrier();
     }}
     let o0 = mat * M * wv + r0 * wv;
-    for (var e = lid; e < rows * 32u; e += {T}u) {{
+    for (var e = lid; e < rows * 32u; e += {tw}u) {{
         let i = e / 32u; let c = e % 32u;
         if (c < wv) {{ QO[o0 + i * wv + c] = qs[i * {ld}u + c]; }}
     }}
