@@ -337,6 +337,7 @@ def _linalg_blocked(v):
         out[f"linalg_tsqr/up64_32_{t}"] = lambda t=t: kq.render_up(t, 64, 32)
         out[f"linalg_tsqr/down128_33_{t}"] = lambda t=t: kq.render_down(t, 128, 33)
         out[f"linalg_tsqr/rebuild_{t}"] = lambda t=t: kq.render_rebuild(t)
+        out[f"linalg_tsqr/fix_{t}"] = lambda t=t: kq.render_fix(t)
     return out
 
 

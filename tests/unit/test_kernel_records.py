@@ -135,6 +135,7 @@ def _opens_aliased(record, text: str) -> bool:
     (kq.up_record, kq.render_up, ("f64", 128, 33, 1024)),
     (kq.down_record, kq.render_down, ("f64", 64, 32)),
     (kq.rebuild_record, kq.render_rebuild, ("f32",)),
+    (kq.fix_record, kq.render_fix, ("f64",)),
     (ke.jeig_record, ke.render_jeig, ("f32", 64, True, False, 256)),
     (ke.jeig_record, ke.render_jeig, ("f64", 64, False, False, 1024, True)),
     (ke.permute_record, ke.render_permute, ("c64",)),

@@ -699,8 +699,7 @@ def _qr_householder(node: g.Data, mode: str):
     tree = tsqr_block_rows(dtype, device)
     for k in range(0, kk, QR_PANEL):
         kend = min(kk, k + QR_PANEL)
-        if tree is not None:
-            _tsqr_panel(w, tau, k, kend, kk, tree)
+        made = _tsqr_panel(w, tau, k, kend, kk, tree) if tree is not None else None
         a0 = k
         while a0 < kend and tree is None:
             c, cost = a0, 0
@@ -711,14 +710,17 @@ def _qr_householder(node: g.Data, mode: str):
                    nbatch=nb, m=m, ld=n, kk=kk, kend=kend, a=a0, c=c)
             a0 = c
         wv = kend - k
-        v = _Mat.new(nb, m - k, wv, dtype, device)
-        _store(w.block(k, m, k, kend).node(), v, 4)
-        gram = _matmul(v.T.node(), v.node())
-        tm = _Mat.new(nb, wv, wv, dtype, device)
-        gs = gram.strides
-        launch(device, "linalg_blk_hh_t", (t,), kb.hh_t_record, kb.render_hh_t,
-               {"G": gram.buf, "TAU": tau, "TM": tm.buf}, nb,
-               nbatch=nb, w=wv, kk=kk, k0=k, offG=gram.offset, szG=gs[0], rsG=gs[1], csG=gs[2])
+        if made is not None:  # the tree's rebuild gave V and T
+            v, tm = made
+        else:
+            v = _Mat.new(nb, m - k, wv, dtype, device)
+            _store(w.block(k, m, k, kend).node(), v, 4)
+            gram = _matmul(v.T.node(), v.node())
+            tm = _Mat.new(nb, wv, wv, dtype, device)
+            gs = gram.strides
+            launch(device, "linalg_blk_hh_t", (t,), kb.hh_t_record, kb.render_hh_t,
+                   {"G": gram.buf, "TAU": tau, "TM": tm.buf}, nb,
+                   nbatch=nb, w=wv, kk=kk, k0=k, offG=gram.offset, szG=gs[0], rsG=gs[1], csG=gs[2])
         panels.append((k, v, tm))
         if kend < n:
             a2 = w.block(k, m, kend, n)
@@ -765,13 +767,14 @@ def tsqr_block_rows(dtype, device) -> tuple[int, int, int] | None:
     return None
 
 
-def _tsqr_panel(w: _Mat, tau, k: int, kend: int, kk: int, tree: tuple[int, int, int]) -> None:
+def _tsqr_panel(w: _Mat, tau, k: int, kend: int, kk: int, tree: tuple[int, int, int]):
     """Householder QR of w's panel rows k.., columns k..kend-1 in place, as the hh
     kernel leaves it (R on and above the diagonal, LAPACK's reflectors below, their
     taus in ``tau`` at k..), by a tree of block QRs (``_wgsl/linalg_tsqr``): a panel of
-    at most h rows is one block, factored in place; a taller one is factored level by
-    level up to one block, its explicit Q built back down, and the reflectors
-    recovered from that Q."""
+    at most h rows is one block, factored in place (returns None); a taller one is
+    factored level by level up to one block, its explicit Q built back down, and the
+    reflectors recovered from that Q, together with the trailing update's V (unit
+    diagonal, zero above: a _Mat) and T (returns (V, T))."""
     device = w.device
     rt = device.runtime
     dtype = w.dtype
@@ -797,7 +800,7 @@ def _tsqr_panel(w: _Mat, tau, k: int, kend: int, kk: int, tree: tuple[int, int, 
             break
         x, rows = (nx, 0, nblk * wv * wv, wv), nblk * wv
     if len(levels) == 1:  # one block: its reflectors and taus are the panel's
-        return
+        return None
     qp = rt.alloc(16)
     for (xb, xo, xz, xr), nblk, lrows, taus in reversed(levels):
         qo = rt.alloc(nb * lrows * wv * isz)
@@ -806,11 +809,18 @@ def _tsqr_panel(w: _Mat, tau, k: int, kend: int, kk: int, tree: tuple[int, int, 
                wv=wv, off=xo, sz=xz, rs=xr, offT=0, szT=nblk * 32, root=int(nblk == 1))
         qp = qo
     (rb, ro, rz, rr), _, _, _ = levels[-1]
-    nrb = _cdiv(w.rows - k, kt.T)
+    rows0 = w.rows - k
+    nrb = _cdiv(rows0, kt.T)
     fl = rt.alloc(nb * nrb * 4)
+    ud = rt.alloc(nb * kt.UD_STRIDE * isz)
+    v = _Mat.new(nb, rows0, wv, dtype, device)
+    tm = _Mat.new(nb, wv, wv, dtype, device)
     top = w.off + k * (w.rs + w.cs)
     launch(device, "linalg_tsqr_rebuild", (t,), kt.rebuild_record, kt.render_rebuild,
-           {"Q0": qp, "RS": rb, "W": w.buf, "TAU": tau, "FL": fl}, nb * nrb, nbatch=nb * nrb, nrb=nrb, M=w.rows - k,
-           wv=wv, offR=ro, szR=rz, rsR=rr, offW=top, szW=w.sz, ldW=w.rs, offT=k, szT=kk)
-    launch(device, "linalg_tsqr_fix", (t,), kt.fix_record, kt.render_fix, {"FL": fl, "W": w.buf, "TAU": tau}, nb,
-           nbatch=nb, nrb=nrb, wv=wv, offW=top, szW=w.sz, ldW=w.rs, offT=k, szT=kk)
+           {"Q0": qp, "RS": rb, "W": w.buf, "TAU": tau, "FL": fl, "VB": v.buf, "UD": ud}, nb * nrb,
+           nbatch=nb * nrb, nrb=nrb, M=rows0, wv=wv, offR=ro, szR=rz, rsR=rr, offW=top, szW=w.sz, ldW=w.rs,
+           offT=k, szT=kk)
+    launch(device, "linalg_tsqr_fix", (t,), kt.fix_record, kt.render_fix,
+           {"FL": fl, "W": w.buf, "TAU": tau, "UD": ud, "VB": v.buf, "TM": tm.buf}, nb,
+           nbatch=nb, nrb=nrb, M=rows0, wv=wv, offW=top, szW=w.sz, ldW=w.rs, offT=k, szT=kk)
+    return v, tm

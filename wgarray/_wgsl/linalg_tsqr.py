@@ -33,6 +33,7 @@ from .linalg import _finish, record
 
 T = 256  # the rebuild's threads, and the up and down kernels' fewest (32 column lanes times row groups)
 U_LD = 33  # the rebuild's square in workgroup memory, padded
+UD_STRIDE = 32 * 32 + 32  # U and d of a panel's rebuild, per matrix
 
 
 def shared_bytes(h: int, ld: int, itemsize: int, threads: int = T) -> int:
@@ -54,7 +55,7 @@ def down_record(t: str, h: int, ld: int, threads: int = T) -> Launch:
 def rebuild_record(t: str) -> Launch:
     return record(f"linalg_tsqr_rebuild_{t}",
                   [("Q0", "S", False), ("RS", "S", False), ("W", "S", True), ("TAU", "S", True),
-                   ("FL", "u32", True)],
+                   ("FL", "u32", True), ("VB", "S", True), ("UD", "S", True)],
                   ("nbatch", "nrb", "M", "wv", "offR", "szR", "rsR", "offW", "szW", "ldW", "offT", "szT"), T)
 
 
@@ -223,7 +224,10 @@ def render_rebuild(t: str) -> str:
     the panel's element (i, j) at offW + mat * szW + i * ldW + j), TAU (offT + mat *
     szT + j). P: nbatch (matrices times nrb), nrb (row blocks of T per matrix), M, wv,
     offR, szR, rsR, offW, szW, ldW, offT, szT. FL[b]: the mask of the columns in
-    which this workgroup's rows of V have a nonzero entry below the diagonal.
+    which this workgroup's rows of V have a nonzero entry below the diagonal. VB: V
+    again, as the trailing update's matmuls take it (M rows of wv per matrix,
+    contiguous, unit diagonal, zero above); UD: U and d (UD_STRIDE per matrix: U's
+    32 x 32 row-major, then d), which ``fix`` turns into T.
 
     LU of Q0's top square with d_j = -1 where the pivot is >= 0, else 1, and the pivot
     shifted by -d_j (so |pivot| >= 1: no pivoting), in workgroup memory; then row i of
@@ -266,6 +270,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     }}
     let row = rb * {T}u + lid;
     let w0 = P[7] + mat * P[8] + row * P[9];
+    let v0 = q0 + row * wv;
     var nz = 0u;
     if (row < wv) {{
         let dr = ds[row];
@@ -273,18 +278,25 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         for (var c = 0u; c < wv; c++) {{
             let l = us[row * {u}u + c];
             if (c < row) {{ W[w0 + c] = l; nz |= select(0u, 1u << c, l != R(0)); }} else {{ W[w0 + c] = dr * RS[r0 + c]; }}
+            VB[v0 + c] = select(select(R(0), R(1), c == row), l, c < row);
         }}
         TAU[P[10] + mat * P[11] + row] = -us[row * {u}u + row] * dr;
     }} else if (row < M) {{
         var x: array<R, 32>;
         for (var c = 0u; c < wv; c++) {{
-            var s = Q0[q0 + row * wv + c];
+            var s = Q0[v0 + c];
             for (var k = 0u; k < c; k++) {{ s -= x[k] * us[k * {u}u + c]; }}
             let v = s / us[c * {u}u + c];
             x[c] = v;
             W[w0 + c] = v;
+            VB[v0 + c] = v;
             nz |= select(0u, 1u << c, v != R(0));
         }}
+    }}
+    if (rb == 0u) {{
+        let u0 = mat * {UD_STRIDE}u;
+        for (var e = lid; e < wv * wv; e += {T}u) {{ let i = e / wv; let c = e % wv; UD[u0 + i * 32u + c] = us[i * {u}u + c]; }}
+        for (var j = lid; j < wv; j += {T}u) {{ UD[u0 + 1024u + j] = ds[j]; }}
     }}
     atomicOr(&fm, nz);
     workgroupBarrier();
@@ -294,33 +306,76 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 
 
 def fix_record(t: str) -> Launch:
-    return record(f"linalg_tsqr_fix_{t}", [("FL", "u32", False), ("W", "S", True), ("TAU", "S", True)],
-                  ("nbatch", "nrb", "wv", "offW", "szW", "ldW", "offT", "szT"), 64)
+    return record(f"linalg_tsqr_fix_{t}", [("FL", "u32", False), ("W", "S", True), ("TAU", "S", True),
+                                           ("UD", "S", False), ("VB", "S", False), ("TM", "S", True)],
+                  ("nbatch", "nrb", "M", "wv", "offW", "szW", "ldW", "offT", "szT"), 64)
 
 
 def render_fix(t: str) -> str:
-    """Bindings FL (``rebuild``'s masks, nrb per matrix), W, TAU. P: nbatch, nrb, wv,
-    offW, szW, ldW, offT, szT. A workgroup per matrix, a lane per column j: where no
-    row of V has a nonzero entry below the diagonal in column j, dgeqrf reflects
-    nothing (x = 0 in dlarfg): tau_j = 0 and R's row j keeps alpha's sign, the opposite
-    of the d_j that ``rebuild`` took (with nothing below the pivot, Q's pivot entry is
-    +-1 and U_jj = 2 d_j's size; d_j's sign flipped makes U_jj 0). V's column is zero
-    either way, and no other entry depends on d_j."""
-    decls = fix_record(t).declarations() + ["var<workgroup> fm: atomic<u32>;"]
+    """Bindings FL (``rebuild``'s masks, nrb per matrix), W, TAU, UD, VB (as rebuild
+    wrote them), TM (T: wv x wv per matrix, contiguous). P: nbatch, nrb, M, wv, offW,
+    szW, ldW, offT, szT. A workgroup per matrix.
+
+    Where no row of V has a nonzero entry below the diagonal in column j, dgeqrf
+    reflects nothing (x = 0 in dlarfg): tau_j = 0 and R's row j keeps alpha's sign, the
+    opposite of the d_j that ``rebuild`` took (with nothing below the pivot, Q's pivot
+    entry is +-1 and U_jj = 2 d_j's size; d_j's sign flipped makes U_jj 0). V's column
+    is zero either way, and no other entry depends on d_j. Then the compact-WY factor
+    T = -U D V1^-T (V1: V's unit lower top square; Ballard et al.), its inverse a column
+    a thread by substitution: T's diagonal is the taus, and H_0 ... H_{wv-1} = I - V T
+    V^T as dlarft's T (the same matrix, without V^T V)."""
+    u = U_LD
+    decls = fix_record(t).declarations() + [
+        "var<workgroup> fm: atomic<u32>;", f"var<workgroup> us: array<R, {32 * u}>;",
+        f"var<workgroup> li: array<R, {32 * u}>;", "var<workgroup> ds: array<R, 32>;"]
     body = [f"""@compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{
     let b = wid.x + wid.y * 65535u;
     if (b >= P[0]) {{ return; }}
-    let nrb = P[1]; let wv = P[2];
+    let nrb = P[1]; let M = P[2]; let wv = P[3];
     // workgroup memory is not zeroed on every device (lavapipe leaves the last kernel's)
     if (lid == 0u) {{ atomicStore(&fm, 0u); }}
     workgroupBarrier();
     for (var e = lid; e < nrb; e += 64u) {{ atomicOr(&fm, FL[b * nrb + e]); }}
+    let u0 = b * {UD_STRIDE}u;
+    let v0 = b * M * wv;
+    for (var e = lid; e < wv * wv; e += 64u) {{
+        let i = e / wv; let c = e % wv;
+        us[i * {u}u + c] = UD[u0 + i * 32u + c];
+        li[i * {u}u + c] = VB[v0 + i * wv + c];  // V1, then its inverse in place of its columns
+    }}
     workgroupBarrier();
+    let live = atomicLoad(&fm);
     let j = lid;
-    if (j >= wv || (atomicLoad(&fm) & (1u << j)) != 0u) {{ return; }}
-    TAU[P[6] + b * P[7] + j] = R(0);
-    let w0 = P[3] + b * P[4] + j * P[5];
-    for (var c = j; c < wv; c++) {{ W[w0 + c] = -W[w0 + c]; }}
+    if (j < wv) {{
+        let flip = (live & (1u << j)) == 0u;
+        ds[j] = select(UD[u0 + 1024u + j], -UD[u0 + 1024u + j], flip);
+        if (flip) {{
+            us[j * {u}u + j] = R(0);
+            TAU[P[7] + b * P[8] + j] = R(0);
+            let w0 = P[4] + b * P[5] + j * P[6];
+            for (var c = j; c < wv; c++) {{ W[w0 + c] = -W[w0 + c]; }}
+        }}
+    }}
+    workgroupBarrier();
+    // column j of V1^-1 (unit lower) from the top down; its entries above j are 0
+    var x: array<R, 32>;
+    if (j < wv) {{
+        x[j] = R(1);
+        for (var i = j + 1u; i < wv; i++) {{
+            var s = R(0);
+            for (var k = j; k < i; k++) {{ s -= li[i * {u}u + k] * x[k]; }}
+            x[i] = s;
+        }}
+    }}
+    workgroupBarrier();
+    if (j < wv) {{ for (var i = j; i < wv; i++) {{ li[i * {u}u + j] = x[i]; }} }}
+    workgroupBarrier();
+    for (var e = lid; e < wv * wv; e += 64u) {{
+        let i = e / wv; let c = e % wv;
+        var s = R(0);
+        for (var k = i; k <= c; k++) {{ s -= us[i * {u}u + k] * ds[k] * li[c * {u}u + k]; }}
+        TM[b * wv * wv + e] = select(s, R(0), i > c);
+    }}
 }}"""]
     return _finish(decls, t, body)
