@@ -671,8 +671,10 @@ def qr_householder_fits(m: int, n: int, device) -> bool:
 
 def qr_householder(node: g.Node, mode: str):
     """Blocked Householder QR (compact WY) of the real (batch..., m, n) ``node``: per
-    panel of QR_PANEL columns the panel kernel factors it in place (R above the
-    diagonal, the reflectors below), T comes from G = V^T V, and the trailing columns
+    panel of QR_PANEL columns a tree of block QRs (``_tsqr_panel``; the one-workgroup
+    hh kernel where the device's workgroup memory holds no tree block) factors it in
+    place (R above the diagonal, the reflectors below), T comes from the tree's
+    rebuild or from G = V^T V, and the trailing columns
     get A2 -= V (T^T (V^T A2)), three matmuls; Q is I with the block reflectors
     applied last to first, Q2 -= V (T (V^T Q2)). mode 'reduced' or 'complete', as qr.
     Returns (Q, R) Data, with LAPACK's signs (dgeqrf's reflectors, see kb.render_hh).
@@ -694,21 +696,13 @@ def _qr_householder(node: g.Data, mode: str):
     _store(as_batch3(node), w, 0)
     tau = rt.alloc(max(nb * kk, 1) * dtype.itemsize)
     panels = []
-    budget = phase_budget(device)
-    threads = kb.panel_threads(device)
     tree = tsqr_block_rows(dtype, device)
     for k in range(0, kk, QR_PANEL):
         kend = min(kk, k + QR_PANEL)
-        made = _tsqr_panel(w, tau, k, kend, kk, tree) if tree is not None else None
-        a0 = k
-        while a0 < kend and tree is None:
-            c, cost = a0, 0
-            while c < kend and (c == a0 or cost + _hh_cost(m, c, kend, threads) <= budget):
-                cost += _hh_cost(m, c, kend, threads)
-                c += 1
-            launch(device, "linalg_blk_hh", (t, threads), kb.hh_record, kb.render_hh, {"W": w.buf, "TAU": tau}, nb,
-                   nbatch=nb, m=m, ld=n, kk=kk, kend=kend, a=a0, c=c)
-            a0 = c
+        if tree is not None:
+            made = _tsqr_panel(w, tau, k, kend, kk, tree)
+        else:
+            made = _hh_panel(w, tau, k, kend, kk)
         wv = kend - k
         if made is not None:  # the tree's rebuild gave V and T
             v, tm = made
@@ -737,6 +731,25 @@ def _qr_householder(node: g.Data, mode: str):
         y = _matmul(tm.node(), _matmul(v.T.node(), qb.node()))
         _subtract(v.node(), y, qb)
     return g.Data(q.buf, batch + (m, qc), dtype, device), g.Data(r.buf, batch + (rr, n), dtype, device)
+
+
+def _hh_panel(w: _Mat, tau, k: int, kend: int, kk: int) -> None:
+    """The panel's columns k..kend-1 by the one-workgroup hh kernel, as many columns a
+    dispatch as the loop budget allows."""
+    device = w.device
+    t = _tag(w.dtype, device)
+    m, n = w.rows, w.cols
+    budget = phase_budget(device)
+    threads = kb.panel_threads(device)
+    a0 = k
+    while a0 < kend:
+        c, cost = a0, 0
+        while c < kend and (c == a0 or cost + _hh_cost(m, c, kend, threads) <= budget):
+            cost += _hh_cost(m, c, kend, threads)
+            c += 1
+        launch(device, "linalg_blk_hh", (t, threads), kb.hh_record, kb.render_hh, {"W": w.buf, "TAU": tau}, w.nb,
+               nbatch=w.nb, m=m, ld=n, kk=kk, kend=kend, a=a0, c=c)
+        a0 = c
 
 
 # ------------------------------------------------------------------ QR panels by a tree
@@ -809,7 +822,7 @@ def _tsqr_panel(w: _Mat, tau, k: int, kend: int, kk: int, tree: tuple[int, int, 
                wv=wv, off=xo, sz=xz, rs=xr, offT=0, szT=nblk * 32, root=int(nblk == 1))
         qp = qo
     (rb, ro, rz, rr), _, _, _ = levels[-1]
-    rows0 = w.rows - k
+    rows0 = levels[0][2]
     nrb = _cdiv(rows0, kt.T)
     fl = rt.alloc(nb * nrb * 4)
     ud = rt.alloc(nb * kt.UD_STRIDE * isz)
