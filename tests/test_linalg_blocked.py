@@ -806,8 +806,14 @@ def test_qr_blocked_householder_panel_split_over_dispatches(monkeypatch):
 TREE_CASES = [(d, shape) for d in REAL_FLOAT for shape in ((1100, 40), (700, 96), (2, 600, 70), (300, 700))]
 
 
+@pytest.fixture
+def tree(monkeypatch):
+    """QR panels by the tree of block QRs (off by default: see blk.QR_TREE_PANELS)."""
+    monkeypatch.setattr(blk, "QR_TREE_PANELS", True)
+
+
 @pytest.mark.parametrize("d,shape", TREE_CASES, ids=[f"{d.name}-{'x'.join(map(str, s))}" for d, s in TREE_CASES])
-def test_qr_tree_panels_give_lapacks_factors(d, shape):
+def test_qr_tree_panels_give_lapacks_factors(d, shape, tree, monkeypatch):
     """Panels taller than a tree block (two and three levels on lavapipe, batched,
     wide): dgeqrf's Q and R, signs included, and the same factors as the one-workgroup
     panel kernel within rounding."""
@@ -831,16 +837,13 @@ def test_qr_tree_panels_give_lapacks_factors(d, shape):
         assert bound(rel(qz @ rz, az), rel(qn @ rn, az), d)
         assert bound(float(np.abs(qz.T @ qz - np.eye(qz.shape[1])).max()),
                      float(np.abs(qn.T @ qn - np.eye(qn.shape[1])).max()), d)
-    blk.QR_TREE_PANELS = False
-    try:
-        q1, r1 = householder()
-    finally:
-        blk.QR_TREE_PANELS = True
+    monkeypatch.setattr(blk, "QR_TREE_PANELS", False)
+    q1, r1 = householder()
     assert np.abs(q1 - q).max() <= 100 * eps(d) * max(m, n)
 
 
 @pytest.mark.parametrize("d", REAL_FLOAT, ids=ids(REAL_FLOAT))
-def test_qr_tree_panels_reflect_nothing_where_lapack_does_not(d):
+def test_qr_tree_panels_reflect_nothing_where_lapack_does_not(d, tree):
     """Columns with nothing below the diagonal (identity, triangular, a panel zero below
     its top square) are not reflected, as in dgeqrf (Q = I, R keeps its signs), and a
     zero pivot above a nonzero column (permutations) takes dlarfg's sign: Q and R exactly
@@ -862,15 +865,22 @@ def test_qr_tree_panels_reflect_nothing_where_lapack_does_not(d):
         np.testing.assert_allclose(r, r0, rtol=0, atol=1000 * eps(d) * big)
         if a is not blocky:
             assert np.array_equal(np.sign(np.diagonal(r)), np.sign(np.diagonal(r0)))
+    for bad in (np.nan, np.inf):  # a non-finite entry below the top square spreads into R
+        b = blocky.copy()
+        b[350, 3] = bad
+        assert not np.isfinite(to_np(la.qr(xp.asarray(b))[1])).all()
 
 
+@pytest.mark.parametrize("panels", ["hh", "tree"])
 @pytest.mark.parametrize("d", REAL_FLOAT, ids=ids(REAL_FLOAT))
-def test_qr_householder_near_the_bottom_of_the_range(d):
+def test_qr_householder_near_the_bottom_of_the_range(d, panels, monkeypatch):
     """Columns whose largest entry lies far down the exponent range are scaled up by a
     power of two before 1 / max is taken (a subnormal max made it inf: float32 qr of a
     matrix scaled by 2^-120 was NaN from column 60 on): entries bounded away from zero
     at 2^-101 (float32) or 2^-1010 (float64), LAPACK's bounds; float32 graded down to
-    2^-134 and float64 into its subnormals, finite."""
+    2^-134 and float64 into its subnormals, finite. Both panel kernels (the tree's
+    blocks scale as hh does; 150 rows are two blocks wherever h < 150)."""
+    monkeypatch.setattr(blk, "QR_TREE_PANELS", panels == "tree")
     rng = np.random.default_rng(41)
     e = -101 if d is xp.float32 else -1010
     a = (rng.choice([-1.0, 1.0], (150, 150)) * rng.uniform(0.5, 1.0, (150, 150)) * 2.0 ** e).astype(npdt(d))

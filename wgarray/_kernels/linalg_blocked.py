@@ -754,21 +754,25 @@ def _hh_panel(w: _Mat, tau, k: int, kend: int, kk: int) -> None:
 
 # ------------------------------------------------------------------ QR panels by a tree
 
-QR_TREE_PANELS = True  # False: every panel by the one-workgroup hh kernel
-QR_TREE_THREADS = None  # the tree kernels' threads: None picks (kb.panel_threads on GPUs)
+# Panels by a tree of block QRs: off by default. On an H200 the tree was slower than
+# the one-workgroup hh kernel at order 1024 and 2048 and 6% faster at 4096 (qr float32,
+# ms: 15.6 -> 20.5, 39.8 -> 69.3 (1024 threads), 133.5 -> 125.2): its block kernels
+# spend 180 us on 32 columns of 256 rows, latency-bound per column (reductions and
+# dependent chains through workgroup memory), where the hh kernel spends ~10 us a
+# column of all the panel's rows (docs/performance.md).
+QR_TREE_PANELS = False
+QR_TREE_THREADS = None  # the up and down kernels' threads: None is kt.T (256; 1024 measured slower)
 
 
 def tsqr_block_rows(dtype, device) -> tuple[int, int, int] | None:
     """(h, ld, threads): the rows of a tree block (256, 128 or 64: at least twice
     QR_PANEL), its row stride in workgroup memory (QR_PANEL + 1, so a column spans the
-    banks; QR_PANEL where only that fits) and the up and down kernels' threads on
-    ``device``, or None where no block of 64 rows fits its workgroup memory (then the
-    hh kernel factors the panels). Threads: as many as the device runs (up to 1024,
-    fewer rows a thread between barriers) on GPUs, 256 where loops are bounded
-    (lavapipe runs a workgroup's invocations on one CPU thread)."""
+    banks; QR_PANEL where only that fits) and the up and down kernels' threads (at
+    most QR_TREE_THREADS) on ``device``, or None where the tree is off or no block of
+    64 rows fits its workgroup memory (then the hh kernel factors the panels)."""
     if not QR_TREE_PANELS:
         return None
-    most = QR_TREE_THREADS or (kt.T if loop_bound(device) is not None else kb.panel_threads(device))
+    most = QR_TREE_THREADS or kt.T
     room = device.limits.get("max-compute-workgroup-storage-size", 16384)
     for h in (256, 128, 64):  # the tallest block first, then the most threads
         for ld in (QR_PANEL + 1, QR_PANEL):
