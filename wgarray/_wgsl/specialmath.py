@@ -653,9 +653,10 @@ fn $T_betaln(a0: $T, b0: $T) -> $T {
     // SciPy's order (Cephes lbeta): a non-positive integer argument decides first, even
     // beside a NaN; B(n, o) there is finite only for an integer o > 0 with 1 - n - o > 0,
     // where |B(n, o)| = B(1 - n - o, o); elsewhere it is a pole. Outside int's range an
-    // argument counts as no integer (Cephes converts to int), so that is a pole too.
-    let a_pole = a0 <= 0.0 && a0 == floor(a0);
-    if (a_pole || (b0 <= 0.0 && b0 == floor(b0))) {
+    // argument counts as no integer (Cephes converts to int), so that is a pole too. A
+    // NaN is no pole, read by its bits (a compiler that folds NaN-blind may take NaN <= 0)
+    let a_pole = !$T_isnan(a0) && a0 <= 0.0 && a0 == floor(a0);
+    if (a_pole || (!$T_isnan(b0) && b0 <= 0.0 && b0 == floor(b0))) {
         let n = select(b0, a0, a_pole);
         let o = select(a0, b0, a_pole);
         if (n < -2147483647.0 || $T_isnan(o) || !(o > 0.0 && o == floor(o) && o < 2147483647.0) || 1.0 - n - o <= 0.0) {
@@ -764,9 +765,10 @@ fn $T_beta_pos(a: $T, b: $T) -> $T {
 fn $T_beta(a: $T, b: $T) -> $T {
     // SciPy's order (Cephes beta): a non-positive integer argument (-inf included)
     // decides first, even beside a NaN: B(n, o) = (-1)^o B(1 - n - o, o) for an integer o
-    // with 1 - n - o > 0 (beta(1, -1) = -1, beta(2, -2) = 1/2), +-inf otherwise
-    let a_pole = a <= 0.0 && a == floor(a);
-    if (a_pole || (b <= 0.0 && b == floor(b))) {
+    // with 1 - n - o > 0 (beta(1, -1) = -1, beta(2, -2) = 1/2), +-inf otherwise. A NaN
+    // is no pole, read by its bits (a compiler that folds NaN-blind may take NaN <= 0)
+    let a_pole = !$T_isnan(a) && a <= 0.0 && a == floor(a);
+    if (a_pole || (!$T_isnan(b) && b <= 0.0 && b == floor(b))) {
         let n = select(b, a, a_pole);
         let o = select(a, b, a_pole);
         // (a NaN o by its bits: a comparison with it is no test on a compiler that folds
