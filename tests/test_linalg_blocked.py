@@ -729,10 +729,14 @@ HH_CASES = [(d, m, n, k, mode) for d in REAL_FLOAT for m, n in HH_SHAPES for k i
             for mode in (["reduced", "complete"] if m != n and k == "cond10" else ["reduced"])]
 
 
+@pytest.mark.parametrize("sg", [False, True], ids=["tree-sums", "subgroup-sums"])
 @pytest.mark.parametrize("d,m,n,kind,mode", HH_CASES,
                          ids=[f"{d.name}-{m}x{n}-{k}-{mo}" for d, m, n, k, mo in HH_CASES])
-def test_qr_blocked_householder_within_10x_of_lapack(d, m, n, kind, mode):
-    """Sizes below, past and no multiple of the panel, wide and tall, both modes."""
+def test_qr_blocked_householder_within_10x_of_lapack(d, m, n, kind, mode, sg, monkeypatch):
+    """Sizes below, past and no multiple of the panel, wide and tall, both modes; the
+    hh kernel's norms by its tree and by subgroup reductions (where the device has
+    subgroups; the same kernel as the tree's elsewhere)."""
+    monkeypatch.setattr(blk, "HH_SUBGROUPS", sg)
     kk = min(m, n)
     cond = {"cond10": 10.0, "condhigh": hi_cond(d), "rankdef": 10.0}[kind]
     a = with_cond(max(m, n), kk, d, cond, seed=m + 2 * n, rank=kk - 5 if kind == "rankdef" else None)
@@ -838,7 +842,9 @@ def test_qr_tree_panels_give_lapacks_factors(d, shape, tree, monkeypatch):
         assert bound(float(np.abs(qz.T @ qz - np.eye(qz.shape[1])).max()),
                      float(np.abs(qn.T @ qn - np.eye(qn.shape[1])).max()), d)
     monkeypatch.setattr(blk, "QR_TREE_PANELS", False)
+    xp.asarray(0).device.runtime.programs.clear()  # recorded with the tree
     q1, r1 = householder()
+    assert not np.array_equal(q1, q)  # another path: the same factors to rounding, other bits
     assert np.abs(q1 - q).max() <= 100 * eps(d) * max(m, n)
 
 
@@ -871,7 +877,7 @@ def test_qr_tree_panels_reflect_nothing_where_lapack_does_not(d, tree):
         assert not np.isfinite(to_np(la.qr(xp.asarray(b))[1])).all()
 
 
-@pytest.mark.parametrize("panels", ["hh", "tree"])
+@pytest.mark.parametrize("panels", ["hh", "hh-subgroups", "tree"])
 @pytest.mark.parametrize("d", REAL_FLOAT, ids=ids(REAL_FLOAT))
 def test_qr_householder_near_the_bottom_of_the_range(d, panels, monkeypatch):
     """Columns whose largest entry lies far down the exponent range are scaled up by a
@@ -879,8 +885,10 @@ def test_qr_householder_near_the_bottom_of_the_range(d, panels, monkeypatch):
     matrix scaled by 2^-120 was NaN from column 60 on): entries bounded away from zero
     at 2^-101 (float32) or 2^-1010 (float64), LAPACK's bounds; float32 graded down to
     2^-134 and float64 into its subnormals, finite. Both panel kernels (the tree's
-    blocks scale as hh does; 150 rows are two blocks wherever h < 150)."""
+    blocks scale as hh does; 150 rows are two blocks wherever h < 150), hh's norms by
+    subgroup reductions too where the device has them."""
     monkeypatch.setattr(blk, "QR_TREE_PANELS", panels == "tree")
+    monkeypatch.setattr(blk, "HH_SUBGROUPS", panels == "hh-subgroups")
     rng = np.random.default_rng(41)
     e = -101 if d is xp.float32 else -1010
     a = (rng.choice([-1.0, 1.0], (150, 150)) * rng.uniform(0.5, 1.0, (150, 150)) * 2.0 ** e).astype(npdt(d))

@@ -330,6 +330,7 @@ def _linalg_blocked(v):
     for t in ("f32", "f64"):
         out[f"linalg_blocked/hh_{t}"] = lambda t=t: kb.render_hh(t)
         out[f"linalg_blocked/hh1024_{t}"] = lambda t=t: kb.render_hh(t, 1024)
+        out[f"linalg_blocked/hh1024_sg32_{t}"] = lambda t=t: kb.render_hh(t, 1024, 32)
         out[f"linalg_blocked/hh_t_{t}"] = lambda t=t: kb.render_hh_t(t)
         out[f"linalg_tsqr/up256_33_{t}"] = lambda t=t: kq.render_up(t, 256, 33)
         out[f"linalg_tsqr/up256_33_1024_{t}"] = lambda t=t: kq.render_up(t, 256, 33, 1024)

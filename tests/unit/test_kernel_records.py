@@ -130,6 +130,7 @@ def _opens_aliased(record, text: str) -> bool:
     (kb.chol_panel_record, kb.render_chol_panel, ("f32",)),
     (kb.chol_panel_record, kb.render_chol_panel, ("c64", 128, True)),
     (kb.hh_record, kb.render_hh, ("f32",)),
+    (kb.hh_record, kb.render_hh, ("f64", 256, 16)),
     (kb.hh_t_record, kb.render_hh_t, ("f32",)),
     (kq.up_record, kq.render_up, ("f32", 256, 33)),
     (kq.up_record, kq.render_up, ("f64", 128, 33, 1024)),

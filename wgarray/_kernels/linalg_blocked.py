@@ -733,6 +733,19 @@ def _qr_householder(node: g.Data, mode: str):
     return g.Data(q.buf, batch + (m, qc), dtype, device), g.Data(r.buf, batch + (rr, n), dtype, device)
 
 
+# The hh kernel's two norm reductions a column by subgroup operations (two barriers
+# each, where the tree over 1024 invocations takes 13) on devices with full subgroups of
+# consecutive invocations. Off: not yet timed on a GPU (diag_switch.py qr HH_SUBGROUPS
+# 0,1 ...); the same reductions serve the tridiagonal kernels (linalg_trd.reduce_to).
+HH_SUBGROUPS = False
+
+
+def _hh_subgroups(threads: int, device) -> int:
+    """The subgroup size the hh kernel's reductions use on ``device``, else 0."""
+    lanes = device.runtime.subgroup_size if HH_SUBGROUPS else None
+    return lanes if lanes and threads % lanes == 0 else 0
+
+
 def _hh_panel(w: _Mat, tau, k: int, kend: int, kk: int) -> None:
     """The panel's columns k..kend-1 by the one-workgroup hh kernel, as many columns a
     dispatch as the loop budget allows."""
@@ -741,13 +754,14 @@ def _hh_panel(w: _Mat, tau, k: int, kend: int, kk: int) -> None:
     m, n = w.rows, w.cols
     budget = phase_budget(device)
     threads = kb.panel_threads(device)
+    sg = _hh_subgroups(threads, device)
     a0 = k
     while a0 < kend:
         c, cost = a0, 0
         while c < kend and (c == a0 or cost + _hh_cost(m, c, kend, threads) <= budget):
             cost += _hh_cost(m, c, kend, threads)
             c += 1
-        launch(device, "linalg_blk_hh", (t, threads), kb.hh_record, kb.render_hh, {"W": w.buf, "TAU": tau}, w.nb,
+        launch(device, "linalg_blk_hh", (t, threads, sg), kb.hh_record, kb.render_hh, {"W": w.buf, "TAU": tau}, w.nb,
                nbatch=w.nb, m=m, ld=n, kk=kk, kend=kend, a=a0, c=c)
         a0 = c
 

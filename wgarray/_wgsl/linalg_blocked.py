@@ -590,12 +590,35 @@ def _red(arr: str, op: str, width: int) -> str:
         }}"""
 
 
-def hh_record(t: str, threads: int = PANEL_WG) -> Launch:
-    return record(f"linalg_blk_hh{threads}_{t}", [("W", "S", True), ("TAU", "S", True)],
+def hh_record(t: str, threads: int = PANEL_WG, sg: int = 0) -> Launch:
+    return record(f"linalg_blk_hh{threads}_{t}" + (f"_sg{sg}" if sg else ""), [("W", "S", True), ("TAU", "S", True)],
                   ("nbatch", "m", "ld", "kk", "kend", "a", "c"), threads)
 
 
-def render_hh(t: str, threads: int = PANEL_WG) -> str:
+def _hh_reduce(var: str, op: str, T: int, sg: int) -> str:
+    """Every invocation's ``var`` replaced by the workgroup's reduction of it (op 'max'
+    of values >= 0, or 'add'): a tree in ``hr`` (log2(T) + 3 barriers), or with ``sg``
+    (full subgroups of consecutive invocations) a subgroup reduction, the subgroups'
+    results through ``hr``, each lane combining every sg-th of them (one where T / sg
+    <= sg), and a second subgroup reduction (two barriers)."""
+    if not sg:
+        comb = "max(hr[lid], hr[lid + st])" if op == "max" else "hr[lid] + hr[lid + st]"
+        return f"""        hr[lid] = {var};
+{_red("hr", comb, T)}
+        {var} = workgroupUniformLoad(&hr[0]);
+        workgroupBarrier();"""
+    fn = "subgroupMax" if op == "max" else "subgroupAdd"
+    comb = f"max({var}_p, hr[q])" if op == "max" else f"{var}_p + hr[q]"
+    return f"""        let {var}_sg = {fn}({var});
+        if (lid % {sg}u == 0u) {{ hr[lid / {sg}u] = {var}_sg; }}
+        workgroupBarrier();
+        var {var}_p = R(0);
+        for (var q = lid % {sg}u; q < {T // sg}u; q += {sg}u) {{ {var}_p = {comb}; }}
+        {var} = {fn}({var}_p);
+        workgroupBarrier();"""
+
+
+def render_hh(t: str, threads: int = PANEL_WG, sg: int = 0) -> str:
     """Bindings W (nbatch matrices of m rows by ld columns, contiguous), TAU (kk per
     matrix). P: nbatch, m, ld, kk, kend, a, c. Householder QR of columns a..c-1 of the
     panel ending at column kend (at most 32 columns; rows from the diagonal down): per
@@ -610,11 +633,13 @@ def render_hh(t: str, threads: int = PANEL_WG) -> str:
     thread sums v_i W[i, c] over its group's rows, the groups' sums are added by a
     tree per lane, and the update W[i, c] -= tau (v^T W[:, c]) v_i runs in the same
     layout: five passes a column, where a thread per row made two passes and a
-    reduction per four later columns, each access its own memory sector."""
+    reduction per four later columns, each access its own memory sector. With ``sg``
+    the two norms' reductions are subgroup reductions (two barriers each, where the
+    tree takes log2(threads) + 3)."""
     T = threads
     G = T // 32
     pre, low = ("0x1p1000", "0x1p-1000") if t in ("f64", "c128") else ("0x1p100", "0x1p-100")
-    decls = hh_record(t, T).declarations() + [
+    decls = hh_record(t, T, sg).declarations() + [
              f"var<workgroup> hr: array<R, {T}>;", f"var<workgroup> hd: array<R, {T}>;"]
     body = _head()
     body[0] = f"@compute @workgroup_size({T})"
@@ -626,10 +651,7 @@ def render_hh(t: str, threads: int = PANEL_WG) -> str:
     for (var j = P[5]; j < P[6]; j++) {{
         var mx = R(0);
         for (var i = j + lid; i < m; i += {T}u) {{ mx = max(mx, r_abs(W[w0 + i * ld + j])); }}
-        hr[lid] = mx;
-{_red("hr", "max(hr[lid], hr[lid + st])", T)}
-        mx = workgroupUniformLoad(&hr[0]);
-        workgroupBarrier();
+{_hh_reduce("mx", "max", T, sg)}
         // a column whose largest entry is near the bottom of the range is first scaled up
         // by a power of two (exact): 1 / mx overflowed for a subnormal mx (float32 qr of
         // a matrix scaled by 2^-120: NaN from column 60 on); pre is 1 elsewhere
@@ -638,10 +660,7 @@ def render_hh(t: str, threads: int = PANEL_WG) -> str:
         let sc = select(R(1) / mp, R(0), mx == R(0));
         var ss = R(0);
         for (var i = j + 1u + lid; i < m; i += {T}u) {{ let x = (W[w0 + i * ld + j] * pre) * sc; ss += x * x; }}
-        hr[lid] = ss;
-{_red("hr", "hr[lid] + hr[lid + st]", T)}
-        ss = workgroupUniformLoad(&hr[0]);
-        workgroupBarrier();
+{_hh_reduce("ss", "add", T, sg)}
         let al = (W[w0 + j * ld + j] * pre) * sc;
         let nr = r_sqrt(al * al + ss);
         // beta of the opposite sign to alpha: alpha - beta = alpha + sign(alpha) ||x||
