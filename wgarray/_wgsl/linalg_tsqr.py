@@ -20,6 +20,12 @@ and R = diag(d) R_tree are dgeqrf's reflectors, taus and R, signs included.
   rebuild  a workgroup per T rows of the panel: the LU of Q's top square with the
            signs chosen (each workgroup the same, redundantly), then its rows of V by
            substitution; the first also writes R and the taus
+  fix      a workgroup per matrix: dgeqrf's "no reflection" where a column of V is
+           zero below its diagonal, then the compact-WY factor T = -U D V1^-T
+
+Off by default (``_kernels/linalg_blocked.QR_TREE_PANELS``): on an H200 these kernels
+were slower than the one-workgroup ``hh`` kernel below order 4096, each column step
+being latency-bound (docs/performance.md).
 
 Blocks are the level's rows split evenly (sizes differ by at most one); with h at
 least twice the panel's width, every block has at least as many rows as columns.
@@ -80,8 +86,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 
 def _reduce(var: str, op: str, tw: int) -> str:
     """Every invocation's ``var`` replaced by the workgroup's reduction of it (``op``
-    of a and c, in the same order for all, so all get the same bits): 8 partials a
-    lane, then each invocation combines the 32 lanes' results."""
+    of a and c, in the same order for all, so all get the same bits): the row groups'
+    partials combined a lane each (tw / 32 of them), then each invocation combines the
+    32 lanes' results."""
     return f"""        hr[lid] = {var};
         workgroupBarrier();
         if (lid < 32u) {{
