@@ -306,6 +306,24 @@ def test_binom_against_mpmath(dtype):
     assert np.all(got[(n >= 0) & (n == np.floor(n)) & (k > n) & (k == np.floor(k))] == 0.0)
 
 
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_gamma_of_negative_x_against_mpmath(dtype):
+    # Gamma(x) = pi / (sin(pi x) Gamma(1 - x)) for x < -1 takes Gamma(1 - x) as -x
+    # Gamma(-x): 1 - x rounds where it passes a power of two (x in (-8, -7): 1 - x in (8,
+    # 9)), and Gamma's condition there is about x psi(x) (float32 gamma(-7.77) was 7.9
+    # ulp off, rgamma(-7.987) 8.8; float64 gamma 56 ulp on SciPy's grid)
+    mp = pytest.importorskip("mpmath")
+    mp.mp.dps = 40
+    x = -np.concatenate([np.linspace(1.01, 33.99, 701), 2.0 ** np.arange(1, 6) - 0.23, 2.0 ** np.arange(1, 6) + 0.77])
+    x = x.astype(dtype)
+    x = x[x != np.floor(x)]
+    for name, f, ref_f in (("gamma", xp.special.gamma, mp.gamma), ("rgamma", xp.special.rgamma, mp.rgamma)):
+        got = np.asarray(f(xp.asarray(x))).astype(np.float64)
+        ref = np.array([float(ref_f(mp.mpf(float(v)))) for v in x])
+        err = np.max(np.abs(got - ref) / np.abs(ref)) / np.finfo(dtype).eps
+        assert err <= 4, f"{name}: {err:.3g} ulp"
+
+
 @pytest.mark.skipif(not HAS_F64, reason="float64's overflow edge")
 def test_rgamma_overflow_edge_against_mpmath():
     mp = pytest.importorskip("mpmath")

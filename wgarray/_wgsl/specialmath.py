@@ -420,8 +420,10 @@ fn $T_gamma(x: $T) -> $T {
     }
     if (x == floor(x)) { return $T_nan(); }
     if (-x > $GAMMA_MAX) { return 0.0 * $T_sinpi(x); }
-    if (1.0 - x > $GAMMA_MAX) {
-        // Gamma(1 - x) = -x Gamma(-x) would overflow; the quotient may not
+    if (x < -1.0) {
+        // Gamma(1 - x) as -x Gamma(-x): -x is exact where 1 - x rounds (past a power of
+        // two), and Gamma's condition there is x psi(x) (gamma(-7.77) was 7.9 ulp off in
+        // float32); the product with sin(pi x) first, as Gamma(1 - x) itself may overflow
         return 3.141592653589793 / (($T_sinpi(x) * -x) * $T_gamma_pos(-x));
     }
     return 3.141592653589793 / ($T_sinpi(x) * $T_gamma_pos(1.0 - x));
@@ -440,7 +442,8 @@ fn $T_rgamma(x: $T) -> $T {
     // gave round(x) for sinpi(x) * inf); 1 / pi first, so that the product of the range's
     // edge does not overflow before it is scaled back (rgamma(-170.77) = -8.0e307)
     if (-x > $GAMMA_MAX) { return $T_copysign($T_inf(), $T_sinpi(x)); }
-    if (1.0 - x > $GAMMA_MAX) { return (($T_sinpi(x) * 0.3183098861837907) * -x) * $T_gamma_pos(-x); }
+    // Gamma(1 - x) as -x Gamma(-x) past -1: -x is exact where 1 - x rounds (see gamma)
+    if (x < -1.0) { return (($T_sinpi(x) * 0.3183098861837907) * -x) * $T_gamma_pos(-x); }
     return $T_sinpi(x) * $T_gamma_pos(1.0 - x) * 0.3183098861837907;
 }""",
     "gammasgn": """
