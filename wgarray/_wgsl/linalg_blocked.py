@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from .._runtime.launch import Launch
 from .linalg import WG, _finish, _head, _tree, record
+from .linalg_trd import reduce_to
 
 LEAF = 64  # the leaf kernels' block size: one thread per column of a block
 PANEL_WG = 256  # the panel kernels' smallest workgroup (every WebGPU device runs 256 invocations)
@@ -598,23 +599,14 @@ def hh_record(t: str, threads: int = PANEL_WG, sg: int = 0) -> Launch:
 def _hh_reduce(var: str, op: str, T: int, sg: int) -> str:
     """Every invocation's ``var`` replaced by the workgroup's reduction of it (op 'max'
     of values >= 0, or 'add'): a tree in ``hr`` (log2(T) + 3 barriers), or with ``sg``
-    (full subgroups of consecutive invocations) a subgroup reduction, the subgroups'
-    results through ``hr``, each lane combining every sg-th of them (one where T / sg
-    <= sg), and a second subgroup reduction (two barriers)."""
-    if not sg:
-        comb = "max(hr[lid], hr[lid + st])" if op == "max" else "hr[lid] + hr[lid + st]"
-        return f"""        hr[lid] = {var};
+    the subgroup reduction of ``linalg_trd.reduce_to`` (two barriers; the next one's
+    first protects ``hr``)."""
+    if sg:
+        return reduce_to(f"{var}_r", T, "hr", var, op, sg) + f"    {var} = {var}_r;"
+    comb = "max(hr[lid], hr[lid + st])" if op == "max" else "hr[lid] + hr[lid + st]"
+    return f"""        hr[lid] = {var};
 {_red("hr", comb, T)}
         {var} = workgroupUniformLoad(&hr[0]);
-        workgroupBarrier();"""
-    fn = "subgroupMax" if op == "max" else "subgroupAdd"
-    comb = f"max({var}_p, hr[q])" if op == "max" else f"{var}_p + hr[q]"
-    return f"""        let {var}_sg = {fn}({var});
-        if (lid % {sg}u == 0u) {{ hr[lid / {sg}u] = {var}_sg; }}
-        workgroupBarrier();
-        var {var}_p = R(0);
-        for (var q = lid % {sg}u; q < {T // sg}u; q += {sg}u) {{ {var}_p = {comb}; }}
-        {var} = {fn}({var}_p);
         workgroupBarrier();"""
 
 

@@ -50,18 +50,25 @@ def reduce_to(name: str, wg: int, arr: str, val: str, op: str, sg: int = 0) -> s
     or 'max'; values >= 0 for 'max') in every invocation. A tree in workgroup array
     ``arr`` (wg entries), or with ``sg`` (the device's subgroup size: full subgroups of
     consecutive invocations) a subgroup reduction, the subgroups' results through
-    ``arr``, and a second subgroup reduction of them in every subgroup: two barriers
-    where the tree takes log2(wg) + 1. ``arr`` may be written again after one more
-    barrier."""
+    ``arr`` (each lane combining every sg-th of them where there are more than sg),
+    and a second subgroup reduction in every subgroup: two barriers where the tree
+    takes log2(wg) + 1. ``arr`` may be written again after one more barrier (the next
+    reduce_to's first)."""
     if not sg:
         comb = f"{arr}[lid] + {arr}[o]" if op == "add" else f"max({arr}[lid], {arr}[o])"
         return f"    {arr}[lid] = {val};\n{_tree(wg, arr, comb)}\n    let {name} = {arr}[0];\n"
     fn = "subgroupAdd" if op == "add" else "subgroupMax"
-    return (f"    let {name}_sg = {fn}({val});\n"
-            "    workgroupBarrier();\n"
-            f"    if (lid % {sg}u == 0u) {{ {arr}[lid / {sg}u] = {name}_sg; }}\n"
-            "    workgroupBarrier();\n"
-            f"    let {name} = {fn}(select(R(0), {arr}[lid % {sg}u], lid % {sg}u < {wg // sg}u));\n")
+    first = f"select(R(0), {arr}[lid % {sg}u], lid % {sg}u < {wg // sg}u)"
+    out = (f"    let {name}_sg = {fn}({val});\n"
+           "    workgroupBarrier();\n"
+           f"    if (lid % {sg}u == 0u) {{ {arr}[lid / {sg}u] = {name}_sg; }}\n"
+           "    workgroupBarrier();\n")
+    if wg // sg <= sg:
+        return out + f"    let {name} = {fn}({first});\n"
+    comb = f"{name}_p + {arr}[q]" if op == "add" else f"max({name}_p, {arr}[q])"
+    return out + (f"    var {name}_p = {first};\n"
+                  f"    for (var q = lid % {sg}u + {sg}u; q < {wg // sg}u; q += {sg}u) {{ {name}_p = {comb}; }}\n"
+                  f"    let {name} = {fn}({name}_p);\n")
 
 
 def pow2_scale_fn(t: str) -> str:
