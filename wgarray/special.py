@@ -38,9 +38,12 @@ __all__ = [
 _FLOAT = "real floating-point"
 
 
-def _op(name: str, *args) -> Array:
+def _op(name: str, *args, wide: bool = False) -> Array:
     """The device op ``name`` over ``args`` (arrays or scalars), promoted as SciPy does:
-    integers to the default float, then the standard's promotion; broadcast."""
+    integers to the default float, then the standard's promotion; broadcast. ``wide``:
+    float32 is computed in float64 where the device has it (the casts fuse into the one
+    kernel), as SciPy computes these functions in double for float32 input, for the ops
+    whose float32 algorithm loses digits (digamma, lpmv, hyp1f1)."""
     names = ("x",) if len(args) == 1 else ("x1", "x2", "x3")[: len(args)]
     device, common, nodes = _core.operands(args, name, names)
     if common.kind in "iub":
@@ -52,6 +55,9 @@ def _op(name: str, *args) -> Array:
     shape, nodes = _core.broadcast_nodes(nodes, name)
     if all(isinstance(n, g.Const) for n in nodes):
         nodes = [g.realize(nodes[0])] + nodes[1:]
+    if wide and common is dt.float32 and device.has_f64:
+        out = g.make_op(name, [_core.cast_node(n, dt.float64) for n in nodes], dt.float64)
+        return Array._new(_core.cast_node(out, dt.float32))
     return Array._new(g.make_op(name, nodes, common))
 
 
@@ -113,8 +119,13 @@ def gammasgn(x, /) -> Array:
     return _op("gammasgn", x)
 
 
+# Their float32 algorithms lose digits where float64's do not (on lavapipe, against
+# SciPy: lpmv 2110 ulp near x = -1 and through the degree recurrence, hyp1f1 1050 where
+# its series alternates, digamma 5220 near its negative zeros): computed in float64
+# where the device has it (docs/special.md)
+
 def digamma(x, /) -> Array:
-    return _op("digamma", x)
+    return _op("digamma", x, wide=True)
 
 
 psi = digamma
@@ -260,12 +271,12 @@ def k1e(x, /) -> Array:
 def lpmv(m, v, x, /) -> Array:
     """Associated Legendre function P_v^m(x) of integer order ``m`` (NaN otherwise) and
     real degree ``v``, with the Condon-Shortley phase, as SciPy defines it."""
-    return _op("lpmv", m, v, x)
+    return _op("lpmv", m, v, x, wide=True)
 
 
 def hyp1f1(a, b, x, /) -> Array:
     """Confluent hypergeometric function 1F1(a; b; x) (Kummer's M)."""
-    return _op("hyp1f1", a, b, x)
+    return _op("hyp1f1", a, b, x, wide=True)
 
 
 # inverses: a guess, then Halley's iteration inside a bracket, all in the kernel
@@ -304,6 +315,29 @@ def fdtri(dfn, dfd, p, /) -> Array:
 
 def stdtrit(df, p, /) -> Array:
     return _op("stdtrit", df, p)
+
+
+# The distributions whose argument is formed from theirs (a x, t^2 / (df + t^2), dfn x /
+# (dfd + dfn x)) take its rounding error into account (_wgsl/specialmath.py: ibeta_dx)
+
+def gdtr(a, b, x, /) -> Array:
+    return _op("gdtr", a, b, x)
+
+
+def gdtrc(a, b, x, /) -> Array:
+    return _op("gdtrc", a, b, x)
+
+
+def stdtr(df, t, /) -> Array:
+    return _op("stdtr", df, t)
+
+
+def fdtr(dfn, dfd, x, /) -> Array:
+    return _op("fdtr", dfn, dfd, x)
+
+
+def fdtrc(dfn, dfd, x, /) -> Array:
+    return _op("fdtrc", dfn, dfd, x)
 
 
 # ------------------------------------------------------------- compositions
@@ -551,22 +585,6 @@ def chdtrc(v, x, /) -> Array:
     return where((v == 0.0) & (x > 0.0), 0.0, where(v < 0.0, math.nan, out))
 
 
-def stdtr(df, t, /) -> Array:
-    df, t = _floats("stdtr", df, t)
-    # Boost's split (SciPy's stdtr): where t^2 < df / 2 the tail is the complement
-    # I^c_z(1/2, df/2) / 2 with z = t^2 / (df + t^2) small and accurate; I_x(df/2, 1/2) / 2
-    # with x = df / (df + t^2) takes x near 1 there, rounded (stdtr(3511, 0.001) was
-    # 1e-10 relative off)
-    t2 = t * t
-    central = df > 2.0 * t2
-    z = t2 / (df + t2)
-    tail = where(central, 0.5 * betaincc(0.5, 0.5 * df, where(central, z, 0.0)),
-                 0.5 * betainc(0.5 * df, 0.5, where(central | ew.isinf(t), 0.0, df / (df + t2))))
-    out = where(t < 0.0, tail, 1.0 - tail)
-    out = where(ew.isinf(df) & (df > 0.0), ndtr(t), out)
-    return where((df <= 0.0) | ew.isnan(df) | ew.isnan(t), math.nan, out)
-
-
 def pdtr(k, m, /) -> Array:
     k, m = _floats("pdtr", k, m)
     out = gammaincc(ew.floor(k) + 1.0, m)
@@ -581,16 +599,6 @@ def pdtrc(k, m, /) -> Array:
     out = gammainc(ew.floor(k) + 1.0, m)
     out = where((ew.isinf(k) & (k > 0.0) & ew.isfinite(m)) | (m == 0.0), 0.0, out)
     return where((k < 0.0) | (m < 0.0), math.nan, out)
-
-
-def gdtr(a, b, x, /) -> Array:
-    a, b, x = _floats("gdtr", a, b, x)
-    return where(x < 0.0, math.nan, gammainc(b, a * x))
-
-
-def gdtrc(a, b, x, /) -> Array:
-    a, b, x = _floats("gdtrc", a, b, x)
-    return where(x < 0.0, math.nan, gammaincc(b, a * x))
 
 
 def _c_int(v: Array) -> Array:
@@ -635,34 +643,6 @@ def nbdtrc(k, n, p, /) -> Array:
     out = betaincc(n, k + 1.0, p)  # I_{1-p}(k + 1, n), p exact (as bdtr)
     bad = (k < 0.0) | (n <= 0.0) | (p < 0.0) | (p > 1.0) | ew.isnan(k) | ew.isnan(n)
     return where(bad, math.nan, out)
-
-
-def _fdtr_pair(func: str, dfn, dfd, x):
-    """fdtr's and fdtrc's arguments, split as SciPy (Boost's fisher_f) splits them: where
-    dfn x > dfd, I(dfd/2, dfn/2) at dfd / (dfd + dfn x), which keeps its digits there
-    (the other argument is near 1); x = inf, and the points where SciPy gives NaN (a df
-    not positive or NaN, or infinite at a finite x; x < 0 or NaN)."""
-    dfn, dfd, x = _floats(func, dfn, dfd, x)
-    w = dfn * x
-    upper = w > dfd
-    lo_a, lo_b = 0.5 * dfn, 0.5 * dfd
-    y = where(upper, dfd / (dfd + w), 0.0)
-    z = where(upper, 0.0, w / (dfd + w))
-    infinite_df = (ew.isinf(dfn) | ew.isinf(dfd)) & ~ew.isinf(x)
-    bad = (dfn <= 0.0) | (dfd <= 0.0) | (x < 0.0) | infinite_df | ew.isnan(dfn) | ew.isnan(dfd) | ew.isnan(x)
-    return upper, ew.isinf(x), bad, (lo_a, lo_b, y, z)
-
-
-def fdtr(dfn, dfd, x, /) -> Array:
-    upper, at_inf, bad, (a, b, y, z) = _fdtr_pair("fdtr", dfn, dfd, x)
-    out = where(upper, betaincc(b, a, y), betainc(a, b, z))
-    return where(bad, math.nan, where(at_inf, 1.0, out))
-
-
-def fdtrc(dfn, dfd, x, /) -> Array:
-    upper, at_inf, bad, (a, b, y, z) = _fdtr_pair("fdtrc", dfn, dfd, x)
-    out = where(upper, betainc(b, a, y), betaincc(a, b, z))
-    return where(bad, math.nan, where(at_inf, 0.0, out))
 
 
 def betaincc(a, b, x, /) -> Array:

@@ -511,6 +511,13 @@ fn $T_exp_dd(h: $T, l: $T, c: $T) -> $T {
     // 1 + l <= 0 only where |h| is past 2^24 (float32), where e^h is 0 or inf anyway and
     // the rounding of l decides nothing (but the sign: binom(1e10, 1e9) came out -inf)
     let f = select(1.0 + l, $T(1.0), 1.0 + l <= 0.0);
+    if (h < $EXP_SUB && c > 0.0 && !$T_isinf(c)) {
+        // h + log c in double length: rounded, its error was |h| eps relative
+        // (betainc(5.34, 5.34, 5.87e-8) = 5.0e-37: 12 ulp of float32)
+        let lc = $T_log_dd(c);
+        let t = $T_two_sum(h, lc.x);
+        return $T_exp(t.x) * (1.0 + (t.y + lc.y)) * f;
+    }
     if (h < $EXP_SUB) { return $T_exp(h + $T_log(c)) * f; }
     return c * $T_exp(h) * f;
 }""",
@@ -800,7 +807,7 @@ fn $T_beta(a: $T, b: $T) -> $T {
     }
     return s * $T_gammasgn(c) * $T_exp($T_betaln(a, b));
 }""",
-    # the continued fraction of I_x(a, b) / front, Lentz
+    # the continued fraction of I_x(a, b) / front, Lentz (betaincinv's Newton steps)
     "betacf": """
 fn $T_betacf(a: $T, b: $T, x: $T) -> $T {
     let qab = a + b;
@@ -832,6 +839,48 @@ fn $T_betacf(a: $T, b: $T, x: $T) -> $T {
         if (abs(del - 1.0) <= $EPS) { break; }
     }
     return h;
+}""",
+    # I_x(a, b) / (x^a y^b / B(a, b)) for a, b > 1, y = 1 - x and lam = a - (a + b) x >= 0:
+    # DiDonato and Morris's continued fraction (TOMS 708's BFRAC). Where lam >= 0 its
+    # partial numerators and denominators are sums of positive terms, so it does not
+    # cancel: the classical fraction above is 1 / (1 + t) with t near -1 close to the
+    # mean (betainc(48.06, 11.1, 0.8): t = -0.94, 12 ulp of float32 from the tail up,
+    # 19 from the forward product)
+    "bfrac": """
+fn $T_bfrac(a: $T, b: $T, x: $T, y: $T, lam: $T) -> $T {
+    let c = 1.0 + lam;
+    let c0 = b / a;
+    let c1 = 1.0 + 1.0 / a;
+    let yp1 = y + 1.0;
+    var p: $T = 1.0;
+    var s = a + 1.0;
+    // the last two approximants A / B, rescaled each step so that the later B is 1
+    var an: $T = 0.0;
+    var bn: $T = 1.0;
+    var anp1: $T = 1.0;
+    var bnp1 = c / c1;
+    var r = c1 / c;
+    for (var i = 1; i < $MAXIT; i = i + 1) {
+        let n = $T(i);
+        let t = n / a;
+        let w = n * (b - n) * x;
+        var e = a / s;
+        let alpha = (p * (p + c0) * e * e) * (w * x);
+        e = (1.0 + t) / (c1 + t + t);
+        let beta = n + w / s + e * (c + n * yp1);
+        p = 1.0 + t;
+        s = s + 2.0;
+        let a2 = alpha * an + beta * anp1;
+        let b2 = alpha * bn + beta * bnp1;
+        let r0 = r;
+        r = a2 / b2;
+        if (abs(r - r0) <= $EPS * r) { break; }
+        an = anp1 / b2;
+        bn = bnp1 / b2;
+        anp1 = r;
+        bnp1 = 1.0;
+    }
+    return r;
 }""",
     # x^ca (1 - x)^cb / B(a, b) for finite a, b > 0 and 0 < x < 1 (the front: ca = a, cb =
     # b). The exponent's absolute error is the result's relative error and it reaches
@@ -942,7 +991,7 @@ fn $T_betainc_pq(a: $T, b: $T, x: $T) -> vec2<$T> {
     // lose digits itself (a large parameter near x = 1: betaincc(0.5, 5000, 8.85e-4)).
     // v by the series wherever (x0 b0)^a0 <= 0.7 (bratio: only below x0 = 0.1; between
     // 0.1 and 0.3 the expansion's w = 1 - v left v 14 ulp off in float32).
-    // Otherwise (0) the continued fraction on the side of x where it converges, which
+    // Otherwise (0) the continued fraction (bfrac) on the side of x where it converges, which
     // gives that side's tail directly and the other as its complement, so neither
     // tail is taken as 1 minus a value near 1 (betaincc(0.59, 100, 0.5) = 1.06e-31, not 0).
     // Each method is called once (their arguments selected), so that the kernel holds
@@ -971,8 +1020,15 @@ fn $T_betainc_pq(a: $T, b: $T, x: $T) -> vec2<$T> {
     var lo: bool;  // whether t below is v (else w)
     var t: $T;
     if (how == 0) {
-        lo = x < (a + 1.0) / (a + b + 2.0);
-        t = pre * $T_betacf(select(b, a, lo), select(a, b, lo), select(1.0 - x, x, lo)) / select(b, a, lo);
+        // on the side of x where lam = a - (a + b) x >= 0 (in double length: it cancels
+        // near the mean, and 1 + lam enters every term)
+        let ab = $T_two_sum(a, b);
+        let px = $T_two_prod(ab.x, x);
+        let dl = $T_two_sum(a, -px.x);
+        let lam = dl.x + ((dl.y - px.y) - ab.y * x);
+        lo = lam >= 0.0;
+        let y = 1.0 - x;
+        t = pre * $T_bfrac(select(b, a, lo), select(a, b, lo), select(y, x, lo), select(x, y, lo), select(-lam, lam, lo));
     } else if (how == 2) {
         lo = false;
         t = $T_ibeta_bgrat(b0, a0, x0, pre);
@@ -1008,6 +1064,94 @@ fn $T_ibeta(a: $T, b: $T, x: $T, which: i32) -> $T {
 fn $T_betainc(a: $T, b: $T, x: $T) -> $T { return $T_ibeta(a, b, x, 0); }""",
     "betaincc": """
 fn $T_betaincc(a: $T, b: $T, x: $T) -> $T { return $T_ibeta(a, b, x, 1); }""",
+    # n / d for double-length n = nh + nl, d = dh + dl: the rounded quotient and, to first
+    # order, its error (n - q d) / d, with q dh by two_prod
+    "div_dd": """
+fn $T_div_dd(nh: $T, nl: $T, dh: $T, dl: $T) -> vec2<$T> {
+    // q laundered: a compiler that sees (nh / dh) dh may fold it to nh (lavapipe's did,
+    // and the error came out without its first part)
+    let q = $T_launder(nh / dh);
+    let p = $T_two_prod(q, dh);
+    let r = $T_launder(nh - $T_launder(p.x)) - p.y;
+    return vec2<$T>(q, (r + (nl - q * dl)) / dh);
+}""",
+    # The distributions whose argument is formed in the type (gdtr's a x, stdtr's t^2 /
+    # (df + t^2), fdtr's dfn x / (dfd + dfn x)): the function at the rounded argument x
+    # plus, to first order, the argument's rounding error dx times the density there. The
+    # condition number in x reaches ~a (gdtr(3, 316, 48.06): 38 ulp of float32 from the
+    # rounding of a x alone; SciPy forms the argument in float64 for float32 input).
+    # Where the density is not finite (an argument past f64_split's float32 range), the
+    # value at x is kept.
+    "ibeta_dx": """
+fn $T_ibeta_dx(a: $T, b: $T, x: $T, dx: $T, which: i32) -> $T {
+    let v = $T_ibeta(a, b, x, which);
+    if ($T_isnan(v) || $T_isinf(a) || $T_isinf(b) || !(x > 0.0 && x < 1.0 && a > 0.0 && b > 0.0)) { return v; }
+    let d = $T_ibeta_pow(a, b, x, a - 1.0, b - 1.0) * dx;
+    if ($T_isnan(d) || $T_isinf(d)) { return v; }
+    return clamp(select(v + d, v - d, which == 1), 0.0, 1.0);
+}""",
+    # P(b, a x) (which = 0) or Q(b, a x) (1), a x as two_prod's hi + lo; dP/dy = y^(b-1)
+    # e^-y / Gamma(b), igam_pqf's factor over y
+    "igam_ax": """
+fn $T_igam_ax(a: $T, b: $T, x: $T, which: i32) -> $T {
+    if ($T_isnan(x) || x < 0.0) { return $T_nan(); }
+    let y = $T_two_prod(a, x);
+    if ($T_isnan(b) || $T_isnan(y.x) || $T_isinf(b) || $T_isinf(y.x) || !(b > 0.0 && y.x > 0.0)) {
+        return $T_igam(b, y.x, which);
+    }
+    let pqf = $T_igam_pqf(b, y.x);
+    let d = pqf.z / y.x * y.y;
+    let v = select(pqf.x, pqf.y, which == 1);
+    if ($T_isnan(d) || $T_isinf(d)) { return v; }
+    return clamp(select(v + d, v - d, which == 1), 0.0, 1.0);
+}""",
+    "gdtr": """
+fn $T_gdtr(a: $T, b: $T, x: $T) -> $T { return $T_igam_ax(a, b, x, 0); }""",
+    "gdtrc": """
+fn $T_gdtrc(a: $T, b: $T, x: $T) -> $T { return $T_igam_ax(a, b, x, 1); }""",
+    # Student's t distribution function. Boost's split (SciPy's stdtr): where t^2 < df / 2
+    # the tail is the complement I^c_z(1/2, df/2) / 2 with z = t^2 / (df + t^2) small;
+    # I_x(df/2, 1/2) / 2 with x = df / (df + t^2) takes x near 1 there, rounded
+    # (stdtr(3511, 0.001) was 1e-10 relative off). t^2 and df + t^2 in double length
+    "stdtr": """
+fn $T_stdtr(df: $T, t: $T) -> $T {
+    if ($T_isnan(df) || $T_isnan(t) || df <= 0.0) { return $T_nan(); }
+    if ($T_isinf(df)) { return $T_ndtr(t); }
+    if ($T_isinf(t)) { return select($T(1.0), $T(0.0), t < 0.0); }
+    let t2 = $T_two_prod(t, t);
+    let s = $T_two_sum(df, t2.x);
+    var tail: $T;
+    if (df > 2.0 * t2.x) {
+        let z = $T_div_dd(t2.x, t2.y, s.x, s.y + t2.y);
+        tail = 0.5 * $T_ibeta_dx(0.5, 0.5 * df, z.x, z.y, 1);
+    } else {
+        let w = $T_div_dd(df, 0.0, s.x, s.y + t2.y);
+        tail = 0.5 * $T_ibeta_dx(0.5 * df, 0.5, w.x, w.y, 0);
+    }
+    return select(1.0 - tail, tail, t < 0.0);
+}""",
+    # F distribution function (which = 0) or its complement (1), split as SciPy (Boost's
+    # fisher_f) splits it: where dfn x > dfd, I(dfd/2, dfn/2) at dfd / (dfd + dfn x), which
+    # keeps its digits there. NaN where SciPy gives it: a df not positive or NaN, or
+    # infinite at a finite x; x < 0 or NaN
+    "fdtr_w": """
+fn $T_fdtr_w(dfn: $T, dfd: $T, x: $T, which: i32) -> $T {
+    if ($T_isnan(dfn) || $T_isnan(dfd) || $T_isnan(x) || dfn <= 0.0 || dfd <= 0.0 || x < 0.0) { return $T_nan(); }
+    if ($T_isinf(x)) { return select($T(1.0), $T(0.0), which == 1); }
+    if ($T_isinf(dfn) || $T_isinf(dfd)) { return $T_nan(); }
+    let w = $T_two_prod(dfn, x);
+    let s = $T_two_sum(dfd, w.x);
+    if (w.x > dfd) {
+        let y = $T_div_dd(dfd, 0.0, s.x, s.y + w.y);
+        return $T_ibeta_dx(0.5 * dfd, 0.5 * dfn, y.x, y.y, 1 - which);
+    }
+    let z = $T_div_dd(w.x, w.y, s.x, s.y + w.y);
+    return $T_ibeta_dx(0.5 * dfn, 0.5 * dfd, z.x, z.y, which);
+}""",
+    "fdtr": """
+fn $T_fdtr(dfn: $T, dfd: $T, x: $T) -> $T { return $T_fdtr_w(dfn, dfd, x, 0); }""",
+    "fdtrc": """
+fn $T_fdtrc(dfn: $T, dfd: $T, x: $T) -> $T { return $T_fdtr_w(dfn, dfd, x, 1); }""",
     "i0e": """
 fn $T_i0e(x: $T) -> $T {
     if ($T_isnan(x)) { return x; }
@@ -2220,7 +2364,8 @@ fn $T_inv_boxcox1p(y: $T, lam: $T) -> $T {
 # op name -> arity; every one lowers to {T}_{name}(...) for real floating types
 OPS = {"erf": 1, "erfc": 1, "erfcx": 1, "ndtr": 1, "log_ndtr": 1, "ndtri": 1, "erfinv": 1,
        "gammaln": 1, "gamma": 1, "rgamma": 1, "gammasgn": 1, "digamma": 1,
-       "gammainc": 2, "gammaincc": 2, "betaln": 2, "beta": 2, "betainc": 3, "betaincc": 3,
+       "gammainc": 2, "gammaincc": 2, "betaln": 2, "beta": 2, "betainc": 3, "betaincc": 3, "gdtr": 3, "gdtrc": 3, "stdtr": 2,
+       "fdtr": 3, "fdtrc": 3,
        "i0": 1, "i0e": 1, "i1": 1, "i1e": 1,
        "sindg": 1, "cosdg": 1, "tandg": 1, "cotdg": 1, "ellipk": 1, "ellipkm1": 1,
        "exp1": 1, "expi": 1, "expn": 2, "spence": 1, "zeta": 2, "zeta_scaled": 2, "riemann_zeta": 1, "zetac": 1,
