@@ -516,7 +516,8 @@ fn $T_exp_dd(h: $T, l: $T, c: $T) -> $T {
         // (betainc(5.34, 5.34, 5.87e-8) = 5.0e-37: 12 ulp of float32)
         let lc = $T_log_dd(c);
         let t = $T_two_sum(h, lc.x);
-        return $T_exp(t.x) * (1.0 + (t.y + lc.y)) * f;
+        let g = 1.0 + (t.y + lc.y);  // <= 0 only where e^h is 0 anyway, as f (the sign of 0)
+        return $T_exp(t.x) * select(g, $T(1.0), g <= 0.0) * f;
     }
     if (h < $EXP_SUB) { return $T_exp(h + $T_log(c)) * f; }
     return c * $T_exp(h) * f;
