@@ -610,3 +610,36 @@ def test_take_of_indices_of_known_range_skips_the_bounds_readback():
     r[0] = 7  # an in-place write drops the range
     with pytest.raises(IndexError):
         xp.take(xp.arange(5), r)
+
+
+def test_one_element_read_moves_one_element_and_a_loop_two_round_trips():
+    # float(L[0, 0]) of a large result reads that element alone; a second element read of
+    # the same value reads the whole array (a loop over elements: two round trips); an
+    # in-place write starts over; a small array is read whole at once. Views, a lazy
+    # base and -0.0 / NaN elements give NumPy's values
+    host = np.arange(3 * 20000, dtype=np.float32).reshape(3, 20000)
+    host[1, 5], host[2, 7] = -0.0, np.nan
+    x = _realized(host)
+    debug.reset_counters()
+    assert float(x[0, 3]) == 3.0
+    c = debug.counters()
+    assert c["readbacks"] == 1 and c["bytes_downloaded"] == 4
+    debug.reset_counters()
+    got = [float(x[i, j]) for i in range(3) for j in range(10)]
+    np.testing.assert_array_equal(got, host[:, :10].ravel())
+    assert np.signbit(float(x[1, 5]))
+    c = debug.counters()
+    assert c["readbacks"] == 1 and c["bytes_downloaded"] == host.nbytes
+    x[2, 2] = 5.0  # a new value: one element again
+    debug.reset_counters()
+    assert float(x[2, 2]) == 5.0 and debug.counters()["bytes_downloaded"] == 4
+    row = x[1]  # a view's elements, after a write through the base
+    x[1, 9] = -2.5
+    assert float(row[9]) == -2.5 and float(row[8]) == host[1, 8]
+    lazy = x * 2.0
+    assert float(lazy[0, 11]) == 22.0 and np.isnan(float(lazy[2, 7]))
+    small = _realized(host[0, :100])
+    debug.reset_counters()
+    assert [float(small[i]) for i in range(100)] == host[0, :100].tolist()
+    c = debug.counters()
+    assert c["readbacks"] == 1 and c["bytes_downloaded"] == 400

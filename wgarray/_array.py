@@ -30,7 +30,7 @@ ns = types.SimpleNamespace()
 
 
 class Array:
-    __slots__ = ("_node", "_host", "_origin", "_view", "_version", "_views", "__weakref__")
+    __slots__ = ("_node", "_host", "_origin", "_view", "_version", "_views", "_element_read", "__weakref__")
     __array_priority__ = 100  # NumPy defers binary operators to us
     # ... and never runs a ufunc on our data behind the user's back: `numpy_array + x`
     # reaches our reflected operator, which asks for an explicit conversion.
@@ -50,6 +50,7 @@ class Array:
         self._view = None  # (base array, basic index, base's version then), see _View
         self._version = 0  # counts changes of value (not realizations)
         self._views = None  # weak references to the views made from this array (_inplace)
+        self._element_read = -1  # the version at which one element alone was read, see _numpy
         return self
 
     def _sync(self) -> int:
@@ -135,10 +136,17 @@ class Array:
             if self._host is None:
                 origin = self._origin
                 if origin is not None and origin[0]._sync() == origin[1]:
-                    # An element of a small array that was never read: read the whole
-                    # array once, so a loop over its elements costs one round trip.
-                    self._host = origin[0]._numpy()[origin[2]]
-                    return self._host
+                    # An element of an array that was never read: a small array is read
+                    # whole, so that a loop over its elements costs one round trip; a
+                    # larger one (up to _indexing.ELEMENT_READ_MIRRORS) at its second
+                    # element read of the same value, so that one read moves one element
+                    # (float(L[0, 0]) of a 1024 x 1024 result: 4 bytes, not 4 MiB) and a
+                    # loop two round trips.
+                    base = origin[0]
+                    if base._element_read == origin[1] or g.prod(base.shape) <= ELEMENT_READ_WHOLE:
+                        self._host = base._numpy()[origin[2]]
+                        return self._host
+                    base._element_read = origin[1]
                 node = self._node
                 # a small value computed from unchanged data and read before (``_known``)
                 buf, key, host = _known.read(node) if g.prod(node.shape) <= _known.MAX_READ else (None, None, None)
@@ -329,6 +337,7 @@ class Array:
 # WebGPU guarantees storage bindings of 128 MiB: a result this small fits on any
 # device, and only a larger one pays for the lookup of the device's limit.
 _SURE_FITS = 1 << 27
+ELEMENT_READ_WHOLE = 1 << 12  # elements of an array read whole at its first element read
 
 
 def _check_fits(node: g.Node) -> None:
