@@ -1069,10 +1069,10 @@ fn $T_betaincc(a: $T, b: $T, x: $T) -> $T { return $T_ibeta(a, b, x, 1); }""",
     # order, its error (n - q d) / d, with q dh by two_prod
     "div_dd": """
 fn $T_div_dd(nh: $T, nl: $T, dh: $T, dl: $T) -> vec2<$T> {
-    // q laundered: a compiler that sees (nh / dh) dh may fold it to nh (lavapipe's did,
-    // and the error came out without its first part)
-    let q = $T_launder(nh / dh);
+    let q = nh / dh;
     let p = $T_two_prod(q, dh);
+    // the product laundered: lavapipe's compiler contracted nh - q dh into a fused
+    // multiply-add, exact already, and p.y then came off twice
     let r = $T_launder(nh - $T_launder(p.x)) - p.y;
     return vec2<$T>(q, (r + (nl - q * dl)) / dh);
 }""",
@@ -1083,13 +1083,18 @@ fn $T_div_dd(nh: $T, nl: $T, dh: $T, dl: $T) -> vec2<$T> {
     # rounding of a x alone; SciPy forms the argument in float64 for float32 input).
     # Where the density is not finite (an argument past f64_split's float32 range), the
     # value at x is kept.
+    # v, a distribution function (which = 0) or its complement (1), moved by d, the
+    # function's first-order change; v kept where d is not finite
+    "shift_tail": """
+fn $T_shift_tail(v: $T, d: $T, which: i32) -> $T {
+    if ($T_isnan(d) || $T_isinf(d)) { return v; }
+    return clamp(select(v + d, v - d, which == 1), 0.0, 1.0);
+}""",
     "ibeta_dx": """
 fn $T_ibeta_dx(a: $T, b: $T, x: $T, dx: $T, which: i32) -> $T {
     let v = $T_ibeta(a, b, x, which);
     if ($T_isnan(v) || $T_isinf(a) || $T_isinf(b) || !(x > 0.0 && x < 1.0 && a > 0.0 && b > 0.0)) { return v; }
-    let d = $T_ibeta_pow(a, b, x, a - 1.0, b - 1.0) * dx;
-    if ($T_isnan(d) || $T_isinf(d)) { return v; }
-    return clamp(select(v + d, v - d, which == 1), 0.0, 1.0);
+    return $T_shift_tail(v, $T_ibeta_pow(a, b, x, a - 1.0, b - 1.0) * dx, which);
 }""",
     # P(b, a x) (which = 0) or Q(b, a x) (1), a x as two_prod's hi + lo; dP/dy = y^(b-1)
     # e^-y / Gamma(b), igam_pqf's factor over y
@@ -1101,10 +1106,7 @@ fn $T_igam_ax(a: $T, b: $T, x: $T, which: i32) -> $T {
         return $T_igam(b, y.x, which);
     }
     let pqf = $T_igam_pqf(b, y.x);
-    let d = pqf.z / y.x * y.y;
-    let v = select(pqf.x, pqf.y, which == 1);
-    if ($T_isnan(d) || $T_isinf(d)) { return v; }
-    return clamp(select(v + d, v - d, which == 1), 0.0, 1.0);
+    return $T_shift_tail(select(pqf.x, pqf.y, which == 1), pqf.z / y.x * y.y, which);
 }""",
     "gdtr": """
 fn $T_gdtr(a: $T, b: $T, x: $T) -> $T { return $T_igam_ax(a, b, x, 0); }""",
