@@ -42,7 +42,7 @@ TOL = {
             "exp1": 8, "expi": 6, "zetac": 6, "j0": 6, "j1": 3, "y0": 10, "y1": 6, "expn": 8,
             "yn": 5, "multigammaln": 8, "gammaincinv": 600, "gammainccinv": 600, "chdtri": 600,
             "pdtri": 600, "betaincinv": 600, "bdtri": 600, "nbdtri": 600, "fdtri": 600,
-            "stdtrit": 150, "binom": 9, "zeta": 8, "riemann_zeta": 8, "polygamma": 40, "lpmv": 2200, "hyp1f1": 1100},
+            "stdtrit": 150, "binom": 6, "zeta": 8, "riemann_zeta": 8, "polygamma": 40, "lpmv": 2200, "hyp1f1": 1100},
 }
 DEFAULT_TOL = 4  # ulp
 # computed in float64 for float32 input where the device has it (wgarray/special.py;
@@ -366,7 +366,8 @@ def test_binom_against_mpmath(dtype):
     # k = 1e9 and n = 1e-9 included, where SciPy's asymptotic form is off: wgarray reflects
     # Gamma(1 + n - k) (sin(pi (1 + n - k)) B(k - n, n + 1) / pi, exactly 0 for an integer
     # n) and sums B's exponent in double length (binom(16.5, 1e9) was 1.8e-6 relative off,
-    # binom(1e15, 20) 339 ulp). Worst measured: float64 8.2 ulp, float32 8.1
+    # binom(1e15, 20) 339 ulp). Worst measured: float64 8.2 ulp, float32 4.95 (8.8 at
+    # binom(-10.5, 10.3) before the rounding of B's argument k - n was put back)
     mp = pytest.importorskip("mpmath")
     mp.mp.dps = 40
     n, k = (v.astype(dtype) for v in D.BINOM_GRID)
@@ -376,7 +377,8 @@ def test_binom_against_mpmath(dtype):
     ref = np.array([float(mp.binomial(mp.mpf(float(u)), mp.mpf(float(v)))) for u, v in zip(n, k)])
     ref = np.where(np.abs(ref) > np.finfo(dtype).max, np.sign(ref) * np.inf, ref)
     err, mism = D.max_rel_error(got, ref, dtype)
-    assert mism == 0 and err / np.finfo(dtype).eps <= 9, f"binom: {err / np.finfo(dtype).eps:.3g} ulp, {mism} inf differ"
+    bound = 9 if dtype is np.float64 else 6
+    assert mism == 0 and err / np.finfo(dtype).eps <= bound, f"binom: {err / np.finfo(dtype).eps:.3g} ulp, {mism} inf differ"
     assert np.all(got[(n >= 0) & (n == np.floor(n)) & (k > n) & (k == np.floor(k))] == 0.0)
 
 

@@ -1591,7 +1591,18 @@ fn $T_binom(n: $T, k: $T) -> $T {
         let f = (n - rn) - (k - rk);
         let odd = ((rn - 2.0 * floor(0.5 * rn)) != 0.0) != ((rk - 2.0 * floor(0.5 * rk)) != 0.0);
         let sn = select(-$T_sinpi(f), $T_sinpi(f), odd);
-        return sn * $T_beta(k - n, n + 1.0) * 0.3183098861837907;
+        // B's arguments rounded (k - n = 20.8 for binom(-10.5, 10.3)) put back to first
+        // order: d log B = da (psi(a) - psi(a + b)) + db (psi(b) - psi(a + b)) (8.8 ulp of
+        // float32 there)
+        let ka = $T_two_sum(k, -n);
+        let nb = $T_two_sum(n, 1.0);
+        var bv = $T_beta(ka.x, nb.x);
+        if (ka.y != 0.0 || nb.y != 0.0) {
+            let pc = $T_digamma(ka.x + nb.x);
+            let c = 1.0 + (ka.y * ($T_digamma(ka.x) - pc) + nb.y * ($T_digamma(nb.x) - pc));
+            bv = bv * select(c, $T(1.0), $T_isnan(c) || $T_isinf(c));
+        }
+        return sn * bv * 0.3183098861837907;
     }
     if (n >= 1e10 * k && k > 0.0) {
         // 1 / ((n + 1) B(1 + n - k, 1 + k)) with B's exponent in double length (SciPy's
