@@ -1577,7 +1577,23 @@ fn $T_binom(n: $T, k: $T) -> $T {
             return num / den;
         }
     }
-    if (k > 0.0 && 1.0 + n - k < 0.0) {
+    if (n >= 1e10 * k && k > 0.0 && 1.0 + n - k >= 0.0) {
+        // 1 / ((n + 1) B(1 + n - k, 1 + k)) with B's exponent in double length (SciPy's
+        // exp(-betaln - log(n + 1)) loses |betaln| ulp: binom(1e15, 20) 339 ulp off)
+        // (e^(-h/2) twice: e^-h alone overflows where the result does not, binom(1e15, 21);
+        // the first product laundered, which NVIDIA's compiler otherwise regrouped into
+        // e * e: inf on the H100)
+        let p = $T_beta_parts(1.0 + n - k, 1.0 + k);
+        let e = $T_exp(-0.5 * p.x);
+        return $T_launder(1.0 / p.z / (n + 1.0) * e) * e * (1.0 - p.y);
+    }
+    // otherwise a front times B or over B, B of double-length arguments (one call: its
+    // digammas are inlined where it is called, lavapipe's compile time)
+    var ba: vec2<$T>;
+    var bb: vec2<$T>;
+    var front: $T;
+    let reflect = k > 0.0 && 1.0 + n - k < 0.0;
+    if (reflect) {
         // the reflection of Gamma(1 + n - k): binom = sin(pi (1 + n - k)) B(k - n, n + 1) / pi,
         // with both arguments of B away from its poles and sin(pi x) reduced exactly. SciPy's
         // 1 / ((n + 1) B(1 + n - k, 1 + k)) takes the difference of lgamma's of size k log k
@@ -1590,33 +1606,30 @@ fn $T_binom(n: $T, k: $T) -> $T {
         let rk = $T_round(k);
         let f = (n - rn) - (k - rk);
         let odd = ((rn - 2.0 * floor(0.5 * rn)) != 0.0) != ((rk - 2.0 * floor(0.5 * rk)) != 0.0);
-        let sn = select(-$T_sinpi(f), $T_sinpi(f), odd);
-        // B's arguments rounded (k - n = 20.8 for binom(-10.5, 10.3)) put back to first
-        // order: d log B = da (psi(a) - psi(a + b)) + db (psi(b) - psi(a + b)) (8.8 ulp of
-        // float32 there)
-        let ka = $T_two_sum(k, -n);
-        let nb = $T_two_sum(n, 1.0);
-        var bv = $T_beta(ka.x, nb.x);
-        if (ka.y != 0.0 || nb.y != 0.0) {
-            let pc = $T_digamma(ka.x + nb.x);
-            let c = 1.0 + (ka.y * ($T_digamma(ka.x) - pc) + nb.y * ($T_digamma(nb.x) - pc));
-            bv = bv * select(c, $T(1.0), $T_isnan(c) || $T_isinf(c));
-        }
-        return sn * bv * 0.3183098861837907;
+        front = select(-$T_sinpi(f), $T_sinpi(f), odd) * 0.3183098861837907;
+        ba = $T_two_sum(k, -n);
+        bb = $T_two_sum(n, 1.0);
+    } else {
+        // 0 < k <= n + 1 or k < 0 (SciPy's asymptotic form for k > 1e8 |n| is O(n) off for
+        // k <= 1: binom(1e-9, 0.5) 2.7e-10 relative); 1 - k is exact for k in [1/2, 2]
+        front = 1.0 / (n + 1.0);
+        ba = $T_two_sum(1.0 - k, n);
+        bb = $T_two_sum(1.0, k);
     }
-    if (n >= 1e10 * k && k > 0.0) {
-        // 1 / ((n + 1) B(1 + n - k, 1 + k)) with B's exponent in double length (SciPy's
-        // exp(-betaln - log(n + 1)) loses |betaln| ulp: binom(1e15, 20) 339 ulp off)
-        // (e^(-h/2) twice: e^-h alone overflows where the result does not, binom(1e15, 21);
-        // the first product laundered, which NVIDIA's compiler otherwise regrouped into
-        // e * e: inf on the H100)
-        let p = $T_beta_parts(1.0 + n - k, 1.0 + k);
-        let e = $T_exp(-0.5 * p.x);
-        return $T_launder(1.0 / p.z / (n + 1.0) * e) * e * (1.0 - p.y);
-    }
-    // 0 < k <= n + 1 or k < 0 (SciPy's asymptotic form for k > 1e8 |n| is O(n) off for
-    // k <= 1: binom(1e-9, 0.5) 2.7e-10 relative); 1 - k is exact for k in [1/2, 2]
-    return 1.0 / (n + 1.0) / $T_beta((1.0 - k) + n, 1.0 + k);
+    let bv = $T_beta_dd(ba, bb);
+    return select(front / bv, front * bv, reflect);
+}""",
+    # B(a, b) of double-length arguments (binom's k - n, n + 1, ...): their rounding put
+    # back to first order, d log B = da (psi(a) - psi(a + b)) + db (psi(b) - psi(a + b))
+    # (binom(-10.5, 10.3): k - n = 20.8 rounded, 8.8 ulp of float32)
+    "beta_dd": """
+fn $T_beta_dd(a: vec2<$T>, b: vec2<$T>) -> $T {
+    let v = $T_beta(a.x, b.x);
+    if (a.y == 0.0 && b.y == 0.0) { return v; }
+    let pc = $T_digamma(a.x + b.x);
+    let c = 1.0 + (a.y * ($T_digamma(a.x) - pc) + b.y * ($T_digamma(b.x) - pc));
+    // (not small where |a| or |b| is past 2^24 in float32: B is 0 or inf there anyway)
+    return v * select(c, $T(1.0), !(abs(c - 1.0) < 0.5));
 }""",
 }
 
