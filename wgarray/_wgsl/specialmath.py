@@ -590,7 +590,9 @@ fn $T_igamc_series(a: $T, x: $T) -> $T {
     "igam_pqf": """
 fn $T_igam_pqf(a: $T, x: $T) -> vec3<$T> {
     let fac = $T_igam_fac(a, x);
-    if (x < a + 1.0 && !(a < 1.0 && x >= 0.9)) {
+    // the series below x = a (a >= 1; Cephes switches at a + 1, where Q = 1 - P is 1 minus
+    // a value near 0.86 for a = 1: pdtr(0, 1.995) 7.35 ulp of float32), the fraction above
+    if (x < max(a, 1.0) && !(a < 1.0 && x >= 0.9)) {
         var term: $T = 1.0;
         var s: $T = 1.0;
         var n = a;
