@@ -760,7 +760,9 @@ fn $T_two_prod(a: $T, b: $T) -> vec2<$T> {
     var e = $T_launder(sa.x * sb.x - p);
     e = $T_launder(e + sa.x * sb.y);
     e = $T_launder(e + sa.y * sb.x);
-    return vec2<$T>(p, e + sa.y * sb.y);
+    // the product laundered: a caller's c - p or c + p that a compiler contracts into a
+    // fused multiply-add (lavapipe's did, in div_dd) is exact already, and e then counts twice
+    return vec2<$T>($T_launder(p), e + sa.y * sb.y);
 }""",
     "two_sum": """
 fn $T_two_sum(a: $T, b: $T) -> vec2<$T> {
