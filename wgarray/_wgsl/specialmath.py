@@ -1072,11 +1072,17 @@ fn $T_betaincc(a: $T, b: $T, x: $T) -> $T { return $T_ibeta(a, b, x, 1); }""",
     "div_dd": """
 fn $T_div_dd(nh: $T, nl: $T, dh: $T, dl: $T) -> vec2<$T> {
     let q = nh / dh;
+    // (p.x comes laundered from two_prod: lavapipe's compiler had contracted nh - q dh
+    // into a fused multiply-add, exact already, and p.y then came off twice)
     let p = $T_two_prod(q, dh);
-    // the product laundered: lavapipe's compiler contracted nh - q dh into a fused
-    // multiply-add, exact already, and p.y then came off twice
-    let r = $T_launder(nh - $T_launder(p.x)) - p.y;
-    return vec2<$T>(q, (r + (nl - q * dl)) / dh);
+    return vec2<$T>(q, (((nh - p.x) - p.y) + (nl - q * dl)) / dh);
+}""",
+    # v, a distribution function (which = 0) or its complement (1), moved by d, the
+    # function's first-order change; v kept where d is not finite
+    "shift_tail": """
+fn $T_shift_tail(v: $T, d: $T, which: i32) -> $T {
+    if ($T_isnan(d) || $T_isinf(d)) { return v; }
+    return clamp(select(v + d, v - d, which == 1), 0.0, 1.0);
 }""",
     # The distributions whose argument is formed in the type (gdtr's a x, stdtr's t^2 /
     # (df + t^2), fdtr's dfn x / (dfd + dfn x)): the function at the rounded argument x
@@ -1085,13 +1091,6 @@ fn $T_div_dd(nh: $T, nl: $T, dh: $T, dl: $T) -> vec2<$T> {
     # rounding of a x alone; SciPy forms the argument in float64 for float32 input).
     # Where the density is not finite (an argument past f64_split's float32 range), the
     # value at x is kept.
-    # v, a distribution function (which = 0) or its complement (1), moved by d, the
-    # function's first-order change; v kept where d is not finite
-    "shift_tail": """
-fn $T_shift_tail(v: $T, d: $T, which: i32) -> $T {
-    if ($T_isnan(d) || $T_isinf(d)) { return v; }
-    return clamp(select(v + d, v - d, which == 1), 0.0, 1.0);
-}""",
     "ibeta_dx": """
 fn $T_ibeta_dx(a: $T, b: $T, x: $T, dx: $T, which: i32) -> $T {
     let v = $T_ibeta(a, b, x, which);
