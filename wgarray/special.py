@@ -43,7 +43,7 @@ def _op(name: str, *args, wide: bool = False) -> Array:
     integers to the default float, then the standard's promotion; broadcast. ``wide``:
     float32 is computed in float64 where the device has it (the casts fuse into the one
     kernel), as SciPy computes these functions in double for float32 input, for the ops
-    whose float32 algorithm loses digits (digamma, lpmv, hyp1f1)."""
+    whose float32 algorithm loses digits (digamma, lpmv, hyp1f1, the inverses)."""
     names = ("x",) if len(args) == 1 else ("x1", "x2", "x3")[: len(args)]
     device, common, nodes = _core.operands(args, name, names)
     if common.kind in "iub":
@@ -279,42 +279,45 @@ def hyp1f1(a, b, x, /) -> Array:
     return _op("hyp1f1", a, b, x, wide=True)
 
 
-# inverses: a guess, then Halley's iteration inside a bracket, all in the kernel
+# inverses: a guess, then Halley's iteration inside a bracket, all in the kernel. float32
+# runs in float64 where the device has it: the inverse's condition (1/a for x ~ p^(1/a))
+# multiplies the forward function's float32 error into hundreds of ulp, which float64
+# arithmetic rounded once to float32 does not have (SciPy computes them in double too)
 
 def gammaincinv(a, y, /) -> Array:
-    return _op("gammaincinv", a, y)
+    return _op("gammaincinv", a, y, wide=True)
 
 
 def gammainccinv(a, y, /) -> Array:
-    return _op("gammainccinv", a, y)
+    return _op("gammainccinv", a, y, wide=True)
 
 
 def chdtri(v, p, /) -> Array:
-    return _op("chdtri", v, p)
+    return _op("chdtri", v, p, wide=True)
 
 
 def pdtri(k, y, /) -> Array:
-    return _op("pdtri", k, y)
+    return _op("pdtri", k, y, wide=True)
 
 
 def betaincinv(a, b, y, /) -> Array:
-    return _op("betaincinv", a, b, y)
+    return _op("betaincinv", a, b, y, wide=True)
 
 
 def bdtri(k, n, y, /) -> Array:
-    return _op("bdtri", k, n, y)
+    return _op("bdtri", k, n, y, wide=True)
 
 
 def nbdtri(k, n, y, /) -> Array:
-    return _op("nbdtri", k, n, y)
+    return _op("nbdtri", k, n, y, wide=True)
 
 
 def fdtri(dfn, dfd, p, /) -> Array:
-    return _op("fdtri", dfn, dfd, p)
+    return _op("fdtri", dfn, dfd, p, wide=True)
 
 
 def stdtrit(df, p, /) -> Array:
-    return _op("stdtrit", df, p)
+    return _op("stdtrit", df, p, wide=True)
 
 
 # The distributions whose argument is formed from theirs (a x, t^2 / (df + t^2), dfn x /
