@@ -232,7 +232,9 @@ def test_betaln_over_its_whole_grid_against_mpmath(dtype):
     # SciPy loses digits once one argument is ~10 times the other (136 ulp at a ratio of
     # 100, 7800 at 5000, 1e8 past 1e6, by mpmath), so the whole grid, ratios up to 1e9, is
     # checked against mpmath; errors in units of max(|log B|, 1): near log B = 0 the value
-    # is a difference of terms of size ~1 (worst measured: float64 11.7, float32 9.1)
+    # is a difference of terms of size ~1 (worst measured: float64 3.75, float32 4.83 at
+    # betaln(0.62, 5.3); a, b >= 8 by log(a / c) and log(b / c): (a - 1/2) log a - a log c
+    # had cancelled to 11.7 and 9.1 at a = b)
     mp = pytest.importorskip("mpmath")
     mp.mp.dps = 40
     a, b = (v.astype(dtype) for v in D._grid(D._pos(-3, 6, 30), D._pos(-3, 6, 30)))
@@ -241,7 +243,7 @@ def test_betaln_over_its_whole_grid_against_mpmath(dtype):
     got = np.asarray(xp.special.betaln(xp.asarray(a), xp.asarray(b))).astype(np.float64)
     ref = np.array([float(mp.log(mp.beta(mp.mpf(float(u)), mp.mpf(float(v))))) for u, v in zip(a, b)])
     err = np.max(np.abs(got - ref) / np.maximum(np.abs(ref), 1.0)) / np.finfo(dtype).eps
-    assert err <= (12 if dtype is np.float64 else 10), f"betaln: {err:.3g} ulp"
+    assert err <= 6, f"betaln: {err:.3g} ulp"
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)

@@ -693,13 +693,16 @@ fn $T_betaln(a0: $T, b0: $T) -> $T {
     "betaln_pos": """
 fn $T_betaln_pos(a: $T, b: $T) -> $T {
     if (a > 0.0 && b >= 8.0) {
-        // lgamma(b) - lgamma(a + b) by Stirling: no cancellation of two large values
-        let lb = (b - 0.5) * (-$T_log1p(a / b)) - a * $T_log(a + b) + a
-                 + $T_stirling_s(b) - $T_stirling_s(a + b);
+        let c = a + b;
+        let sb = (b - 0.5) * (-$T_log1p(a / b)) + $T_stirling_s(b) - $T_stirling_s(c);
         if (a >= 8.0) {
-            return (a - 0.5) * $T_log(a) - a + 0.9189385332046728 + $T_stirling_s(a) + lb;
+            // Stirling for all three: (a - 1/2) log(a / c) + (b - 1/2) log(b / c) - log(c) / 2
+            // + log(2 pi) / 2 + S(a) + S(b) - S(c), each log term no larger than the result
+            // ((a - 1/2) log a - a log c cancelled ~20-fold at a = b = 2.4e5: 9 ulp)
+            return (a - 0.5) * $T_log(a / c) + sb - 0.5 * $T_log(c) + 0.9189385332046728 + $T_stirling_s(a);
         }
-        return $T_lgamma_pos(a) + lb;
+        // lgamma(b) - lgamma(a + b) by Stirling: no cancellation of two large values
+        return $T_lgamma_pos(a) + sb - a * $T_log(c) + a;
     }
     return $T_gammaln(a) + $T_gammaln(b) - $T_gammaln(a + b);
 }""",
