@@ -119,10 +119,17 @@ ROOT_FITS = {
     "DIGAMMA_R": _root_fit(mp.digamma, [ROOT], 1, 2),
     "J0_R": _root_fit(lambda t: mp.besselj(0, t), J0Z, 0, 8),
     "J1_R": _root_fit(lambda t: mp.besselj(1, t) / t, J1Z, 0, 8),
+    # Y0 on [6, 8] about its zero 7.086 (see J0_M)
+    "Y0_M": _root_fit(lambda t: mp.bessely(0, t), [mp.besselyzero(0, 3)], 6, 8),
 }
 for _name, _per in ROOT_FITS.items():
     for _tag, (_hs, _c, _s, _cs) in _per.items():
         FITS[_name + _tag] = _cs
+# J0 and Y1 themselves on [6, 8] (neither has a zero there): near 8 the [0, 8] forms are
+# small beside their fits' coefficients (J0's R times (x - h1)(x - h2) = 14; Y0 carries
+# (2 / pi) log(x) J0): 9.5 (J0), 13 (Y0) and 5 (Y1) ulp of the amplitude in float32
+FITS["J0_M"] = cheb(lambda u: mp.besselj(0, lin(6, 8)(u)))
+FITS["Y1_M"] = cheb(lambda u: mp.bessely(1, lin(6, 8)(u)))
 FITS["Y0_A"] = cheb(lambda u: (lambda x: mp.bessely(0, x) - 2 / mp.pi * mp.log(x) * mp.besselj(0, x) if x else 2 / mp.pi * (mp.euler - mp.log(2)))(lin(0, 8)(u)))
 FITS["Y1_A"] = cheb(lambda u: (lambda x: (mp.bessely(1, x) - 2 / mp.pi * (mp.log(x) * mp.besselj(1, x) - 1 / x)) / x if x else mp.limit(lambda y: (mp.bessely(1, y) - 2 / mp.pi * (mp.log(y) * mp.besselj(1, y) - 1 / y)) / y, 0))(lin(0, 8)(u)))
 

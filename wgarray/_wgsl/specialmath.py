@@ -97,7 +97,7 @@ def _typed_constants(T: str) -> dict[str, str]:
     tag = T.upper()
     # zeros rounded to the type, the function there and the slope between two zeros
     # (codegen/special_fits.py's _root_fit)
-    for name in ("DIGAMMA_R", "J0_R", "J1_R"):
+    for name in ("DIGAMMA_R", "J0_R", "J1_R", "Y0_M"):
         for part in ("H1", "H2", "C", "S"):
             v = getattr(C, f"{name}{tag}_{part}", None)
             if v is not None:
@@ -149,7 +149,7 @@ fn f32_mod360(x: f32) -> f32 {
 
 _FITS = ("ERF_SMALL", "ERFCX_A", "ERFCX_B", "ERFCX_C", "ERFCX_D", "LGAMMA_2",
          "I0E_A", "I1E_A", "I1E_M", "I0E_B", "I1E_B", "E1_0", "EI_H", "EI_A", "EI_B", "EI_C", "EI_D",
-         "SPENCE_1", "ZETA_01", "Y0_A", "Y1_A", "P0_B", "Q0_B", "P1_B", "Q1_B", "K0_A",
+         "SPENCE_1", "ZETA_01", "Y0_A", "Y1_A", "P0_B", "Q0_B", "P1_B", "Q1_B", "J0_M", "Y1_M", "K0_A",
          "K1_A", "K0E_B", "K1E_B", "K0E_C", "K1E_C")
 
 
@@ -1666,6 +1666,7 @@ fn $T_j0(x: $T) -> $T {
     if ($T_isnan(x) || $T_isinf(x)) { return $T_nan(); }
     let a = abs(x);
     if (a < $BESSEL_TINY) { return 1.0 - 0.25 * a * a; }
+    if (a >= 6.0 && a <= 8.0) { return $T_cheb_j0_m(a - 7.0); }  // no zero on [6, 8]
     if (a <= 8.0) {
         // L + (a - h1)(a - h2) R, h the zeros rounded to the type and L the line
         // through J0 at them (tiny): a - h exact, relative accuracy at the zeros
@@ -1691,6 +1692,8 @@ fn $T_j1(x: $T) -> $T {
 fn $T_y0(x: $T) -> $T {
     if ($T_isnan(x) || x < 0.0 || $T_isinf(x)) { return $T_nan(); }
     if (x == 0.0) { return -$T_inf(); }
+    // on [6, 8] about its zero there, h rounded to the type: relative accuracy at it
+    if (x >= 6.0 && x <= 8.0) { return $Y0_M_C + (x - $Y0_M_H1) * $T_cheb_y0_m(x - 7.0); }
     if (x <= 8.0) { return 0.6366197723675814 * $T_log(x) * $T_j0(x) + $T_cheb_y0_a(0.25 * x - 1.0); }
     return $T_hankel(x, 0).y;
 }""",
@@ -1700,6 +1703,7 @@ fn $T_y1(x: $T) -> $T {
     if (x == 0.0) { return -$T_inf(); }
     if (x <= 8.0) {
         if (x < $Y1_TINY) { return -0.6366197723675814 / x; }
+        if (x >= 6.0) { return $T_cheb_y1_m(x - 7.0); }  // no zero on [6, 8]
         return 0.6366197723675814 * ($T_log(x) * $T_j1(x) - 1.0 / x) + x * $T_cheb_y1_a(0.25 * x - 1.0);
     }
     return $T_hankel(x, 1).y;
@@ -2417,7 +2421,7 @@ def _build(T: str) -> dict[str, str]:
     subs.update(_typed_constants(T))
     eps = 1e-20 if T == "f64" else 1e-10
     out = {f"cheb_{name.lower()}": _clenshaw(T, name, getattr(C, name), eps) + "\n" for name in _FITS}
-    for name in ("EI_R", "DIGAMMA_R", "J0_R", "J1_R"):
+    for name in ("EI_R", "DIGAMMA_R", "J0_R", "J1_R", "Y0_M"):
         out[f"cheb_{name.lower()}"] = _clenshaw(T, name, getattr(C, name + T.upper()), eps) + "\n"
     for name, text in {**_GENERIC, **_MORE, **_BESSEL, **_INVERSES, **_LEGENDRE, **_BOXCOX}.items():
         if name == "zeta_em":
