@@ -526,9 +526,14 @@ def _stirling_s(x: Array) -> Array:
 def poch(z, m, /) -> Array:
     z, m = _floats("poch", z, m)
     y = z + m
-    # Gamma(z + m) / Gamma(z) where both gammas are in range (their reflections included)
+    # Gamma(z + m) / Gamma(z) where both gammas are in range (their reflections included),
+    # Gamma(z + m) with the rounding e of z + m put back to first order: Gamma(y + e) =
+    # Gamma(y) (1 + psi(y) e) (poch(-3.7, -0.5) in float32: 10.8 ulp from e alone)
     big = 160.0 if z.dtype == dt.float64 else 30.0
+    bv = y - z
+    e = (z - (y - bv)) + (m - bv)
     direct = gamma(y) * rgamma(z)
+    direct = where(e == 0.0, direct, direct * (1.0 + digamma(y) * e))
     # both >= 8 and one past the range: Stirling's series for both, the log of the
     # quotient as m log y + z log1pmx(t) - log1p(t) / 2 + S(y) - S(z) with t = m / z,
     # log1pmx(t) = log1p(t) - t from atanh's series in u = t / (2 + t) where it cancels

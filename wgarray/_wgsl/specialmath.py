@@ -806,6 +806,9 @@ fn $T_beta(a: $T, b: $T) -> $T {
     if (c <= 0.0 && c == floor(c)) { return s * 0.0; }
     let lo = min(a, b);
     let hi = max(a, b);
+    // B(inf, lo) = Gamma(lo) inf^-lo: infinite with Gamma(lo)'s sign (SciPy's -inf at
+    // beta(inf, -0.5))
+    if ($T_isinf(hi)) { return $T_gammasgn(lo) * $T_inf(); }
     if (hi >= 8.0 && c >= 8.0 && lo > -100.0) {
         // Gamma(lo) Gamma(hi) / Gamma(c), the ratio in double length: exp(betaln) lost
         // |lgamma(hi)| ulp to the difference of two large logs (beta(1e9 + 10.5, -9.5))
