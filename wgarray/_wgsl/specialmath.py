@@ -373,6 +373,17 @@ fn $T_lgamma_pos(x: $T) -> $T {
     }
     return v * $T_cheb_lgamma_2(2.0 * v) + acc;
 }""",
+    # lgamma(1 + t) for 0 <= t <= 2 without forming 1 + t: LGAMMA_2's v exact (Sterbenz)
+    "lgamma1p": """
+fn $T_lgamma1p(t: $T) -> $T {
+    if (t < 0.5) { return t * $T_cheb_lgamma_2(2.0 * t) - $T_log1p(t); }
+    if (t <= 1.5) {
+        let v = t - 1.0;
+        return v * $T_cheb_lgamma_2(2.0 * v);
+    }
+    let v = t - 2.0;
+    return $T_log(t) + v * $T_cheb_lgamma_2(2.0 * v);
+}""",
     "gammaln": """
 fn $T_gammaln(x: $T) -> $T {
     if ($T_isnan(x)) { return x; }
@@ -720,6 +731,13 @@ fn $T_betaln_pos(a: $T, b: $T) -> $T {
 fn $T_beta_parts(a0: $T, b0: $T) -> vec3<$T> {
     let a = min(a0, b0);
     let b = max(a0, b0);
+    if (b <= 1.0 && a > 1e-15) {
+        // (a + b) / (a b) e^(lgamma(1 + a) + lgamma(1 + b) - lgamma(1 + a + b)): the
+        // exponent's terms are at most 0.13 and the quotient of three gammas (~6 ulp in
+        // float32) becomes one rounded quotient (BPSER's front for small shape parameters)
+        let c = a + b;
+        return vec3<$T>($T_lgamma1p(a) + $T_lgamma1p(b) - $T_lgamma1p(c), 0.0, c / (a * b));
+    }
     if (b < 8.0) {
         // gamma_pos is a fit below 8 (Stirling's pow and exp beyond: ~8 ulp in float32)
         if (a > 1e-15) { return vec3<$T>(0.0, 0.0, $T_gamma_pos(a) * $T_gamma_pos(b) / $T_gamma_pos(a + b)); }
@@ -992,7 +1010,7 @@ fn $T_ibeta_bgrat(a0: $T, b: $T, y: $T, front: $T) -> $T {
     return up + $T_exp(lr - du) * s * h;
 }""",
     "betainc_pq": """
-fn $T_betainc_pq(a: $T, b: $T, x: $T) -> vec2<$T> {
+fn $T_betainc_pq(a: $T, b: $T, x: $T, which: i32) -> vec2<$T> {
     // A shape parameter at most 1: DiDonato and Morris's methods as TOMS 708's bratio
     // chooses them. With x0 = min(x, 1 - x) (exact), a0 its parameter and b0 the other,
     // v = I_x0(a0, b0) and w = I_(1-x0)(b0, a0) = 1 - v: the power series for v (how 1)
@@ -1004,6 +1022,10 @@ fn $T_betainc_pq(a: $T, b: $T, x: $T) -> vec2<$T> {
     // Otherwise (0) the continued fraction (bfrac) on the side of x where it converges, which
     // gives that side's tail directly and the other as its complement, so neither
     // tail is taken as 1 minus a value near 1 (betaincc(0.59, 100, 0.5) = 1.06e-31, not 0).
+    // With both parameters at most 1 and w the tail asked for (which), the series for w
+    // itself (3) where 1 - v would cost more: v / w ~ x0^a0 / (1 - x0^a0) against the
+    // series' own ~(1 - x0) / x0, i.e. where x0^a0 > 1 - x0, from x0 = 0.1 on
+    // (betainc(0.59, 0.066, 0.8) = 0.149 as 1 - 0.851: 9.2 ulp in float32).
     // Each method is called once (their arguments selected), so that the kernel holds
     // one copy of each.
     let swap = min(a, b) <= 1.0 && x > 0.5;
@@ -1021,8 +1043,13 @@ fn $T_betainc_pq(a: $T, b: $T, x: $T) -> vec2<$T> {
                     how = 2;
                 }
             }
-        } else if (a0 < min(0.2, b0) && $T_exp(a0 * $T_log(x0)) > 0.9) {
-            how = select(2, 3, x0 >= 0.3);
+        } else {
+            let xa = $T_exp(a0 * $T_log(x0));
+            if (a0 < min(0.2, b0) && xa > 0.9) {
+                how = select(2, 3, x0 >= 0.3);
+            } else if (xa > 1.0 - x0 && x0 >= 0.1 && (which == 1) != swap) {
+                how = 3;
+            }
         }
     }
     // the one power of x0 and 1 - x0 that the method takes
@@ -1065,7 +1092,7 @@ fn $T_ibeta(a: $T, b: $T, x: $T, which: i32) -> $T {
     } else if (x == 1.0) {
         p = 1.0;
     } else {
-        let pq = $T_betainc_pq(a, b, x);
+        let pq = $T_betainc_pq(a, b, x, which);
         return select(pq.x, pq.y, which == 1);
     }
     return select(p, 1.0 - p, which == 1);
