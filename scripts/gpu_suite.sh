@@ -28,9 +28,13 @@ bench() {  # bench CAP_SECONDS NAME FILE [pytest args...]
 
 case "$part" in
 tests)
-    timeout "${TEST_CAP:-240}" python3 -m pytest tests -n 8 -q -p no:cacheprovider -rf --tb=line \
+    # -v: each result is named as it ends, so a run that the cap stops still names its
+    # failures (-q names them only in the closing summary, which the cap cuts)
+    timeout "${TEST_CAP:-240}" python3 -m pytest tests -n 8 -v -p no:cacheprovider -rf --tb=line \
         > "$out/tests-gpu.txt" 2>&1
-    echo "tests: exit $?"; tail -n 3 "$out/tests-gpu.txt" ;;
+    echo "tests: exit $?"; grep -E " (FAILED|ERROR) " "$out/tests-gpu.txt" | head -n 40
+    echo "$(grep -c " PASSED " "$out/tests-gpu.txt") passed, $(grep -c " FAILED " "$out/tests-gpu.txt") failed" \
+        "so far"; tail -n 1 "$out/tests-gpu.txt" ;;
 linalg)
     bench 60 host_path benchmarks/bench_host_path.py --benchmark-group-by=param:case
     timeout 50 python3 benchmarks/bench_linalg_eigen.py 64 256 512 1024 > "$out/linalg_eigen.txt" 2>&1
