@@ -739,8 +739,15 @@ fn $T_beta_parts(a0: $T, b0: $T) -> vec3<$T> {
         return vec3<$T>($T_lgamma1p(a) + $T_lgamma1p(b) - $T_lgamma1p(c), 0.0, c / (a * b));
     }
     if (b < 8.0) {
-        // gamma_pos is a fit below 8 (Stirling's pow and exp beyond: ~8 ulp in float32)
-        if (a > 1e-15) { return vec3<$T>(0.0, 0.0, $T_gamma_pos(a) * $T_gamma_pos(b) / $T_gamma_pos(a + b)); }
+        // gamma_pos is a fit below 8 (Stirling's pow and exp beyond: ~8 ulp in float32).
+        // Gamma(a + b) at the rounded sum, its rounding e put back: Gamma(c + e) =
+        // Gamma(c) (1 + psi(c) e), psi to a few digits (log c - 1/2c - 1/12c^2, c > 1) as
+        // psi(c) e is ~1e-7: e alone had cost psi(c) c / 2 ulp (8 ulp at c = 8)
+        if (a > 1e-15) {
+            let c = $T_two_sum(a, b);
+            let psi = $T_log(c.x) - 0.5 / c.x - 1.0 / (12.0 * c.x * c.x);
+            return vec3<$T>(0.0, 0.0, $T_gamma_pos(a) * $T_gamma_pos(b) / $T_gamma_pos(c.x) * (1.0 - psi * c.y));
+        }
         return vec3<$T>($T_betaln_pos(a, b), 0.0, 1.0);
     }
     let c = $T_two_sum(a, b);
