@@ -14,6 +14,7 @@ grows beside the time shows. torch (CUDA) times the jobs once, in the same proce
     python benchmarks/diag_host_jobs.py [--rounds 5] [--small]
 
 ``--small`` uses sizes that run in seconds on lavapipe (the numbers there are no claim).
+The jobs and their sizes are ``bench_host_path.py``'s.
 """
 from __future__ import annotations
 
@@ -32,37 +33,6 @@ import wgarray as wx  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _timing import cuda_torch, table  # noqa: E402
-
-SIZES = {"euclidean_distances": (20_000, 64), "standard_scaler_fit": (2_000_000, 64),
-         "gaussian_nb_fit": (1_000_000, 32), "logsumexp_zscore": (4_000_000, 16)}
-SMALL = {"euclidean_distances": (2_000, 64), "standard_scaler_fit": (100_000, 64),
-         "gaussian_nb_fit": (50_000, 32), "logsumexp_zscore": (100_000, 16)}
-
-
-def _job(case):
-    import sklearn
-
-    sklearn.set_config(array_api_dispatch=True)
-    if case == "euclidean_distances":
-        from sklearn.metrics.pairwise import euclidean_distances
-        return lambda X, y: (euclidean_distances(X),)
-    if case == "standard_scaler_fit":
-        from sklearn.preprocessing import StandardScaler
-
-        def scaler(X, y):
-            s = StandardScaler().fit(X)
-            return s.mean_, s.scale_
-        return scaler
-    if case == "gaussian_nb_fit":
-        from sklearn.naive_bayes import GaussianNB
-
-        def gnb(X, y):
-            m = GaussianNB().fit(X, y)
-            return m.theta_, m.var_
-        return gnb
-    from scipy.special import logsumexp
-    from scipy.stats import zscore
-    return lambda X, y: (logsumexp(X, axis=1), zscore(X, axis=0))
 
 
 def _inputs(case, sizes, to):
@@ -100,7 +70,10 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--small", action="store_true")
     args = parser.parse_args()
-    sizes = SMALL if args.small else SIZES
+    if args.small:
+        os.environ["WGARRAY_BENCH_SMALL"] = "1"
+    import bench_host_path as bench  # its sizes read WGARRAY_BENCH_SMALL at import
+    sizes, _job = bench.SIZES, bench._job
     rt = wx.__array_namespace_info__().default_device().runtime
     print(f"device: {wx.__array_namespace_info__().default_device().name}")
     jobs = ["standard_scaler_fit", "gaussian_nb_fit", "logsumexp_zscore"]
