@@ -498,9 +498,19 @@ fn $T_digamma(x: $T) -> $T {
     if (x == 0.0) { return select(-$T_inf(), $T_inf(), $T_signbit(x)); }
     if (x > 0.0) { return $T_digamma_pos(x); }
     if (x == floor(x)) { return $T_nan(); }
-    // psi(x) = psi(1 - x) - pi / tan(pi x)
+    // psi(x) = psi(1 - x) - pi cot(pi x), cot(pi r) = sin(pi (1/2 - |r|)) / sin(pi |r|) with
+    // r = x - round(x) and 1/2 - |r| exact: relative accuracy where cot(pi r) is small
+    // (pi / tan(pi r) left ~eps there: psi(-0.5) = psi(1.5) was 31.7 ulp off in float32).
+    // 1 - x rounds where it passes a power of two: its error e comes back as psi'(y) e
+    // (psi' ~ 1/y + 1/2y^2 + 1/6y^3 - 1/30y^5 for y > 1, to a few digits: psi'(y) e is an
+    // ulp-sized term); psi(-0.5054), near a zero, was 43 ulp off in float32 from e alone
     let r = x - $T_round(x);
-    return $T_digamma_pos(1.0 - x) - 3.141592653589793 / $T_tan(3.141592653589793 * r);
+    let a = abs(r);
+    let cot = $T_sin(3.141592653589793 * (0.5 - a)) / $T_sin(3.141592653589793 * a);
+    let y = $T_two_sum(1.0, -x);
+    let w = 1.0 / y.x;
+    let trigamma = w * (1.0 + w * (0.5 + w * (0.16666666666666666 - w * w * 0.03333333333333333)));
+    return ($T_digamma_pos(y.x) + trigamma * y.y) - 3.141592653589793 * $T_copysign(cot, r);
 }""",
     # log(1 + d) - d for d > -1
     "log1pmx": """
