@@ -752,8 +752,9 @@ def test_binomial_inverses_against_mpmath_where_scipy_is_off():
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 def test_scaled_bessel_i_densely_against_mpmath(dtype):
     # i0e and i1e on a dense grid of [0, 20] (and negative x): the [0, 8] fit of i1e(x) / x
-    # lost 14 ulp in float32 near 8, where its value is 1/30 of its coefficients (i1e(x)
-    # itself is fitted on [4, 8] now); float64 against mpmath, as SciPy's i1e is 7.5 ulp off there
+    # lost 14 ulp in float32 near 8, where its value is 1/30 of its coefficients (i0e's 3.5;
+    # both are fitted on [4, 8] of their own now); float64 against mpmath, as SciPy's i1e
+    # is 7.5 ulp off there
     mp = pytest.importorskip("mpmath")
     mp.mp.dps = 30
     x = np.concatenate([np.linspace(0.0, 20.0, 1601), -np.linspace(0.3, 19.7, 97)]).astype(dtype)

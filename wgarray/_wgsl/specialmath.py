@@ -36,8 +36,8 @@ Algorithms
   each giving its own tail; otherwise the continued fraction of Numerical Recipes
   (modified Lentz) on the side of x that converges; betaln through Stirling differences
   when an argument is large.
-* i0e / i1e: Chebyshev fits of i0e(x), i1e(x) / x on [0, 8] (i1e's to 4, then i1e(x)
-  itself on [4, 8], where i1e(x) / x is small beside its fit's coefficients) and of
+* i0e / i1e: Chebyshev fits of i0e(x), i1e(x) / x on [0, 4], of i0e(x) and i1e(x) on
+  [4, 8] (where the [0, 8] fits are small beside their coefficients) and of
   sqrt(x) i_e(x) as functions of 8 / x beyond.
 * Bessel j0 j1 y0 y1 k0 k1 (and scaled), exponential integrals, spence, zeta, degree
   trigonometry, ellipk, binom: fits from ``codegen/special_fits.py`` and the classical
@@ -148,7 +148,7 @@ fn f32_mod360(x: f32) -> f32 {
 }
 
 _FITS = ("ERF_SMALL", "ERFCX_A", "ERFCX_B", "ERFCX_C", "ERFCX_D", "LGAMMA_2",
-         "I0E_A", "I1E_A", "I1E_M", "I0E_B", "I1E_B", "E1_0", "EI_H", "EI_A", "EI_B", "EI_C", "EI_D",
+         "I0E_A", "I1E_A", "I0E_M", "I1E_M", "I0E_B", "I1E_B", "E1_0", "EI_H", "EI_A", "EI_B", "EI_C", "EI_D",
          "SPENCE_1", "ZETA_01", "Y0_A", "Y1_A", "P0_B", "Q0_B", "P1_B", "Q1_B", "J0_M", "Y1_M", "K0_A",
          "K1_A", "K0E_B", "K1E_B", "K0E_C", "K1E_C")
 
@@ -1211,7 +1211,8 @@ fn $T_fdtrc(dfn: $T, dfd: $T, x: $T) -> $T { return $T_fdtr_w(dfn, dfd, x, 1); }
 fn $T_i0e(x: $T) -> $T {
     if ($T_isnan(x)) { return x; }
     let a = abs(x);
-    if (a <= 8.0) { return $T_cheb_i0e_a(a * 0.25 - 1.0); }
+    if (a <= 4.0) { return $T_cheb_i0e_a(a * 0.25 - 1.0); }
+    if (a <= 8.0) { return $T_cheb_i0e_m(0.5 * a - 3.0); }
     return $T_cheb_i0e_b(16.0 / a - 1.0) / sqrt(a);
 }""",
     "i1e": """
