@@ -11,7 +11,10 @@ with the wall time, the calling thread's CPU time (the host's share), the pool's
 buffers and bytes, the bind groups cached and the Python objects tracked, so that what
 grows beside the time shows. torch (CUDA) times the jobs once, in the same process.
 
-    python benchmarks/diag_host_jobs.py [--rounds 5] [--small]
+    python benchmarks/diag_host_jobs.py [--rounds 5] [--small] [--torch-first]
+
+``--torch-first`` runs torch's jobs before wgarray's (as bench_host_path.py interleaves
+them): whether a live, used CUDA context in the process slows wgarray's Vulkan work.
 
 ``--small`` uses sizes that run in seconds on lavapipe (the numbers there are no claim).
 The jobs and their sizes are ``bench_host_path.py``'s.
@@ -69,6 +72,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--small", action="store_true")
+    parser.add_argument("--torch-first", action="store_true")
     args = parser.parse_args()
     if args.small:
         os.environ["WGARRAY_BENCH_SMALL"] = "1"
@@ -88,6 +92,18 @@ def main():
             rows.append([case, state, f"{wall * 1e3:.2f}", f"{cpu * 1e3:.2f}", _state(rt)])
             print(rows[-1], flush=True)
 
+    torch = cuda_torch()
+
+    def run_torch():
+        for case in jobs:
+            X, y = _inputs(case, sizes, lambda a: torch.as_tensor(a, device="cuda"))
+            fn = _job(case)
+            wall, cpu = _time(lambda: fn(X, y), lambda out: torch.cuda.synchronize(), args.rounds)
+            rows.append([case, "torch", f"{wall * 1e3:.2f}", f"{cpu * 1e3:.2f}", ""])
+            print(rows[-1], flush=True)
+
+    if args.torch_first and torch is not None:
+        run_torch()
     run("fresh")
     X, y = data["euclidean_distances"]
     euclid = _job("euclidean_distances")
@@ -100,13 +116,8 @@ def main():
     gc.collect()
     run("emptied")
 
-    torch = cuda_torch()
-    if torch is not None:
-        for case in jobs:
-            X, y = _inputs(case, sizes, lambda a: torch.as_tensor(a, device="cuda"))
-            fn = _job(case)
-            wall, cpu = _time(lambda: fn(X, y), lambda out: torch.cuda.synchronize(), args.rounds)
-            rows.append([case, "torch", f"{wall * 1e3:.2f}", f"{cpu * 1e3:.2f}", ""])
+    if torch is not None and not args.torch_first:
+        run_torch()
     print()
     print(table(rows, ["job", "state", "wall ms", "host CPU ms", "state after"]))
 

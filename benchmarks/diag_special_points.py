@@ -2,7 +2,7 @@
 device: the inputs, wgarray's value, the reference, and the error in ulp, for the
 test grids of ``tests/test_special.py`` that a device fails.
 
-    python benchmarks/diag_special_points.py lpmv rgamma
+    python benchmarks/diag_special_points.py lpmv rgamma beta formed
 """
 from __future__ import annotations
 
@@ -45,8 +45,50 @@ def _show(name, args, dtype, ref=None):
         print("  ", [float(v[i]) for v in a], "got", repr(got[i]), "ref", repr(float(ref[i])), f"{err[i]:.3g} ulp")
 
 
+def _beta_grid(dtype):
+    return [v.astype(dtype) for v in D._grid(D._pos(-2, 3, 26), D._pos(-2, 3, 26))]
+
+
+def _mp_ref(f, args):
+    import mpmath as mp
+    mp.mp.dps = 40
+    return np.array([float(f(mp, *[mp.mpf(float(u)) for u in p])) for p in zip(*args)])
+
+
+def _formed(name):
+    """gdtr's a x, stdtr's t^2 / (df + t^2), fdtr's dfn x / (dfd + dfn x) exact (test_special's reference)"""
+    def ref(mp, *v):
+        if name in ("gdtr", "gdtrc"):
+            a, b, x = v
+            lo, hi = (0, a * x) if name == "gdtr" else (a * x, mp.inf)
+            return mp.gammainc(b, lo, hi, regularized=True)
+        if name == "stdtr":
+            df, t = v
+            tail = mp.betainc(df / 2, mp.mpf(1) / 2, 0, df / (df + t * t), regularized=True) / 2
+            return tail if t < 0 else 1 - tail
+        n, d, x = v
+        if name == "fdtr":
+            return mp.betainc(n / 2, d / 2, 0, n * x / (d + n * x), regularized=True)
+        return mp.betainc(d / 2, n / 2, 0, d / (d + n * x), regularized=True)
+    return ref
+
+
 def main(names):
     for name in names:
+        if name == "beta":
+            _show("beta", [[1.0, 1.0, -2.0, 2.0, -2.0, -0.5, np.nan, -np.inf, -1.0, -1.0, -1.0, -3.0, 0.0, np.inf, -1.5],
+                           [-1.0, -2.0, 1.0, -2.0, 2.0, -0.5, -1.0, np.nan, 0.0, -1.0, 0.5, 3.0, 4.0, np.inf, -2.5]],
+                  np.float64)
+            for dtype in (np.float32, np.float64):
+                g = _beta_grid(dtype)
+                _show("beta", g, dtype, _mp_ref(lambda mp, a, b: mp.beta(a, b), g))
+        elif name == "formed":
+            for dtype in (np.float32, np.float64):
+                for f in ("gdtr", "gdtrc", "stdtr", "fdtr", "fdtrc"):
+                    args = [np.asarray(v, dtype=dtype) for v in D.MULTI[f]]
+                    keep = np.all([np.isfinite(v) for v in args], axis=0)
+                    args = [v[keep] for v in args]
+                    _show(f, args, dtype, _mp_ref(_formed(f), args))
         if name == "lpmv":
             for dtype in (np.float64, np.float32):
                 _show("lpmv", _lpmv_grid(), dtype)

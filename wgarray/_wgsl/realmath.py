@@ -753,16 +753,20 @@ fn $T_logaddexp(x: $T, y: $T) -> $T {
     # exact product a*b as (hi, lo), a, b finite with |a|, |b| in split range
     "two_prod": """
 fn $T_two_prod(a: $T, b: $T) -> vec2<$T> {
-    let p = a * b;
+    // p laundered before sa.x sb.x - p: a compiler that contracts a * b into that
+    // subtraction (NVIDIA's does) takes sa.x sb.x - a b exactly, not from the rounded p,
+    // and e is then no longer p's rounding error (gdtr float32 37 ulp on an H100)
+    let p = $T_launder(a * b);
     let sa = $T_split(a);
     let sb = $T_split(b);
     // one partial product per barrier: nothing to factor (a * (b_hi + b_lo) = a * b)
     var e = $T_launder(sa.x * sb.x - p);
     e = $T_launder(e + sa.x * sb.y);
     e = $T_launder(e + sa.y * sb.x);
-    // the product laundered: a caller's c - p or c + p that a compiler contracts into a
-    // fused multiply-add (lavapipe's did, in div_dd) is exact already, and e then counts twice
-    return vec2<$T>($T_launder(p), e + sa.y * sb.y);
+    // p laundered for the caller too: a caller's c - p or c + p that a compiler contracts
+    // into a fused multiply-add (lavapipe's did, in div_dd) is exact already, and e then
+    // counts twice
+    return vec2<$T>(p, e + sa.y * sb.y);
 }""",
     "two_sum": """
 fn $T_two_sum(a: $T, b: $T) -> vec2<$T> {

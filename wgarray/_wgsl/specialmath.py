@@ -829,7 +829,9 @@ fn $T_beta(a: $T, b: $T) -> $T {
             return $T_inf();
         }
         let s = select($T(-1.0), $T(1.0), o - 2.0 * floor(0.5 * o) == 0.0);
-        if (o <= 0.0) { return s * $T_inf(); }
+        // (a select, not s times inf: NVIDIA's compiler made a subnormal of s * inf in
+        // float64, beta(-1, 0) = 3.2e-313 on an H100)
+        if (o <= 0.0) { return select($T_inf(), -$T_inf(), s < 0.0); }
         return s * $T_beta_pos(1.0 - n - o, o);
     }
     if ($T_isnan(a) || $T_isnan(b)) { return $T_nan(); }
@@ -843,7 +845,7 @@ fn $T_beta(a: $T, b: $T) -> $T {
     let hi = max(a, b);
     // B(inf, lo) = Gamma(lo) inf^-lo: infinite with Gamma(lo)'s sign (SciPy's -inf at
     // beta(inf, -0.5))
-    if ($T_isinf(hi)) { return $T_gammasgn(lo) * $T_inf(); }
+    if ($T_isinf(hi)) { return select($T_inf(), -$T_inf(), $T_gammasgn(lo) < 0.0); }
     if (hi >= 8.0 && c >= 8.0 && lo > -100.0) {
         // Gamma(lo) Gamma(hi) / Gamma(c), the ratio in double length: exp(betaln) lost
         // |lgamma(hi)| ulp to the difference of two large logs (beta(1e9 + 10.5, -9.5))
@@ -1128,12 +1130,19 @@ fn $T_div_dd(nh: $T, nl: $T, dh: $T, dl: $T) -> vec2<$T> {
     let p = $T_two_prod(q, dh);
     return vec2<$T>(q, (((nh - p.x) - p.y) + (nl - q * dl)) / dh);
 }""",
-    # v, a distribution function (which = 0) or its complement (1), moved by d, the
-    # function's first-order change; v kept where d is not finite
+    # v, a distribution function (which = 0) or its complement (1), moved by f dx, its
+    # first-order change (f the density, dx the argument's rounding error); v kept where
+    # that is not finite. Below 2^-60 the sum is taken 2^64 up (exact both ways): f dx is
+    # ~1e-6 v, subnormal in float32 from v ~ 1e-32 on, and a device that flushes
+    # subnormals (NVIDIA's float32) had lost it (gdtr 37 ulp on an H100)
     "shift_tail": """
-fn $T_shift_tail(v: $T, d: $T, which: i32) -> $T {
+fn $T_shift_tail(v: $T, f: $T, dx: $T, which: i32) -> $T {
+    let up = v < 8.673617379884035e-19;
+    let sc = select($T(1.0), $T(18446744073709551616.0), up);
+    let d = f * (dx * sc);
     if ($T_isnan(d) || $T_isinf(d)) { return v; }
-    return clamp(select(v + d, v - d, which == 1), 0.0, 1.0);
+    let w = select(v * sc + d, v * sc - d, which == 1);
+    return clamp(select(w, w * 5.421010862427522e-20, up), 0.0, 1.0);
 }""",
     # The distributions whose argument is formed in the type (gdtr's a x, stdtr's t^2 /
     # (df + t^2), fdtr's dfn x / (dfd + dfn x)): the function at the rounded argument x
@@ -1146,7 +1155,7 @@ fn $T_shift_tail(v: $T, d: $T, which: i32) -> $T {
 fn $T_ibeta_dx(a: $T, b: $T, x: $T, dx: $T, which: i32) -> $T {
     let v = $T_ibeta(a, b, x, which);
     if ($T_isnan(v) || $T_isinf(a) || $T_isinf(b) || !(x > 0.0 && x < 1.0 && a > 0.0 && b > 0.0)) { return v; }
-    return $T_shift_tail(v, $T_ibeta_pow(a, b, x, a - 1.0, b - 1.0) * dx, which);
+    return $T_shift_tail(v, $T_ibeta_pow(a, b, x, a - 1.0, b - 1.0), dx, which);
 }""",
     # P(b, a x) (which = 0) or Q(b, a x) (1), a x as two_prod's hi + lo; dP/dy = y^(b-1)
     # e^-y / Gamma(b), igam_pqf's factor over y
@@ -1158,7 +1167,7 @@ fn $T_igam_ax(a: $T, b: $T, x: $T, which: i32) -> $T {
         return $T_igam(b, y.x, which);
     }
     let pqf = $T_igam_pqf(b, y.x);
-    return $T_shift_tail(select(pqf.x, pqf.y, which == 1), pqf.z / y.x * y.y, which);
+    return $T_shift_tail(select(pqf.x, pqf.y, which == 1), pqf.z / y.x, y.y, which);
 }""",
     "gdtr": """
 fn $T_gdtr(a: $T, b: $T, x: $T) -> $T { return $T_igam_ax(a, b, x, 0); }""",
