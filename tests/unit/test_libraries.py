@@ -96,3 +96,21 @@ def test_library_of_code_is_what_the_code_calls():
     assert {"f64_exp", "f64_log1p"} <= set(defined_functions(text))
     assert problems(text + code, kernel=False) == []
     assert elementwise.library("fn compute(x: f32) -> f32 { return x; }") == ""
+
+
+def test_no_library_function_multiplies_by_an_infinity_constant():
+    # NVIDIA's Vulkan compiler made a subnormal of s * f64_inf() (beta(-1, 0) = 3.2e-313
+    # on an H100): a signed infinity is chosen by select
+    import re
+    bad = [name for name, snippet in ALL.items()
+           if re.search(r"\*\s*(f32|f64)_inf\(\)|(f32|f64)_inf\(\)\s*\*", snippet.source)]
+    assert not bad, bad
+
+
+@pytest.mark.parametrize("T", ["f32", "f64"])
+def test_two_prod_launders_its_factors_and_its_product(T):
+    # a quotient n / d passed with d is n to a compiler that cancels (div_dd's error term
+    # came out 0 on an H100), and a product contracted into sa.x sb.x - p is exact
+    src = ALL[f"{T}_two_prod"].source
+    assert f"let a = {T}_launder(a0);" in src and f"let b = {T}_launder(b0);" in src, src
+    assert f"let p = {T}_launder(a * b);" in src, src

@@ -752,10 +752,14 @@ fn $T_logaddexp(x: $T, y: $T) -> $T {
     # ---------------------------------------------------------------- pow
     # exact product a*b as (hi, lo), a, b finite with |a|, |b| in split range
     "two_prod": """
-fn $T_two_prod(a: $T, b: $T) -> vec2<$T> {
-    // p laundered before sa.x sb.x - p: a compiler that contracts a * b into that
-    // subtraction (NVIDIA's does) takes sa.x sb.x - a b exactly, not from the rounded p,
-    // and e is then no longer p's rounding error (gdtr float32 37 ulp on an H100)
+fn $T_two_prod(a0: $T, b0: $T) -> vec2<$T> {
+    // the factors laundered: a caller's quotient q = n / d times d is n to a compiler
+    // that cancels, and n - q d then 0 (div_dd's error term came out 0 in float64 on an
+    // H100; div_rn launders its quotient likewise); the product laundered before
+    // sa.x sb.x - p: contracted into that subtraction, a b would be taken exactly, not
+    // as the rounded p whose error e is
+    let a = $T_launder(a0);
+    let b = $T_launder(b0);
     let p = $T_launder(a * b);
     let sa = $T_split(a);
     let sb = $T_split(b);

@@ -756,7 +756,10 @@ fn $T_beta_parts(a0: $T, b0: $T) -> vec3<$T> {
         if (a > 1e-15) {
             let c = $T_two_sum(a, b);
             let psi = $T_log(c.x) - 0.5 / c.x - 1.0 / (12.0 * c.x * c.x);
-            return vec3<$T>(0.0, 0.0, $T_gamma_pos(a) * $T_gamma_pos(b) / $T_gamma_pos(c.x) * (1.0 - psi * c.y));
+            // (the quotient correctly rounded: WGSL lets a device's float32 division be
+            // 2.5 ulp off)
+            let g = $T_divide($T_gamma_pos(a) * $T_gamma_pos(b), $T_gamma_pos(c.x));
+            return vec3<$T>(0.0, 0.0, g * (1.0 - psi * c.y));
         }
         return vec3<$T>($T_betaln_pos(a, b), 0.0, 1.0);
     }
@@ -1811,7 +1814,7 @@ fn $T_yn(n0: $T, x: $T) -> $T {
     if (k < n && e <= $YN_EMAX) { return $T_nan(); }
     // past 2^(S YN_EMAX) the result overflows: |Y_k| grows with k once k > x
     var out = yh + yl;
-    if (e > $YN_EMAX) { out = out * $T_inf(); }
+    if (e > $YN_EMAX) { out = select($T_inf(), -$T_inf(), out < 0.0); }
     for (var i = 0; i < e; i = i + 1) { out = out * $YN_SCALE; }
     return s * out;
 }""",
