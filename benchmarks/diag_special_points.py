@@ -49,28 +49,18 @@ def _beta_grid(dtype):
     return [v.astype(dtype) for v in D._grid(D._pos(-2, 3, 26), D._pos(-2, 3, 26))]
 
 
+def _formed_reference(name, args):
+    """tests/test_special.py's reference: the formed argument exact, each tail on its side"""
+    import mpmath as mp
+    from test_special import _distribution_reference
+    mp.mp.dps = 40
+    return np.array([float(_distribution_reference(mp, name, p)) for p in zip(*args)])
+
+
 def _mp_ref(f, args):
     import mpmath as mp
     mp.mp.dps = 40
     return np.array([float(f(mp, *[mp.mpf(float(u)) for u in p])) for p in zip(*args)])
-
-
-def _formed(name):
-    """gdtr's a x, stdtr's t^2 / (df + t^2), fdtr's dfn x / (dfd + dfn x) exact (test_special's reference)"""
-    def ref(mp, *v):
-        if name in ("gdtr", "gdtrc"):
-            a, b, x = v
-            lo, hi = (0, a * x) if name == "gdtr" else (a * x, mp.inf)
-            return mp.gammainc(b, lo, hi, regularized=True)
-        if name == "stdtr":
-            df, t = v
-            tail = mp.betainc(df / 2, mp.mpf(1) / 2, 0, df / (df + t * t), regularized=True) / 2
-            return tail if t < 0 else 1 - tail
-        n, d, x = v
-        if name == "fdtr":
-            return mp.betainc(n / 2, d / 2, 0, n * x / (d + n * x), regularized=True)
-        return mp.betainc(d / 2, n / 2, 0, d / (d + n * x), regularized=True)
-    return ref
 
 
 def main(names):
@@ -88,7 +78,7 @@ def main(names):
                     args = [np.asarray(v, dtype=dtype) for v in D.MULTI[f]]
                     keep = np.all([np.isfinite(v) for v in args], axis=0)
                     args = [v[keep] for v in args]
-                    _show(f, args, dtype, _mp_ref(_formed(f), args))
+                    _show(f, args, dtype, _formed_reference(f, args))
         if name == "lpmv":
             for dtype in (np.float64, np.float32):
                 _show("lpmv", _lpmv_grid(), dtype)

@@ -108,9 +108,27 @@ def test_no_library_function_multiplies_by_an_infinity_constant():
 
 
 @pytest.mark.parametrize("T", ["f32", "f64"])
-def test_two_prod_launders_its_factors_and_its_product(T):
-    # a quotient n / d passed with d is n to a compiler that cancels (div_dd's error term
-    # came out 0 on an H100), and a product contracted into sa.x sb.x - p is exact
-    src = ALL[f"{T}_two_prod"].source
-    assert f"let a = {T}_launder(a0);" in src and f"let b = {T}_launder(b0);" in src, src
-    assert f"let p = {T}_launder(a * b);" in src, src
+def test_a_quotient_passed_to_two_prod_with_its_divisor_is_laundered(T):
+    # q = n / d passed to two_prod with d: q d is n to a compiler that cancels, and the
+    # error term n - q d then 0 (div_dd's came out 0 in float64 on an H100); and the
+    # product is laundered before two_prod subtracts it (a contraction takes it exactly)
+    import re
+    assert f"let p = {T}_launder(a * b);" in ALL[f"{T}_two_prod"].source
+    bad = []
+    for name, snippet in ALL.items():
+        if not name.startswith(T + "_"):
+            continue
+        lines = snippet.source.split("\n")
+        for i, line in enumerate(lines):
+            call = re.search(rf"{T}_two_prod\((\w+), (\w+)", line)
+            if not call:
+                continue
+            q, d = call.groups()
+            for before in reversed(lines[:i]):
+                made = re.search(rf"\blet {q} = (.*);", before)
+                if made:
+                    if re.search(rf"/ *(\(|abs\(|{d}\b)", made.group(1)) or re.search(rf"divide\(\w+, *{d}\)", made.group(1).replace(" ", "")):
+                        if not made.group(1).startswith(f"{T}_launder("):
+                            bad.append(f"{name}: {before.strip()}")
+                    break
+    assert not bad, bad

@@ -752,14 +752,11 @@ fn $T_logaddexp(x: $T, y: $T) -> $T {
     # ---------------------------------------------------------------- pow
     # exact product a*b as (hi, lo), a, b finite with |a|, |b| in split range
     "two_prod": """
-fn $T_two_prod(a0: $T, b0: $T) -> vec2<$T> {
-    // the factors laundered: a caller's quotient q = n / d times d is n to a compiler
-    // that cancels, and n - q d then 0 (div_dd's error term came out 0 in float64 on an
-    // H100; div_rn launders its quotient likewise); the product laundered before
-    // sa.x sb.x - p: contracted into that subtraction, a b would be taken exactly, not
-    // as the rounded p whose error e is
-    let a = $T_launder(a0);
-    let b = $T_launder(b0);
+fn $T_two_prod(a: $T, b: $T) -> vec2<$T> {
+    // the product laundered before sa.x sb.x - p: contracted into that subtraction, a b
+    // would be taken exactly, not as the rounded p whose error e is. (A caller's quotient
+    // q = n / d passed with d is laundered by the caller: q d is n to a compiler that
+    // cancels, and n - q d then 0, as div_dd's error term came out in float64 on an H100.)
     let p = $T_launder(a * b);
     let sa = $T_split(a);
     let sb = $T_split(b);
@@ -1068,7 +1065,7 @@ fn $T_atan2(y: $T, x: $T) -> $T {
     // atan is itself 2 ulp off and gains nothing)
     // (the quotient of y and x themselves: abs() of a subnormal is flushed to zero on
     // devices without subnormals, the division scales its operands first)
-    let q = abs($T_divide(y, x));
+    let q = $T_launder(abs($T_divide(y, x)));   // (see two_prod: q |x| is not |y|)
     let ax = abs(x);
     var c = $T(0.0);
     if ($ATAN2_DQ && q > $DD_LO && q < $DD_HI && ax > $DD_LO && ax < $DD_HI) {

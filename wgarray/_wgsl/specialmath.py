@@ -402,11 +402,12 @@ fn $T_gamma_pos(x: $T) -> $T {
     }
     var v: $T;
     var f: $T = 1.0;
+    // (reciprocals correctly rounded: WGSL lets a device's float32 division be 2.5 ulp off)
     if (x < 0.5) {
-        f = 1.0 / (x * (x + 1.0));
+        f = $T_divide(1.0, x * (x + 1.0));
         v = x;
     } else if (x < 1.5) {
-        f = 1.0 / x;
+        f = $T_divide(1.0, x);
         v = x - 1.0;
     } else if (x <= 2.5) {
         v = x - 2.0;
@@ -563,7 +564,7 @@ fn $T_igam_fac(a: $T, x: $T) -> $T {
     let c = sqrt(a * 0.15915494309189535);
     let sa = $T_stirling_s(a);
     let xa = x - a;
-    let d = xa / a;
+    let d = $T_launder(xa / a);   // (see two_prod: d a is not xa)
     if (abs(d) < 0.1) {
         // near the peak: a log1pmx(d), small; d's rounding (x - a is exact here) put
         // back to first order, d log1pmx / dd = -d / (1 + d)
@@ -1127,7 +1128,7 @@ fn $T_betaincc(a: $T, b: $T, x: $T) -> $T { return $T_ibeta(a, b, x, 1); }""",
     # order, its error (n - q d) / d, with q dh by two_prod
     "div_dd": """
 fn $T_div_dd(nh: $T, nl: $T, dh: $T, dl: $T) -> vec2<$T> {
-    let q = nh / dh;
+    let q = $T_launder(nh / dh);   // (see two_prod: q dh is not nh)
     // (p.x comes laundered from two_prod: lavapipe's compiler had contracted nh - q dh
     // into a fused multiply-add, exact already, and p.y then came off twice)
     let p = $T_two_prod(q, dh);
@@ -1524,7 +1525,7 @@ fn $T_zeta(x: $T, q: $T) -> $T {
     # 1 / (h + l) as hi + lo for finite nonzero h (h + l a double-length value)
     "recip_dd": """
 fn $T_recip_dd(x: vec2<$T>) -> vec2<$T> {
-    let v = 1.0 / x.x;
+    let v = $T_launder(1.0 / x.x);   // (see two_prod: v x.x is not 1)
     let e = $T_two_prod(v, x.x);
     return vec2<$T>(v, (($T_launder(1.0 - e.x) - e.y) - v * x.y) * v);
 }""",
@@ -2378,7 +2379,7 @@ _BOXCOX = {
     "log_sum_dd": """
 fn $T_log_sum_dd(a: $T, bh: $T, bl: $T) -> vec2<$T> {
     let l = $T_log_dd(a);
-    let ch = bh / a;
+    let ch = $T_launder(bh / a);   // (see two_prod: ch a is not bh)
     let q = $T_two_prod(ch, a);
     let cl = ($T_launder($T_launder(bh - q.x) - q.y) + bl) / a;
     let r = $T_two_sum(l.x, ch);
@@ -2415,7 +2416,7 @@ fn $T_inv_boxcox_exponent(y: $T, lam: $T) -> vec3<$T> {
     let s = $T_two_sum(1.0, zz.x);
     if (!(s.x > 0.0)) { return vec3<$T>(0.0, 0.0, 0.0); }
     let L = $T_log_sum_dd(s.x, s.y, zz.y);
-    let h = L.x / lam;
+    let h = $T_launder(L.x / lam);   // (see two_prod: h lam is not L.x)
     let r = $T_two_prod(h, lam);
     return vec3<$T>(h, ($T_launder($T_launder(L.x - r.x) - r.y) + L.y) / lam, 1.0);
 }""",
