@@ -257,17 +257,7 @@ def test_cholesky_panels_unrolled_and_looped_give_the_same_bits(unrolled, monkey
     if want:  # the looped kernel beside it (the unrolled one is only built where asked for)
         monkeypatch.setattr(blk, "CHOL_UNROLLED", False)
         dev.runtime.programs.clear()
-        looped = to_np(la.cholesky(x))
-        for k in range(2):
-            ref = np.linalg.cholesky(a[k])
-            assert bound(rel(looped[k] @ looped[k].T, a[k]), rel(ref @ ref.T, a[k]), d)
-        # bit for bit where the shader compiler keeps each operation as written
-        # (lavapipe): the two renderings do the same operations in the same order. A GPU
-        # compiler may contract and reorder the unrolled kernel's arithmetic otherwise than
-        # the loop's (an H100: 42% of the entries a rounding apart, with the update's
-        # products in explicit fma too), and there both are held to the bound above
-        if dev.adapter_type == "CPU":
-            np.testing.assert_array_equal(ours, looped)
+        np.testing.assert_array_equal(ours, to_np(la.cholesky(x)))
 
 
 # ------------------------------------------------------------------ LU: solve, inv, det
