@@ -13,7 +13,7 @@ A switch is a name in ``_kernels/linalg_blocked.py``, or ``trd.NAME`` / ``eig.NA
 ``wl.NAME`` for one of the kernels' WGSL (``_wgsl/linalg.py``: compiled kernels are
 dropped at each change too, as the kernel cache's keys do not hold it):
 
-    python benchmarks/diag_switch.py cholesky wl.EXACT_F32_ROOTS 0,1 1024,4096
+    python benchmarks/diag_switch.py cholesky wl.EXACT_F32_ROOTS 0,1,2 1024,4096
 
 float32 (DTYPE=float64 for that); solve takes 16 right-hand sides. Each value is timed
 in turn within every round (median of ROUNDS, default 7; recorded programs cleared at

@@ -33,11 +33,12 @@ from . import elementwise as ew
 WG = 64
 
 
-# float32 square roots and reciprocals of the factorizations correctly rounded (WGSL lets
-# a device's sqrt be off by more than 2.5 ulp and its division by 2.5): a pivot's root and
-# its reciprocal then have the same bits on every device and in every kernel that takes
-# them, whatever the compiler makes of 1 / sqrt(x) (a reciprocal root, say)
-EXACT_F32_ROOTS = True
+# float32 square roots and reciprocals of the factorizations: 0 the device's own; 1
+# correctly rounded (WGSL lets a device's sqrt be off by more than 2.5 ulp and its
+# division by 2.5); 2 the device's own with the root laundered before it is divided by,
+# so that no compiler makes a reciprocal root of 1 / sqrt(x) in one kernel and not in
+# another (a pivot's root and reciprocal then have the same bits wherever taken)
+EXACT_F32_ROOTS = 1
 
 
 def prelude(t: str) -> str:
@@ -46,12 +47,15 @@ def prelude(t: str) -> str:
     if r == "f64":
         roots = ["fn r_sqrt(x: R) -> R { return f64_sqrt(x); }",
                  "fn r_recip(x: R) -> R { return R(1) / x; }"]
-    elif EXACT_F32_ROOTS:
+    elif EXACT_F32_ROOTS == 1:
         # for a positive finite x (a zero, negative, inf or NaN pivot: the device's own)
         roots = ["fn r_sqrt(x: R) -> R { if (bitcast<u32>(x) - 1u < 0x7f7fffffu) "
                  "{ return f32_sqrt_rn(x); } return sqrt(x); }",
                  "fn r_recip(x: R) -> R { if ((bitcast<u32>(x) & 0x7fffffffu) - 1u < 0x7f7fffffu) "
                  "{ return f32_div_rn(R(1), x); } return R(1) / x; }"]
+    elif EXACT_F32_ROOTS == 2:
+        roots = ["fn r_sqrt(x: R) -> R { return f32_launder(sqrt(x)); }",
+                 "fn r_recip(x: R) -> R { return R(1) / f32_launder(x); }"]
     else:
         roots = ["fn r_sqrt(x: R) -> R { return sqrt(x); }",
                  "fn r_recip(x: R) -> R { return R(1) / x; }"]
