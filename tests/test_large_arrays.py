@@ -364,12 +364,12 @@ def test_argmax_argmin_along_whole_rows_past_the_limit(limited, kind):
     np.testing.assert_array_equal(got, getattr(np, kind)(b.reshape(40, 270), axis=-1, keepdims=True))
 
 
-@pytest.mark.parametrize("name", ["eigh", "qr"])
+@pytest.mark.parametrize("name", ["eigh", "svdvals"])
 def test_functions_without_large_array_support_raise_naming_themselves(limited, name):
     x = xp.asarray(_rng().standard_normal((300, 70)).astype(np.float32))
     spd = x.T @ x + 70 * xp.eye(70)  # one 19.6 KB matrix
     calls = {"eigh": lambda: xp.linalg.eigh(spd)[0],
-             "qr": lambda: xp.linalg.qr(spd)[1]}
+             "svdvals": lambda: xp.linalg.svdvals(spd)}
     with pytest.raises(MemoryError, match=rf"^{name}: .*(binding|limit)"):
         np.asarray(calls[name]())
 
@@ -880,3 +880,76 @@ def test_arange_past_the_u32_index_range_from_row_and_column_grids(monkeypatch, 
     for num, endpoint in [(5000, True), (5001, False)]:
         np.testing.assert_allclose(np.asarray(xp.linspace(-1.0, 3.0, num, endpoint=endpoint)),
                                    np.linspace(-1, 3, num, endpoint=endpoint), rtol=1e-6, atol=1e-6)
+
+
+def _qr_errors(a, q, r):
+    """(max |Q^H Q - I|, ||Q R - A|| / ||A||) in double precision."""
+    wide = np.complex128 if a.dtype.kind == "c" else np.float64
+    q, r, a = q.astype(wide), r.astype(wide), a.astype(wide)
+    orth = np.abs(q.conj().T @ q - np.eye(q.shape[1])).max()
+    return orth, np.linalg.norm(q @ r - a) / np.linalg.norm(a)
+
+
+def _qr_case(kind, shape, dtype, rng):
+    m, n = shape
+    a = rng.standard_normal((m, n))
+    if dtype == "complex64":
+        a = a + 1j * rng.standard_normal((m, n))
+    if kind == "repeated":  # rank n / 4: each column four times, across panel edges
+        a = np.repeat(a[:, : n // 4 + 1], 4, axis=1)[:, :n]
+    elif kind == "zeros":  # the right half zero: whole panels in the span of none
+        a[:, n // 2:] = 0
+    elif kind == "cond":  # condition 1e6: the projections cancel
+        u, _ = np.linalg.qr(rng.standard_normal((m, min(m, n))))
+        v, _ = np.linalg.qr(rng.standard_normal((n, min(m, n))))
+        a = (u * np.logspace(0, -6, min(m, n))) @ v.T
+    return a.astype(dtype)
+
+
+QR_PANEL_CASES = ([("plain", s, d) for s in ((200, 200), (230, 170), (130, 300)) for d in ("float32", "float64")]
+                  + [("plain", (160, 160), "complex64")]
+                  + [(k, (200, 200), d) for k in ("repeated", "zeros", "cond") for d in ("float32", "float64")])
+
+
+@pytest.mark.parametrize("kind,shape,dtype", QR_PANEL_CASES,
+                         ids=[f"{k}-{m}x{n}-{d}" for k, (m, n), d in QR_PANEL_CASES])
+def test_qr_of_one_matrix_past_the_limit_by_panels(kind, shape, dtype):
+    """Square, moderately tall and wide matrices several bindings large (one binding
+    holds ten of a panel's columns): Q orthonormal and Q R = A to within 10x of LAPACK in
+    the same precision, R upper triangular, also where columns repeat or vanish (rank
+    deficiency: whole panels in the span of the columns before them) and where the
+    projections cancel six digits."""
+    if dtype == "float64" and not xp.__array_namespace_info__().dtypes().get("float64"):
+        pytest.skip("float64: this device has no shader-f64 (its dtypes leave it out)")
+    a = _qr_case(kind, shape, dtype, _rng())
+    with debug.binding_limit(LU_LIMIT):
+        assert a.nbytes > 2 * LU_LIMIT
+        qx, rx = xp.linalg.qr(xp.asarray(a))
+        q, r = np.asarray(qx), np.asarray(rx)
+    k = min(shape)
+    assert q.shape == (shape[0], k) and r.shape == (k, shape[1])
+    assert q.dtype == a.dtype and r.dtype == a.dtype
+    assert np.all(np.tril(r, -1) == 0)
+    orth, res = _qr_errors(a, q, r)
+    ref_orth, ref_res = _qr_errors(a, *np.linalg.qr(a))
+    eps = np.finfo(a.real.dtype).eps
+    assert orth <= 10 * max(ref_orth, eps), (orth, ref_orth)
+    assert res <= 10 * max(ref_res, eps), (res, ref_res)
+
+
+def test_qr_modes_past_the_limit():
+    """mode='complete' of a square matrix past the limit is its reduced QR; of a tall one
+    (whose Q would be m x m) a MemoryError naming qr; NaN spreads as in NumPy's."""
+    rng = _rng()
+    a = rng.standard_normal((150, 150)).astype(np.float32)
+    with debug.binding_limit(LU_LIMIT):
+        q, r = (np.asarray(t) for t in xp.linalg.qr(xp.asarray(a), mode="complete"))
+        assert q.shape == r.shape == (150, 150)
+        orth, res = _qr_errors(a, q, r)
+        assert orth < 1e-5 and res < 1e-6
+        tall = xp.asarray(rng.standard_normal((260, 140)).astype(np.float32))
+        with pytest.raises(MemoryError, match=r"^qr: mode='complete' of one 260 x 140 matrix past"):
+            xp.linalg.qr(tall, mode="complete")
+        a[3, 70] = np.nan
+        q, r = (np.asarray(t) for t in xp.linalg.qr(xp.asarray(a)))
+        assert np.isnan(r[:, 70:]).any() and np.isnan(q).any()

@@ -518,6 +518,8 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
         raise ValueError(f"qr: expected mode 'reduced' or 'complete', got {mode!r}")
     m, n = x.shape[-2:]
     nb = g.prod(x.shape[:-2])
+    if nb == 1 and x.device.big and slabs.too_big([x._node]) and not (m > n and _is_tall(x.shape)):
+        return _qr_by_panels(x, mode)
     if (nb and min(m, n) > BLOCKED_MIN and x.dtype.kind == "f" and not (m > n and _is_tall(x.shape))
             and blk.qr_householder_fits(m, n, x.device)):
         # blocked Householder (compact WY, matmul-bound): square, moderately tall, wide
@@ -533,6 +535,117 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
         if res is not None:
             return QRResult(Array._new(res[0]), Array._new(res[1]))
     return _qr_householder(x, mode)
+
+
+# a panel whose columns kept less than this share of their norms through the projections
+# is projected a third time
+REPROJECT_BELOW = 0.5
+
+
+def _qr_by_panels(x: Array, mode: str) -> QRResult:
+    """QR of one matrix past the binding limit, by panels of columns that each fit a
+    binding: block classical Gram-Schmidt, twice. Each panel is projected out of Q's
+    columns before it (a product by their conjugate transpose and one by them: matmuls
+    that run in blocks), then again (orthogonal to working precision whatever the first
+    projection cancelled; a third time where a column kept less than
+    ``REPROJECT_BELOW`` of its norm: one scalar read back), and factored by the
+    in-binding QR; R's block column is the projections' coefficients above the panel's
+    own R. Wide matrices factor their first m columns so; R's other columns are Q^H A.
+
+    Rank deficiency: where a column lies in the span of the panel's others or of the
+    columns before it, the panel's QR makes up a direction for it from rounding noise,
+    which need not be orthogonal to the earlier columns. So where the panel's least
+    |R_ii| against its column's norm is below sqrt(eps) (a second scalar read back), the
+    panel is redone a column at a time (``_gram_schmidt_columns``)."""
+    batch = x.shape[:-2]
+    m, n = x.shape[-2:]
+    dtype, device = x.dtype, x.device
+    k = min(m, n)
+    if mode == "complete" and m > n:
+        raise MemoryError(f"qr: mode='complete' of one {m} x {n} matrix past the storage-binding limit of "
+                          f"{device.name!r} is not supported (its Q would be {m} x {m}); mode='reduced' is")
+    a = _matrix(x)
+    tiny = math.sqrt(_eps(dtype))
+    width = _panel_width(m, dtype, device)
+    q = cf.empty((m, k), dtype=dtype, device=device)
+    r = cf.zeros((k, n), dtype=dtype, device=device)
+    for j in range(0, k, width):
+        e = min(k, j + width)
+        y = _own(a[:, j:e]._node)
+        norms = vector_norm(y, axis=0)
+        if j:
+            y, coef = _project_out(y, q[:, :j], norms)
+        qj, rj = qr(y)
+        if not _least_share(ew.abs(diagonal(rj)), norms) >= tiny:
+            _gram_schmidt_columns(a, q, r, j, e)
+            continue
+        if j:
+            r[:j, j:e] = coef
+        q[:, j:e] = qj
+        r[j:e, j:e] = rj
+    if n > k:
+        r[:, k:] = matmul(ew.conj(matrix_transpose(q)), a[:, k:])
+    return QRResult(mf.reshape(q, batch + (m, k)), mf.reshape(r, batch + (k, n)))
+
+
+def _least_share(part: Array, whole: Array) -> float:
+    """min over columns of part / whole, 0 for a zero column of whole, NaN where either
+    holds a NaN (one readback)."""
+    nan = ew.isnan(part) | ew.isnan(whole)
+    return float(stf.min(sf.where(nan, math.nan, sf.where(whole > 0, part / sf.where(whole > 0, whole, 1), 0))))
+
+
+def _project_out(y: Array, done: Array, norms: Array):
+    """(y less its projection on the orthonormal columns of ``done``, the coefficients):
+    twice, and a third time where a column of y (of norms ``norms``) kept less than
+    ``REPROJECT_BELOW`` of its norm (one readback)."""
+    done_h = ew.conj(matrix_transpose(done))
+    coef = None
+    for step in range(3):
+        s = matmul(done_h, y)
+        y = y - matmul(done, s)
+        coef = s if coef is None else coef + s
+        if step == 1 and _least_share(vector_norm(y, axis=0), norms) >= REPROJECT_BELOW:
+            break
+    return y, coef
+
+
+def _gram_schmidt_columns(a: Array, q: Array, r: Array, j: int, e: int) -> None:
+    """Columns j..e-1 of the QR by panels, one at a time (classical Gram-Schmidt twice):
+    each column less its projection on the columns of Q before it. One that keeps less
+    than eps of its norm lies in their span (rank deficiency): its R entry on the
+    diagonal is 0, its coefficients above it stay, and its column of Q is a pseudo-random
+    vector less its projection on the earlier columns, normalized (orthogonal to them
+    to working precision: a random vector keeps a share of about sqrt((m - c) / m) of its
+    norm, so the third projection takes care of the rest). One that keeps more, however
+    little, is normalized: the projections leave it orthogonal to the earlier columns
+    relative to its own norm, and Q R gives it back exactly. NaN spreads. Two readbacks a
+    column."""
+    m = a.shape[0]
+    for c in range(j, e):
+        y = _own(a[:, c:c + 1]._node)
+        norms = vector_norm(y, axis=0)
+        if c:
+            y, coef = _project_out(y, q[:, :c], norms)
+            r[:c, c:c + 1] = coef
+        nrm = vector_norm(y, axis=0)
+        if not _least_share(nrm, norms) < _eps(a.dtype):
+            q[:, c:c + 1] = y / nrm
+            r[c:c + 1, c:c + 1] = mf.reshape(nrm, (1, 1))
+            continue
+        z = _pseudo_random(m, 1, c, a.dtype, a.device)
+        if c:
+            z = _project_out(z, q[:, :c], vector_norm(z, axis=0))[0]
+        q[:, c:c + 1] = z / vector_norm(z, axis=0)
+        r[c:c + 1, c:c + 1] = 0
+
+
+def _pseudo_random(m: int, w: int, seed: int, dtype, device) -> Array:
+    """An m x w matrix of deterministic pseudo-random entries in [0, 1) (the fractional
+    part of a scaled sine of each entry's index), computed on the device."""
+    i = dtf.astype(cf.arange(seed * m, seed * m + m * w, dtype=dt.int32, device=device), dt.float32)
+    v = ew.sin(i * 12.9898 + 78.233) * 43758.5453
+    return dtf.astype(mf.reshape(v - ew.floor(v), (m, w)), dtype)
 
 
 def _qr_tall(x: Array, rounded: bool) -> QRResult:
