@@ -6,11 +6,12 @@ same work at sizes below and above it, wgarray beside torch (CUDA) in one run.
 - ``gram``: ``X.T @ X`` of an (n, 256) float32 X (bytes of X read; 2 n 256^2 flops);
 - ``sort``: the sort of float32 values in [0, 1) made by a hash of the index on the
   device (bytes of keys; past the binding limit a sample sort of sorted runs);
-- ``solve`` and ``cholesky`` (``test_large_factorization``, sizes from
+- ``solve``, ``cholesky`` and ``qr`` (``test_large_factorization``, sizes from
   ``WGARRAY_LARGE_LU_GIB``): one float32 n x n matrix of that many bytes, symmetric with
   hashed entries in [-1, 1) and n on the diagonal (positive definite): ``solve`` with 16
-  right-hand sides, ``cholesky``; past the binding limit both run by panels of columns.
-  Their extra_info holds the GFLOP/s (2/3 n^3 and 1/3 n^3 flops).
+  right-hand sides, ``cholesky``, ``qr`` (Q and R); past the binding limit all run by
+  panels of columns. Their extra_info holds the GFLOP/s (2/3 n^3, 1/3 n^3 and 8/3 n^3
+  flops: Householder's 4/3 n^3 for R and as much again for Q).
 
     WGARRAY_LARGE_GIB="0.5 1 4 8 32" python -m pytest benchmarks/bench_large.py \\
         --benchmark-only --benchmark-group-by=param:case --benchmark-json=large.json
@@ -96,7 +97,7 @@ def _order(nbytes) -> int:
 def _factorization(lib, case, nbytes):
     """(step, flops) of one float32 solve or cholesky of an order filling ``nbytes``."""
     n = _order(nbytes)
-    flops = (2 if case == "solve" else 1) * n ** 3 / 3
+    flops = {"solve": 2, "cholesky": 1, "qr": 8}[case] * n ** 3 / 3
     if lib == "wgarray":
         i = xp.astype(xp.arange(n, dtype=xp.uint32), xp.float32)
         hashed = xp.sin(i[:, None] * 12.9898 + i[None, :] * 12.9898) * 43758.5453
@@ -105,6 +106,8 @@ def _factorization(lib, case, nbytes):
         xp.evaluate(a, b)
         if case == "solve":
             return (lambda: float(xp.linalg.solve(a, b)[0, 0])), flops
+        if case == "qr":
+            return (lambda: float(xp.linalg.qr(a)[1][n - 1, n - 1])), flops
         return (lambda: float(xp.linalg.cholesky(a)[n - 1, n - 1])), flops
     torch = _torch()
     i = torch.arange(n, dtype=torch.float32, device="cuda")
@@ -113,6 +116,8 @@ def _factorization(lib, case, nbytes):
     b = torch.ones((n, 16), dtype=torch.float32, device="cuda")
     if case == "solve":
         return (lambda: float(torch.linalg.solve(a, b)[0, 0])), flops
+    if case == "qr":
+        return (lambda: float(torch.linalg.qr(a)[1][n - 1, n - 1])), flops
     return (lambda: float(torch.linalg.cholesky(a)[n - 1, n - 1])), flops
 
 
@@ -127,7 +132,7 @@ def _fresh_caches():
 
 @pytest.mark.parametrize("gib", LU_SIZES)
 @pytest.mark.parametrize("lib", LIBS)
-@pytest.mark.parametrize("case", ["solve", "cholesky"])
+@pytest.mark.parametrize("case", ["solve", "cholesky", "qr"])
 def test_large_factorization(benchmark, case, lib, gib):
     _fresh_caches()
     try:
