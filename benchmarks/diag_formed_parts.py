@@ -38,6 +38,11 @@ PIECES = {
         ("w = div_dd(df, 0, s.x, s.y + t2.y)",
          "{T}_div_dd(in0[i], 0.0, {T}_two_sum(in0[i], {T}_two_prod(in1[i], in1[i]).x).x, "
          "{T}_two_sum(in0[i], {T}_two_prod(in1[i], in1[i]).x).y + {T}_two_prod(in1[i], in1[i]).y)"),
+        # div_dd's own steps (diag_dd below), on the same n, d, dl
+        ("q = n / d, p.x of two_prod(q, d)", "diag_dd(in0[i], in1[i], 0)"),
+        ("p.y, r1 = n - p.x", "diag_dd(in0[i], in1[i], 1)"),
+        ("r2 = r1 - p.y, r3 = 0 - q dl", "diag_dd(in0[i], in1[i], 2)"),
+        ("r2 + r3, (r2 + r3) / d", "diag_dd(in0[i], in1[i], 3)"),
         ("stdtr (one kernel)", "vec2<{T}>({T}_stdtr(in0[i], in1[i]), 0.0)"),
     ],
     "gdtr": [
@@ -49,9 +54,29 @@ PIECES = {
 }
 
 
+# div_dd(df, 0, d, dl) for stdtr's d = df + t^2 (double length) step by step
+DIAG_DD = """
+fn diag_dd(df: {T}, t: {T}, which: i32) -> vec2<{T}> {
+    let t2 = {T}_two_prod(t, t);
+    let s = {T}_two_sum(df, t2.x);
+    let dh = s.x;
+    let dl = s.y + t2.y;
+    let q = {T}_launder(df / dh);
+    let p = {T}_two_prod(q, dh);
+    let r1 = df - p.x;
+    let r2 = r1 - p.y;
+    let r3 = 0.0 - q * dl;
+    if (which == 0) { return vec2<{T}>(q, p.x); }
+    if (which == 1) { return vec2<{T}>(p.y, r1); }
+    if (which == 2) { return vec2<{T}>(r2, r3); }
+    return vec2<{T}>(r2 + r3, (r2 + r3) / dh);
+}"""
+
+
 def piece(expr: str, T: str, args) -> np.ndarray:
     dt = TYPES[T]
-    prelude = resolve({**REAL, **SPECIAL}, sorted(set(re.findall(rf"\b{T}_\w+", expr))))
+    extra = DIAG_DD.replace("{T}", T) if "diag_dd" in expr else ""
+    prelude = resolve({**REAL, **SPECIAL}, sorted(set(re.findall(rf"\b{T}_\w+", expr + extra)))) + extra
     used = [k for k in range(len(args)) if f"in{k}[i]" in expr]  # (layout "auto" drops the rest)
     for j, k in enumerate(used):
         expr = expr.replace(f"in{k}[i]", f"in{j}_[i]")

@@ -9,11 +9,7 @@ and off, wall time beside torch (CUDA):
     python benchmarks/diag_switch.py svd eig.SVD_PRECONDITION_MAX 1024,8192 2048
 
 A switch is a name in ``_kernels/linalg_blocked.py``, or ``trd.NAME`` / ``eig.NAME`` /
-``sytrd.NAME`` for one in ``_kernels/linalg_trd.py`` / ``linalg_eigen.py`` / ``linalg_sytrd.py``,
-``wl.NAME`` for one of the kernels' WGSL (``_wgsl/linalg.py``: compiled kernels are
-dropped at each change too, as the kernel cache's keys do not hold it):
-
-    python benchmarks/diag_switch.py cholesky wl.EXACT_F32_ROOTS 0,1,2 1024,4096
+``sytrd.NAME`` for one in ``_kernels/linalg_trd.py`` / ``linalg_eigen.py`` / ``linalg_sytrd.py``.
 
 float32 (DTYPE=float64 for that); solve takes 16 right-hand sides. Each value is timed
 in turn within every round (median of ROUNDS, default 7; recorded programs cleared at
@@ -33,9 +29,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 import wgarray as xp  # noqa: E402
 from wgarray._kernels import linalg_blocked as blk, linalg_eigen as eig, linalg_sytrd as sytrd  # noqa: E402
 from wgarray._kernels import linalg_trd as trd  # noqa: E402
-from wgarray._wgsl import linalg as wl  # noqa: E402
 
-MODULES = {"trd": trd, "eig": eig, "sytrd": sytrd, "wl": wl}
+MODULES = {"trd": trd, "eig": eig, "sytrd": sytrd}
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _timing import cuda_torch, heat  # noqa: E402
@@ -69,11 +64,6 @@ def main(op, switch, values, orders):
     torch = cuda_torch()
     dev = xp.asarray(0.0).device
     rt = dev.runtime
-
-    def clear():
-        rt.programs.clear()
-        if target is wl:
-            rt.kernels.clear()
     print(f"device: {dev.name}; {op} {DTYPE}, {switch} in {values}")
     rng = np.random.default_rng(0)
     for n in orders:
@@ -82,7 +72,7 @@ def main(op, switch, values, orders):
         first, times = {}, {v: [] for v in values}
         for v in values:
             setattr(target, name, v)
-            clear()
+            rt.programs.clear()
             t = time.perf_counter()
             complex(call(xp, op, args))
             first[v] = time.perf_counter() - t
@@ -90,7 +80,7 @@ def main(op, switch, values, orders):
         for _ in range(ROUNDS):
             for v in values:
                 setattr(target, name, v)
-                clear()
+                rt.programs.clear()
                 complex(call(xp, op, args))  # records
                 t = time.perf_counter()
                 complex(call(xp, op, args))

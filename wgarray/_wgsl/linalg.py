@@ -33,33 +33,12 @@ from . import elementwise as ew
 WG = 64
 
 
-# float32 square roots and reciprocals of the factorizations: 0 the device's own; 1
-# correctly rounded (WGSL lets a device's sqrt be off by more than 2.5 ulp and its
-# division by 2.5); 2 the device's own with the root laundered before it is divided by,
-# so that no compiler makes a reciprocal root of 1 / sqrt(x) in one kernel and not in
-# another (a pivot's root and reciprocal then have the same bits wherever taken)
-EXACT_F32_ROOTS = 1
-
-
 def prelude(t: str) -> str:
     """``S``/``R`` aliases and the scalar helpers for compute tag ``t``."""
     r = {"c64": "f32", "c128": "f64"}.get(t, t)
-    if r == "f64":
-        roots = ["fn r_sqrt(x: R) -> R { return f64_sqrt(x); }",
-                 "fn r_recip(x: R) -> R { return R(1) / x; }"]
-    elif EXACT_F32_ROOTS == 1:
-        # for a positive finite x (a zero, negative, inf or NaN pivot: the device's own)
-        roots = ["fn r_sqrt(x: R) -> R { if (bitcast<u32>(x) - 1u < 0x7f7fffffu) "
-                 "{ return f32_sqrt_rn(x); } return sqrt(x); }",
-                 "fn r_recip(x: R) -> R { if ((bitcast<u32>(x) & 0x7fffffffu) - 1u < 0x7f7fffffu) "
-                 "{ return f32_div_rn(R(1), x); } return R(1) / x; }"]
-    elif EXACT_F32_ROOTS == 2:
-        roots = ["fn r_sqrt(x: R) -> R { return f32_launder(sqrt(x)); }",
-                 "fn r_recip(x: R) -> R { return R(1) / f32_launder(x); }"]
-    else:
-        roots = ["fn r_sqrt(x: R) -> R { return sqrt(x); }",
-                 "fn r_recip(x: R) -> R { return R(1) / x; }"]
-    lines = [f"alias R = {r};", *roots,
+    sq = "f64_sqrt(x)" if r == "f64" else "sqrt(x)"
+    lines = [f"alias R = {r};",
+             f"fn r_sqrt(x: R) -> R {{ return {sq}; }}",
              f"fn r_log(x: R) -> R {{ return {r}_log(x); }}",
              "fn r_abs(x: R) -> R { return select(-x, x, x >= R(0)); }",
              "fn r_neginf() -> R { return " + ("-f64_inf()" if r == "f64" else "-f32_inf()") + "; }"]

@@ -83,7 +83,7 @@ def render_leaf(t: str) -> str:
         let kk = w0 + k * rs + k * cs;
         if (lid == 0u) {{ W[kk] = s_real(r_sqrt(s_re(W[kk]))); }}
         storageBarrier();
-        let inv = r_recip(s_re(W[kk]));
+        let inv = R(1) / s_re(W[kk]);
         for (var i = k + 1u + lid; i < m; i += {WG}u) {{
             W[w0 + i * rs + k * cs] = s_scale(W[w0 + i * rs + k * cs], inv);
         }}
@@ -162,7 +162,7 @@ def render_chol_panel(t: str, threads: int = CHOL_WG, unrolled: bool = False) ->
         if (lid < wp && lid >= {c}) {{ col[q + lid] = a[{cc}]; }}
         workgroupBarrier();
         let piv = r_sqrt(s_re(col[q + {c}]));
-        let inv = r_recip(piv);
+        let inv = R(1) / piv;
         if (below || (lid < wp && lid > {c})) {{
             let l = s_scale(a[{cc}], inv);
 {js}
@@ -273,7 +273,7 @@ def render_leaf_shared(t: str, ld: int = LEAF + 1, wg: int = LEAF_WG) -> str:
     if (P[9] != 1u) {{
     for (var k = 0u; k < m; k++) {{
         let piv = r_sqrt(s_re(L[k * {ld + 1}u]));
-        let inv = r_recip(piv);
+        let inv = R(1) / piv;
         let j = lane;
         if (j > k && j < m) {{
             let lj = s_conj(s_scale(L[j * {ld}u + k], inv));
