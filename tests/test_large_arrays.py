@@ -953,3 +953,19 @@ def test_qr_modes_past_the_limit():
         a[3, 70] = np.nan
         q, r = (np.asarray(t) for t in xp.linalg.qr(xp.asarray(a)))
         assert np.isnan(r[:, 70:]).any() and np.isnan(q).any()
+
+
+def test_an_array_that_fits_a_binding_gets_a_buffer_that_does():
+    """The pool's size class of a request at or below the binding limit never passes it
+    (90 KB rounds to a 128 KiB class; under a 96 KiB limit that buffer could not be
+    bound whole, and a fill of a 150 x 150 float32 array inside qr by panels failed)."""
+    rt = xp.asarray(0).device.runtime
+    with debug.binding_limit(98304):
+        for nbytes in (90000, 98304, 65537):
+            assert nbytes <= rt.alloc(nbytes).size <= 98304
+        assert rt.alloc(98305).size > 98304  # past the limit: the array is past it too
+        rng = _rng()
+        a = rng.standard_normal((200, 150)).astype(np.float32)  # 120 KB, R 90 KB
+        q, r = (np.asarray(t) for t in xp.linalg.qr(xp.asarray(a)))
+    orth, res = _qr_errors(a, q, r)
+    assert orth < 1e-5 and res < 1e-6

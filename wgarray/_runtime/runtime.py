@@ -260,6 +260,12 @@ class BufferPool:
         if nbytes > limit:
             return self._segmented(nbytes, limit)
         size = min(size_class(nbytes), max(limit - limit % 16, 16))
+        binding = rt.device.max_binding_bytes
+        if nbytes <= binding < size:
+            # an array that fits a binding gets a buffer that does: kernels bind a buffer
+            # whole, and a size class past the limit (a 1.9 GiB array's 2 GiB class on a
+            # device that binds 2 GiB - 4 bytes) would refuse an array that fits
+            size = max(binding - binding % 16, 16)
         bucket = self.free.get(size)
         if bucket:
             uid, buf = bucket.pop()
