@@ -939,7 +939,8 @@ def test_qr_of_one_matrix_past_the_limit_by_panels(kind, shape, dtype):
 
 def test_qr_modes_past_the_limit():
     """mode='complete' of a square matrix past the limit is its reduced QR; of a tall one
-    (whose Q would be m x m) a MemoryError naming qr; NaN spreads as in NumPy's."""
+    (whose Q would be m x m) a MemoryError naming qr; a stack of such matrices runs one
+    at a time; NaN spreads as in NumPy's."""
     rng = _rng()
     a = rng.standard_normal((150, 150)).astype(np.float32)
     with debug.binding_limit(LU_LIMIT):
@@ -950,6 +951,11 @@ def test_qr_modes_past_the_limit():
         tall = xp.asarray(rng.standard_normal((260, 140)).astype(np.float32))
         with pytest.raises(MemoryError, match=r"^qr: mode='complete' of one 260 x 140 matrix past"):
             xp.linalg.qr(tall, mode="complete")
+        stack = rng.standard_normal((2, 140, 140)).astype(np.float32)  # each matrix past the limit
+        qs, rs = (np.asarray(t) for t in xp.linalg.qr(xp.asarray(stack)))
+        for i in range(2):
+            orth, res = _qr_errors(stack[i], qs[i], rs[i])
+            assert orth < 1e-5 and res < 1e-6 and np.all(np.tril(rs[i], -1) == 0)
         a[3, 70] = np.nan
         q, r = (np.asarray(t) for t in xp.linalg.qr(xp.asarray(a)))
         assert np.isnan(r[:, 70:]).any() and np.isnan(q).any()
