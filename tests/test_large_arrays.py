@@ -975,3 +975,20 @@ def test_an_array_that_fits_a_binding_gets_a_buffer_that_does():
         q, r = (np.asarray(t) for t in xp.linalg.qr(xp.asarray(a)))
     orth, res = _qr_errors(a, q, r)
     assert orth < 1e-5 and res < 1e-6
+
+
+def test_qr_panels_pseudo_random_columns_are_the_integer_hash():
+    """The columns that stand in for a rank-deficient matrix's lost directions come from
+    an integer hash, exact on every device (a sine's would differ by device and could
+    repeat): the same bits as NumPy's uint32 arithmetic, a different matrix per seed."""
+    from wgarray.linalg import _pseudo_random
+    dev = xp.asarray(0).device
+    for seed in (0, 5, 70000):
+        got = np.asarray(_pseudo_random(500, 3, seed, xp.float32, dev))
+        h = (np.arange(1500, dtype=np.uint64) + ((seed * 0x9E3779B9) & 0xFFFFFFFF)) & 0xFFFFFFFF
+        for mult in (0x7FEB352D, 0x846CA68B):
+            h = ((h ^ (h >> 16)) * mult) & 0xFFFFFFFF
+        h ^= h >> 16
+        np.testing.assert_array_equal(got, ((h >> 8).astype(np.float32) / (1 << 24)).reshape(500, 3))
+    assert not np.array_equal(np.asarray(_pseudo_random(50, 1, 1, xp.float32, dev)),
+                              np.asarray(_pseudo_random(50, 1, 2, xp.float32, dev)))

@@ -641,11 +641,17 @@ def _gram_schmidt_columns(a: Array, q: Array, r: Array, j: int, e: int) -> None:
 
 
 def _pseudo_random(m: int, w: int, seed: int, dtype, device) -> Array:
-    """An m x w matrix of deterministic pseudo-random entries in [0, 1) (the fractional
-    part of a scaled sine of each entry's index), computed on the device."""
-    i = dtf.astype(cf.arange(seed * m, seed * m + m * w, dtype=dt.int32, device=device), dt.float32)
-    v = ew.sin(i * 12.9898 + 78.233) * 43758.5453
-    return dtf.astype(mf.reshape(v - ew.floor(v), (m, w)), dtype)
+    """An m x w matrix of deterministic pseudo-random entries in [0, 1), computed on the
+    device: an integer hash (xor-shift-multiply rounds, exact on every device) of each
+    entry's index and ``seed``, its top 24 bits as a fraction. Each seed gives another
+    matrix."""
+    u32 = dt.uint32
+    h = cf.arange(m * w, dtype=u32, device=device) + ((seed * 0x9E3779B9) & 0xFFFFFFFF)
+    for mult in (0x7FEB352D, 0x846CA68B):
+        h = ew.bitwise_xor(h, ew.bitwise_right_shift(h, 16)) * mult
+    h = ew.bitwise_xor(h, ew.bitwise_right_shift(h, 16))
+    v = dtf.astype(ew.bitwise_right_shift(h, 8), dt.float32) * (1.0 / (1 << 24))
+    return dtf.astype(mf.reshape(v, (m, w)), dtype)
 
 
 def _qr_tall(x: Array, rounded: bool) -> QRResult:
