@@ -556,7 +556,7 @@ def _qr_by_panels(x: Array, mode: str) -> QRResult:
     columns before it, the panel's QR makes up a direction for it from rounding noise,
     which need not be orthogonal to the earlier columns. So where the panel's least
     |R_ii| against its column's norm is below sqrt(eps) (a second scalar read back), the
-    panel is redone a column at a time (``_gram_schmidt_columns``)."""
+    panel is factored again by ``_deficient_panel``, with no readback of its own."""
     batch = x.shape[:-2]
     m, n = x.shape[-2:]
     dtype, device = x.dtype, x.device
@@ -577,8 +577,9 @@ def _qr_by_panels(x: Array, mode: str) -> QRResult:
             y, coef = _project_out(y, q[:, :j], norms)
         qj, rj = qr(y)
         if not _least_share(ew.abs(diagonal(rj)), norms) >= tiny:
-            _gram_schmidt_columns(a, q, r, j, e)
-            continue
+            qj, rj, c = _deficient_panel(y, norms, q[:, :j] if j else None, j)
+            if j:
+                coef = coef + c
         if j:
             r[:j, j:e] = coef
         q[:, j:e] = qj
@@ -595,13 +596,13 @@ def _least_share(part: Array, whole: Array) -> float:
     return float(stf.min(sf.where(nan, math.nan, sf.where(whole > 0, part / sf.where(whole > 0, whole, 1), 0))))
 
 
-def _project_out(y: Array, done: Array, norms: Array):
-    """(y less its projection on the orthonormal columns of ``done``, the coefficients):
-    twice, and a third time where a column of y (of norms ``norms``) kept less than
-    ``REPROJECT_BELOW`` of its norm (one readback)."""
+def _project_out(y: Array, done: Array, norms: Array | None):
+    """(y less its projection on the columns of ``done``, the coefficients): twice, and
+    a third time where a column of y (of norms ``norms``) kept less than
+    ``REPROJECT_BELOW`` of its norm (one readback); once without ``norms``."""
     done_h = ew.conj(matrix_transpose(done))
     coef = None
-    for step in range(3):
+    for step in range(3 if norms is not None else 1):
         s = matmul(done_h, y)
         y = y - matmul(done, s)
         coef = s if coef is None else coef + s
@@ -610,34 +611,47 @@ def _project_out(y: Array, done: Array, norms: Array):
     return y, coef
 
 
-def _gram_schmidt_columns(a: Array, q: Array, r: Array, j: int, e: int) -> None:
-    """Columns j..e-1 of the QR by panels, one at a time (classical Gram-Schmidt twice):
-    each column less its projection on the columns of Q before it. One that keeps less
-    than eps of its norm lies in their span (rank deficiency): its R entry on the
-    diagonal is 0, its coefficients above it stay, and its column of Q is a pseudo-random
-    vector less its projection on the earlier columns, normalized (orthogonal to them
-    to working precision: a random vector keeps a share of about sqrt((m - c) / m) of its
-    norm, so the third projection takes care of the rest). One that keeps more, however
-    little, is normalized: the projections leave it orthogonal to the earlier columns
-    relative to its own norm, and Q R gives it back exactly. NaN spreads. Two readbacks a
-    column."""
-    m = a.shape[0]
-    for c in range(j, e):
-        y = _own(a[:, c:c + 1]._node)
-        norms = vector_norm(y, axis=0)
+def _deficient_panel(y: Array, norms: Array, done: Array | None, seed: int):
+    """(Q_j, R_jj, C) of a rank-deficient panel y, already projected out of the
+    orthonormal columns ``done`` (None for the first panel) with original column norms
+    ``norms``: y = Q_j R_jj + done C, Q_j orthonormal and orthogonal to done, R_jj upper
+    triangular with 0 where a column lies in the span of those before it.
+
+    First a column at a time within the panel only (classical Gram-Schmidt twice against
+    the panel's own earlier columns, m x w products, no readback): a column keeping less
+    than eps of its norm gets R_cc = 0 and a pseudo-random column in its place (rounding
+    noise normalized would make up a direction that need not be orthogonal to anything),
+    any other is normalized, so y = P R exactly but for the dropped noise. Then P,
+    independent but not yet orthogonal to done where its columns cancelled, is projected
+    out of done twice as a block (P = W + done C) and factored, W = Q T, by the in-binding
+    QR, which has no deficiency left to make up directions for: R_jj = T R."""
+    m, w = y.shape
+    dtype, device = y.dtype, y.device
+    eps = _eps(dtype)
+    z = _pseudo_random(m, w, seed, dtype, device)
+    p = cf.empty((m, w), dtype=dtype, device=device)
+    rl = cf.zeros((w, w), dtype=dtype, device=device)
+    for c in range(w):
+        v, zc = y[:, c:c + 1], z[:, c:c + 1]
         if c:
-            y, coef = _project_out(y, q[:, :c], norms)
-            r[:c, c:c + 1] = coef
-        nrm = vector_norm(y, axis=0)
-        if not _least_share(nrm, norms) < _eps(a.dtype):
-            q[:, c:c + 1] = y / nrm
-            r[c:c + 1, c:c + 1] = mf.reshape(nrm, (1, 1))
-            continue
-        z = _pseudo_random(m, 1, c, a.dtype, a.device)
-        if c:
-            z = _project_out(z, q[:, :c], vector_norm(z, axis=0))[0]
-        q[:, c:c + 1] = z / vector_norm(z, axis=0)
-        r[c:c + 1, c:c + 1] = 0
+            v, s1 = _project_out(v, p[:, :c], None)
+            v, s2 = _project_out(v, p[:, :c], None)
+            zc = _project_out(_project_out(zc, p[:, :c], None)[0], p[:, :c], None)[0]
+            rl[:c, c:c + 1] = s1 + s2
+        nrm = vector_norm(v, axis=0)
+        lost = nrm <= eps * norms[c:c + 1]  # a zero column too; NaN is kept, and spreads
+        p[:, c:c + 1] = sf.where(lost, zc / vector_norm(zc, axis=0), v / sf.where(lost, 1, nrm))
+        rl[c:c + 1, c:c + 1] = mf.reshape(sf.where(lost, 0, nrm), (1, 1))
+    coef = None
+    if done is not None:
+        p, c1 = _project_out(p, done, None)
+        p, c2 = _project_out(p, done, None)
+        coef = matmul(c1 + c2, rl)
+    qj, t = qr(p)
+    # a NaN column of P makes its column of Q NaN, as y's NaN makes NumPy's Q NaN (the
+    # in-binding QR spreads a NaN into R but not into Q)
+    qj = qj + 0 * stf.sum(p, axis=0)
+    return qj, matmul(t, rl), coef
 
 
 def _pseudo_random(m: int, w: int, seed: int, dtype, device) -> Array:
