@@ -110,8 +110,8 @@ def test_no_library_function_multiplies_by_an_infinity_constant():
 @pytest.mark.parametrize("T", ["f32", "f64"])
 def test_a_quotient_passed_to_two_prod_with_its_divisor_is_laundered(T):
     # q = n / d passed to two_prod with d: q d is n to a compiler that cancels, and the
-    # error term n - q d then 0 (div_dd's came out 0 in float64 on an H100); and the
-    # product is laundered before two_prod subtracts it (a contraction takes it exactly)
+    # error term n - q d then 0; and the product is laundered before two_prod subtracts
+    # it (a contraction takes it exactly)
     import re
     assert f"let p = {T}_launder(a * b);" in ALL[f"{T}_two_prod"].source
     bad = []

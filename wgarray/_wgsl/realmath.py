@@ -755,8 +755,9 @@ fn $T_logaddexp(x: $T, y: $T) -> $T {
 fn $T_two_prod(a: $T, b: $T) -> vec2<$T> {
     // the product laundered before sa.x sb.x - p: contracted into that subtraction, a b
     // would be taken exactly, not as the rounded p whose error e is. (A caller's quotient
-    // q = n / d passed with d is laundered by the caller: q d is n to a compiler that
-    // cancels, and n - q d then 0, as div_dd's error term came out in float64 on an H100.)
+    // q = n / d passed with d is laundered by the caller, so that no compiler can cancel
+    // q d into n and make n - q d 0. On an H100 div_dd's float64 error term is 0 with that
+    // too: its cause there is not found yet, see benchmarks/diag_formed_parts.py.)
     let p = $T_launder(a * b);
     let sa = $T_split(a);
     let sb = $T_split(b);
