@@ -54,6 +54,7 @@ Loops are bounded (``$MAXIT`` terms), so an invocation never runs long on any de
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -200,6 +201,71 @@ def _zeta_em(T: str) -> str:
     cases = "".join(f"        case {j}: {{ return {c!r}; }}\n" for j, c in enumerate(C.ZETA_EM[:-1]))
     return (f"fn {T}_zeta_em(j: i32) -> {T} {{\n    switch (j) {{\n{cases}"
             f"        default: {{ return {C.ZETA_EM[-1]!r}; }}\n    }}\n}}")
+
+
+# Series in double length (hi + lo pairs of the type): digamma for x < 0 takes psi(1 - x)
+# and pi cot(pi x), which cancel near its zeros (x = -34.77: 1e4 times), to ~2^-(2p - 6).
+_PRECISION = {"f32": 24, "f64": 53}
+# pi, pi^2 and log 2 to 40 digits
+_PI = Fraction("3.1415926535897932384626433832795028841971")
+_PI2 = Fraction("9.8696044010893586188344909998761511353137")
+_LN2 = Fraction("0.6931471805599453094172321214581765680755")
+
+
+def _bernoulli(n: int) -> list[Fraction]:
+    """B_0 .. B_n (B_1 = -1/2), from sum_{k<=m} C(m + 1, k) B_k = 0."""
+    b = [Fraction(1)]
+    for m in range(1, n + 1):
+        b.append(-sum(math.comb(m + 1, k) * b[k] for k in range(m)) / (m + 1))
+    return b
+
+
+def _dd_const(T: str, c: Fraction) -> str:
+    """vec2<T>(hi, lo) of an exact constant c."""
+    hi = float(c)
+    return "vec2<{T}>({}, {})".format(*_hilo(T, hi, float(c - Fraction(hi))), T=T)
+
+
+def _dd_series(T: str, name: str, coeffs: list[Fraction], umax: float) -> str:
+    """fn {T}_{name}(u: vec2<T>) -> vec2<T>: sum c_k u^k for |u| <= umax in double length.
+
+    Terms below 2^-(2p - 4) of c_0 are left out, and those below 2^-(p - 6) of it are
+    summed in the type alone (their own rounding is then below 2^-(2p - 6)); the leading
+    ones by Horner's rule in double length."""
+    p = _PRECISION[T]
+    size = [abs(float(c)) * umax ** k for k, c in enumerate(coeffs)]
+    top = size[0]
+    n_terms = max(k for k in range(len(coeffs)) if size[k] > top * 2.0 ** -(2 * p - 4)) + 1
+    assert n_terms < len(coeffs), f"{name}: more terms needed for {T}"
+    n_pair = max(k for k in range(n_terms) if size[k] > top * 2.0 ** -(p - 6)) + 1
+    rest = coeffs[n_pair:n_terms]
+    tail = repr(float(rest[-1])) if rest else "0.0"
+    for c in reversed(rest[:-1]):
+        tail = f"({tail}) * u.x + {float(c)!r}"
+    lines = [f"fn {T}_{name}(u: vec2<{T}>) -> vec2<{T}> {{", f"    var s = vec2<{T}>({tail}, 0.0);"]
+    for c in reversed(coeffs[:n_pair]):
+        lines.append(f"    s = {T}_add_dd({_dd_const(T, c)}, {T}_mul_dd(u, s));")
+    lines += ["    return s;", "}"]
+    return "\n".join(lines)
+
+
+def _dd_series_library(T: str) -> dict[str, str]:
+    fact = [math.factorial(k) for k in range(60)]
+    b = _bernoulli(60)
+    series = {
+        # sin(t) / t and cos(t) in u = t^2, |t| <= pi / 4
+        "ser_sinc": ([Fraction((-1) ** k, fact[2 * k + 1]) for k in range(25)], (math.pi / 4) ** 2),
+        "ser_cos": ([Fraction((-1) ** k, fact[2 * k]) for k in range(25)], (math.pi / 4) ** 2),
+        # atanh(s) / s in u = s^2, |s| <= (sqrt 2 - 1) / (sqrt 2 + 1)
+        "ser_atanh": ([Fraction(1, 2 * k + 1) for k in range(40)], ((2 ** 0.5 - 1) / (2 ** 0.5 + 1)) ** 2),
+        # psi's asymptotic series: psi(z) = log z - 1/2z - w Q(w), w = 1/z^2, z >= 16
+        "ser_psi": ([b[2 * k + 2] / (2 * k + 2) for k in range(29)], 1.0 / 256),
+    }
+    out = {name: _dd_series(T, name, cs, umax) + "\n" for name, (cs, umax) in series.items()}
+    out["dd_pi"] = f"fn {T}_dd_pi() -> vec2<{T}> {{ return {_dd_const(T, _PI)}; }}\n"
+    out["dd_pi2"] = f"fn {T}_dd_pi2() -> vec2<{T}> {{ return {_dd_const(T, _PI2)}; }}\n"
+    out["dd_ln2"] = f"fn {T}_dd_ln2() -> vec2<{T}> {{ return {_dd_const(T, _LN2)}; }}\n"
+    return out
 
 
 _GENERIC = {
@@ -492,8 +558,70 @@ fn $T_digamma_pos(x: $T) -> $T {
         + w * 0.08333333333333333))))));
     return acc + $T_log(z) - 0.5 / z - s;
 }""",
+    # log(z.x + z.y) as hi + lo for z.x >= 1 (2 atanh(f / (2 + f)), f = m - 1 exact)
+    "log_of_dd": """
+fn $T_log_of_dd(z: vec2<$T>) -> vec2<$T> {
+    let fr = $T_frexp(z.x);
+    var m = fr.x;
+    var e = fr.y;
+    if (m < 0.7071067811865476) { m = m + m; e = e - 1.0; }
+    let f = m - 1.0;
+    let d = $T_two_sum(2.0, f);
+    let q = $T_div_dd(f, 0.0, d.x, d.y);
+    let s = $T_two_sum(q.x, q.y);
+    let l = $T_mul_dd(s + s, $T_ser_atanh($T_mul_dd(s, s)));
+    // e ln 2, then log(1 + z.y / z.x) to first order
+    let el = $T_add_dd($T_mul_dd($T_dd_ln2(), vec2<$T>(e, 0.0)), l);
+    return $T_add_dd(el, vec2<$T>(z.y / z.x, 0.0));
+}""",
+    # psi(y.x + y.y) as hi + lo for y.x >= 1: the recurrence up to 16, the asymptotic
+    # series from there, every step in double length
+    "digamma_dd": """
+fn $T_digamma_dd(y: vec2<$T>) -> vec2<$T> {
+    var z = y;
+    var acc = vec2<$T>(0.0, 0.0);
+    for (var i = 0; i < 16; i = i + 1) {
+        if (z.x >= 16.0) { break; }
+        acc = $T_add_dd(acc, -$T_recip_dd(z));
+        z = $T_add_dd(z, vec2<$T>(1.0, 0.0));
+    }
+    let r = $T_recip_dd(z);
+    let q = $T_mul_dd($T_mul_dd(r, r), $T_ser_psi($T_mul_dd(r, r)));
+    let s = $T_add_dd($T_log_of_dd(z), -(0.5 * r));
+    return $T_add_dd($T_add_dd(s, -q), acc);
+}""",
+    # pi cot(pi a) as hi + lo for a in (0, 1/2] exact: cos t / (a sinc t) with t = pi a,
+    # and pi^2 b sinc t / cos t with t = pi b, b = 1/2 - a (exact), past a = 1/4
+    "picot_dd": """
+fn $T_picot_dd(a: $T) -> vec2<$T> {
+    let far = a > 0.25;
+    let b = select(a, 0.5 - a, far);
+    let t = $T_mul_dd($T_dd_pi(), vec2<$T>(b, 0.0));
+    let u = $T_mul_dd(t, t);
+    let sn = $T_ser_sinc(u);
+    let cs = $T_ser_cos(u);
+    if (far) {
+        let num = $T_mul_dd($T_mul_dd($T_dd_pi2(), vec2<$T>(b, 0.0)), sn);
+        return $T_div_dd(num.x, num.y, cs.x, cs.y);
+    }
+    let den = $T_mul_dd(sn, vec2<$T>(b, 0.0));
+    return $T_div_dd(cs.x, cs.y, den.x, den.y);
+}""",
+    # psi(x) = psi(1 - x) - pi cot(pi x) for x < 0, both in double length: they cancel
+    # near psi's zeros (x = -34.77: 1e4 times; 5220 ulp of float32 on a device without
+    # float64, 219 ulp of float64). Near the poles (|x - round(x)| < 2^-10) the cot term
+    # is past 300 times psi(1 - x): no cancellation, the rounded form below serves.
     "digamma": """
 fn $T_digamma(x: $T) -> $T {
+    if ($T_isnan(x) || x >= 0.0 || $T_isinf(x) || x == floor(x)) { return $T_digamma_fast(x); }
+    let r = x - $T_round(x);
+    if (abs(r) < 0x1p-10) { return $T_digamma_fast(x); }
+    let c = $T_picot_dd(abs(r));
+    let d = $T_add_dd($T_digamma_dd($T_two_sum(1.0, -x)), select(-c, c, r < 0.0));
+    return d.x + d.y;
+}""",
+    "digamma_fast": """
+fn $T_digamma_fast(x: $T) -> $T {
     if ($T_isnan(x)) { return x; }
     if ($T_isinf(x)) { return select($T_nan(), x, x > 0.0); }
     if (x == 0.0) { return select(-$T_inf(), $T_inf(), $T_signbit(x)); }
@@ -1522,6 +1650,17 @@ fn $T_zeta(x: $T, q: $T) -> $T {
     if (q < 0.0) { return $T_zeta_negq(x, q); }
     return $T_hurwitz(x, q);
 }""",
+    # double-length products and sums, renormalized (the head is the rounded value)
+    "mul_dd": """
+fn $T_mul_dd(x: vec2<$T>, y: vec2<$T>) -> vec2<$T> {
+    let p = $T_two_prod(x.x, y.x);
+    return $T_two_sum(p.x, p.y + (x.x * y.y + x.y * y.x));
+}""",
+    "add_dd": """
+fn $T_add_dd(x: vec2<$T>, y: vec2<$T>) -> vec2<$T> {
+    let s = $T_two_sum(x.x, y.x);
+    return $T_two_sum(s.x, s.y + (x.y + y.y));
+}""",
     # 1 / (h + l) as hi + lo for finite nonzero h (h + l a double-length value)
     "recip_dd": """
 fn $T_recip_dd(x: vec2<$T>) -> vec2<$T> {
@@ -1532,10 +1671,6 @@ fn $T_recip_dd(x: vec2<$T>) -> vec2<$T> {
     # 1 / a^n for an integer n >= 1 as hi + lo where |a|^n lies in [2^-60, 2^60] (so every
     # partial power and product stays in two_prod's range), else (1 / a^n, 0)
     "pow_inv_dd": """
-fn $T_mul_dd(x: vec2<$T>, y: vec2<$T>) -> vec2<$T> {
-    let p = $T_two_prod(x.x, y.x);
-    return $T_two_sum(p.x, p.y + (x.x * y.y + x.y * y.x));
-}
 fn $T_pow_inv_dd(a: $T, n: $T) -> vec2<$T> {
     let odd = n - 2.0 * floor(0.5 * n) == 1.0;
     let sg = select($T(1.0), $T(-1.0), a < 0.0 && odd);
@@ -1693,8 +1828,8 @@ fn $T_binom(n: $T, k: $T) -> $T {
 fn $T_beta_dd(a: vec2<$T>, b: vec2<$T>) -> $T {
     let v = $T_beta(a.x, b.x);
     if (a.y == 0.0 && b.y == 0.0) { return v; }
-    let pc = $T_digamma(a.x + b.x);
-    let c = 1.0 + (a.y * ($T_digamma(a.x) - pc) + b.y * ($T_digamma(b.x) - pc));
+    let pc = $T_digamma_fast(a.x + b.x);
+    let c = 1.0 + (a.y * ($T_digamma_fast(a.x) - pc) + b.y * ($T_digamma_fast(b.x) - pc));
     // (not small where |a| or |b| is past 2^24 in float32: B is 0 or inf there anyway)
     return v * select(c, $T(1.0), !(abs(c - 1.0) < 0.5));
 }""",
@@ -2490,6 +2625,7 @@ def _build(T: str) -> dict[str, str]:
         out[name] = substitute(text, subs).strip() + "\n"
     for key, cs in _AS241.items():
         out[f"as241_{key.lower()}"] = _horner(T, f"as241_{key.lower()}", cs) + "\n"
+    out.update(_dd_series_library(T))
     out["mod360"] = _MOD360[T].strip() + "\n"
     out["tail"] = _TAIL[T] + "\n"
     return out
