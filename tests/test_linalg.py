@@ -288,6 +288,53 @@ def test_stacks_match_single_matrices_with_nan():
     assert np.all(np.tril(r, -1) == 0)
 
 
+@pytest.mark.parametrize("shape, mode", [((6, 6), "reduced"), ((9, 5), "complete"), ((80, 80), "reduced"),
+                                         ((2000, 16), "reduced"), ((5, 9), "reduced")])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_qr_spreads_a_non_finite_entry_as_lapack_does(shape, mode, bad):
+    """Every path (one workgroup, blocked, tall, wide): Q's columns and R's upper part
+    from the first column with a NaN or an infinity on are NaN, as LAPACK's reflections
+    make them (the kernels had passed over it: Q came out finite); the columns before it
+    keep their values, R's zeros below the diagonal stay."""
+    d = FLOAT[0]
+    a = rand(shape, d, 3)
+    a[shape[0] // 2, 1] = bad
+    q, r = (to_np(t) for t in la.qr(xp.asarray(a), mode=mode))
+    assert np.all(np.isnan(q[:, 1:]))
+    assert np.all(np.isnan(np.triu(r)[:, 1:][np.triu(np.ones(r.shape, bool))[:, 1:]]))
+    assert np.all(np.tril(r, -1) == 0)
+    if shape == (80, 80):
+        # the blocked kernel: the panel's block reflector carries the NaN back into the
+        # panel's earlier columns too (more NaN than LAPACK's, none fewer)
+        return
+    # column 0 as it is without the bad entry: x_0 / |x_0| (the sign is each path's own)
+    x0 = a[:, 0].astype(np.float64)
+    sign = np.sign(r[0, 0])
+    np.testing.assert_allclose(q[:, 0], sign * x0 / np.linalg.norm(x0), rtol=0, atol=8 * np.finfo(a.dtype).eps)
+    np.testing.assert_allclose(r[0, 0], sign * np.linalg.norm(x0), rtol=8 * np.finfo(a.dtype).eps)
+    if mode == "reduced":
+        with np.errstate(all="ignore"):
+            want = np.linalg.qr(a)[0]
+        np.testing.assert_array_equal(np.isnan(q), np.isnan(want))
+
+
+@pytest.mark.parametrize("shape", [(6, 6), (80, 80), (2000, 16), (7, 30)])
+def test_svd_and_pinv_of_a_matrix_with_nan_are_nan(shape):
+    """A NaN among the singular values makes U and Vh NaN too (the rotations passed over
+    it and left them finite, and pinv, whose cut-off dropped the NaN values, finite);
+    a batch neighbour keeps its values."""
+    d = FLOAT[0]
+    a = rand((2,) + shape, d, 4)
+    a[1, 3, 2] = np.nan
+    u, s, vh = (to_np(t) for t in la.svd(xp.asarray(a), full_matrices=False))
+    for t in (u, s, vh):
+        assert np.all(np.isnan(t[1])) and np.all(np.isfinite(t[0]))
+    close(s[0], np.linalg.svd(a[0].astype(np.float64), compute_uv=False), d)
+    p = to_np(la.pinv(xp.asarray(a)))
+    assert np.all(np.isnan(p[1]))
+    close(p[0], np.linalg.pinv(a[0].astype(np.float64)), d, 100)
+
+
 # ---------------------------------------------------------------- norms, trace, diagonal
 
 @pytest.mark.parametrize("d", FLOAT, ids=ids(FLOAT))

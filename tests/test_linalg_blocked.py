@@ -660,7 +660,9 @@ def test_tall_qr_and_svd_within_10x_of_numpy(d, kind):
     debug.reset_counters()
     q, r = (to_np(x) for x in la.qr(xp.asarray(a)))
     if kind == "cond10":  # one leaf block: a Gram matrix, Cholesky and Q = A R^-1, twice
-        assert debug.counters()["dispatches"] <= 30
+        # (27 for float32 and 28 for float64 on lavapipe, and four that spread a
+        # non-finite column into Q and R)
+        assert debug.counters()["dispatches"] <= 32
     assert q.dtype == a.dtype and r.dtype == a.dtype
     assert np.all(np.tril(r, -1) == 0) and np.all(np.diagonal(r) >= 0)
     back, orth = errs64(a, q, r)

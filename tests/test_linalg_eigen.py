@@ -230,8 +230,9 @@ def test_whole_matrix_path_needs_no_readback_and_few_dispatches(func, no_early_s
     rank_check = 1 if func == "svd" else 0
     assert c.get("readbacks", 0) == rank_check and c.get("submits", 0) == rank_check, c
     # a real matrix this small: jeig / ojac, then the refinement and sort in one (svd:
-    # and the flag's reduction and the zero test)
-    assert c.get("dispatches", 0) <= 3 + 3 * rank_check, c
+    # and the flag's reduction and the zero test, and |S| 0, which spreads a NaN value
+    # into U and Vh)
+    assert c.get("dispatches", 0) <= 3 + 4 * rank_check, c
     if func == "eigh":
         w, v = (np.asarray(r) for r in res)
         w0, v0 = np.linalg.eigh(a)

@@ -520,12 +520,19 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     nb = g.prod(x.shape[:-2])
     if nb == 1 and x.device.big and slabs.too_big([x._node]) and not (m > n and _is_tall(x.shape)):
         return _qr_by_panels(x, mode)
-    if (nb and min(m, n) > BLOCKED_MIN and x.dtype.kind == "f" and not (m > n and _is_tall(x.shape))
+    if not (nb and m and n):
+        return _qr_householder(x, mode)
+    return _spread_nonfinite(x, *_qr_in_binding(x, mode))
+
+
+def _qr_in_binding(x: Array, mode: str) -> QRResult:
+    m, n = x.shape[-2:]
+    if (min(m, n) > BLOCKED_MIN and x.dtype.kind == "f" and not (m > n and _is_tall(x.shape))
             and blk.qr_householder_fits(m, n, x.device)):
         # blocked Householder (compact WY, matmul-bound): square, moderately tall, wide
         q, r = blk.qr_householder(x._node, mode)
         return QRResult(Array._new(q), Array._new(r))
-    if nb and n and (mode == "reduced" or m == n) and (_is_tall(x.shape) and m > n or m >= n > BLOCKED_MIN):
+    if (mode == "reduced" or m == n) and (_is_tall(x.shape) and m > n or m >= n > BLOCKED_MIN):
         # matmul-bound shifted CholeskyQR, for tall matrices and large complex square
         # ones; TSQR or Householder below when it reports failure
         # (rank deficiency, condition near 1 / eps); a scalar read back per step
@@ -535,6 +542,29 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
         if res is not None:
             return QRResult(Array._new(res[0]), Array._new(res[1]))
     return _qr_householder(x, mode)
+
+
+def _spread_nonfinite(x: Array, q: Array, r: Array) -> QRResult:
+    """Q's columns and R's (on and above the diagonal) from the first column of R
+    holding a NaN or an infinity on, as NaN: LAPACK's reflections spread a non-finite
+    entry of x so, while the kernels' norms and comparisons pass over it (Q came out
+    finite; R's column of it, a norm and products with it, is not). Read from R (n x n:
+    two small sums of |R| 0, +0 or NaN), and subtracted (x - (+0) is x, -0 included):
+    lazy maps, fused into what reads Q and R."""
+    n = x.shape[-1]
+
+    def at_or_before(rows: int) -> Array:  # (rows, n): row index <= column index
+        i, j = cf._row_col(rows, n, x.device)
+        return Array._new(g.make_op("less_equal", [i, j], dt.bool))
+
+    bad = stf.sum(ew.abs(r) * 0, axis=-2)   # per column of R: +0, or NaN
+    cols = stf.sum(sf.where(at_or_before(n), mf.expand_dims(bad, axis=-1), 0), axis=-2)   # from the first on
+    kq = q.shape[-1]
+    qcols = cols[..., :kq] if kq <= n else mf.concat(
+        [cols, mf.broadcast_to(cols[..., n - 1:], cols.shape[:-1] + (kq - n,))], axis=-1)
+    q = q - mf.expand_dims(qcols, axis=-2)
+    r = r - sf.where(at_or_before(r.shape[-2]), mf.expand_dims(cols, axis=-2), 0)
+    return QRResult(q, r)
 
 
 # a panel whose columns kept less than this share of their norms through the projections
@@ -840,7 +870,23 @@ def _svd(x: Array, full_matrices: bool, complete: bool) -> SVDResult:
     else:
         u, s, vh = program.run("svd", (full_matrices, complete), [x._node],
                                lambda a: tuple(g.realize(o) for o in _svd_nodes(a, full_matrices, complete)))
-    return SVDResult(Array._new(u), _nonnegative(s), Array._new(vh))
+    S = _nonnegative(s)
+    if not x.size:
+        return SVDResult(Array._new(u), S, Array._new(vh))
+    # a NaN value (from a NaN or an infinity of x) makes its singular vectors NaN, as
+    # LAPACK's and torch's are: the rotations pass over it and had left them finite.
+    # |S| 0 is +0 or NaN, and v - (+0) is v (-0 included): a lazy map fused into readers
+    U, Vh = Array._new(u), Array._new(vh)
+    p = Array._new(g.realize((ew.abs(Array._new(s)) * 0)._node))   # once, for both readers
+
+    def spread(count: int) -> Array:  # p for `count` vectors: full_matrices' completed ones too
+        if count == p.shape[-1]:
+            return p
+        rest = mf.broadcast_to(stf.sum(p, axis=-1, keepdims=True), p.shape[:-1] + (count - p.shape[-1],))
+        return mf.concat([p, rest], axis=-1)
+
+    return SVDResult(U - mf.expand_dims(spread(U.shape[-1]), axis=-2), S,
+                     Vh - mf.expand_dims(spread(Vh.shape[-2]), axis=-1))
 
 
 def _svd_nodes(x: g.Node, full_matrices: bool, complete: bool):

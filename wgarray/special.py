@@ -120,8 +120,8 @@ def gammasgn(x, /) -> Array:
 
 
 # Their float32 algorithms lose digits where float64's do not (on lavapipe, against
-# SciPy: lpmv 2110 ulp near x = -1 and through the degree recurrence, hyp1f1 1050 where
-# its series alternates): computed in float64 where the device has it (docs/special.md).
+# SciPy: lpmv 2110 ulp near x = -1 and through the degree recurrence, hyp1f1 25.7 in its
+# asymptotic expansions): computed in float64 where the device has it (docs/special.md).
 # digamma's float32 is within 3.5 ulp (its reflection summed in double length) and
 # float64's value rounded is within one
 

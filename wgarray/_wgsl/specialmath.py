@@ -2410,24 +2410,41 @@ fn $T_lpmv(m0: $T, v0: $T, x: $T) -> $T {
     return p;
 }""",
 
-    # t0 sum_k (a)_k / (b)_k x^k / k! for x >= 0 (or a polynomial), until the terms are
-    # below eps of the sum and shrinking; at most $MAXIT terms (x <= $HYP_SERIES_MAX
-    # needs about x + 6 sqrt(x) of them)
-    "hyp1f1_series": """
-fn $T_hyp1f1_series(a: $T, b: $T, x: $T, t0: $T) -> $T {
-    // t0 times the sum (Kummer's e^x as the first term: no overflow of the terms where
-    // the product is finite)
-    var term = t0;
-    var sum = t0;
+    # t0 sum_k (a)_k / (b)_k x^k / k! (a = ah + al: Kummer's b - a exact as a pair) for
+    # x >= 0 or a polynomial, until the terms are below eps of the sum and shrinking; at
+    # most $MAXIT terms (x <= $HYP_SERIES_MAX needs about x + 6 sqrt(x) of them). In
+    # double length, each ratio (a + k) x / ((b + k)(k + 1)), term and partial sum to
+    # ~2^-2p: where the terms change sign (a < 0 or b < 0) they cancel (hyp1f1(-20, 55,
+    # 90) = -3.8e-9 from terms near 1e30), and each term is a product of k ratios
+    # (hyp1f1(7.8, 7.9, 501) was 98 ulp of float64 off, hyp1f1(-5.5, 20, 24.2) 2600,
+    # hyp1f1(-20, -7.5, 0.43) 5.6e6; all within 2.4 now). The terms and the sum are
+    # carried 2^-60 down past 2^60 (two_prod's split range) and t0 applied at the end
+    "hyp1f1_series_dd": """
+fn $T_hyp1f1_series_dd(ah: $T, al: $T, b: $T, x: $T, t0: $T) -> $T {
+    var term = vec2<$T>(1.0, 0.0);
+    var sum = term;
+    var e = 0;
     for (var k: $T = 0.0; k < $MAXIT; k = k + 1.0) {
-        if (a + k == 0.0) { break; }   // a polynomial ends (before a pole b <= a)
-        let ratio = (a + k) / (b + k) * x / (k + 1.0);
-        term = term * ratio;
-        sum = sum + term;
-        if (abs(term) <= $EPS * abs(sum) && abs(ratio) < 1.0) { break; }
-        if ($T_isinf(sum)) { break; }
+        let ak = $T_add_dd(vec2<$T>(ah, al), vec2<$T>(k, 0.0));
+        if (ak.x == 0.0) { break; }   // a polynomial ends (before a pole b <= a)
+        let num = $T_mul_dd(ak, vec2<$T>(x, 0.0));
+        let den = $T_mul_dd($T_two_sum(b, k), vec2<$T>(k + 1.0, 0.0));
+        let q = $T_div_dd(num.x, num.y, den.x, den.y);
+        term = $T_mul_dd(term, q);
+        sum = $T_add_dd(sum, term);
+        if (abs(term.x) <= $EPS * abs(sum.x) && abs(q.x) < 1.0) { break; }
+        if (abs(sum.x) > 0x1p60 || abs(term.x) > 0x1p60) {
+            term = term * 0x1p-60;
+            sum = sum * 0x1p-60;
+            e = e + 60;
+        }
+        if ($T_isinf(sum.x) || $T_isnan(sum.x)) { break; }
     }
-    return sum;
+    let s = sum.x + sum.y;
+    if (s == 0.0 || $T_isinf(s) || $T_isnan(s)) { return $T_scalbn(s * t0, e); }
+    // t0 s 2^e with t0 s kept normal: s's exponent moved into e first
+    let fr = $T_frexp(s);
+    return $T_scalbn(fr.x * t0, e + i32(fr.y));
 }""",
     # Gamma(b) / Gamma(a) e^x x^(a - b) sum_k (b - a)_k (1 - a)_k / k! x^-k (DLMF 13.7.2),
     # x past the series' range (the other term is e^-x x^(b - 2a) smaller); e^x from x
@@ -2477,7 +2494,7 @@ fn $T_hyp1f1(a: $T, b: $T, x: $T) -> $T {
     let a_poly = a <= 0.0 && a == floor(a);
     // b a pole (0, -1, ...): finite only where the series ends first (b <= a < 0)
     if (b <= 0.0 && b == floor(b)) {
-        if (a_poly && a < 0.0 && b <= a && !$T_isinf(x)) { return $T_hyp1f1_series(a, b, x, 1.0); }
+        if (a_poly && a < 0.0 && b <= a && !$T_isinf(x)) { return $T_hyp1f1_series_dd(a, 0.0, b, x, 1.0); }
         return $T_inf();
     }
     if (a == 0.0 || x == 0.0) { return 1.0; }
@@ -2487,17 +2504,22 @@ fn $T_hyp1f1(a: $T, b: $T, x: $T) -> $T {
     // the asymptotic expansions only where their terms shrink fast from the start
     let asym = abs(x) > $HYP_SERIES_MAX && abs(x) > 4.0 * (abs(b - a) + 1.0) * (abs(a) + 1.0);
     if (x > 0.0 || a_poly) {
-        if (!asym || a_poly) { return $T_hyp1f1_series(a, b, x, 1.0); }
+        if (!asym || a_poly) {
+            return $T_hyp1f1_series_dd(a, 0.0, b, x, 1.0);
+        }
         return $T_hyp1f1_asym(a, b, x);
     }
     let y = -x;
-    let c = b - a;
+    let cc = $T_two_sum(b, -a);
+    let c = cc.x;
     // Kummer: M(a, b, x) = e^x M(b - a, b, -x), whose terms do not alternate (b > a)
-    if (y <= $HYP_SERIES_MAX) { return $T_hyp1f1_series(c, b, y, $T_exp(x)); }
+    if (y <= $HYP_SERIES_MAX) {
+        return $T_hyp1f1_series_dd(c, cc.y, b, y, $T_exp(x));
+    }
     // e^(x/2) before and after: the terms stay within range up to twice the range
     if (!asym && y <= 2.0 * $HYP_SERIES_MAX) {
         let h = $T_exp(0.5 * x);
-        return $T_hyp1f1_series(c, b, y, h) * h;
+        return $T_hyp1f1_series_dd(c, cc.y, b, y, h) * h;
     }
     // b - a = 0, -1, ...: 1 / Gamma(b - a) = 0, e^x times a polynomial, below the range
     if (c <= 0.0 && c == floor(c)) { return 0.0; }
