@@ -522,7 +522,7 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
         return _qr_by_panels(x, mode)
     if not (nb and m and n):
         return _qr_householder(x, mode)
-    return _spread_nonfinite(x, *_qr_in_binding(x, mode))
+    return _spread_nonfinite(*_qr_in_binding(x, mode))
 
 
 def _qr_in_binding(x: Array, mode: str) -> QRResult:
@@ -544,17 +544,17 @@ def _qr_in_binding(x: Array, mode: str) -> QRResult:
     return _qr_householder(x, mode)
 
 
-def _spread_nonfinite(x: Array, q: Array, r: Array) -> QRResult:
+def _spread_nonfinite(q: Array, r: Array) -> QRResult:
     """Q's columns and R's (on and above the diagonal) from the first column of R
     holding a NaN or an infinity on, as NaN: LAPACK's reflections spread a non-finite
     entry of x so, while the kernels' norms and comparisons pass over it (Q came out
     finite; R's column of it, a norm and products with it, is not). Read from R (n x n:
     two small sums of |R| 0, +0 or NaN), and subtracted (x - (+0) is x, -0 included):
     lazy maps, fused into what reads Q and R."""
-    n = x.shape[-1]
+    n = r.shape[-1]
 
     def at_or_before(rows: int) -> Array:  # (rows, n): row index <= column index
-        i, j = cf._row_col(rows, n, x.device)
+        i, j = cf._row_col(rows, n, r.device)
         return Array._new(g.make_op("less_equal", [i, j], dt.bool))
 
     bad = stf.sum(ew.abs(r) * 0, axis=-2)   # per column of R: +0, or NaN
@@ -677,10 +677,7 @@ def _deficient_panel(y: Array, norms: Array, done: Array | None, seed: int):
         p, c1 = _project_out(p, done, None)
         p, c2 = _project_out(p, done, None)
         coef = matmul(c1 + c2, rl)
-    qj, t = qr(p)
-    # a NaN column of P makes its column of Q NaN, as y's NaN makes NumPy's Q NaN (the
-    # in-binding QR spreads a NaN into R but not into Q)
-    qj = qj + 0 * stf.sum(p, axis=0)
+    qj, t = qr(p)   # (a NaN column of P spreads into Q, as y's makes NumPy's Q NaN)
     return qj, matmul(t, rl), coef
 
 
@@ -778,7 +775,8 @@ def _jacobi(node: g.Node, mode: str):
                     ur = _orthonormalized(ur)
                 res[1] = dtf.astype(matmul(q, ur), dtype)._node
             return res
-        q, r = qr(Array._new(node))
+        # (svd spreads a non-finite value into U itself)
+        q, r = _qr_in_binding(Array._new(node), "reduced")
         res = _jacobi(r._node, mode)
         if mode == "svd":
             res[1] = matmul(q, Array._new(res[1]))._node
