@@ -47,6 +47,10 @@ def run_wgsl(expr: str, inputs, out_type: str, out_dtype, prelude: str = "", n: 
         lines.append(f"@group(0) @binding({k}) var<storage, read> in{k}: array<{wtype}>;")
     ob = len(inputs)
     lines.append(f"@group(0) @binding({ob}) var<storage, read_write> out: array<{out_type}>;")
+    # the parameter binding that wgarray's kernels all have (f64_launder reads its length)
+    with_p = "&P)" in prelude + expr
+    if with_p:
+        lines.append(f"@group(0) @binding({ob + 1}) var<storage, read> P: array<u32>;")
     enables = []
     if "f64" in expr + prelude + out_type + "".join(t for t, _ in inputs):
         pass  # f64 needs no enable directive in naga; the device feature is enough
@@ -68,7 +72,8 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {{
     out_bytes = max(n * out_dtype.itemsize, 4)
     out_bytes += -out_bytes % 4
     out_buf = dev.create_buffer(size=out_bytes, usage=usage)
-    entries = [{"binding": k, "resource": {"buffer": b}} for k, b in enumerate(buffers + [out_buf])]
+    bound = buffers + [out_buf] + ([dev.create_buffer(size=16, usage=usage)] if with_p else [])
+    entries = [{"binding": k, "resource": {"buffer": b}} for k, b in enumerate(bound)]
     bind_group = dev.create_bind_group(layout=pipeline.get_bind_group_layout(0), entries=entries)
     encoder = dev.create_command_encoder()
     cpass = encoder.begin_compute_pass()

@@ -38,8 +38,10 @@ Design rules
   ``((x - k c1) - k c2) - k c3`` into ``x - k (c1 + c2 + c3)`` with the constants folded;
   Mesa folds ``(a + b) - a`` to ``b``).  Wherever an exact order matters (argument
   reductions, two_sum / two_prod, double-double tails, hi + lo constants) the partial
-  result goes through ``{T}_launder(s)``: ``select(s, 0, bits(s) == <a signalling NaN>)``,
-  which is ``s`` but opaque (a select on a condition the compiler cannot evaluate, not an
+  result goes through ``{T}_launder(s)``: ``select(s, 0, bits(s) == <a signalling NaN>)``
+  (for f64 the bits of ``f32(s)`` against a pattern holding the length of the kernel's
+  parameter binding ``P``, so a module that uses it declares ``P``), which is
+  ``s`` but opaque (a select on a condition the compiler cannot evaluate, not an
   add that joins the surrounding sum).  Each expression between two barriers then holds
   at most one product with a shared factor and nothing to cancel, so no regrouping,
   factoring or folding across a barrier is possible.
@@ -367,8 +369,17 @@ _PRIM_F64 = {
     # see f32_szero; converting f32's signed zero is exact
     "szero": "fn f64_szero(neg: bool) -> f64 { return f64(bitcast<f32>(select(0u, 0x80000000u, neg))); }",
     # zero test of a value already known not to be NaN (no bits needed: == is exact)
-    # see f32_launder; f32(s) is a quiet NaN for any NaN s, never 0x7fa00001
-    "launder": "fn f64_launder(s: f64) -> f64 { return select(s, f64(0.0), bitcast<u32>(f32(s)) == 0x7fa00001u); }",
+    # see f32_launder and the module doc. f64 has no bits to test, so the test is on
+    # f32(s), a quiet NaN for any NaN s; but NVIDIA's compiler (H100, driver 580) saw
+    # through a comparison with a constant signalling NaN (a conversion never yields one)
+    # and regrouped across it. Here the pattern's low bits are the length of the kernel's
+    # parameter binding P (1024 words: a signalling NaN too, which no compiler can know).
+    # Not a select on that unknown alone: one shared condition let lavapipe's compiler
+    # specialize whole loops for it and fold every launder there.
+    "launder": """
+fn f64_launder(s: f64) -> f64 {
+    return select(s, f64(0.0), bitcast<u32>(f32(s)) == (arrayLength(&P) | 0x7fa00000u));
+}""",
     "iszero": "fn f64_iszero(x: f64) -> bool { return x == 0.0; }",
     "equal": "fn f64_equal(x: f64, y: f64) -> bool { return x == y; }",
     "less": "fn f64_less(x: f64, y: f64) -> bool { return x < y; }",
