@@ -364,12 +364,12 @@ def test_argmax_argmin_along_whole_rows_past_the_limit(limited, kind):
     np.testing.assert_array_equal(got, getattr(np, kind)(b.reshape(40, 270), axis=-1, keepdims=True))
 
 
-@pytest.mark.parametrize("name", ["eigh", "svdvals"])
+@pytest.mark.parametrize("name", ["eig", "eigvals"])
 def test_functions_without_large_array_support_raise_naming_themselves(limited, name):
     x = xp.asarray(_rng().standard_normal((300, 70)).astype(np.float32))
     spd = x.T @ x + 70 * xp.eye(70)  # one 19.6 KB matrix
-    calls = {"eigh": lambda: xp.linalg.eigh(spd)[0],
-             "svdvals": lambda: xp.linalg.svdvals(spd)}
+    calls = {"eig": lambda: xp.linalg.eig(spd)[0],
+             "eigvals": lambda: xp.linalg.eigvals(spd)}
     with pytest.raises(MemoryError, match=rf"^{name}: .*(binding|limit)"):
         np.asarray(calls[name]())
 
@@ -992,3 +992,129 @@ def test_qr_panels_pseudo_random_columns_are_the_integer_hash():
         np.testing.assert_array_equal(got, ((h >> 8).astype(np.float32) / (1 << 24)).reshape(500, 3))
     assert not np.array_equal(np.asarray(_pseudo_random(50, 1, 1, xp.float32, dev)),
                               np.asarray(_pseudo_random(50, 1, 2, xp.float32, dev)))
+
+
+# ------------------------------------------------------------------ spectral division
+# eigh and svd of one matrix the in-binding solvers cannot hold: QDWH polar factors and
+# QRs past the limit, the spectrum split in two blocks until each fits (linalg.py)
+DIVIDE_LIMIT = 32768  # in-binding eigh up to order ~28 in float32: 96 divides twice
+
+
+def _sym_case(kind, n, dtype, rng):
+    if kind == "clustered":  # three clusters, repeated eigenvalues across the split point
+        q = np.linalg.qr(rng.standard_normal((n, n)))[0]
+        w = np.repeat([-2.0, 0.5, 3.0], [n // 3, n // 3, n - 2 * (n // 3)]) + 1e-3 * rng.standard_normal(n)
+        a = (q * w) @ q.T
+    else:
+        a = rng.standard_normal((n, n))
+        if dtype == "complex64":
+            a = a + 1j * rng.standard_normal((n, n))
+        a = a + a.conj().T
+        if kind == "graded":  # eigenvalues from 1e-5 to 1e3
+            q = np.linalg.qr(a)[0]
+            a = (q * np.logspace(-5, 3, n)) @ q.conj().T
+    return a.astype(dtype)
+
+
+def _eigh_errors(a, w, v):
+    """(max |w - w_ref| / ||a||_2, max |V^H V - I|, ||A V - V W|| / ||A||) in double."""
+    wide = np.complex128 if a.dtype.kind == "c" else np.float64
+    a64, v64 = a.astype(wide), v.astype(wide)
+    ref = np.linalg.eigvalsh(a64)
+    scale = np.abs(ref).max()
+    return (np.abs(w - ref).max() / scale, np.abs(v64.conj().T @ v64 - np.eye(len(w))).max(),
+            np.linalg.norm(a64 @ v64 - v64 * w) / np.linalg.norm(a64))
+
+
+@pytest.mark.parametrize("dtype,kind,n", [("float32", "random", 96), ("float64", "graded", 70),
+                                          ("complex64", "random", 60), ("float32", "clustered", 90)])
+def test_eigh_of_one_matrix_past_the_limit_by_spectral_division(dtype, kind, n):
+    """Values within a few times LAPACK's error in the same precision (NumPy's), vectors
+    orthonormal and A V = V W to working precision; eigvalsh gives the same values; the
+    upper triangle is not read."""
+    rng = _rng()
+    h = _sym_case(kind, n, dtype, rng)
+    eps = np.finfo(h.dtype).eps
+    upset = h.copy()
+    upset[np.triu_indices(n, 1)] = 7.0  # eigh reads the lower triangle
+    with debug.binding_limit(DIVIDE_LIMIT):
+        w, v = (np.asarray(t) for t in xp.linalg.eigh(xp.asarray(upset)))
+        wv = np.asarray(xp.linalg.eigvalsh(xp.asarray(h)))
+    assert w.dtype == np.finfo(h.dtype).dtype and v.dtype == h.dtype and v.shape == (n, n)
+    assert np.all(np.diff(w) >= 0)
+    lapack = _eigh_errors(h, *np.linalg.eigh(h))
+    err = _eigh_errors(h, w, v)
+    assert err[0] <= max(10 * lapack[0], 4 * n * eps), (err, lapack)
+    assert err[1] <= max(10 * lapack[1], 4 * n * eps), (err, lapack)
+    assert err[2] <= max(10 * lapack[2], 4 * n * eps), (err, lapack)
+    ref = np.linalg.eigvalsh(h.astype(np.complex128 if h.dtype.kind == "c" else np.float64))
+    assert np.abs(wv - ref).max() <= max(10 * lapack[0], 4 * n * eps) * np.abs(ref).max()
+
+
+@pytest.mark.parametrize("shape,dtype,also", [((96, 96), "float32", "matrix_rank"), ((70, 120), "float64", "pinv"),
+                                               ((110, 60), "complex64", "matrix_norm")])
+def test_svd_of_one_matrix_past_the_limit_by_polar_decomposition(shape, dtype, also):
+    """svd (full_matrices=False; True for the square one), svdvals, and pinv, matrix_rank
+    or the 2-norm past the limit: values within a few times LAPACK's error, U and V
+    orthonormal, U S Vh = A."""
+    rng = _rng()
+    h = rng.standard_normal(shape)
+    if dtype == "complex64":
+        h = h + 1j * rng.standard_normal(shape)
+    m, n = shape
+    if m >= n:  # rank deficient by one
+        h[:, 3] = h[:, 5]
+    else:
+        h[3] = h[5]
+    h = h.astype(dtype)
+    k = min(m, n)
+    eps = np.finfo(h.dtype).eps
+    wide = np.complex128 if h.dtype.kind == "c" else np.float64
+    ref = np.linalg.svd(h.astype(wide), compute_uv=False)
+    lapack = np.abs(np.linalg.svd(h, compute_uv=False) - ref).max() / ref[0]
+    bound = max(10 * lapack, 4 * max(m, n) * eps)
+    with debug.binding_limit(DIVIDE_LIMIT):
+        x = xp.asarray(h)
+        u, s, vh = (np.asarray(t) for t in xp.linalg.svd(x, full_matrices=m == n))
+        sv = np.asarray(xp.linalg.svdvals(x))
+        if also == "matrix_rank":
+            assert int(xp.linalg.matrix_rank(x)) == k - 1 == np.linalg.matrix_rank(h)
+        elif also == "matrix_norm":
+            assert abs(float(xp.linalg.matrix_norm(x, ord=2)) - ref[0]) <= bound * ref[0]
+        else:
+            p = np.asarray(xp.linalg.pinv(x))
+            np.testing.assert_allclose(p, np.linalg.pinv(h.astype(wide)), atol=1e3 * bound * np.abs(p).max())
+        if m != n:
+            with pytest.raises(MemoryError, match="^svd: full_matrices=True"):
+                xp.linalg.svd(x)
+    assert u.shape == (m, k) and s.shape == (k,) and vh.shape == (k, n)
+    assert np.abs(s - ref).max() / ref[0] <= bound and np.abs(sv - ref).max() / ref[0] <= bound
+    assert np.all(np.diff(s) <= 0) and s.min() >= 0
+    u64, vh64 = u.astype(wide), vh.astype(wide)
+    assert np.abs(u64.conj().T @ u64 - np.eye(k)).max() <= bound * 10
+    assert np.abs(vh64 @ vh64.conj().T - np.eye(k)).max() <= bound * 10
+    assert np.linalg.norm((u64 * s) @ vh64 - h) / np.linalg.norm(h.astype(wide)) <= bound
+
+
+@pytest.mark.parametrize("case", ["zero", "diagonal", "identity", "nan", "inf"])
+def test_eigh_and_svd_past_the_limit_of_special_matrices(case):
+    """A zero, diagonal or identity matrix (no split point: eigh gives the diagonal,
+    sorted, exactly), and non-finite input (NaN values and vectors, as LAPACK's)."""
+    n = 40
+    h = {"zero": np.zeros((n, n)), "identity": np.eye(n),
+         "diagonal": np.diag(_rng().permutation(n) - 10.0)}.get(case, np.eye(n) + 0.5)
+    if case in ("nan", "inf"):
+        h[7, 3] = h[3, 7] = np.nan if case == "nan" else np.inf
+    h = h.astype(np.float32)
+    with debug.binding_limit(4096):  # a 40 x 40 float32 matrix is 6.4 KB
+        w, v = (np.asarray(t) for t in xp.linalg.eigh(xp.asarray(h)))
+        s = np.asarray(xp.linalg.svdvals(xp.asarray(h)))
+    if case in ("nan", "inf"):
+        assert np.isnan(w).all() and np.isnan(v).all() and np.isnan(s).all()
+        return
+    ref = np.linalg.eigh(h)
+    np.testing.assert_array_equal(w, ref[0])
+    np.testing.assert_array_equal(np.abs(v), np.abs(ref[1]))
+    # (svd goes through the polar factor: rounding level, not the diagonal itself)
+    ref_s = np.linalg.svd(h, compute_uv=False)
+    np.testing.assert_allclose(s, ref_s, rtol=0, atol=4 * n * np.finfo(np.float32).eps * max(ref_s.max(), 1))

@@ -33,6 +33,7 @@ from . import _statistical_functions as stf
 from . import _utility_functions as uf
 from ._kernels import linalg_eigen as _linalg_eigen
 from ._array import Array
+from ._runtime.runtime import PastBindingLimit
 from ._validation import normalize_axes, normalize_axis
 from ._linear_algebra_functions import matmul, matrix_transpose, tensordot, vecdot
 
@@ -518,11 +519,12 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
         raise ValueError(f"qr: expected mode 'reduced' or 'complete', got {mode!r}")
     m, n = x.shape[-2:]
     nb = g.prod(x.shape[:-2])
-    if nb == 1 and x.device.big and slabs.too_big([x._node]) and not (m > n and _is_tall(x.shape)):
-        return _qr_by_panels(x, mode)
     if not (nb and m and n):
         return _qr_householder(x, mode)
-    return _spread_nonfinite(*_qr_in_binding(x, mode))
+    if m > n and _is_tall(x.shape):
+        return _spread_nonfinite(*_qr_in_binding(x, mode))
+    # by panels where x, or the in-binding solver's workspace, is past the binding limit
+    return _or_divided(x, lambda: _spread_nonfinite(*_qr_in_binding(x, mode)), lambda a: _qr_by_panels(a, mode))
 
 
 def _qr_in_binding(x: Array, mode: str) -> QRResult:
@@ -839,7 +841,7 @@ def svdvals(x: Array, /) -> Array:
     _float_input(x, "svdvals")
     m, n = x.shape[-2:]
     node = x._node if m >= n else _conj_t(x._node)
-    return _nonnegative(_jacobi(node, "vals")[0])
+    return _or_divided(x, lambda: _nonnegative(_jacobi(node, "vals")[0]), lambda a: _svd_divided(a, False, False)[1])
 
 
 def _nonnegative(S: g.Node) -> Array:
@@ -866,8 +868,15 @@ def _svd(x: Array, full_matrices: bool, complete: bool) -> SVDResult:
     if not x.size:
         u, s, vh = _svd_nodes(x._node, full_matrices, complete)
     else:
-        u, s, vh = program.run("svd", (full_matrices, complete), [x._node],
-                               lambda a: tuple(g.realize(o) for o in _svd_nodes(a, full_matrices, complete)))
+        if _one_too_big(x):
+            return _svd_divided(x, True, full_matrices)
+        try:
+            u, s, vh = program.run("svd", (full_matrices, complete), [x._node],
+                                   lambda a: tuple(g.realize(o) for o in _svd_nodes(a, full_matrices, complete)))
+        except PastBindingLimit:
+            if g.prod(x.shape[:-2]) != 1:
+                raise
+            return _svd_divided(x, True, full_matrices)
     S = _nonnegative(s)
     if not x.size:
         return SVDResult(Array._new(u), S, Array._new(vh))
@@ -946,14 +955,215 @@ def _q_of_deficient(c: Array, mode: str) -> Array:
 @_stacks_in_runs
 def eigh(x: Array, /) -> EighResult:
     _float_input(x, "eigh", square=True)
-    w, V = _jacobi(x._node, "eigh")
-    return EighResult(Array._new(w), Array._new(V))
+
+    def in_binding():
+        w, V = _jacobi(x._node, "eigh")
+        return EighResult(Array._new(w), Array._new(V))
+    return _or_divided(x, in_binding, lambda a: EighResult(*_eigh_divided(a, True)))
 
 
 @_stacks_in_runs
 def eigvalsh(x: Array, /) -> Array:
     _float_input(x, "eigvalsh", square=True)
-    return Array._new(_jacobi(x._node, "eigvals")[0])
+    return _or_divided(x, lambda: Array._new(_jacobi(x._node, "eigvals")[0]), lambda a: _eigh_divided(a, False)[0])
+
+
+# ------------------------------------------------------------------ past the binding limit: spectral division
+#
+# eigh, eigvalsh, svd and svdvals (and so pinv, matrix_rank and the 2 and nuclear norms)
+# of one matrix that the in-binding solvers cannot hold run as matrix products and QRs
+# past the limit (Nakatsukasa and Higham's QDWH-eig and QDWH-SVD): the polar factor U of
+# A - sigma I by the QR-based dynamically weighted Halley iteration; (I + U) / 2 projects
+# onto the eigenvectors of eigenvalues above sigma, (I - U) / 2 onto the others; bases of
+# the two ranges split A into two Hermitian blocks of about half the order, each solved
+# the same way until it fits. svd: A = U H (polar), H = V diag(s) V^H by eigh.
+
+# QDWH iterations at most (from a lower bound of eps / sqrt(n) on the smallest singular
+# value: 6 in float64, 5 in float32, one or two more to confirm convergence)
+QDWH_MAX_ITERATIONS = 12
+# split points tried before giving up (the median of the diagonal, then nudged)
+SPLIT_TRIES = 3
+
+
+def _one_too_big(x: Array) -> bool:
+    """One matrix (batch dims of 1 allowed) whose own buffer is past the binding limit."""
+    return bool(x.size) and g.prod(x.shape[:-2]) == 1 and x.device.big and slabs.too_big([x._node])
+
+
+def _or_divided(x: Array, in_binding, divided):
+    """``in_binding()``, or ``divided(x)`` for one matrix that it cannot hold: past the
+    binding limit itself, or with the solver's workspaces past it (the solver raises
+    ``PastBindingLimit`` before it records anything)."""
+    if _one_too_big(x):
+        return divided(x)
+    try:
+        return in_binding()
+    except PastBindingLimit:
+        if not x.size or g.prod(x.shape[:-2]) != 1:
+            raise
+        return divided(x)
+
+
+def _ct(a: Array) -> Array:
+    t = matrix_transpose(a)
+    return ew.conj(t) if a.dtype.kind == "c" else t
+
+
+def _qdwh_weights(lo: float) -> tuple[float, float, float, float]:
+    """The dynamically weighted Halley iteration's (a, b, c) for singular values in
+    [lo, 1], and the new lower bound those map lo to."""
+    lo2 = lo * lo
+    d = (4.0 * (1.0 - lo2) / (lo2 * lo2)) ** (1.0 / 3.0)
+    sd = math.sqrt(1.0 + d)
+    a = sd + 0.5 * math.sqrt(max(0.0, 8.0 - 4.0 * d + 8.0 * (2.0 - lo2) / (lo2 * sd)))
+    b = (a - 1.0) ** 2 / 4.0
+    c = a + b - 1.0
+    return a, b, c, min(1.0, lo * (a + b * lo2) / (1.0 + c * lo2))
+
+
+def _polar(a: Array, scale: float) -> Array:
+    """The unitary polar factor of an m x n matrix ``a`` (m >= n, full rank, ||a||_2 <=
+    ``scale``): QDWH, each step a QR of [sqrt(c) X; I] and X' = (b / c) X + (a - b / c) /
+    sqrt(c) Q1 Q2^H. Readbacks: ||X' - X|| once the weights have reached Halley's."""
+    m, n = a.shape
+    eps = _eps(a.dtype)
+    eye = cf.eye(n, dtype=a.dtype, device=a.device)
+    x = a * (1.0 / scale)
+    lo = eps / math.sqrt(n)
+    for _ in range(QDWH_MAX_ITERATIONS):
+        wa, wb, wc, lo = _qdwh_weights(lo) if lo < 1.0 - 10 * eps else (3.0, 1.0, 3.0, 1.0)
+        q = qr(mf.concat([x * math.sqrt(wc), eye], axis=0)).Q
+        step = matmul(q[:m], _ct(q[m:])) * ((wa - wb / wc) / math.sqrt(wc))
+        new = _own((x * (wb / wc) + step)._node)
+        if lo >= 1.0 - 10 * eps and not float(matrix_norm(new - x)) > (5 * eps) ** (1.0 / 3.0):
+            return new
+        x = new
+    return x
+
+
+def _range_basis(p: Array, k: int, seed: int) -> Array:
+    """Orthonormal columns spanning the range of ``p``, a Hermitian projector of rank
+    ``k``: p applied to k pseudo-random columns, twice, each time orthonormalized."""
+    n = p.shape[0]
+    v = qr(matmul(p, _pseudo_random(n, k, seed, p.dtype, p.device) - 0.5)).Q
+    return qr(matmul(p, v)).Q
+
+
+def _hermitian_part(a: Array) -> Array:
+    """The Hermitian matrix of ``a``'s lower triangle (what eigh reads)."""
+    low = cf.tril(a, k=-1)
+    d = diagonal(a)
+    if a.dtype.kind == "c":
+        d = dtf.astype(ew.real(d), a.dtype)
+    return low + _ct(low) + cf.eye(a.shape[0], dtype=a.dtype, device=a.device) * mf.expand_dims(d, axis=0)
+
+
+def _nan_like(shape, dtype, device) -> Array:
+    return cf.full(shape, math.nan, dtype=dtype, device=device)
+
+
+def _eigh_divided(x: Array, vectors: bool):
+    """(w, V or None) of one Hermitian matrix by spectral division (above): w ascending.
+    Readbacks: ||A||, the split point, trace(U) and the split's residual per level."""
+    batch = x.shape[:-2]
+    a = _hermitian_part(_matrix(x))
+    n = a.shape[0]
+    rdt, device = dt.real_of(a.dtype), a.device
+    eye = cf.eye(n, dtype=a.dtype, device=device)
+
+    def out(w, v):
+        w = mf.reshape(w, batch + (n,))
+        return w, (mf.reshape(v, batch + (n, n)) if vectors else None)
+
+    norm = float(matrix_norm(a))
+    if not math.isfinite(norm):   # LAPACK's values and vectors are NaN here too
+        return out(_nan_like((n,), rdt, device), _nan_like((n, n), a.dtype, device))
+    d = ew.real(diagonal(a)) if a.dtype.kind == "c" else diagonal(a)
+    ds = _sorting_functions().sort(d)
+    if not float(matrix_norm(a - eye * mf.expand_dims(dtf.astype(d, a.dtype), axis=0))) > n * _eps(rdt) * norm:
+        # diagonal to working precision (zero included): the diagonal, sorted, is the answer
+        order = _sorting_functions().argsort(d)
+        return out(ds, _take_columns(eye, order) if vectors else None)
+    spread = float(ds[-1] - ds[0]) or norm
+    sigma = float(ds[n // 2])
+    for attempt in range(SPLIT_TRIES):
+        u = _polar(a - eye * sigma, 2.0 * norm)
+        u = (u + _ct(u)) * 0.5
+        k = round((n + float(ew.real(trace(u)) if a.dtype.kind == "c" else trace(u))) / 2)   # eigenvalues above sigma
+        if 0 < k < n:
+            hi = _range_basis((eye + u) * 0.5, k, 2 * attempt)
+            lo = _range_basis((eye - u) * 0.5, n - k, 2 * attempt + 1)
+            a_lo = matmul(_ct(lo), a)
+            off = float(matrix_norm(matmul(a_lo, hi)))
+            if off <= 8 * n * _eps(rdt) * norm:
+                break
+        # sigma sat on an eigenvalue (U is not unitary there) or the split is poor: nudge it
+        sigma = sigma + (0.1 + 0.37 * attempt) * spread / n
+    else:
+        raise ArithmeticError(f"eigh: the spectral division of a {n} x {n} matrix past the storage-binding limit "
+                              f"found no split point in {SPLIT_TRIES} tries")
+    pieces = []
+    for basis, block in ((lo, matmul(a_lo, lo)), (hi, matmul(matmul(_ct(hi), a), hi))):
+        block = (block + _ct(block)) * 0.5
+        if vectors:
+            w, v = eigh(block)
+            pieces.append((w, matmul(basis, v)))
+        else:
+            pieces.append((eigvalsh(block), None))
+    w = mf.concat([pieces[0][0], pieces[1][0]])
+    v = mf.concat([pieces[0][1], pieces[1][1]], axis=1) if vectors else None
+    if not float(pieces[0][0][-1]) <= float(pieces[1][0][0]):   # rounding across sigma: sort
+        order = _sorting_functions().argsort(w)
+        w = _sorting_functions().sort(w)
+        v = _take_columns(v, order) if vectors else None
+    return out(w, v)
+
+
+def _take_columns(v: Array, order: Array) -> Array:
+    return matrix_transpose(_take_rows(matrix_transpose(v), order))
+
+
+def _sorting_functions():
+    from . import _sorting_functions as srt
+    return srt
+
+
+def _svd_divided(x: Array, vectors: bool, full_matrices: bool) -> SVDResult:
+    """svd (U, S, Vh; S only without ``vectors``) of one matrix through its polar
+    decomposition A = U_p H and eigh(H): S descending, U = U_p V."""
+    batch = x.shape[:-2]
+    a = _matrix(x)
+    m, n = a.shape
+    wide = m < n
+    if wide:
+        a = _own(_ct(a)._node)
+        m, n = n, m
+    if vectors and full_matrices and m != n:
+        raise MemoryError(f"svd: full_matrices=True of one {x.shape[-2]} x {x.shape[-1]} matrix past the "
+                          f"storage-binding limit of {x.device.name!r} is not supported (its "
+                          f"{'U' if not wide else 'Vh'} would be {m} x {m}); full_matrices=False is")
+    rdt, device = dt.real_of(a.dtype), a.device
+    norm = float(matrix_norm(a))
+    if not math.isfinite(norm) or norm == 0:
+        fill = math.nan if not math.isfinite(norm) else 0.0
+        s = cf.full((n,), fill, dtype=rdt, device=device)
+        up = _nan_like((m, n), a.dtype, device) if fill else cf.eye(m, n, dtype=a.dtype, device=device)
+        vh = _nan_like((n, n), a.dtype, device) if fill else cf.eye(n, dtype=a.dtype, device=device)
+    else:
+        up = _polar(a, norm)
+        h = matmul(_ct(up), a)
+        w, v = eigh((h + _ct(h)) * 0.5) if vectors else (eigvalsh((h + _ct(h)) * 0.5), None)
+        w = mf.flip(w)
+        s = sf.where(w > 0, w, 0.0)
+        if vectors:
+            v = mf.flip(v, axis=1)
+            up = matmul(up, v)
+            vh = _ct(v)
+    s = mf.reshape(s, batch + (n,))
+    if not vectors:
+        return SVDResult(None, s, None)
+    u, vh = (up, vh) if not wide else (_ct(vh), _ct(up))
+    return SVDResult(mf.reshape(u, batch + u.shape), s, mf.reshape(vh, batch + vh.shape))
 
 
 # ------------------------------------------------------------------ general eigenproblem

@@ -158,6 +158,11 @@ class BufferWindow:
         return f"<BufferWindow #{self.uid} [{self.offset}, {self.offset + self.size}) of #{self.parent.uid}>"
 
 
+class PastBindingLimit(MemoryError):
+    """A kernel's buffer past the device's storage-binding limit, raised before anything
+    of that dispatch is recorded: a caller with another way may catch it and take it."""
+
+
 class Straddle(MemoryError):
     """A range of a segmented buffer that crosses from one segment into the next: no one
     binding reaches it (the slab planners split such ranges)."""
@@ -1031,7 +1036,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         limit = self.device.max_binding_bytes
         for b in buffers:
             if b.size > limit:
-                raise MemoryError(
+                raise PastBindingLimit(
                     f"{public_caller()}: expected arrays of at most {limit} bytes (the storage-binding limit of "
                     f"{self.device.name!r}), got one of {b.size} bytes: elementwise operations, reductions and "
                     f"transfers take arrays past that limit, this function does not yet")
