@@ -63,7 +63,7 @@ fn diag_dd(df: {T}, t: {T}, which: i32) -> vec2<{T}> {
     let dl = s.y + t2.y;
     let q = {T}_launder(df / dh);
     let p = {T}_two_prod(q, dh);
-    let r1 = df - p.x;
+    let r1 = {T}_launder(df - p.x);   // (as div_dd)
     let r2 = r1 - p.y;
     let r3 = 0.0 - q * dl;
     if (which == 0) { return vec2<{T}>(q, p.x); }

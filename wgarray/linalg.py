@@ -29,6 +29,7 @@ from . import _data_type_functions as dtf
 from . import _elementwise_functions as ew
 from ._kernels import gather as kg
 from . import _searching_functions as sf
+from . import _sorting_functions as srt
 from . import _statistical_functions as stf
 from . import _utility_functions as uf
 from ._kernels import linalg_eigen as _linalg_eigen
@@ -1079,10 +1080,10 @@ def _eigh_divided(x: Array, vectors: bool):
     if not math.isfinite(norm):   # LAPACK's values and vectors are NaN here too
         return out(_nan_like((n,), rdt, device), _nan_like((n, n), a.dtype, device))
     d = ew.real(diagonal(a)) if a.dtype.kind == "c" else diagonal(a)
-    ds = _sorting_functions().sort(d)
+    ds = srt.sort(d)
     if not float(matrix_norm(a - eye * mf.expand_dims(dtf.astype(d, a.dtype), axis=0))) > n * _eps(rdt) * norm:
         # diagonal to working precision (zero included): the diagonal, sorted, is the answer
-        order = _sorting_functions().argsort(d)
+        order = srt.argsort(d)
         return out(ds, _take_columns(eye, order) if vectors else None)
     spread = float(ds[-1] - ds[0]) or norm
     sigma = float(ds[n // 2])
@@ -1113,19 +1114,14 @@ def _eigh_divided(x: Array, vectors: bool):
     w = mf.concat([pieces[0][0], pieces[1][0]])
     v = mf.concat([pieces[0][1], pieces[1][1]], axis=1) if vectors else None
     if not float(pieces[0][0][-1]) <= float(pieces[1][0][0]):   # rounding across sigma: sort
-        order = _sorting_functions().argsort(w)
-        w = _sorting_functions().sort(w)
+        order = srt.argsort(w)
+        w = srt.sort(w)
         v = _take_columns(v, order) if vectors else None
     return out(w, v)
 
 
 def _take_columns(v: Array, order: Array) -> Array:
     return matrix_transpose(_take_rows(matrix_transpose(v), order))
-
-
-def _sorting_functions():
-    from . import _sorting_functions as srt
-    return srt
 
 
 def _svd_divided(x: Array, vectors: bool, full_matrices: bool) -> SVDResult:

@@ -370,12 +370,12 @@ _PRIM_F64 = {
     "szero": "fn f64_szero(neg: bool) -> f64 { return f64(bitcast<f32>(select(0u, 0x80000000u, neg))); }",
     # zero test of a value already known not to be NaN (no bits needed: == is exact)
     # see f32_launder and the module doc. f64 has no bits to test, so the test is on
-    # f32(s), a quiet NaN for any NaN s; but NVIDIA's compiler (H100, driver 580) saw
-    # through a comparison with a constant signalling NaN (a conversion never yields one)
-    # and regrouped across it. Here the pattern's low bits are the length of the kernel's
-    # parameter binding P (1024 words: a signalling NaN too, which no compiler can know).
-    # Not a select on that unknown alone: one shared condition let lavapipe's compiler
-    # specialize whole loops for it and fold every launder there.
+    # f32(s), a quiet NaN for any NaN s. Against a constant signalling NaN that test is
+    # provably false (a conversion never yields one), so a compiler may fold it; here the
+    # pattern's low bits are the length of the kernel's parameter binding P (1024 words:
+    # a signalling NaN too, which no compiler can know). Not a select on that unknown
+    # alone: one shared condition let lavapipe's compiler specialize whole loops for it
+    # and fold every launder there.
     "launder": """
 fn f64_launder(s: f64) -> f64 {
     return select(s, f64(0.0), bitcast<u32>(f32(s)) == (arrayLength(&P) | 0x7fa00000u));
@@ -767,8 +767,8 @@ fn $T_two_prod(a: $T, b: $T) -> vec2<$T> {
     // the product laundered before sa.x sb.x - p: contracted into that subtraction, a b
     // would be taken exactly, not as the rounded p whose error e is. (A caller's quotient
     // q = n / d passed with d is laundered by the caller, so that no compiler can cancel
-    // q d into n and make n - q d 0. On an H100 div_dd's float64 error term is 0 with that
-    // too: its cause there is not found yet, see benchmarks/diag_formed_parts.py.)
+    // q d into n and make n - q d 0; and the caller's (n - p.x) - p.y needs n - p.x
+    // laundered, or it may become n - (p.x + p.y): see div_dd.)
     let p = $T_launder(a * b);
     let sa = $T_split(a);
     let sb = $T_split(b);

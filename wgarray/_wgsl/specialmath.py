@@ -697,7 +697,7 @@ fn $T_igam_fac(a: $T, x: $T) -> $T {
         // near the peak: a log1pmx(d), small; d's rounding (x - a is exact here) put
         // back to first order, d log1pmx / dd = -d / (1 + d)
         let pd = $T_two_prod(d, a);
-        let dl = ((xa - pd.x) - pd.y) / a;
+        let dl = ($T_launder(xa - pd.x) - pd.y) / a;   // (laundered as in div_dd)
         let e = a * $T_log1pmx(d) - a * dl * d / (1.0 + d) - sa;
         return c * $T_exp(e);
     }
@@ -933,7 +933,7 @@ fn $T_lgamma_ratio_dd(a: $T, b: $T) -> vec2<$T> {
     let lc = vec2<$T>(lc0.x, lc0.y + c.y / c.x);
     let u = a / b;
     let bu = $T_two_prod(b, u);
-    let small = -(b - 0.5) * $T_log1pmx(u) - ((bu.x - a) + bu.y) + 0.5 * u
+    let small = -(b - 0.5) * $T_log1pmx(u) - ($T_launder(bu.x - a) + bu.y) + 0.5 * u
                 + $T_stirling_s(b) - $T_stirling_s(c.x);
     let ac = $T_two_prod(a, lc.x);
     let e = $T_two_sum(-ac.x, small);
@@ -1260,7 +1260,9 @@ fn $T_div_dd(nh: $T, nl: $T, dh: $T, dl: $T) -> vec2<$T> {
     // (p.x comes laundered from two_prod: lavapipe's compiler had contracted nh - q dh
     // into a fused multiply-add, exact already, and p.y then came off twice)
     let p = $T_two_prod(q, dh);
-    return vec2<$T>(q, (((nh - p.x) - p.y) + (nl - q * dl)) / dh);
+    // nh - p.x laundered: NVIDIA's compiler (H100) regrouped (nh - p.x) - p.y into
+    // nh - (p.x + p.y), which rounds to nh - p.x, and the float64 error term came out 0
+    return vec2<$T>(q, (($T_launder(nh - p.x) - p.y) + (nl - q * dl)) / dh);
 }""",
     # v, a distribution function (which = 0) or its complement (1), moved by f dx, its
     # first-order change (f the density, dx the argument's rounding error); v kept where
