@@ -12,6 +12,10 @@ same work at sizes below and above it, wgarray beside torch (CUDA) in one run.
   right-hand sides, ``cholesky``, ``qr`` (Q and R); past the binding limit all run by
   panels of columns. Their extra_info holds the GFLOP/s (2/3 n^3, 1/3 n^3 and 8/3 n^3
   flops: Householder's 4/3 n^3 for R and as much again for Q).
+- ``eigvalsh`` and ``svdvals`` (``test_large_spectrum``, the same matrices): past the
+  binding limit by spectral division (QDWH polar factors, QRs and products past the
+  limit); ``WGARRAY_LARGE_BINDING_MIB`` lowers wgarray's binding limit, so that orders
+  that fit the real one take that path too. One timed call each (they run for seconds).
 
     WGARRAY_LARGE_GIB="0.5 1 4 8 32" python -m pytest benchmarks/bench_large.py \\
         --benchmark-only --benchmark-group-by=param:case --benchmark-json=large.json
@@ -26,12 +30,14 @@ library can allocate are skipped, with its error as the reason.
 """
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 
 import pytest
 
 import wgarray as xp
+from wgarray import debug
 
 SIZES = [float(s) for s in os.environ.get("WGARRAY_LARGE_GIB", "0.0625 0.25").split()]
 LU_SIZES = [float(s) for s in os.environ.get("WGARRAY_LARGE_LU_GIB", "0.0625").split()]
@@ -119,6 +125,44 @@ def _factorization(lib, case, nbytes):
     if case == "qr":
         return (lambda: float(torch.linalg.qr(a)[1][n - 1, n - 1])), flops
     return (lambda: float(torch.linalg.cholesky(a)[n - 1, n - 1])), flops
+
+
+def _spectrum(lib, case, nbytes):
+    """(step, nominal flops: 4/3 n^3 for eigvalsh, 8/3 n^3 for svdvals) of the matrix of
+    ``_factorization``."""
+    n = _order(nbytes)
+    flops = {"eigvalsh": 4, "svdvals": 8}[case] * n ** 3 / 3
+    if lib == "wgarray":
+        i = xp.astype(xp.arange(n, dtype=xp.uint32), xp.float32)
+        hashed = xp.sin(i[:, None] * 12.9898 + i[None, :] * 12.9898) * 43758.5453
+        a = (hashed - xp.floor(hashed)) * 2 - 1 + n * xp.eye(n, dtype=xp.float32)
+        xp.evaluate(a)
+        return (lambda: float(getattr(xp.linalg, case)(a)[0])), flops
+    torch = _torch()
+    i = torch.arange(n, dtype=torch.float32, device="cuda")
+    hashed = torch.sin(i[:, None] * 12.9898 + i[None, :] * 12.9898) * 43758.5453
+    a = (hashed - torch.floor(hashed)) * 2 - 1 + n * torch.eye(n, dtype=torch.float32, device="cuda")
+    return (lambda: float(getattr(torch.linalg, case)(a)[0])), flops
+
+
+@pytest.mark.parametrize("gib", LU_SIZES)
+@pytest.mark.parametrize("lib", LIBS)
+@pytest.mark.parametrize("case", ["eigvalsh", "svdvals"])
+def test_large_spectrum(benchmark, case, lib, gib):
+    _fresh_caches()
+    mib = os.environ.get("WGARRAY_LARGE_BINDING_MIB")
+    with debug.binding_limit(int(mib) << 20) if mib and lib == "wgarray" else contextlib.nullcontext():
+        try:
+            step, flops = _spectrum(lib, case, gib * (1 << 30))
+            step()
+        except MemoryError as exc:
+            pytest.skip(f"{lib}: {exc}")
+        benchmark.pedantic(step, rounds=1, iterations=1, warmup_rounds=0)
+    median = benchmark.stats.stats.median
+    benchmark.extra_info.update(gflops=flops / median / 1e9, gib=gib, order=_order(gib * (1 << 30)),
+                                binding_mib=mib if lib == "wgarray" else None)
+    del step
+    gc.collect()
 
 
 def _fresh_caches():

@@ -1118,3 +1118,15 @@ def test_eigh_and_svd_past_the_limit_of_special_matrices(case):
     # (svd goes through the polar factor: rounding level, not the diagonal itself)
     ref_s = np.linalg.svd(h, compute_uv=False)
     np.testing.assert_allclose(s, ref_s, rtol=0, atol=4 * n * np.finfo(np.float32).eps * max(ref_s.max(), 1))
+
+
+@pytest.mark.parametrize("n", [512])
+def test_matmul_whose_k_splits_would_pass_the_limit(n):
+    """Operands and product each within the binding limit, but the split-K partial
+    products (K = 512: two splits of C) past it: one pass instead (not a MemoryError)."""
+    rng = _rng()
+    a = rng.standard_normal((n, n)).astype(np.float32)
+    b = rng.standard_normal((n, n)).astype(np.float32)
+    with debug.binding_limit(n * n * 4):
+        got = np.asarray(xp.asarray(a) @ xp.asarray(b))
+    np.testing.assert_allclose(got, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4 * np.sqrt(n))

@@ -352,6 +352,13 @@ def matmul_nodes(a: g.Node, b: g.Node, batch) -> g.Data:
     total = M * N * nbatch
     if dtype in _TILED and M > 1 and N > 1:
         kernel, words, tiles, nsplit = _tiled(A, B, batch, N % 4 == 0)
+        if nsplit > 1 and -(-total * nsplit // 4) * 4 * dtype.itemsize > limit:
+            # the K splits' partial products would pass the binding limit: one pass
+            # (or, where the device's loop bound splits K, row slabs of C)
+            plan = _tiled(A, B, batch, N % 4 == 0, split=False)
+            if plan is None:
+                return _matmul_in_slabs(A, B, batch)
+            kernel, words, tiles, nsplit = plan
         groups = tiles * nsplit
         stride = total  # partial slabs of C (c_vec: N % 4 == 0, so each slab stays vec4 aligned)
         out = rt.alloc(-(-total * nsplit // 4) * 4 * dtype.itemsize)
@@ -365,6 +372,8 @@ def matmul_nodes(a: g.Node, b: g.Node, batch) -> g.Data:
         kernel = rt.compile(("matmul", spec), lambda: (km.generic_record(*spec), km.render_generic(*spec)))
         q = -(-total // 4)
         chunk, nsplit = _splits(K, q, 1, _max_chunk(device, 4))
+        if nsplit > 1 and q * 4 * nsplit * dtype.itemsize > limit:
+            return _matmul_in_slabs(A, B, batch)   # (as the tiled kernel's splits above)
         words = km.param_words(M, N, K, nbatch, A.offset, B.offset, sAm, sAk, sBk, sBn, 0, 0, bshape, sa, sb,
                                chunk, nsplit)
         groups = -(-q * nsplit // 64)
