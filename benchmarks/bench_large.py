@@ -100,31 +100,36 @@ def _order(nbytes) -> int:
     return int((nbytes / 4) ** 0.5) // 256 * 256
 
 
+def _test_matrix(lib, n):
+    """The float32 n x n matrix of the factorization cases, made on the device: symmetric
+    with hashed entries in [-1, 1) and n on the diagonal."""
+    if lib == "wgarray":
+        m, kw = xp, {}
+        i = xp.astype(xp.arange(n, dtype=xp.uint32), xp.float32)
+    else:
+        m, kw = _torch(), {"device": "cuda"}
+        i = m.arange(n, dtype=m.float32, **kw)
+    hashed = m.sin(i[:, None] * 12.9898 + i[None, :] * 12.9898) * 43758.5453
+    return (hashed - m.floor(hashed)) * 2 - 1 + n * m.eye(n, dtype=m.float32, **kw)
+
+
 def _factorization(lib, case, nbytes):
-    """(step, flops) of one float32 solve or cholesky of an order filling ``nbytes``."""
+    """(step, flops) of one float32 solve, cholesky or qr of an order filling ``nbytes``."""
     n = _order(nbytes)
     flops = {"solve": 2, "cholesky": 1, "qr": 8}[case] * n ** 3 / 3
+    a = _test_matrix(lib, n)
     if lib == "wgarray":
-        i = xp.astype(xp.arange(n, dtype=xp.uint32), xp.float32)
-        hashed = xp.sin(i[:, None] * 12.9898 + i[None, :] * 12.9898) * 43758.5453
-        a = (hashed - xp.floor(hashed)) * 2 - 1 + n * xp.eye(n, dtype=xp.float32)
         b = xp.ones((n, 16), dtype=xp.float32)
         xp.evaluate(a, b)
-        if case == "solve":
-            return (lambda: float(xp.linalg.solve(a, b)[0, 0])), flops
-        if case == "qr":
-            return (lambda: float(xp.linalg.qr(a)[1][n - 1, n - 1])), flops
-        return (lambda: float(xp.linalg.cholesky(a)[n - 1, n - 1])), flops
-    torch = _torch()
-    i = torch.arange(n, dtype=torch.float32, device="cuda")
-    hashed = torch.sin(i[:, None] * 12.9898 + i[None, :] * 12.9898) * 43758.5453
-    a = (hashed - torch.floor(hashed)) * 2 - 1 + n * torch.eye(n, dtype=torch.float32, device="cuda")
-    b = torch.ones((n, 16), dtype=torch.float32, device="cuda")
+        la = xp.linalg
+    else:
+        b = _torch().ones((n, 16), dtype=_torch().float32, device="cuda")
+        la = _torch().linalg
     if case == "solve":
-        return (lambda: float(torch.linalg.solve(a, b)[0, 0])), flops
+        return (lambda: float(la.solve(a, b)[0, 0])), flops
     if case == "qr":
-        return (lambda: float(torch.linalg.qr(a)[1][n - 1, n - 1])), flops
-    return (lambda: float(torch.linalg.cholesky(a)[n - 1, n - 1])), flops
+        return (lambda: float(la.qr(a)[1][n - 1, n - 1])), flops
+    return (lambda: float(la.cholesky(a)[n - 1, n - 1])), flops
 
 
 def _spectrum(lib, case, nbytes):
@@ -132,17 +137,26 @@ def _spectrum(lib, case, nbytes):
     ``_factorization``."""
     n = _order(nbytes)
     flops = {"eigvalsh": 4, "svdvals": 8}[case] * n ** 3 / 3
+    a = _test_matrix(lib, n)
     if lib == "wgarray":
-        i = xp.astype(xp.arange(n, dtype=xp.uint32), xp.float32)
-        hashed = xp.sin(i[:, None] * 12.9898 + i[None, :] * 12.9898) * 43758.5453
-        a = (hashed - xp.floor(hashed)) * 2 - 1 + n * xp.eye(n, dtype=xp.float32)
         xp.evaluate(a)
-        return (lambda: float(getattr(xp.linalg, case)(a)[0])), flops
-    torch = _torch()
-    i = torch.arange(n, dtype=torch.float32, device="cuda")
-    hashed = torch.sin(i[:, None] * 12.9898 + i[None, :] * 12.9898) * 43758.5453
-    a = (hashed - torch.floor(hashed)) * 2 - 1 + n * torch.eye(n, dtype=torch.float32, device="cuda")
-    return (lambda: float(getattr(torch.linalg, case)(a)[0])), flops
+    la = xp.linalg if lib == "wgarray" else _torch().linalg
+    return (lambda: float(getattr(la, case)(a)[0])), flops
+
+
+def _run_timed(benchmark, make, gib, rounds: int, warmup: int):
+    """Time the step of ``make(nbytes) -> (step, flops)`` (skipped, with the error as the
+    reason, where it cannot be allocated), its GFLOP/s in extra_info."""
+    try:
+        step, flops = make(gib * (1 << 30))
+        step()
+    except MemoryError as exc:
+        pytest.skip(str(exc))
+    benchmark.pedantic(step, rounds=rounds, iterations=1, warmup_rounds=warmup)
+    median = benchmark.stats.stats.median
+    benchmark.extra_info.update(gflops=flops / median / 1e9, gib=gib, order=_order(gib * (1 << 30)))
+    del step
+    gc.collect()
 
 
 @pytest.mark.parametrize("gib", LU_SIZES)
@@ -151,18 +165,10 @@ def _spectrum(lib, case, nbytes):
 def test_large_spectrum(benchmark, case, lib, gib):
     _fresh_caches()
     mib = os.environ.get("WGARRAY_LARGE_BINDING_MIB")
-    with debug.binding_limit(int(mib) << 20) if mib and lib == "wgarray" else contextlib.nullcontext():
-        try:
-            step, flops = _spectrum(lib, case, gib * (1 << 30))
-            step()
-        except MemoryError as exc:
-            pytest.skip(f"{lib}: {exc}")
-        benchmark.pedantic(step, rounds=1, iterations=1, warmup_rounds=0)
-    median = benchmark.stats.stats.median
-    benchmark.extra_info.update(gflops=flops / median / 1e9, gib=gib, order=_order(gib * (1 << 30)),
-                                binding_mib=mib if lib == "wgarray" else None)
-    del step
-    gc.collect()
+    lowered = bool(mib) and lib == "wgarray"
+    with debug.binding_limit(int(mib) << 20) if lowered else contextlib.nullcontext():
+        _run_timed(benchmark, lambda nbytes: _spectrum(lib, case, nbytes), gib, 1, 0)
+    benchmark.extra_info["binding_mib"] = mib if lowered else None
 
 
 def _fresh_caches():
@@ -179,16 +185,7 @@ def _fresh_caches():
 @pytest.mark.parametrize("case", ["solve", "cholesky", "qr"])
 def test_large_factorization(benchmark, case, lib, gib):
     _fresh_caches()
-    try:
-        step, flops = _factorization(lib, case, gib * (1 << 30))
-        step()
-    except MemoryError as exc:
-        pytest.skip(f"{lib}: {exc}")
-    benchmark.pedantic(step, rounds=3, iterations=1, warmup_rounds=1)
-    median = benchmark.stats.stats.median
-    benchmark.extra_info.update(gflops=flops / median / 1e9, gib=gib, order=_order(gib * (1 << 30)))
-    del step
-    gc.collect()
+    _run_timed(benchmark, lambda nbytes: _factorization(lib, case, nbytes), gib, 3, 1)
 
 
 @pytest.mark.parametrize("gib", SIZES)
