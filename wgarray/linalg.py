@@ -1043,8 +1043,9 @@ def _polar(a: Array, scale: float) -> Array:
 
 
 def _range_basis(p: Array, k: int, seed: int) -> Array:
-    """Orthonormal columns spanning the range of ``p``, a Hermitian projector of rank
-    ``k``: p applied to k pseudo-random columns, twice, each time orthonormalized."""
+    """Orthonormal columns spanning the range of ``p``, a projector (orthogonal, or
+    oblique for eigvals) of rank ``k``: p applied to k pseudo-random columns, twice,
+    each time orthonormalized."""
     n = p.shape[0]
     v = qr(matmul(p, _pseudo_random(n, k, seed, p.dtype, p.device) - 0.5)).Q
     return qr(matmul(p, v)).Q
