@@ -364,11 +364,13 @@ def test_argmax_argmin_along_whole_rows_past_the_limit(limited, kind):
     np.testing.assert_array_equal(got, getattr(np, kind)(b.reshape(40, 270), axis=-1, keepdims=True))
 
 
-@pytest.mark.parametrize("name", ["eig"])
-def test_functions_without_large_array_support_raise_naming_themselves(limited, name):
+@pytest.mark.parametrize("name", ["eig", "slogdet"])
+def test_functions_that_cannot_run_under_the_limit_raise_naming_themselves(limited, name):
+    """Under 8 KiB the LU panels' 64 x 64 leaf blocks do not fit a binding: eig (its
+    sign iteration inverts by LU panels) and slogdet refuse, naming themselves."""
     x = xp.asarray(_rng().standard_normal((300, 70)).astype(np.float32))
     spd = x.T @ x + 70 * xp.eye(70)  # one 19.6 KB matrix
-    calls = {"eig": lambda: xp.linalg.eig(spd)[0]}
+    calls = {"eig": lambda: xp.linalg.eig(spd)[0], "slogdet": lambda: xp.linalg.slogdet(spd)[1]}
     with pytest.raises(MemoryError, match=rf"^{name}: .*(binding|limit)"):
         np.asarray(calls[name]())
 
@@ -693,7 +695,7 @@ def test_zero_d_view_of_an_array_past_the_limit(limited):
 
 
 def test_a_refused_dispatch_leaves_the_runtime_usable():
-    """A MemoryError from a function without large-array support is raised before the
+    """A MemoryError from a function that cannot run under the limit is raised before the
     dispatch is recorded: later work runs, and the process exits cleanly (a pass left
     open with a half-recorded dispatch crashed wgpu-native at exit)."""
     import subprocess
@@ -1098,7 +1100,8 @@ def test_svd_of_one_matrix_past_the_limit_by_polar_decomposition(shape, dtype, a
 @pytest.mark.parametrize("case", ["zero", "diagonal", "identity", "nan", "inf"])
 def test_eigh_and_svd_past_the_limit_of_special_matrices(case):
     """A zero, diagonal or identity matrix (no split point: eigh gives the diagonal,
-    sorted, exactly), and non-finite input (NaN values and vectors, as LAPACK's)."""
+    sorted, exactly, eig its entries in place), and non-finite input (NaN values and
+    vectors, as LAPACK's)."""
     n = 40
     h = {"zero": np.zeros((n, n)), "identity": np.eye(n),
          "diagonal": np.diag(_rng().permutation(n) - 10.0)}.get(case, np.eye(n) + 0.5)
@@ -1108,9 +1111,14 @@ def test_eigh_and_svd_past_the_limit_of_special_matrices(case):
     with debug.binding_limit(4096):  # a 40 x 40 float32 matrix is 6.4 KB
         w, v = (np.asarray(t) for t in xp.linalg.eigh(xp.asarray(h)))
         s = np.asarray(xp.linalg.svdvals(xp.asarray(h)))
+        ge, gv = (np.asarray(t) for t in xp.linalg.eig(xp.asarray(h)))
     if case in ("nan", "inf"):
         assert np.isnan(w).all() and np.isnan(v).all() and np.isnan(s).all()
+        assert np.isnan(ge).all() and np.isnan(gv).all()
         return
+    # eig of a diagonal matrix: its entries in place, the unit vectors
+    np.testing.assert_array_equal(ge, np.diagonal(h).astype(np.complex64))
+    np.testing.assert_array_equal(gv, np.eye(n, dtype=np.complex64))
     ref = np.linalg.eigh(h)
     np.testing.assert_array_equal(w, ref[0])
     np.testing.assert_array_equal(np.abs(v), np.abs(ref[1]))
@@ -1137,11 +1145,20 @@ def _spectrum_distance(w, ref):
     return max(d.min(axis=0).max(), d.min(axis=1).max())
 
 
-@pytest.mark.parametrize("dtype,n", [("float32", 150), ("complex64", 96)])
-def test_eigvals_of_one_matrix_past_the_limit_by_the_sign_function(dtype, n):
-    """eigvals past the limit (LU by panels needs LU_LIMIT): within a few times the
-    in-binding solver's own error on the same matrix (its float32 eig is ~5e-6 of
-    ||A|| off, LAPACK's 4e-8), a real matrix's complex values in exact conjugate pairs."""
+def _eig_residual(a, w, v):
+    """(||A V - V W|| / ||A||, max | ||v_j|| - 1 |) in double precision."""
+    a64, v64 = a.astype(np.complex128), v.astype(np.complex128)
+    return (np.linalg.norm(a64 @ v64 - v64 * w) / np.linalg.norm(a64),
+            np.abs(np.linalg.norm(v64, axis=0) - 1).max())
+
+
+@pytest.mark.parametrize("dtype,n,name", [("float32", 150, "eig"), ("complex64", 96, "eigvals")])
+def test_eig_of_one_matrix_past_the_limit_by_the_sign_function(dtype, n, name):
+    """eig / eigvals past the limit (LU by panels needs LU_LIMIT): values within a few
+    times the in-binding solver's own error on the same matrix (its float32 eig is ~5e-6
+    of ||A|| off, LAPACK's 4e-8), A V = V W as well as that solver's, unit vectors; a
+    real matrix's complex values in exact conjugate pairs with conjugate vectors, real
+    vectors for real values."""
     rng = _rng()
     h = rng.standard_normal((n, n))
     if dtype == "complex64":
@@ -1149,11 +1166,24 @@ def test_eigvals_of_one_matrix_past_the_limit_by_the_sign_function(dtype, n):
     h = h.astype(dtype)
     ref = np.linalg.eigvals(h.astype(np.complex128))
     scale = np.abs(ref).max()
-    whole = np.asarray(xp.linalg.eigvals(xp.asarray(h)))
-    with debug.binding_limit(LU_LIMIT):
-        w = np.asarray(xp.linalg.eigvals(xp.asarray(h)))
-    assert w.shape == (n,) and w.dtype == whole.dtype
-    assert _spectrum_distance(w, ref) <= 4 * max(_spectrum_distance(whole, ref), n * np.finfo(h.dtype).eps * scale)
+    eps = np.finfo(h.dtype).eps
+    if name == "eig":
+        w0, v0 = (np.asarray(t) for t in xp.linalg.eig(xp.asarray(h)))
+        with debug.binding_limit(LU_LIMIT):
+            w, v = (np.asarray(t) for t in xp.linalg.eig(xp.asarray(h)))
+        assert v.shape == (n, n) and v.dtype == v0.dtype
+        res, res0 = _eig_residual(h, w, v), _eig_residual(h, w0, v0)
+        assert res[0] <= 4 * max(res0[0], n * eps) and res[1] <= 4 * max(res0[1], n * eps)
+    else:
+        w0 = np.asarray(xp.linalg.eigvals(xp.asarray(h)))
+        with debug.binding_limit(LU_LIMIT):
+            w = np.asarray(xp.linalg.eigvals(xp.asarray(h)))
+    assert w.shape == (n,) and w.dtype == w0.dtype
+    assert _spectrum_distance(w, ref) <= 4 * max(_spectrum_distance(w0, ref), n * eps * scale)
     if dtype == "float32":
-        pairs = w[w.imag != 0]
-        np.testing.assert_array_equal(np.sort_complex(pairs), np.sort_complex(pairs.conj()))
+        cplx = w.imag != 0
+        np.testing.assert_array_equal(np.sort_complex(w[cplx]), np.sort_complex(w[cplx].conj()))
+        assert np.all(v[:, ~cplx].imag == 0)
+        for j in np.flatnonzero(cplx):  # the partner's vector is the conjugate
+            mate = np.flatnonzero((w == w[j].conj()))
+            assert any(np.array_equal(v[:, m], v[:, j].conj()) for m in mate)

@@ -1195,17 +1195,24 @@ def _sign(a: Array) -> Array | None:
     return None
 
 
-def _eigvals_divided(x: Array) -> Array:
-    """eigvals of one square matrix by spectral division (above); the values in no
-    particular order, as LAPACK's; a real matrix's come in exact conjugate pairs (each
-    block's do, and a pair never straddles sigma). Readbacks: ||A||, the split point,
-    the sign iteration's norms, trace(S) and the split's residual per level."""
+def _eig_divided(x: Array, vectors: bool):
+    """(w, V or None): eig of one square matrix by spectral division (above); the values
+    in no particular order, as LAPACK's; a real matrix's come in exact conjugate pairs
+    (each block's do, and a pair never straddles sigma), with conjugate vectors, real
+    ones for real values. With [V1 V2]^H A [V1 V2] = [[A11, A12], [0, A22]], a vector y
+    of A11 is V1 y for A; one of A22 is (V2 + V1 X) y, X solving A11 X - X A22 = -A12,
+    which the sign function already holds: V1^H S V2 = -2 X. Readbacks: ||A||, the split
+    point, the sign iteration's norms, trace(S) and the split's residual per level."""
     batch = x.shape[:-2]
     a = _matrix(x)
     n = a.shape[0]
     dtype = a.dtype
     cdt = dtype if dtype.kind == "c" else (dt.complex64 if dtype is dt.float32 else dt.complex128)
     device = a.device
+
+    def out(w, v):
+        return mf.reshape(w, batch + (n,)), (mf.reshape(v, batch + (n, n)) if vectors else None)
+
     # the split in the refinement precision where the device has it (float64 for
     # float32): Newton's inverses lose what the shifted matrix's condition costs (a
     # float32 split of a 150 x 150 Gaussian matrix left its blocks coupled at 4e-6 of
@@ -1216,11 +1223,12 @@ def _eigvals_divided(x: Array) -> Array:
     coupled = 8 * n * _eps(dtype)   # the coupling a split may leave, against ||A||
     norm = float(matrix_norm(a))
     if not math.isfinite(norm):
-        return mf.reshape(_nan_like((n,), cdt, device), batch + (n,))
+        return out(_nan_like((n,), cdt, device), _nan_like((n, n), cdt, device))
     d = _own((ew.real(diagonal(a)) if a.dtype.kind == "c" else diagonal(a))._node)
     ds = srt.sort(d)
     if not float(matrix_norm(a - eye * mf.expand_dims(dtf.astype(d, a.dtype), axis=0))) > n * _eps(a.dtype) * norm:
-        return mf.reshape(dtf.astype(d, cdt), batch + (n,))   # diagonal to working precision
+        # diagonal to working precision: its entries, with the unit vectors
+        return out(dtf.astype(d, cdt), cf.eye(n, dtype=cdt, device=device))
     spread = float(ds[-1] - ds[0]) or norm
     sigma = float(ds[n // 2])
     for attempt in range(SPLIT_TRIES):
@@ -1236,11 +1244,18 @@ def _eigvals_divided(x: Array) -> Array:
                     break
         sigma = sigma + (0.1 + 0.37 * attempt) * spread / n
     else:
-        raise ArithmeticError(f"eigvals: the spectral division of a {n} x {n} matrix past the storage-binding "
+        name = "eig" if vectors else "eigvals"
+        raise ArithmeticError(f"{name}: the spectral division of a {n} x {n} matrix past the storage-binding "
                               f"limit found no split point in {SPLIT_TRIES} tries")
     blocks = [dtf.astype(matmul(a_left, left), dtype), dtf.astype(matmul(matmul(_ct(right), a), right), dtype)]
-    w = mf.concat([dtf.astype(eigvals(b), cdt) for b in blocks])
-    return mf.reshape(w, batch + (n,))
+    if not vectors:
+        return out(mf.concat([dtf.astype(eigvals(b), cdt) for b in blocks]), None)
+    (w2, y2), (w1, y1) = (eig(b) for b in blocks)
+    lifted = left - matmul(right, matmul(matmul(_ct(right), s), left)) * 0.5   # V2 + V1 X
+    v2 = matmul(dtf.astype(lifted, cdt), dtf.astype(y2, cdt))
+    v2 = v2 / vector_norm(v2, axis=0, keepdims=True)
+    v1 = matmul(dtf.astype(right, cdt), dtf.astype(y1, cdt))
+    return out(mf.concat([dtf.astype(w2, cdt), dtf.astype(w1, cdt)]), mf.concat([v2, v1], axis=1))
 
 
 # ------------------------------------------------------------------ general eigenproblem
@@ -1255,11 +1270,12 @@ def _eig(x: Array, vectors: bool):
 @_stacks_in_runs
 def eig(x: Array, /) -> EigResult:
     _float_input(x, "eig", square=True)
-    w, v = _eig(x, True)
-    w, v = Array._new(w), Array._new(v)
-    if x.dtype.kind != "c":
-        w, v = _real_spectrum(w, v)
-    return EigResult(w, v)
+
+    def in_binding():
+        w, v = _eig(x, True)
+        w, v = Array._new(w), Array._new(v)
+        return _real_spectrum(w, v) if x.dtype.kind != "c" else (w, v)
+    return EigResult(*_or_divided(x, in_binding, lambda a: _eig_divided(a, True)))
 
 
 def _take_last(x: Array, idx: Array) -> Array:
@@ -1326,7 +1342,7 @@ def eigvals(x: Array, /) -> Array:
     def in_binding():
         w = Array._new(_eig(x, False)[0])
         return _real_spectrum(w, None)[0] if x.dtype.kind != "c" else w
-    return _or_divided(x, in_binding, _eigvals_divided)
+    return _or_divided(x, in_binding, lambda a: _eig_divided(a, False)[0])
 
 
 def _eps(d: dt.DType) -> float:
