@@ -1163,7 +1163,7 @@ def _svd_divided(x: Array, vectors: bool, full_matrices: bool) -> SVDResult:
     return SVDResult(mf.reshape(u, batch + u.shape), s, mf.reshape(vh, batch + vh.shape))
 
 
-# eigvals past the limit: the same division with the matrix sign function of A - sigma I
+# eig and eigvals past the limit: the same division with the matrix sign function of A - sigma I
 # (scaled Newton: an inverse by panels a step) in place of the polar factor; (I + S) / 2
 # projects (obliquely) onto the invariant subspace of the eigenvalues right of sigma, an
 # orthonormal basis V1 of it and V2 of its complement make [V1 V2]^H A [V1 V2] block upper
