@@ -1080,14 +1080,9 @@ def _eigh_divided(x: Array, vectors: bool):
     norm = float(matrix_norm(a))
     if not math.isfinite(norm):   # LAPACK's values and vectors are NaN here too
         return out(_nan_like((n,), rdt, device), _nan_like((n, n), a.dtype, device))
-    d = ew.real(diagonal(a)) if a.dtype.kind == "c" else diagonal(a)
-    ds = srt.sort(d)
-    if not float(matrix_norm(a - eye * mf.expand_dims(dtf.astype(d, a.dtype), axis=0))) > n * _eps(rdt) * norm:
-        # diagonal to working precision (zero included): the diagonal, sorted, is the answer
-        order = srt.argsort(d)
-        return out(ds, _take_columns(eye, order) if vectors else None)
-    spread = float(ds[-1] - ds[0]) or norm
-    sigma = float(ds[n // 2])
+    d, sigma, spread = _split_start(a, eye, norm)
+    if d is not None:   # diagonal to working precision (zero included): sorted, the answer
+        return out(srt.sort(d), _take_columns(eye, srt.argsort(d)) if vectors else None)
     for attempt in range(SPLIT_TRIES):
         u = _polar(a - eye * sigma, 2.0 * norm)
         u = (u + _ct(u)) * 0.5
@@ -1119,6 +1114,17 @@ def _eigh_divided(x: Array, vectors: bool):
         w = srt.sort(w)
         v = _take_columns(v, order) if vectors else None
     return out(w, v)
+
+
+def _split_start(a: Array, eye: Array, norm: float):
+    """(the real diagonal of ``a`` if ``a`` is diagonal to working precision, else None;
+    the first split point, the diagonal's median; the step its nudges scale with, the
+    diagonal's range): readbacks of both and of ||a - diag(a)||."""
+    n = a.shape[0]
+    d = _own((ew.real(diagonal(a)) if a.dtype.kind == "c" else diagonal(a))._node)
+    off = float(matrix_norm(a - eye * mf.expand_dims(dtf.astype(d, a.dtype), axis=0)))
+    ds = srt.sort(d)
+    return (None if off > n * _eps(a.dtype) * norm else d), float(ds[n // 2]), float(ds[-1] - ds[0]) or norm
 
 
 def _take_columns(v: Array, order: Array) -> Array:
@@ -1207,7 +1213,7 @@ def _eig_divided(x: Array, vectors: bool):
     a = _matrix(x)
     n = a.shape[0]
     dtype = a.dtype
-    cdt = dtype if dtype.kind == "c" else (dt.complex64 if dtype is dt.float32 else dt.complex128)
+    cdt = dt.complex_of(dtype)
     device = a.device
 
     def out(w, v):
@@ -1224,13 +1230,9 @@ def _eig_divided(x: Array, vectors: bool):
     norm = float(matrix_norm(a))
     if not math.isfinite(norm):
         return out(_nan_like((n,), cdt, device), _nan_like((n, n), cdt, device))
-    d = _own((ew.real(diagonal(a)) if a.dtype.kind == "c" else diagonal(a))._node)
-    ds = srt.sort(d)
-    if not float(matrix_norm(a - eye * mf.expand_dims(dtf.astype(d, a.dtype), axis=0))) > n * _eps(a.dtype) * norm:
-        # diagonal to working precision: its entries, with the unit vectors
+    d, sigma, spread = _split_start(a, eye, norm)
+    if d is not None:   # diagonal to working precision: its entries, with the unit vectors
         return out(dtf.astype(d, cdt), cf.eye(n, dtype=cdt, device=device))
-    spread = float(ds[-1] - ds[0]) or norm
-    sigma = float(ds[n // 2])
     for attempt in range(SPLIT_TRIES):
         s = _sign(a - eye * sigma)
         if s is not None:
